@@ -1,0 +1,186 @@
+# PINNForge — build, test and benchmark.
+#
+#   make                 libpinnforge.a and every stage executable (build/bin/)
+#   make test            install missing Debian packages, build, run the Criterion suite
+#   make bench           time training steps against the PyTorch comparator
+#   make demo            train a real PINN on Poisson-5D (the main job until the pipeline exists;
+#                        see pipeline.mk)
+#   make clean           remove build/
+#
+# Knobs (validated below):
+#   PRECISION=float|double   scalar type pf_real; double builds into build/double/
+#   SANITIZE=1               AddressSanitizer + UndefinedBehaviorSanitizer (build/asan*/)
+#   CUDA=0|1|auto            compile kernels/*.cu with nvcc (auto: when nvcc exists)
+#   ARCH=native              -march= for the host code
+#   OPT=-O2                  optimisation flags
+#   V=1                      show full command lines
+#   BUILD=dir                override the output folder
+# Changing a knob that changes flags rebuilds what it must: the flags are kept
+# in $(BUILD)/FLAGS and every object depends on that file.
+
+PRECISION ?= float
+SANITIZE  ?= 0
+CUDA      ?= auto
+ARCH      ?= native
+OPT       ?= -O3
+
+ifeq ($(filter $(PRECISION),float double),)
+$(error PRECISION must be float or double, not '$(PRECISION)')
+endif
+ifeq ($(filter $(SANITIZE),0 1),)
+$(error SANITIZE must be 0 or 1, not '$(SANITIZE)')
+endif
+ifeq ($(filter $(CUDA),0 1 auto),)
+$(error CUDA must be 0, 1 or auto, not '$(CUDA)')
+endif
+
+variant := $(if $(filter double,$(PRECISION)),double)$(if $(filter 1,$(SANITIZE)),$(if $(filter double,$(PRECISION)),-)asan)
+BUILD ?= build$(if $(variant),/$(variant))
+
+NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+ifeq ($(CUDA),auto)
+USE_CUDA := $(if $(NVCC),1,0)
+else
+USE_CUDA := $(CUDA)
+endif
+ifeq ($(USE_CUDA)$(NVCC),1)
+$(error CUDA=1 but nvcc was not found)
+endif
+
+# ---------------------------------------------------------------- dependencies
+PKGS := openblas hdf5 msgpack libcurl jansson gsl libcrypto criterion
+DEPS_OK := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
+ifneq ($(DEPS_OK),yes)
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+$(info deps: pkg-config is missing some of: $(PKGS); running scripts/install-deps.sh)
+DEPS_RC := $(shell scripts/install-deps.sh >&2; echo $$?)
+ifneq ($(DEPS_RC),0)
+$(error scripts/install-deps.sh failed; install the packages it names and run make again)
+endif
+endif
+endif
+
+# ---------------------------------------------------------------- flags
+CC       ?= cc
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L
+PREC_DEF := $(if $(filter double,$(PRECISION)),-DPF_DOUBLE=1)
+comma    := ,
+SAN      := $(if $(filter 1,$(SANITIZE)),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS_ALL := $(CSTD) $(OPT) -g -march=$(ARCH) -fno-math-errno -fopenmp $(WARN) $(PREC_DEF) $(SAN) -Isrc -Ipdes $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS_ALL := $(SAN) -fopenmp $(PKG_LIBS) -lmvec -lm $(LDLIBS)
+
+NVCCFLAGS ?= -O2 -std=c++17 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+NVCC_ALL  := $(NVCCFLAGS) $(PREC_DEF) -Isrc -Xcompiler -Wall,-Werror
+
+# quiet output unless V=1
+ifeq ($(V),1)
+Q :=
+say :=
+else
+Q := @
+say = @printf '  %-6s %s\n' $(1) $(2);
+endif
+
+# ---------------------------------------------------------------- sources
+LIB_SRC   := $(sort $(wildcard src/*/*.c) $(wildcard pdes/*.c))
+STAGE_SRC := $(sort $(wildcard stages/*.c))
+TEST_SRC  := $(sort $(wildcard tests/*.c))
+CU_SRC    := $(sort $(wildcard kernels/*.cu))
+
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+STAGE_BIN := $(STAGE_SRC:stages/%.c=$(BUILD)/bin/%)
+TEST_OBJ  := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
+CU_OBJ    := $(CU_SRC:%.cu=$(BUILD)/obj/%.o)
+LIB       := $(BUILD)/lib/libpinnforge.a
+CUDA_LIB  := $(BUILD)/lib/libpinnforge_cuda.a
+TEST_BIN  := $(BUILD)/bin/pf-tests
+BENCH_BIN := $(BUILD)/bin/pf-bench
+FLAGS_FILE := $(BUILD)/FLAGS
+
+.PHONY: all lib test test-run bench clean hdr-check help cuda
+.DEFAULT_GOAL := all
+.SECONDARY:
+
+all: lib $(STAGE_BIN) $(if $(filter 1,$(USE_CUDA)),cuda)
+lib: $(LIB)
+cuda: $(CUDA_LIB)
+
+help:
+	@sed -n '2,/^$$/s/^# \{0,1\}//p' Makefile
+
+# The flags file changes only when the flags do, so objects rebuild exactly then.
+$(FLAGS_FILE): FORCE
+	@mkdir -p $(@D)
+	@echo '$(CC) $(CFLAGS_ALL) | $(LDLIBS_ALL) | $(NVCC) $(NVCC_ALL)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+FORCE:
+
+$(BUILD)/obj/%.o: %.c $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cu $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(call say,NVCC,$<)$(NVCC) $(NVCC_ALL) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
+
+$(CUDA_LIB): $(CU_OBJ)
+	@mkdir -p $(@D)
+	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/bin/%: $(BUILD)/obj/stages/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+
+$(TEST_BIN): $(TEST_OBJ) $(LIB)
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_ALL) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS_ALL)
+
+$(BENCH_BIN): $(BUILD)/obj/bench/pf-bench.o $(LIB)
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+
+# ---------------------------------------------------------------- test
+# `make test` runs the suite in the float build and the double build (the
+# gradient checks need double); the tests themselves say which precision they
+# need. Criterion forks one process per test; each uses one OpenMP thread.
+# With SANITIZE=1 both runs use the sanitizer builds.
+PF_DATA_DIR ?= $(if $(wildcard ../shared/data/pinnacle),$(abspath ../shared/data/pinnacle),$(abspath data/ref))
+export PF_DATA_DIR
+TEST_JOBS ?= 2
+
+test:
+	$(Q)$(MAKE) --no-print-directory PRECISION=float test-run
+	$(Q)$(MAKE) --no-print-directory PRECISION=double test-run
+ifeq ($(USE_CUDA)$(SANITIZE),10)
+	$(Q)$(MAKE) --no-print-directory cuda
+endif
+
+test-run: all $(TEST_BIN)
+	@echo "== tests ($(PRECISION)$(if $(filter 1,$(SANITIZE)), + sanitizers)) =="
+	$(Q)OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(TEST_BIN) --jobs $(TEST_JOBS) $(TEST_ARGS)
+
+# ---------------------------------------------------------------- bench
+bench: $(BENCH_BIN)
+	$(Q)scripts/install-deps.sh bench
+	$(Q)mkdir -p $(BUILD)/bench
+	$(Q)$(BENCH_BIN) --out $(BUILD)/bench/engine.jsonl $(BENCH_ARGS)
+
+# Every public header compiles on its own.
+hdr-check:
+	$(Q)for h in $(wildcard src/*/*.h); do \
+	  printf '#include "%s"\n' "$${h#src/}" | $(CC) $(CFLAGS_ALL) -x c -fsyntax-only - || exit 1; done
+	@echo "hdr-check: all headers compile on their own"
+
+clean:
+	rm -rf build
+
+include pipeline.mk
+
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(STAGE_SRC:stages/%.c=$(BUILD)/obj/stages/%.d) $(CU_OBJ:.o=.d) $(BUILD)/obj/bench/pf-bench.d

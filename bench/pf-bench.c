@@ -1,0 +1,371 @@
+/*
+ * pf-bench — time full PINN training steps (forward, backward, Adam) of the
+ * engine on the cases of the PyTorch comparator (../shared/bench/
+ * torch_pinn_step.py), alternating with the comparator in the same run, and
+ * print one table plus JSON lines.
+ *
+ * The bound: the GEMMs a Taylor-mode forward + reverse pass must do at least
+ * (the comparator's `taylor_min_gflop`), timed here with the same BLAS on the
+ * same shapes. A step can't beat it; the ratio ms / bound_ms says how much
+ * the elementwise jet work and the rest cost on top.
+ */
+#include <cblas.h>
+#include <getopt.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/rng.h"
+#include "nn/model.h"
+#include "tensor/graph.h"
+#include "train/adam.h"
+
+extern void openblas_set_num_threads(int);
+
+typedef enum { PDE_BURGERS, PDE_POISSON5D, PDE_KS } pde_kind;
+
+typedef struct bench_case {
+    const char *name;
+    pde_kind pde;
+    int depth, width, n, n_ic, n_bc;
+    int K; /* jet streams carried per collocation point (the comparator's taylor_K) */
+} bench_case;
+
+static const bench_case cases[] = {
+    {"burgers_4x64", PDE_BURGERS, 4, 64, 4096, 512, 512, 4},
+    {"burgers_6x128", PDE_BURGERS, 6, 128, 10000, 512, 512, 4},
+    {"poisson5d_4x64", PDE_POISSON5D, 4, 64, 4096, 1024, 0, 7},
+    {"ks_4x64", PDE_KS, 4, 64, 4096, 1024, 0, 6},
+    {"pinnacle_default_5x100", PDE_BURGERS, 5, 100, 8192, 2048, 2048, 4},
+};
+#define NCASES (int)(sizeof cases / sizeof cases[0])
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmpd);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int input_dim(const bench_case *c) { return c->pde == PDE_POISSON5D ? 5 : 2; }
+
+/* The comparator's Taylor-mode minimum GEMM FLOPs per step. */
+static double taylor_min_flop(const bench_case *c)
+{
+    double d = input_dim(c), w = c->width, first = 2 * d * w;
+    double rest = 2 * ((c->depth - 1) * w * w + w * 1);
+    int nb = c->n_ic + c->n_bc;
+    return c->n * (2 * first + 3 * c->K * rest) + nb * (2 * first + 3 * rest);
+}
+
+/* Time the GEMMs of that minimum with our BLAS (best of several rounds).
+ * Inputs stay fixed (outputs go to separate buffers), so no value drifts
+ * into denormals or infinities between rounds. */
+static double gemm_bound_ms(const bench_case *c)
+{
+    int w = c->width, rows = c->K * c->n, nb = c->n_ic + c->n_bc;
+    size_t big = (size_t)(rows > nb ? rows : nb) * w;
+    pf_real *X = malloc(big * sizeof *X), *Y = malloc(big * sizeof *Y), *DX = malloc(big * sizeof *DX);
+    pf_real *W = malloc((size_t)w * w * sizeof *W), *G = malloc((size_t)w * w * sizeof *G);
+    for (size_t i = 0; i < big; i++) X[i] = Y[i] = (pf_real)((int)(i % 97) - 48) * 0.01f;
+    for (size_t i = 0; i < (size_t)w * w; i++) W[i] = (pf_real)((int)(i % 89) - 44) * 0.01f;
+    double best = 1e30;
+    for (int rep = 0; rep < 5; rep++) {
+        double t0 = now();
+        for (int l = 1; l < c->depth + 1; l++) { /* layer 1 (d -> w) is in the FLOP count but tiny */
+            int out = l < c->depth ? w : 1;
+            for (int part = 0; part < 2; part++) {
+                int m = part ? nb : rows;
+#ifdef PF_DOUBLE
+#define GEMM cblas_dgemm
+#else
+#define GEMM cblas_sgemm
+#endif
+                GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, m, out, w, 1, X, w, W, w, 0, DX, out);
+                GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, out, w, m, 1, Y, out, X, w, 0, G, w);
+                GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, w, out, 1, Y, out, W, w, 0, DX, w);
+            }
+        }
+        double t = now() - t0;
+        if (t < best) best = t;
+    }
+    free(X), free(Y), free(DX), free(W), free(G);
+    return best * 1e3;
+}
+
+/* Build the case's loss graph with the same networks, points and residuals
+ * as the comparator. */
+static pf_graph *build_case(const bench_case *c, uint64_t seed)
+{
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_rng *r = pf_rng_alloc(seed);
+    int d = input_dim(c), nb = c->n_ic + c->n_bc;
+    pf_model_config mc = pf_model_config_default(d, 1);
+    mc.depth = c->depth;
+    mc.width = c->width;
+    pf_model *net = pf_model_alloc(g, &mc);
+
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_real dirs[8 * 5] = {0};
+    if (c->pde == PDE_POISSON5D) {
+        pf_real ones[5] = {1, 1, 1, 1, 1};
+        for (int i = 0; i < 5; i++) {
+            pf_jet_add_dir(&L, 1);
+            dirs[i * 5 + i] = 1;
+        }
+        pf_jet_add_collapsed(&L, ones);
+    } else {
+        pf_jet_add_dir(&L, c->pde == PDE_KS ? 4 : 2); /* x */
+        pf_jet_add_dir(&L, 1);                         /* t */
+        dirs[0] = 1;
+        dirs[2 + 1] = 1;
+    }
+    pf_real *X = malloc((size_t)c->n * d * sizeof *X), *XB = malloc((size_t)nb * d * sizeof *XB);
+    pf_real *F = malloc((size_t)c->n * sizeof *F), *UB = malloc((size_t)nb * sizeof *UB);
+    const double pi = 3.14159265358979323846;
+    for (int p = 0; p < c->n; p++) {
+        double f = 0;
+        for (int j = 0; j < d; j++) {
+            double v = pf_rng_uniform(r);
+            if (c->pde == PDE_BURGERS && j == 0) v = 2 * v - 1;
+            if (c->pde == PDE_KS && j == 0) v *= 2 * pi;
+            X[p * d + j] = (pf_real)v;
+            f += sin(pi * v);
+        }
+        F[p] = (pf_real)(pi * pi * f);
+    }
+    for (int p = 0; p < nb; p++) {
+        for (int j = 0; j < d; j++) XB[p * d + j] = (pf_real)pf_rng_uniform(r);
+        if (c->pde == PDE_BURGERS) {
+            if (p < c->n_ic) { /* t = 0, u = -sin(pi x) */
+                XB[p * d] = (pf_real)(2 * XB[p * d] - 1);
+                XB[p * d + 1] = 0;
+                UB[p] = (pf_real)-sin(pi * XB[p * d]);
+            } else { /* x = +-1, u = 0 */
+                XB[p * d] = pf_rng_int(r, 2) ? 1 : -1;
+                UB[p] = 0;
+            }
+        } else if (c->pde == PDE_POISSON5D) {
+            XB[p * d + pf_rng_int(r, 5)] = (pf_real)pf_rng_int(r, 2);
+            double u = 0;
+            for (int j = 0; j < d; j++) u += sin(pi * XB[p * d + j]);
+            UB[p] = (pf_real)u;
+        } else { /* KS initial condition */
+            double x = 2 * pi * XB[p * d];
+            XB[p * d] = (pf_real)x;
+            XB[p * d + 1] = 0;
+            UB[p] = (pf_real)(cos(x) * (1 + sin(x)));
+        }
+    }
+    pf_node *x = pf_input(g, "x", c->n, d, &L, dirs);
+    pf_node *f = pf_input(g, "f", c->n, 1, NULL, NULL);
+    pf_node *xb = pf_input(g, "xb", nb, d, NULL, NULL);
+    pf_node *ub = pf_input(g, "ub", nb, 1, NULL, NULL);
+    pf_node *u = pf_model_apply(net, g, x), *res;
+    if (c->pde == PDE_BURGERS) {
+        double nu = 0.01 / pi;
+        pf_node *ux = pf_deriv(g, u, 0, 1);
+        res = pf_add(g, pf_deriv(g, u, 1, 1), pf_mul(g, pf_deriv(g, u, 0, 0), ux));
+        res = pf_sub(g, res, pf_scale(g, pf_deriv(g, u, 0, 2), (pf_real)nu));
+    } else if (c->pde == PDE_POISSON5D) {
+        res = pf_add(g, pf_deriv_collapsed(g, u, 0), f);
+    } else {
+        double a = 100.0 / 16, b = 100.0 / (16 * 16), cc = 100.0 / (16.0 * 16 * 16 * 16);
+        pf_node *uux = pf_mul(g, pf_deriv(g, u, 0, 0), pf_deriv(g, u, 0, 1));
+        res = pf_add(g, pf_deriv(g, u, 1, 1), pf_scale(g, uux, (pf_real)a));
+        res = pf_add(g, res, pf_scale(g, pf_deriv(g, u, 0, 2), (pf_real)b));
+        res = pf_add(g, res, pf_scale(g, pf_deriv(g, u, 0, 4), (pf_real)cc));
+    }
+    pf_loss(g, "pde", pf_mean_square(g, res, NULL));
+    pf_loss(g, "bc", pf_mean_square(g, pf_sub(g, pf_model_apply(net, g, xb), ub), NULL));
+    if (pf_graph_compile(g, seed) != PF_OK) {
+        fprintf(stderr, "pf-bench: %s\n", pf_errmsg());
+        exit(1);
+    }
+    pf_graph_set_input(g, x, X);
+    pf_graph_set_input(g, f, F);
+    pf_graph_set_input(g, xb, XB);
+    pf_graph_set_input(g, ub, UB);
+    free(X), free(XB), free(F), free(UB);
+    pf_model_free(net);
+    pf_rng_free(r);
+    return g;
+}
+
+/* Per-node times summed by op, in ms per step, to stderr. */
+static void print_profile(const pf_graph *g, int steps)
+{
+    int n = pf_graph_profile_rows(g, NULL, 0);
+    pf_profile_row *rows = malloc((size_t)n * sizeof *rows);
+    pf_graph_profile_rows(g, rows, n);
+    fprintf(stderr, "  %-12s %5s %5s %3s %9s %9s\n", "op", "n", "c", "S", "fwd_ms", "bwd_ms");
+    double tf = 0, tb = 0;
+    for (int i = 0; i < n; i++) {
+        if (rows[i].fwd_s + rows[i].bwd_s < 1e-5 * steps) continue;
+        fprintf(stderr, "  %-12s %5d %5d %3d %9.3f %9.3f\n", rows[i].op, rows[i].n, rows[i].c,
+                rows[i].S, 1e3 * rows[i].fwd_s / steps, 1e3 * rows[i].bwd_s / steps);
+        tf += rows[i].fwd_s, tb += rows[i].bwd_s;
+    }
+    fprintf(stderr, "  %-12s %17s %9.3f %9.3f\n", "total", "", 1e3 * tf / steps, 1e3 * tb / steps);
+    free(rows);
+}
+
+static int profile_ops;
+
+/* Median ms per full step over `steps` timed steps after `warmup`. */
+static double time_engine(const bench_case *c, int warmup, int steps, double *loss)
+{
+    pf_graph *g = build_case(c, 0);
+    pf_adam_config ac = pf_adam_config_default();
+    pf_adam *opt = pf_adam_alloc(pf_graph_nparams(g), &ac);
+    double *t = malloc((size_t)steps * sizeof *t);
+    for (int s = 0; s < warmup + steps; s++) {
+        double t0 = now();
+        pf_graph_forward(g);
+        pf_graph_backward(g, NULL);
+        pf_adam_step(opt, pf_graph_params(g), pf_graph_grads(g), 1e-3);
+        if (s >= warmup) t[s - warmup] = (now() - t0) * 1e3;
+        if (profile_ops && s + 1 == warmup) pf_graph_profile(g, true);
+    }
+    if (profile_ops) {
+        fprintf(stderr, "%s: time per node and step\n", c->name);
+        print_profile(g, steps);
+    }
+    *loss = pf_graph_loss_value(g, 0) + pf_graph_loss_value(g, 1);
+    double med = median(t, steps);
+    free(t);
+    pf_adam_free(opt);
+    pf_graph_free(g);
+    return med;
+}
+
+/* Run the comparator for one case; returns its median ms or -1. */
+static double time_torch(const char *script, const bench_case *c, int threads, int warmup,
+                         int steps)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "/usr/bin/python3 '%s' --threads %d --blas-threads 1 --no-flops --cases %s "
+             "--steps %d --warmup %d",
+             script, threads, c->name, steps < 20 ? 20 : steps, warmup);
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    char line[4096];
+    double ms = -1;
+    while (fgets(line, sizeof line, p)) {
+        const char *k = strstr(line, "\"ms_per_step_median\":");
+        if (k) ms = atof(k + strlen("\"ms_per_step_median\":"));
+    }
+    if (pclose(p) != 0) return -1;
+    return ms;
+}
+
+static void usage(FILE *to)
+{
+    fprintf(to,
+            "usage: pf-bench [--out FILE] [--cases a,b,...] [--rounds R] [--steps N]\n"
+            "                [--warmup N] [--threads T] [--torch SCRIPT | --no-torch]\n"
+            "                [--profile]\n"
+            "Times full training steps (forward, backward, Adam) of the engine on the\n"
+            "comparator's cases, alternating with the PyTorch comparator (run with\n"
+            "--threads T --blas-threads 1), and prints case, our median ms/step,\n"
+            "PyTorch's, their ratio, our GEMM GFLOP/s and the Taylor-mode GEMM bound.\n"
+            "--profile prints the time per graph node (stderr).\n"
+            "Defaults: --rounds 3 --steps 25 --warmup 5 --threads 2\n"
+            "          --torch ../shared/bench/torch_pinn_step.py (or $PF_TORCH_BENCH)\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *out = NULL, *only = NULL, *script = getenv("PF_TORCH_BENCH");
+    int rounds = 3, steps = 25, warmup = 5, threads = 2, torch = 1;
+    if (!script) script = "../shared/bench/torch_pinn_step.py";
+    static const struct option opts[] = {
+        {"out", required_argument, 0, 'o'},    {"cases", required_argument, 0, 'c'},
+        {"rounds", required_argument, 0, 'r'}, {"steps", required_argument, 0, 's'},
+        {"warmup", required_argument, 0, 'w'}, {"threads", required_argument, 0, 't'},
+        {"torch", required_argument, 0, 'T'},  {"no-torch", no_argument, 0, 'N'},
+        {"profile", no_argument, 0, 'P'},      {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    int ch;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'o': out = optarg; break;
+        case 'c': only = optarg; break;
+        case 'r': rounds = atoi(optarg); break;
+        case 's': steps = atoi(optarg); break;
+        case 'w': warmup = atoi(optarg); break;
+        case 't': threads = atoi(optarg); break;
+        case 'T': script = optarg; break;
+        case 'N': torch = 0; break;
+        case 'P': profile_ops = 1; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind < argc || rounds < 1 || steps < 1 || warmup < 0 || threads < 1) {
+        usage(stderr);
+        return 2;
+    }
+    FILE *probe = torch ? fopen(script, "r") : NULL;
+    if (torch && !probe) {
+        fprintf(stderr, "pf-bench: comparator '%s' not found; set PF_TORCH_BENCH or use --no-torch\n",
+                script);
+        return 2;
+    }
+    if (probe) fclose(probe);
+    omp_set_num_threads(threads);
+    openblas_set_num_threads(threads);
+    FILE *js = out ? fopen(out, "w") : NULL;
+    if (out && !js) {
+        fprintf(stderr, "pf-bench: cannot write '%s'\n", out);
+        return 1;
+    }
+    fprintf(stderr, "pf-bench: %s, %d threads, %d rounds x %d steps (after %d warm-up)\n",
+            PF_REAL_NAME, threads, rounds, steps, warmup);
+    printf("%-24s %10s %10s %7s %9s %10s %8s\n", "case", "ms/step", "torch_ms", "ratio", "GFLOP/s",
+           "bound_ms", "x_bound");
+    for (int i = 0; i < NCASES; i++) {
+        const bench_case *c = &cases[i];
+        if (only && !strstr(only, c->name)) continue;
+        double ours[16], theirs[16], loss = 0;
+        int nt = 0;
+        for (int r = 0; r < rounds && r < 16; r++) {
+            ours[r] = time_engine(c, warmup, steps, &loss);
+            if (torch) {
+                double t = time_torch(script, c, threads, warmup, steps);
+                if (t > 0) theirs[nt++] = t;
+            }
+        }
+        int nr = rounds < 16 ? rounds : 16;
+        double ms = median(ours, nr), tms = nt ? median(theirs, nt) : NAN;
+        double bound = gemm_bound_ms(c), gf = taylor_min_flop(c) * 1e-9;
+        printf("%-24s %10.2f %10.2f %7.2f %9.1f %10.2f %8.2f\n", c->name, ms, tms, tms / ms,
+               gf / (ms * 1e-3), bound, ms / bound);
+        fflush(stdout);
+        if (js)
+            fprintf(js,
+                    "{\"case\":\"%s\",\"ms\":%.3f,\"torch_ms\":%.3f,\"ratio\":%.3f,\"bound_ms\":%.3f,"
+                    "\"gflops\":%.2f,\"taylor_min_gflop\":%.4f,\"threads\":%d,\"rounds\":%d,"
+                    "\"steps\":%d,\"precision\":\"%s\",\"final_loss\":%.6g}\n",
+                    c->name, ms, nt ? tms : -1.0, nt ? tms / ms : -1.0, bound, gf / (ms * 1e-3), gf,
+                    threads, nr, steps, PF_REAL_NAME, loss);
+    }
+    if (js) fclose(js);
+    return 0;
+}

@@ -1,0 +1,265 @@
+/*
+ * model.h — the model zoo: MLP, modified MLP and residual MLP with their
+ * input representations, built from the public graph ops of graph.h.
+ *
+ * A model is a plain configuration (pf_model_config, copyable, no pointers)
+ * plus the parameters it registers in a graph. pf_model_alloc() registers the
+ * parameters; pf_model_apply() then builds the forward pass on an input node
+ * and can be called several times on different inputs that share the same
+ * parameters — which is how a PINN uses its network: once on the interior
+ * collocation jet (value + derivative streams), once on each set of boundary
+ * or initial points (often value-only), once on the evaluation points.
+ *
+ *     pf_model_config cfg = pf_model_config_default(2, 1);   // (x, t) -> u
+ *     cfg.arch = PF_ARCH_MODIFIED_MLP;
+ *     cfg.depth = 4;  cfg.width = 64;
+ *     cfg.normalize = true;                                  // x in [-1, 1] ...
+ *     cfg.lo[1] = 0;  cfg.hi[1] = 1;                         // ... t in [0, 1]
+ *     if (pf_model_config_check(&cfg) != PF_OK) return ...;  // pf_errmsg() says why
+ *     if (pf_model_config_nparams(&cfg) > budget) return ...;
+ *
+ *     pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+ *     pf_model *m = pf_model_alloc(g, &cfg);                 // registers parameters
+ *     pf_node *xi = pf_input(g, "interior", N, 2, &L, dirs); // a jet
+ *     pf_node *xb = pf_input(g, "boundary", M, 2, NULL, NULL);
+ *     pf_node *ui = pf_model_apply(m, g, xi);                // N x 1, layout of xi
+ *     pf_node *ub = pf_model_apply(m, g, xb);                // M x 1, same weights
+ *     ... residuals, pf_loss(...) ...
+ *     pf_model_free(m);                     // the parameters stay in the graph
+ *     if (pf_graph_compile(g, seed) != PF_OK) ...;           // initialises them
+ *
+ * Every application must happen before pf_graph_compile(). The model holds
+ * only parameter ids and a pointer to its graph: it may be freed as soon as
+ * the last application is built, and must not be used after the graph dies.
+ *
+ * ---------------------------------------------------------- representation
+ *
+ * The input x (n x in_dim, any jet layout) passes through, in this order:
+ *
+ *  1. normalisation (cfg.normalize): each NON-periodic input i is mapped
+ *     affinely to [-1, 1],  x_i -> 2 (x_i - lo[i]) / (hi[i] - lo[i]) - 1.
+ *     Periodic inputs are left in physical units (their features below are
+ *     bounded anyway, and their period stays in the units the PDE uses).
+ *  2. periodic embedding (cfg.periodic[i]): input i is replaced, in place, by
+ *     the 2 H channels [cos(w x_i), cos(2 w x_i), ..., cos(H w x_i),
+ *     sin(w x_i), ..., sin(H w x_i)] with w = 2 pi / period[i] and
+ *     H = harmonics[i]; other inputs pass through in their order. The
+ *     network is then exactly periodic in x_i with period period[i].
+ *  3. Fourier features (cfg.fourier_features = m > 0): the e channels so far
+ *     become the 2 m channels [cos(2 pi B z), sin(2 pi B z)], B an m x e
+ *     matrix with entries ~ N(0, sigma^2) (Tancik et al. 2020). The graph
+ *     parameter "fourier.B" stores 2 pi B (initialised N(0, (2 pi sigma)^2))
+ *     so no extra scaling node is needed; it is frozen (no gradient, not
+ *     counted as trainable) unless fourier_trainable.
+ *
+ * pf_model_config_features() is the channel count that reaches the first
+ * layer: 2 m with Fourier features, else sum_i (periodic[i] ? 2 H_i : 1).
+ *
+ * ------------------------------------------------------------ architectures
+ *
+ * Write d0 for that feature count, w for width, L(a -> b) for a linear layer
+ * a -> b (weight b x a plus bias b) and act() for the activation. The output
+ * layer L(w -> out_dim) is linear (no activation) in every architecture.
+ *
+ *  PF_ARCH_MLP          depth hidden layers: h_1 = act(L(d0 -> w) x),
+ *                       h_k = act(L(w -> w) h_{k-1}), k = 2..depth.
+ *  PF_ARCH_MODIFIED_MLP Wang, Teng & Perdikaris 2021 ("Understanding and
+ *                       mitigating gradient pathologies", eqs. 40-43), with
+ *                       depth = the number of hidden layers H_1..H_depth
+ *                       (the encoders U, V are not counted; depth >= 2):
+ *                         U = act(L_U x),  V = act(L_V x)      (d0 -> w)
+ *                         H_1 = act(L_1 x)                     (d0 -> w)
+ *                         Z_k = act(L_k H_{k-1}),  k = 2..depth (w -> w)
+ *                         H_k = (1 - Z_k) * U + Z_k * V
+ *                       so it has the MLP's layers of the same depth plus the
+ *                       two encoders. The gate is computed as
+ *                       U + Z_k * (V - U), with V - U formed once.
+ *  PF_ARCH_RESNET       depth = the number of residual BLOCKS (>= 1), after
+ *                       an input layer: h_0 = act(L(d0 -> w) x), then
+ *                         h_b = h_{b-1} + act(L_b2 act(L_b1 h_{b-1})),
+ *                       b = 1..depth, two w -> w layers per block; in all
+ *                       1 + 2 depth hidden layers.
+ *
+ * Options that apply to every hidden layer (never to the output layer's
+ * missing activation):
+ *
+ *  - adaptive activation (PF_ADAPT_LAYERWISE, Jagtap, Kawaguchi & Karniadakis
+ *    2020): act(n a z) with one trainable slope a per hidden layer (the
+ *    modified MLP's encoders included), initialised to 1/n so that n a = 1;
+ *    n = adapt_factor.
+ *  - random weight factorisation (cfg.rwf, Wang et al. 2022): every linear
+ *    layer, the output layer included, uses W = diag(exp(s)) V with a
+ *    trainable scale s per output unit, s ~ N(rwf_mean, rwf_sigma^2), and
+ *    V = Glorot normal / exp(s), so W starts Glorot normal. rwf requires
+ *    init = PF_WEIGHT_INIT_GLOROT_NORMAL.
+ *  - initialisation: weights Glorot normal (default) or Glorot uniform,
+ *    biases zero.
+ *
+ * ------------------------------------------------------------- parameters
+ *
+ * Parameters are registered in forward order under these names (k counts the
+ * hidden layers from 1 in forward order: for the residual MLP h1 is the
+ * input layer and block b holds h(2b) and h(2b+1)):
+ *
+ *     fourier.B                      m x e (see above)
+ *     U.* V.*                        the modified MLP's encoders
+ *     h<k>.s  h<k>.W  h<k>.b  h<k>.a rwf scale (out x 1), weight (out x in;
+ *                                    the V factor under rwf), bias (1 x out),
+ *                                    adaptive slope (1 x 1)
+ *     out.s   out.W   out.b          the output layer
+ *
+ * where .s exists only with rwf and .a only with adaptive activation. The
+ * trainable count is pf_model_config_nparams(); with
+ * lin(a, b) = a b + b (+ b with rwf) and S = 1 with adaptive activation (else
+ * 0) it is
+ *
+ *     MLP:           lin(d0,w) + (depth-1) lin(w,w) + depth S + lin(w,out)
+ *     modified MLP:  3 lin(d0,w) + (depth-1) lin(w,w) + (depth+2) S + lin(w,out)
+ *     residual MLP:  lin(d0,w) + 2 depth lin(w,w) + (2 depth+1) S + lin(w,out)
+ *
+ * plus m e when the Fourier matrix is trainable. For example PINNacle's
+ * default 2 -> 5 x 100 -> 1 tanh MLP has 300 + 4 * 10,100 + 101 = 40,801.
+ *
+ * Errors: configuration problems are reported by pf_model_config_check()
+ * (and pf_model_alloc(), which calls it) as PF_ERR_INVALID with a one-line
+ * message naming the field, its value and what is allowed. Building with a
+ * wrong input (channel count != in_dim, another graph) is a contract
+ * violation and aborts.
+ */
+#ifndef PF_NN_MODEL_H
+#define PF_NN_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/status.h"
+#include "tensor/graph.h"
+
+/* Limits checked by pf_model_config_check(). */
+#define PF_MODEL_MAX_IN 16          /* in_dim */
+#define PF_MODEL_MAX_OUT 64         /* out_dim */
+#define PF_MODEL_MAX_DEPTH 128      /* depth */
+#define PF_MODEL_MAX_WIDTH 8192     /* width */
+#define PF_MODEL_MAX_HARMONICS 64   /* harmonics[i] */
+#define PF_MODEL_MAX_FOURIER 4096   /* fourier_features */
+
+typedef enum pf_arch {
+    PF_ARCH_MLP,          /* "mlp" */
+    PF_ARCH_MODIFIED_MLP, /* "modified_mlp" */
+    PF_ARCH_RESNET,       /* "resnet" */
+    PF_ARCH_COUNT
+} pf_arch;
+
+typedef enum pf_adapt {
+    PF_ADAPT_NONE,        /* "none" */
+    PF_ADAPT_LAYERWISE,   /* "layerwise": one slope per hidden layer */
+    PF_ADAPT_COUNT
+} pf_adapt;
+
+typedef enum pf_weight_init {
+    PF_WEIGHT_INIT_GLOROT_NORMAL,  /* "glorot_normal":  N(0, 2 / (fan_in + fan_out)) */
+    PF_WEIGHT_INIT_GLOROT_UNIFORM, /* "glorot_uniform": U(-l, l), l = sqrt(6 / (fan_in + fan_out)) */
+    PF_WEIGHT_INIT_COUNT
+} pf_weight_init;
+
+/* The activations a model may use, in the order the spec layer lists them:
+ * tanh, sin, silu, gelu, softplus, sigmoid. */
+#define PF_NACTIVATIONS 6
+extern const pf_unary_op pf_activations[PF_NACTIVATIONS];
+
+typedef struct pf_model_config {
+    /* architecture */
+    pf_arch arch;
+    int in_dim, out_dim;          /* 1..PF_MODEL_MAX_IN, 1..PF_MODEL_MAX_OUT */
+    int depth;                    /* hidden layers (resnet: blocks), see above */
+    int width;                    /* units per hidden layer */
+    pf_unary_op activation;       /* one of pf_activations */
+    pf_weight_init init;
+
+    /* adaptive activation: act(adapt_factor * a * z) */
+    pf_adapt adapt;
+    double adapt_factor;          /* n > 0 (default 10) */
+
+    /* random weight factorisation */
+    bool rwf;
+    double rwf_mean, rwf_sigma;   /* s ~ N(mean, sigma^2) (defaults 1.0, 0.1) */
+
+    /* representation, applied in the order of the fields */
+    bool normalize;
+    double lo[PF_MODEL_MAX_IN], hi[PF_MODEL_MAX_IN];   /* lo < hi per input */
+    bool periodic[PF_MODEL_MAX_IN];
+    double period[PF_MODEL_MAX_IN];                    /* > 0 where periodic */
+    int harmonics[PF_MODEL_MAX_IN];                    /* 1..PF_MODEL_MAX_HARMONICS */
+    int fourier_features;         /* m, 0 = none */
+    double fourier_sigma;         /* > 0 when m > 0 (default 1) */
+    bool fourier_trainable;
+} pf_model_config;
+
+/* The defaults: a tanh MLP of 5 hidden layers of 100 units (PINNacle's
+ * network), Glorot normal, no adaptive activation, no rwf (but mean 1.0,
+ * sigma 0.1 ready), adapt_factor 10, no normalisation (lo = -1, hi = 1, the
+ * identity, ready to be edited), nothing periodic (harmonics 1), no Fourier
+ * features (sigma 1, frozen). */
+pf_model_config pf_model_config_default(int in_dim, int out_dim);
+
+/* PF_OK, or PF_ERR_INVALID with one sentence in pf_errmsg() naming the first
+ * bad field, its value and the allowed values, e.g.
+ * "depth must be an integer in [1, 128] (got 0)". Fields that are switched
+ * off (lo/hi without normalize, period without periodic, ...) are ignored. */
+pf_status pf_model_config_check(const pf_model_config *cfg);
+
+/* Channels entering the first layer (d0 above); 0 if the config is invalid. */
+int pf_model_config_features(const pf_model_config *cfg);
+
+/* Trainable scalars the model registers, computed from the config alone (the
+ * spec validator's parameter budget); 0 if the config is invalid. After
+ * building a graph that holds only this model, pf_graph_nparams() equals it. */
+size_t pf_model_config_nparams(const pf_model_config *cfg);
+
+typedef struct pf_model pf_model;
+
+/* Check cfg and register the model's parameters in g (which must not be
+ * compiled yet). Returns NULL if the config is invalid or memory runs out,
+ * with the reason in pf_errmsg(); nothing is registered then. The config is
+ * copied. */
+pf_model *pf_model_alloc(pf_graph *g, const pf_model_config *cfg);
+
+/* Build the forward pass on x (n x in_dim, any jet layout) in m's graph g;
+ * returns the output node (n x out_dim, x's layout). May be called any number
+ * of times before compile; all applications share the parameters. */
+pf_node *pf_model_apply(pf_model *m, pf_graph *g, pf_node *x);
+
+/* Only the representation (steps 1-3 above): returns the n x
+ * pf_model_config_features() node that the first layer receives, or x itself
+ * when there is nothing to do. pf_model_apply() calls it. */
+pf_node *pf_model_embed(pf_model *m, pf_graph *g, pf_node *x);
+
+/* The model's copy of its configuration. */
+const pf_model_config *pf_model_cfg(const pf_model *m);
+
+/* Free the model's bookkeeping; its parameters and nodes stay in the graph. */
+void pf_model_free(pf_model *m);
+
+/* ------------------------------------------------------------ names
+ *
+ * Each enum has a canonical lower-case name (the one the AlgorithmSpec uses)
+ * and a parser. A name function returns "?" for a value out of range; a
+ * parser stores the value and returns PF_OK, or returns PF_ERR_INVALID with
+ * "<kind> 'x' is unknown; allowed: a, b, c" in pf_errmsg() and leaves *out
+ * untouched. Iterate 0..PF_<KIND>_COUNT-1 to list the allowed names. */
+
+const char *pf_arch_name(pf_arch a);
+pf_status pf_arch_from_name(const char *name, pf_arch *out);
+
+const char *pf_adapt_name(pf_adapt a);
+pf_status pf_adapt_from_name(const char *name, pf_adapt *out);
+
+const char *pf_weight_init_name(pf_weight_init i);
+pf_status pf_weight_init_from_name(const char *name, pf_weight_init *out);
+
+/* Activations use pf_unary_name() for the name; the parser accepts only
+ * pf_activations. */
+bool pf_activation_allowed(pf_unary_op op);
+pf_status pf_activation_from_name(const char *name, pf_unary_op *out);
+
+#endif

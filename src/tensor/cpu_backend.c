@@ -1,0 +1,73 @@
+/*
+ * The CPU reference backend: host memory, OpenBLAS GEMMs (OpenMP build, so
+ * BLAS and our elementwise loops share one thread pool), OpenMP loops.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arena.h"
+#include "tensor/cpu_ops.h"
+
+static pf_status cpu_alloc(size_t bytes, void **out)
+{
+    *out = pf_aligned_alloc(bytes);
+    if (!*out)
+        return pf_fail(PF_ERR_NOMEM, "cannot allocate %zu MiB for the graph's buffers", bytes >> 20);
+    memset(*out, 0, bytes);
+    return PF_OK;
+}
+
+static void cpu_copy(void *dst, const void *src, size_t bytes)
+{
+    if (bytes) memcpy(dst, src, bytes);
+}
+
+static void cpu_zero(void *p, size_t bytes)
+{
+    if (bytes) memset(p, 0, bytes);
+}
+
+static void cpu_forward(struct pf_node *y)
+{
+    switch (y->op) {
+    case PF_OP_LINEAR:
+    case PF_OP_LINEAR_RWF: pf_cpu_linear_fwd(y); break;
+    case PF_OP_UNARY: pf_cpu_unary_fwd(y); break;
+    case PF_OP_INPUT:
+    case PF_OP_PARAM_FIELD: break;
+    default: pf_cpu_pointwise_fwd(y); break;
+    }
+}
+
+static void cpu_backward(struct pf_node *y)
+{
+    switch (y->op) {
+    case PF_OP_LINEAR:
+    case PF_OP_LINEAR_RWF: pf_cpu_linear_bwd(y); break;
+    case PF_OP_UNARY: pf_cpu_unary_bwd(y); break;
+    case PF_OP_INPUT: break;
+    default: pf_cpu_pointwise_bwd(y); break;
+    }
+}
+
+static size_t cpu_scratch_bytes(const struct pf_node *x)
+{
+    if (x->op == PF_OP_LINEAR || x->op == PF_OP_LINEAR_RWF) return pf_cpu_linear_scratch(x);
+    return 0;
+}
+
+static const pf_backend cpu_backend = {
+    .name = "cpu",
+    .host_memory = true,
+    .supports_op = NULL,
+    .alloc = cpu_alloc,
+    .free = free,
+    .upload = cpu_copy,
+    .download = cpu_copy,
+    .scratch_bytes = cpu_scratch_bytes,
+    .zero = cpu_zero,
+    .forward = cpu_forward,
+    .backward = cpu_backward,
+};
+
+const pf_backend *pf_backend_cpu(void) { return &cpu_backend; }

@@ -1,0 +1,350 @@
+/*
+ * Elementwise functions on jets: Faa di Bruno's formula up to order 4.
+ *
+ * For h = f(a) along one direction, with f_k = f^(k)(a_0):
+ *   h1 = f1 a1
+ *   h2 = f2 a1^2 + f1 a2
+ *   h3 = f3 a1^3 + 3 f2 a1 a2 + f1 a3
+ *   h4 = f4 a1^4 + 6 f3 a1^2 a2 + f2 (3 a2^2 + 4 a1 a3) + f1 a4
+ * and for a collapsed stream hL = f2 sum_d w_d a_d1^2 + f1 aL.
+ * The backward differentiates these polynomials; d f_k / d a_0 = f_{k+1}, so
+ * it needs f up to order K + 1 (5 at most).
+ *
+ * Work is done in blocks of BLK elements: first the derivative table
+ * f[0..K][BLK] (vectorised libm calls via vmath.h), then one vector loop per
+ * stream.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "tensor/cpu_ops.h"
+#include "tensor/vmath.h"
+
+#define BLK 512
+#define MAXF 6 /* f_0 .. f_5 */
+
+typedef pf_real ftab[MAXF][BLK];
+
+/* f[k][i] = f^(k)(a[i]) for k = 0..K. `t` is the op's output value stream
+ * (f_0) when already known (backward), else NULL. */
+static void derivs(pf_unary_op op, pf_real p, const pf_real *restrict a, const pf_real *restrict t,
+                   int m, int K, ftab f)
+{
+    pf_real *restrict f0 = f[0], *restrict f1 = f[1], *restrict f2 = f[2], *restrict f3 = f[3],
+                      *restrict f4 = f[4], *restrict f5 = f[5];
+    switch (op) {
+    case PF_UNARY_TANH:
+        if (t) memcpy(f0, t, (size_t)m * sizeof *f0);
+        else
+            for (int i = 0; i < m; i++) f0[i] = pf_tanh(a[i]);
+        /* derivatives as polynomials in u = tanh(a) */
+        for (int i = 0; i < m; i++) {
+            pf_real u = f0[i], u2 = u * u;
+            f1[i] = 1 - u2;
+            f2[i] = -2 * u * (1 - u2);
+            f3[i] = -2 + u2 * (8 - 6 * u2);
+            f4[i] = u * (16 + u2 * (-40 + 24 * u2));
+            f5[i] = 16 + u2 * (-136 + u2 * (240 - 120 * u2));
+        }
+        break;
+    case PF_UNARY_SIN:
+    case PF_UNARY_COS: {
+        int is_sin = op == PF_UNARY_SIN;
+        for (int i = 0; i < m; i++) {
+            pf_real s = pf_sin(a[i]), c = pf_cos(a[i]);
+            pf_real v0 = is_sin ? s : c, v1 = is_sin ? c : -s;
+            f0[i] = v0;
+            f1[i] = v1;
+            f2[i] = -v0;
+            f3[i] = -v1;
+            f4[i] = v0;
+            f5[i] = v1;
+        }
+        break;
+    }
+    case PF_UNARY_EXP:
+        for (int i = 0; i < m; i++) {
+            pf_real e = t ? t[i] : pf_exp(a[i]);
+            f0[i] = f1[i] = f2[i] = f3[i] = f4[i] = f5[i] = e;
+        }
+        break;
+    case PF_UNARY_LOG:
+        for (int i = 0; i < m; i++) {
+            pf_real r = 1 / a[i];
+            f0[i] = t ? t[i] : pf_log(a[i]);
+            f1[i] = r;
+            f2[i] = -r * r;
+            f3[i] = 2 * r * r * r;
+            f4[i] = -6 * r * r * r * r;
+            f5[i] = 24 * r * r * r * r * r;
+        }
+        break;
+    case PF_UNARY_SQUARE:
+        for (int i = 0; i < m; i++) {
+            f0[i] = a[i] * a[i];
+            f1[i] = 2 * a[i];
+            f2[i] = 2;
+            f3[i] = f4[i] = f5[i] = 0;
+        }
+        break;
+    case PF_UNARY_SQRT:
+    case PF_UNARY_RECIP:
+    case PF_UNARY_POW:
+        /* f_k = p (p-1) ... (p-k+1) a^(p-k) */
+        for (int i = 0; i < m; i++) {
+            pf_real r = 1 / a[i], v = t ? t[i] : pf_pow(a[i], p);
+            f0[i] = v;
+            f1[i] = p * v * r;
+            f2[i] = (p - 1) * f1[i] * r;
+            f3[i] = (p - 2) * f2[i] * r;
+            f4[i] = (p - 3) * f3[i] * r;
+            f5[i] = (p - 4) * f4[i] * r;
+        }
+        break;
+    case PF_UNARY_SIGMOID:
+    case PF_UNARY_SOFTPLUS:
+    case PF_UNARY_SILU:
+        /* with s = sigmoid(a), sigmoid^(k) = P_k(s):
+         *   P1 = s - s^2,  P2 = s - 3s^2 + 2s^3,  P3 = s - 7s^2 + 12s^3 - 6s^4,
+         *   P4 = s - 15s^2 + 50s^3 - 60s^4 + 24s^5,
+         *   P5 = s - 31s^2 + 180s^3 - 390s^4 + 360s^5 - 120s^6.
+         * softplus^(k) = P_{k-1}; silu^(k) = a P_k + k P_{k-1}. */
+        for (int i = 0; i < m; i++) {
+            pf_real x = a[i], s = 1 / (1 + pf_exp(-x));
+            pf_real P1 = s * (1 - s);
+            pf_real P2 = s * (1 + s * (-3 + 2 * s));
+            pf_real P3 = s * (1 + s * (-7 + s * (12 - 6 * s)));
+            pf_real P4 = s * (1 + s * (-15 + s * (50 + s * (-60 + 24 * s))));
+            pf_real P5 = s * (1 + s * (-31 + s * (180 + s * (-390 + s * (360 - 120 * s)))));
+            if (op == PF_UNARY_SIGMOID) {
+                f0[i] = s; f1[i] = P1; f2[i] = P2; f3[i] = P3; f4[i] = P4; f5[i] = P5;
+            } else if (op == PF_UNARY_SOFTPLUS) {
+                f0[i] = (x > 0 ? x : 0) + pf_log1p(pf_exp(-(x > 0 ? x : -x)));
+                f1[i] = s; f2[i] = P1; f3[i] = P2; f4[i] = P3; f5[i] = P4;
+            } else {
+                f0[i] = x * s;
+                f1[i] = x * P1 + s;
+                f2[i] = x * P2 + 2 * P1;
+                f3[i] = x * P3 + 3 * P2;
+                f4[i] = x * P4 + 4 * P3;
+                f5[i] = x * P5 + 5 * P4;
+            }
+        }
+        break;
+    case PF_UNARY_GELU: {
+        /* gelu = a Phi(a); Phi' = phi, phi^(j) = He_j-type polynomials times phi */
+        const pf_real isq2 = (pf_real)0.70710678118654752440, isq2pi = (pf_real)0.39894228040143267794;
+        for (int i = 0; i < m; i++) {
+            pf_real x = a[i], x2 = x * x;
+            pf_real Phi = (pf_real)0.5 * pf_erfc(-x * isq2), phi = isq2pi * pf_exp(-(pf_real)0.5 * x2);
+            f0[i] = x * Phi;
+            f1[i] = Phi + x * phi;
+            f2[i] = (2 - x2) * phi;
+            f3[i] = x * (x2 - 4) * phi;
+            f4[i] = (-x2 * x2 + 7 * x2 - 4) * phi;
+            f5[i] = x * (x2 * x2 - 11 * x2 + 18) * phi;
+        }
+        break;
+    }
+    case PF_UNARY_COUNT: PF_ABORT("bad unary op");
+    }
+    (void)K; /* tables are filled to order 5: cheap next to the stream loops */
+}
+
+/* Forward of one direction of order k on a block of m elements. */
+static void fdb_dir_fwd(int k, int m, ftab f, const pf_real *const a[5], pf_real *const h[5])
+{
+    const pf_real *restrict f1 = f[1], *restrict f2 = f[2], *restrict f3 = f[3], *restrict f4 = f[4];
+    const pf_real *restrict a1 = a[1], *restrict a2 = a[2], *restrict a3 = a[3], *restrict a4 = a[4];
+    pf_real *restrict h1 = h[1], *restrict h2 = h[2], *restrict h3 = h[3], *restrict h4 = h[4];
+    switch (k) {
+    case 1:
+        for (int i = 0; i < m; i++) h1[i] = f1[i] * a1[i];
+        break;
+    case 2:
+        for (int i = 0; i < m; i++) {
+            pf_real x1 = a1[i];
+            h1[i] = f1[i] * x1;
+            h2[i] = f2[i] * x1 * x1 + f1[i] * a2[i];
+        }
+        break;
+    case 3:
+        for (int i = 0; i < m; i++) {
+            pf_real x1 = a1[i], x2 = a2[i];
+            h1[i] = f1[i] * x1;
+            h2[i] = f2[i] * x1 * x1 + f1[i] * x2;
+            h3[i] = f3[i] * x1 * x1 * x1 + 3 * f2[i] * x1 * x2 + f1[i] * a3[i];
+        }
+        break;
+    case 4:
+        for (int i = 0; i < m; i++) {
+            pf_real x1 = a1[i], x2 = a2[i], x3 = a3[i], s1 = x1 * x1;
+            h1[i] = f1[i] * x1;
+            h2[i] = f2[i] * s1 + f1[i] * x2;
+            h3[i] = f3[i] * s1 * x1 + 3 * f2[i] * x1 * x2 + f1[i] * x3;
+            h4[i] = f4[i] * s1 * s1 + 6 * f3[i] * s1 * x2 + f2[i] * (3 * x2 * x2 + 4 * x1 * x3) +
+                    f1[i] * a4[i];
+        }
+        break;
+    }
+}
+
+/* Backward of one direction of order k: ga_j written to block temporaries,
+ * and the contribution to d/da0 added into g0. */
+static void fdb_dir_bwd(int k, int m, ftab f, const pf_real *const a[5], const pf_real *const gh[5],
+                        pf_real ga[4][BLK], pf_real *restrict g0)
+{
+    const pf_real *restrict f1 = f[1], *restrict f2 = f[2], *restrict f3 = f[3], *restrict f4 = f[4],
+                            *restrict f5 = f[5];
+    const pf_real *restrict a1 = a[1], *restrict a2 = a[2], *restrict a3 = a[3], *restrict a4 = a[4];
+    const pf_real *restrict g1 = gh[1], *restrict g2 = gh[2], *restrict g3 = gh[3], *restrict g4 = gh[4];
+    pf_real *restrict o1 = ga[0], *restrict o2 = ga[1], *restrict o3 = ga[2], *restrict o4 = ga[3];
+    switch (k) {
+    case 1:
+        for (int i = 0; i < m; i++) {
+            o1[i] = g1[i] * f1[i];
+            g0[i] += g1[i] * f2[i] * a1[i];
+        }
+        break;
+    case 2:
+        for (int i = 0; i < m; i++) {
+            pf_real x1 = a1[i], x2 = a2[i], y1 = g1[i], y2 = g2[i];
+            o1[i] = y1 * f1[i] + 2 * y2 * f2[i] * x1;
+            o2[i] = y2 * f1[i];
+            g0[i] += y1 * f2[i] * x1 + y2 * (f3[i] * x1 * x1 + f2[i] * x2);
+        }
+        break;
+    case 3:
+        for (int i = 0; i < m; i++) {
+            pf_real x1 = a1[i], x2 = a2[i], x3 = a3[i], y1 = g1[i], y2 = g2[i], y3 = g3[i];
+            pf_real s1 = x1 * x1;
+            o1[i] = y1 * f1[i] + 2 * y2 * f2[i] * x1 + y3 * 3 * (f3[i] * s1 + f2[i] * x2);
+            o2[i] = y2 * f1[i] + 3 * y3 * f2[i] * x1;
+            o3[i] = y3 * f1[i];
+            g0[i] += y1 * f2[i] * x1 + y2 * (f3[i] * s1 + f2[i] * x2) +
+                     y3 * (f4[i] * s1 * x1 + 3 * f3[i] * x1 * x2 + f2[i] * x3);
+        }
+        break;
+    case 4:
+        for (int i = 0; i < m; i++) {
+            pf_real x1 = a1[i], x2 = a2[i], x3 = a3[i], x4 = a4[i];
+            pf_real y1 = g1[i], y2 = g2[i], y3 = g3[i], y4 = g4[i];
+            pf_real s1 = x1 * x1;
+            o1[i] = y1 * f1[i] + 2 * y2 * f2[i] * x1 +
+                    y3 * 3 * (f3[i] * s1 + f2[i] * x2) +
+                    y4 * 4 * (f4[i] * s1 * x1 + 3 * f3[i] * x1 * x2 + f2[i] * x3);
+            o2[i] = y2 * f1[i] + 3 * y3 * f2[i] * x1 + 6 * y4 * (f3[i] * s1 + f2[i] * x2);
+            o3[i] = y3 * f1[i] + 4 * y4 * f2[i] * x1;
+            o4[i] = y4 * f1[i];
+            g0[i] += y1 * f2[i] * x1 + y2 * (f3[i] * s1 + f2[i] * x2) +
+                     y3 * (f4[i] * s1 * x1 + 3 * f3[i] * x1 * x2 + f2[i] * x3) +
+                     y4 * (f5[i] * s1 * s1 + 6 * f4[i] * s1 * x2 +
+                           f3[i] * (3 * x2 * x2 + 4 * x1 * x3) + f2[i] * x4);
+        }
+        break;
+    }
+}
+
+/* Pointers to the k-th stream of direction d of a jet buffer at element b0. */
+static void dir_ptrs(const pf_jet_layout *L, pf_real *buf, size_t len, size_t b0, int d,
+                     pf_real *p[5])
+{
+    p[0] = buf + b0;
+    for (int k = 1; k <= 4; k++)
+        p[k] = k <= L->order[d] ? buf + (size_t)pf_jet_stream(L, d, k) * len + b0 : NULL;
+}
+
+void pf_cpu_unary_fwd(struct pf_node *y)
+{
+    const struct pf_node *x = y->in[0];
+    const pf_jet_layout *L = &y->layout;
+    size_t len = pf_node_stream_len(y);
+    int K = pf_jet_max_order(L);
+    pf_real *xv = x->val, *yv = y->val;
+#pragma omp parallel for schedule(static) if (len * y->S > PF_CPU_PAR_MIN)
+    for (size_t b0 = 0; b0 < len; b0 += BLK) {
+        int m = (int)(len - b0 < BLK ? len - b0 : BLK);
+        ftab f;
+        derivs(y->unary, y->p, xv + b0, NULL, m, K, f);
+        memcpy(yv + b0, f[0], (size_t)m * sizeof(pf_real));
+        for (int d = 0; d < L->ndir; d++) {
+            pf_real *a[5], *h[5];
+            dir_ptrs(L, xv, len, b0, d, a);
+            dir_ptrs(L, yv, len, b0, d, h);
+            fdb_dir_fwd(L->order[d], m, f, (const pf_real *const *)a, h);
+        }
+        for (int c = 0; c < L->ncoll; c++) {
+            size_t sc = (size_t)pf_jet_collapsed(L, c) * len + b0;
+            const pf_real *restrict aL = xv + sc, *restrict f1 = f[1], *restrict f2 = f[2];
+            pf_real *restrict hL = yv + sc;
+            pf_real q[BLK] = {0};
+            for (int d = 0; d < L->ndir; d++) {
+                pf_real w = L->coll_w[c][d];
+                if (w == 0) continue;
+                const pf_real *restrict a1 = xv + (size_t)pf_jet_stream(L, d, 1) * len + b0;
+                for (int i = 0; i < m; i++) q[i] += w * a1[i] * a1[i];
+            }
+            for (int i = 0; i < m; i++) hL[i] = f2[i] * q[i] + f1[i] * aL[i];
+        }
+    }
+}
+
+void pf_cpu_unary_bwd(struct pf_node *y)
+{
+    struct pf_node *x = y->in[0];
+    if (!x->grad) return;
+    const pf_jet_layout *L = &y->layout;
+    size_t len = pf_node_stream_len(y);
+    int K = pf_jet_max_order(L) + 1;
+    int acc = y->in_acc[0];
+    pf_real *xv = x->val, *yv = y->val, *gy = y->grad, *gx = x->grad;
+    /* tanh, exp, log and the powers read f_0 from the output instead of recomputing it */
+    int reuse = y->unary == PF_UNARY_TANH || y->unary == PF_UNARY_EXP || y->unary == PF_UNARY_LOG ||
+                y->unary == PF_UNARY_POW || y->unary == PF_UNARY_SQRT || y->unary == PF_UNARY_RECIP;
+#pragma omp parallel for schedule(static) if (len * y->S > PF_CPU_PAR_MIN)
+    for (size_t b0 = 0; b0 < len; b0 += BLK) {
+        int m = (int)(len - b0 < BLK ? len - b0 : BLK);
+        ftab f;
+        pf_real g0[BLK];
+        derivs(y->unary, y->p, xv + b0, reuse ? yv + b0 : NULL, m, K, f);
+        {
+            const pf_real *restrict gy0 = gy + b0, *restrict f1 = f[1];
+            for (int i = 0; i < m; i++) g0[i] = gy0[i] * f1[i];
+        }
+        for (int d = 0; d < L->ndir; d++) {
+            pf_real *a[5], *gh[5], *ga[5];
+            dir_ptrs(L, xv, len, b0, d, a);
+            dir_ptrs(L, gy, len, b0, d, gh);
+            dir_ptrs(L, gx, len, b0, d, ga);
+            pf_real tmp[4][BLK];
+            fdb_dir_bwd(L->order[d], m, f, (const pf_real *const *)a, (const pf_real *const *)gh, tmp,
+                        g0);
+            for (int k = 1; k <= L->order[d]; k++) pf_cpu_put(ga[k], tmp[k - 1], (size_t)m, acc);
+        }
+        for (int c = 0; c < L->ncoll; c++) {
+            size_t sc = (size_t)pf_jet_collapsed(L, c) * len + b0;
+            const pf_real *restrict aL = xv + sc, *restrict gL = gy + sc;
+            const pf_real *restrict f1 = f[1], *restrict f2 = f[2], *restrict f3 = f[3];
+            pf_real *restrict oL = gx + sc;
+            pf_real q[BLK] = {0};
+            for (int d = 0; d < L->ndir; d++) {
+                pf_real w = L->coll_w[c][d];
+                if (w == 0) continue;
+                size_t s1 = (size_t)pf_jet_stream(L, d, 1) * len + b0;
+                const pf_real *restrict a1 = xv + s1;
+                pf_real *restrict o1 = gx + s1;
+                for (int i = 0; i < m; i++) {
+                    q[i] += w * a1[i] * a1[i];
+                    o1[i] += 2 * w * gL[i] * f2[i] * a1[i];
+                }
+            }
+            pf_real t[BLK];
+            for (int i = 0; i < m; i++) {
+                g0[i] += gL[i] * (f3[i] * q[i] + f2[i] * aL[i]);
+                t[i] = gL[i] * f1[i];
+            }
+            pf_cpu_put(oL, t, (size_t)m, acc);
+        }
+        pf_cpu_put(gx + b0, g0, (size_t)m, acc);
+    }
+}

@@ -1,0 +1,714 @@
+#include "tensor/graph.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/rng.h"
+#include "tensor/node.h"
+
+typedef struct param_info {
+    char name[48];
+    int rows, cols;
+    unsigned flags;
+    pf_init init;
+    size_t offset; /* in the trainable or the frozen buffer */
+} param_info;
+
+typedef struct loss_info {
+    char name[48];
+    pf_node *node;
+    double value;
+} loss_info;
+
+struct pf_graph {
+    const pf_backend *be;
+    pf_node **nodes;
+    int nnodes, cap_nodes;
+    param_info *params;
+    int nparam, cap_params;
+    loss_info *losses;
+    int nloss, cap_losses;
+    size_t ntrain, nfrozen; /* scalars */
+    bool compiled;
+    bool keep_grads;
+    void *mem;              /* the one backend allocation */
+    size_t mem_bytes;
+    pf_real *train, *grads, *frozen;
+    double *prof; /* [2 * nnodes]: forward, backward seconds; NULL = off */
+};
+
+static const char *const op_names[PF_OP_COUNT] = {
+    "input", "param_field", "linear", "linear_rwf", "unary", "mul", "add", "sub",
+    "affine", "scale_param", "concat", "slice", "deriv", "mean_square",
+};
+
+const char *pf_op_name(pf_op op) { return op < PF_OP_COUNT ? op_names[op] : "?"; }
+
+static const char *const unary_names[PF_UNARY_COUNT] = {
+    "tanh", "sin", "cos", "exp", "log", "sqrt", "square", "reciprocal", "pow",
+    "sigmoid", "softplus", "silu", "gelu",
+};
+
+const char *pf_unary_name(pf_unary_op op) { return op < PF_UNARY_COUNT ? unary_names[op] : "?"; }
+
+/* Grow an array by doubling; aborts on out-of-memory while building (the
+ * graph is small; compile reports the big allocation properly). */
+static void *grow(void *p, int *cap, int need, size_t elem)
+{
+    if (need <= *cap) return p;
+    int nc = *cap ? *cap * 2 : 16;
+    while (nc < need) nc *= 2;
+    void *q = realloc(p, (size_t)nc * elem);
+    PF_ASSERT_MSG(q != NULL, "out of memory while building a graph");
+    *cap = nc;
+    return q;
+}
+
+pf_graph *pf_graph_alloc(const pf_backend *backend)
+{
+    pf_graph *g = calloc(1, sizeof *g);
+    if (g) g->be = backend;
+    return g;
+}
+
+void pf_graph_free(pf_graph *g)
+{
+    if (!g) return;
+    for (int i = 0; i < g->nnodes; i++) {
+        free(g->nodes[i]->in);
+        free(g->nodes[i]->in_acc);
+        free(g->nodes[i]->vec);
+        free(g->nodes[i]);
+    }
+    free(g->nodes);
+    free(g->params);
+    free(g->losses);
+    free(g->prof);
+    if (g->mem) g->be->free(g->mem);
+    free(g);
+}
+
+/* ------------------------------------------------------------------ building */
+
+int pf_param(pf_graph *g, const char *name, int rows, int cols, unsigned flags, pf_init init)
+{
+    PF_ASSERT_MSG(!g->compiled, "pf_param '%s' after compile", name);
+    PF_ASSERT(rows > 0 && cols > 0);
+    PF_ASSERT_MSG(init.kind != PF_INIT_RWF_V || (init.ref >= 0 && init.ref < g->nparam &&
+                                                  g->params[init.ref].rows == rows &&
+                                                  g->params[init.ref].cols == 1),
+                  "rwf init of '%s' needs an earlier %d x 1 scale parameter", name, rows);
+    g->params = grow(g->params, &g->cap_params, g->nparam + 1, sizeof *g->params);
+    param_info *p = &g->params[g->nparam];
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->rows = rows;
+    p->cols = cols;
+    p->flags = flags;
+    p->init = init;
+    size_t len = (size_t)rows * cols;
+    if (flags & PF_PARAM_TRAINABLE) {
+        p->offset = g->ntrain;
+        g->ntrain += len;
+    } else {
+        p->offset = g->nfrozen;
+        g->nfrozen += len;
+    }
+    return g->nparam++;
+}
+
+static pf_node *node_new(pf_graph *g, pf_op op, int n, int c, const pf_jet_layout *L, int nin,
+                         pf_node *const *in)
+{
+    PF_ASSERT_MSG(!g->compiled, "adding a %s node after compile", pf_op_name(op));
+    PF_ASSERT(n > 0 && c > 0);
+    pf_node *x = calloc(1, sizeof *x);
+    PF_ASSERT_MSG(x != NULL, "out of memory while building a graph");
+    x->op = op;
+    x->n = n;
+    x->c = c;
+    x->layout = L ? *L : pf_jet_layout_none();
+    PF_ASSERT_MSG(pf_jet_layout_valid(&x->layout), "%s", pf_errmsg());
+    x->S = pf_jet_nstreams(&x->layout);
+    x->nin = nin;
+    if (nin) {
+        x->in = malloc((size_t)nin * sizeof *x->in);
+        x->in_acc = calloc((size_t)nin, sizeof *x->in_acc);
+        PF_ASSERT_MSG(x->in && x->in_acc, "out of memory while building a graph");
+        for (int i = 0; i < nin; i++) x->in[i] = in[i];
+    }
+    for (int k = 0; k < PF_NODE_MAX_PARAMS; k++) x->param[k] = -1;
+    g->nodes = grow(g->nodes, &g->cap_nodes, g->nnodes + 1, sizeof *g->nodes);
+    x->id = g->nnodes;
+    g->nodes[g->nnodes++] = x;
+    return x;
+}
+
+static void check_param(const pf_graph *g, int id, int rows, int cols, const char *what)
+{
+    PF_ASSERT_MSG(id >= 0 && id < g->nparam, "%s: no parameter %d", what, id);
+    const param_info *p = &g->params[id];
+    PF_ASSERT_MSG(p->rows == rows && p->cols == cols, "%s: parameter '%s' is %dx%d, expected %dx%d",
+                  what, p->name, p->rows, p->cols, rows, cols);
+}
+
+pf_node *pf_input(pf_graph *g, const char *name, int n, int c, const pf_jet_layout *layout,
+                  const pf_real *dirs)
+{
+    (void)name;
+    pf_node *x = node_new(g, PF_OP_INPUT, n, c, layout, 0, NULL);
+    int D = x->layout.ndir;
+    PF_ASSERT_MSG(D == 0 || dirs != NULL, "input '%s' has %d directions but no direction vectors",
+                  name, D);
+    if (D) {
+        x->vec = malloc((size_t)D * c * sizeof *x->vec);
+        PF_ASSERT(x->vec != NULL);
+        memcpy(x->vec, dirs, (size_t)D * c * sizeof *x->vec);
+    }
+    return x;
+}
+
+pf_node *pf_param_field(pf_graph *g, int param)
+{
+    PF_ASSERT(param >= 0 && param < g->nparam);
+    const param_info *p = &g->params[param];
+    pf_node *x = node_new(g, PF_OP_PARAM_FIELD, p->rows * p->cols, 1, NULL, 0, NULL);
+    x->param[0] = param;
+    return x;
+}
+
+static pf_node *linear_common(pf_graph *g, pf_op op, pf_node *x, int W, int s, int b)
+{
+    PF_ASSERT(W >= 0 && W < g->nparam);
+    int out = g->params[W].rows;
+    check_param(g, W, out, x->c, pf_op_name(op));
+    if (s >= 0) check_param(g, s, out, 1, "linear_rwf scale");
+    if (b >= 0) check_param(g, b, 1, out, "linear bias");
+    pf_node *y = node_new(g, op, x->n, out, &x->layout, 1, &x);
+    y->param[0] = W;
+    y->param[1] = b;
+    y->param[2] = s;
+    return y;
+}
+
+pf_node *pf_linear(pf_graph *g, pf_node *x, int W, int b)
+{
+    return linear_common(g, PF_OP_LINEAR, x, W, -1, b);
+}
+
+pf_node *pf_linear_rwf(pf_graph *g, pf_node *x, int V, int s, int b)
+{
+    PF_ASSERT(s >= 0);
+    return linear_common(g, PF_OP_LINEAR_RWF, x, V, s, b);
+}
+
+pf_node *pf_unary(pf_graph *g, pf_unary_op op, pf_node *x, pf_real p)
+{
+    PF_ASSERT(op >= 0 && op < PF_UNARY_COUNT);
+    pf_node *y = node_new(g, PF_OP_UNARY, x->n, x->c, &x->layout, 1, &x);
+    y->unary = op;
+    y->p = op == PF_UNARY_SQRT ? (pf_real)0.5 : op == PF_UNARY_RECIP ? (pf_real)-1
+         : op == PF_UNARY_SQUARE ? (pf_real)2 : p;
+    return y;
+}
+
+static pf_node *binary(pf_graph *g, pf_op op, pf_node *a, pf_node *b)
+{
+    PF_ASSERT_MSG(a->n == b->n, "%s: %d points vs %d", pf_op_name(op), a->n, b->n);
+    PF_ASSERT_MSG(a->c == b->c || a->c == 1 || b->c == 1, "%s: %d channels vs %d",
+                  pf_op_name(op), a->c, b->c);
+    const pf_jet_layout *L = &a->layout;
+    if (a->S == 1) L = &b->layout;
+    else PF_ASSERT_MSG(b->S == 1 || pf_jet_layout_equal(&a->layout, &b->layout),
+                       "%s: operands have different jet layouts", pf_op_name(op));
+    pf_node *in[2] = {a, b};
+    return node_new(g, op, a->n, a->c > b->c ? a->c : b->c, L, 2, in);
+}
+
+pf_node *pf_mul(pf_graph *g, pf_node *a, pf_node *b) { return binary(g, PF_OP_MUL, a, b); }
+pf_node *pf_add(pf_graph *g, pf_node *a, pf_node *b) { return binary(g, PF_OP_ADD, a, b); }
+pf_node *pf_sub(pf_graph *g, pf_node *a, pf_node *b) { return binary(g, PF_OP_SUB, a, b); }
+
+pf_node *pf_affine(pf_graph *g, pf_node *x, const pf_real *scale, const pf_real *shift)
+{
+    pf_node *y = node_new(g, PF_OP_AFFINE, x->n, x->c, &x->layout, 1, &x);
+    y->vec = malloc(2 * (size_t)x->c * sizeof *y->vec);
+    PF_ASSERT(y->vec != NULL);
+    for (int j = 0; j < x->c; j++) {
+        y->vec[j] = scale ? scale[j] : 1;
+        y->vec[x->c + j] = shift ? shift[j] : 0;
+    }
+    return y;
+}
+
+pf_node *pf_scale(pf_graph *g, pf_node *x, pf_real s)
+{
+    pf_node *y = pf_affine(g, x, NULL, NULL);
+    for (int j = 0; j < x->c; j++) y->vec[j] = s;
+    return y;
+}
+
+pf_node *pf_add_const(pf_graph *g, pf_node *x, pf_real c)
+{
+    pf_node *y = pf_affine(g, x, NULL, NULL);
+    for (int j = 0; j < x->c; j++) y->vec[x->c + j] = c;
+    return y;
+}
+
+pf_node *pf_scale_param(pf_graph *g, pf_node *x, int p, pf_real factor)
+{
+    check_param(g, p, 1, 1, "scale_param");
+    pf_node *y = node_new(g, PF_OP_SCALE_PARAM, x->n, x->c, &x->layout, 1, &x);
+    y->param[0] = p;
+    y->p = factor;
+    return y;
+}
+
+pf_node *pf_concat(pf_graph *g, int k, pf_node *const *xs)
+{
+    PF_ASSERT(k >= 1);
+    int c = 0;
+    for (int i = 0; i < k; i++) {
+        PF_ASSERT_MSG(xs[i]->n == xs[0]->n, "concat: %d points vs %d", xs[i]->n, xs[0]->n);
+        PF_ASSERT_MSG(pf_jet_layout_equal(&xs[i]->layout, &xs[0]->layout),
+                      "concat: operands have different jet layouts");
+        c += xs[i]->c;
+    }
+    return node_new(g, PF_OP_CONCAT, xs[0]->n, c, &xs[0]->layout, k, xs);
+}
+
+pf_node *pf_slice(pf_graph *g, pf_node *x, int c0, int nc)
+{
+    PF_ASSERT_MSG(c0 >= 0 && nc >= 1 && c0 + nc <= x->c, "slice [%d, %d) of %d channels", c0,
+                  c0 + nc, x->c);
+    pf_node *y = node_new(g, PF_OP_SLICE, x->n, nc, &x->layout, 1, &x);
+    y->i0 = c0;
+    return y;
+}
+
+pf_node *pf_deriv(pf_graph *g, pf_node *x, int dir, int k)
+{
+    int s = pf_jet_stream(&x->layout, dir, k);
+    pf_node *y = node_new(g, PF_OP_DERIV, x->n, x->c, NULL, 1, &x);
+    y->i0 = s;
+    return y;
+}
+
+pf_node *pf_deriv_collapsed(pf_graph *g, pf_node *x, int c)
+{
+    int s = pf_jet_collapsed(&x->layout, c);
+    pf_node *y = node_new(g, PF_OP_DERIV, x->n, x->c, NULL, 1, &x);
+    y->i0 = s;
+    return y;
+}
+
+pf_node *pf_mean_square(pf_graph *g, pf_node *r, pf_node *w)
+{
+    if (w) {
+        PF_ASSERT_MSG(w->n == r->n && w->c == 1 && w->S == 1,
+                      "mean_square: weights must be value-only %d x 1", r->n);
+        pf_node *in[2] = {r, w};
+        return node_new(g, PF_OP_MEAN_SQUARE, 1, 1, NULL, 2, in);
+    }
+    return node_new(g, PF_OP_MEAN_SQUARE, 1, 1, NULL, 1, &r);
+}
+
+int pf_loss(pf_graph *g, const char *name, pf_node *scalar)
+{
+    PF_ASSERT_MSG(!g->compiled, "pf_loss '%s' after compile", name);
+    PF_ASSERT_MSG(scalar->n == 1 && scalar->c == 1 && scalar->S == 1, "loss '%s' is not a scalar",
+                  name);
+    for (int t = 0; t < g->nloss; t++)
+        PF_ASSERT_MSG(g->losses[t].node != scalar, "node declared twice as a loss");
+    g->losses = grow(g->losses, &g->cap_losses, g->nloss + 1, sizeof *g->losses);
+    loss_info *l = &g->losses[g->nloss];
+    memset(l, 0, sizeof *l);
+    snprintf(l->name, sizeof l->name, "%s", name);
+    l->node = scalar;
+    return g->nloss++;
+}
+
+/* ----------------------------------------------------------------- compiling */
+
+static bool op_has_trainable(const pf_graph *g, const pf_node *x)
+{
+    for (int k = 0; k < PF_NODE_MAX_PARAMS; k++)
+        if (x->param[k] >= 0 && (g->params[x->param[k]].flags & PF_PARAM_TRAINABLE)) return true;
+    return false;
+}
+
+/* needs_grad = depends on a trainable parameter AND reaches a loss; then the
+ * first consumer in reverse order overwrites a gradient, later ones add. */
+static void plan_gradients(pf_graph *g)
+{
+    int N = g->nnodes;
+    size_t nn = (size_t)(unsigned)N + 1;
+    bool *dep = calloc(nn, 1), *reach = calloc(nn, 1), *seen = calloc(nn, 1);
+    PF_ASSERT(dep && reach && seen);
+    for (int i = 0; i < N; i++) {
+        pf_node *x = g->nodes[i];
+        dep[i] = op_has_trainable(g, x);
+        for (int j = 0; j < x->nin; j++) dep[i] |= dep[x->in[j]->id];
+    }
+    for (int t = 0; t < g->nloss; t++) reach[g->losses[t].node->id] = true;
+    for (int i = N - 1; i >= 0; i--) {
+        pf_node *x = g->nodes[i];
+        if (!reach[i]) continue;
+        for (int j = 0; j < x->nin; j++) reach[x->in[j]->id] = true;
+    }
+    for (int i = 0; i < N; i++) g->nodes[i]->needs_grad = dep[i] && reach[i];
+    for (int t = 0; t < g->nloss; t++) seen[g->losses[t].node->id] = true;
+    for (int i = N - 1; i >= 0; i--) {
+        pf_node *x = g->nodes[i];
+        if (!x->needs_grad) continue;
+        for (int j = 0; j < x->nin; j++) {
+            pf_node *u = x->in[j];
+            if (!u->needs_grad) continue;
+            x->in_acc[j] = seen[u->id];
+            seen[u->id] = true;
+        }
+    }
+    free(dep);
+    free(reach);
+    free(seen);
+}
+
+static pf_real *param_data(pf_graph *g, int id)
+{
+    const param_info *p = &g->params[id];
+    return (p->flags & PF_PARAM_TRAINABLE ? g->train : g->frozen) + p->offset;
+}
+
+static pf_real *param_grad(pf_graph *g, int id)
+{
+    const param_info *p = &g->params[id];
+    return p->flags & PF_PARAM_TRAINABLE ? g->grads + p->offset : NULL;
+}
+
+static size_t align_up(size_t n) { return (n + PF_ALIGN - 1) / PF_ALIGN * PF_ALIGN; }
+
+/* Gradient buffers by liveness. Backward visits nodes from last to first; the
+ * gradient of node x is first written by its last consumer (index `birth`;
+ * loss seeds: before backward) and last read by x's own backward (index x).
+ * A buffer whose node's backward ran strictly before another gradient is
+ * born can hold it. Best fit among the free ones, else a new piece. Writes
+ * offsets into o_val[3 i + 1] and advances *off. */
+static pf_status plan_grad_buffers(pf_graph *g, size_t *o_val, size_t *off)
+{
+    int N = g->nnodes;
+    int *birth = malloc(((size_t)N + 1) * sizeof *birth);
+    size_t *bsize = malloc(((size_t)N + 1) * sizeof *bsize), *boff = malloc(((size_t)N + 1) * sizeof *boff);
+    int *bfree_after = malloc(((size_t)N + 1) * sizeof *bfree_after); /* node index whose backward frees it */
+    if (!birth || !bsize || !boff || !bfree_after) {
+        free(birth), free(bsize), free(boff), free(bfree_after);
+        return pf_fail(PF_ERR_NOMEM, "out of memory planning a graph");
+    }
+    for (int i = 0; i < N; i++) birth[i] = -1;
+    for (int t = 0; t < g->nloss; t++) birth[g->losses[t].node->id] = N;
+    for (int i = 0; i < N; i++) {
+        pf_node *y = g->nodes[i];
+        if (!y->needs_grad) continue;
+        for (int j = 0; j < y->nin; j++)
+            if (y->in[j]->needs_grad && birth[y->in[j]->id] < i) birth[y->in[j]->id] = i;
+    }
+    int nbuf = 0;
+    for (int step = N; step >= 0; step--) { /* nodes born at `step`, in backward order */
+        for (int i = 0; i < N; i++) {
+            pf_node *x = g->nodes[i];
+            if (!x->needs_grad || birth[i] != step) continue;
+            size_t need = align_up(pf_node_len(x) * sizeof(pf_real));
+            int best = -1;
+            if (!g->keep_grads)
+                for (int b = 0; b < nbuf; b++)
+                    if (bfree_after[b] > step && bsize[b] >= need && (best < 0 || bsize[b] < bsize[best]))
+                        best = b;
+            if (best < 0) {
+                best = nbuf++;
+                bsize[best] = need;
+                boff[best] = *off;
+                *off += need;
+            }
+            bfree_after[best] = i; /* busy until x's own backward (index i) has run */
+            o_val[3 * i + 1] = boff[best];
+        }
+    }
+    free(birth), free(bsize), free(boff), free(bfree_after);
+    return PF_OK;
+}
+
+pf_status pf_graph_compile(pf_graph *g, uint64_t seed)
+{
+    PF_ASSERT_MSG(!g->compiled, "graph compiled twice");
+    for (int t = 0; t < g->nloss; t++)
+        for (int i = 0; i < g->nnodes; i++)
+            for (int j = 0; j < g->nodes[i]->nin; j++)
+                PF_ASSERT_MSG(g->nodes[i]->in[j] != g->losses[t].node,
+                              "loss '%s' is also an operand of a %s node", g->losses[t].name,
+                              pf_op_name(g->nodes[i]->op));
+    for (int i = 0; i < g->nnodes; i++)
+        if (g->be->supports_op && !g->be->supports_op(g->nodes[i]))
+            return pf_fail(PF_ERR_UNSUPPORTED, "backend '%s' does not implement op '%s'",
+                           g->be->name, pf_op_name(g->nodes[i]->op));
+    plan_gradients(g);
+
+    /* Plan: trainable params, grads, frozen params, then per node val and
+     * scratch; gradient buffers after that, shared where lives allow. */
+    size_t off = 0, sz = sizeof(pf_real);
+    size_t o_train = off; off += align_up(g->ntrain * sz);
+    size_t o_grads = off; off += align_up(g->ntrain * sz);
+    size_t o_frozen = off; off += align_up(g->nfrozen * sz);
+    size_t *o_val = malloc((size_t)g->nnodes * 3 * sizeof *o_val);
+    if (!o_val) return pf_fail(PF_ERR_NOMEM, "out of memory planning a graph");
+    for (int i = 0; i < g->nnodes; i++) {
+        pf_node *x = g->nodes[i];
+        size_t scratch = g->be->scratch_bytes ? g->be->scratch_bytes(x) : 0;
+        o_val[3 * i] = off; off += x->op == PF_OP_PARAM_FIELD ? 0 : align_up(pf_node_len(x) * sz);
+        o_val[3 * i + 2] = off; off += align_up(scratch);
+    }
+    pf_status pst = plan_grad_buffers(g, o_val, &off);
+    if (pst != PF_OK) {
+        free(o_val);
+        return pst;
+    }
+    g->mem_bytes = off;
+    pf_status st = g->be->alloc(off ? off : PF_ALIGN, &g->mem);
+    if (st != PF_OK) {
+        free(o_val);
+        return st;
+    }
+    char *base = g->mem;
+    g->train = (pf_real *)(base + o_train);
+    g->grads = (pf_real *)(base + o_grads);
+    g->frozen = (pf_real *)(base + o_frozen);
+    for (int i = 0; i < g->nnodes; i++) {
+        pf_node *x = g->nodes[i];
+        x->val = (pf_real *)(base + o_val[3 * i]);
+        x->grad = x->needs_grad ? (pf_real *)(base + o_val[3 * i + 1]) : NULL;
+        x->scratch = (pf_real *)(base + o_val[3 * i + 2]);
+        for (int k = 0; k < PF_NODE_MAX_PARAMS; k++) {
+            int id = x->param[k];
+            x->pw[k] = id >= 0 ? param_data(g, id) : NULL;
+            x->pg[k] = id >= 0 ? param_grad(g, id) : NULL;
+        }
+        if (x->op == PF_OP_PARAM_FIELD) x->val = x->pw[0];
+    }
+    free(o_val);
+    g->compiled = true;
+
+    /* Seed the derivative streams of the inputs once: stream (d, 1) = v_d. */
+    for (int i = 0; i < g->nnodes; i++) {
+        pf_node *x = g->nodes[i];
+        if (x->op != PF_OP_INPUT || x->layout.ndir == 0) continue;
+        size_t len = pf_node_stream_len(x);
+        pf_real *tmp = malloc(len * sz);
+        if (!tmp) return pf_fail(PF_ERR_NOMEM, "out of memory seeding inputs");
+        for (int d = 0; d < x->layout.ndir; d++) {
+            for (int p = 0; p < x->n; p++)
+                memcpy(tmp + (size_t)p * x->c, x->vec + (size_t)d * x->c, x->c * sz);
+            g->be->upload(x->val + pf_jet_stream(&x->layout, d, 1) * len, tmp, len * sz);
+        }
+        free(tmp);
+    }
+    pf_graph_init_params(g, seed);
+    return PF_OK;
+}
+
+static void init_one(pf_rng *r, const param_info *p, pf_real *v, const pf_real *host_all,
+                     const param_info *all)
+{
+    size_t len = (size_t)p->rows * p->cols;
+    double fan = p->rows + p->cols;
+    for (size_t i = 0; i < len; i++) {
+        double x = 0;
+        switch (p->init.kind) {
+        case PF_INIT_ZERO: x = 0; break;
+        case PF_INIT_CONST: x = p->init.a; break;
+        case PF_INIT_NORMAL: x = p->init.a + pf_rng_normal(r, p->init.b); break;
+        case PF_INIT_UNIFORM: x = pf_rng_uniform_in(r, p->init.a, p->init.b); break;
+        case PF_INIT_GLOROT_NORMAL: x = pf_rng_normal(r, sqrt(2.0 / fan)); break;
+        case PF_INIT_GLOROT_UNIFORM: {
+            double l = sqrt(6.0 / fan);
+            x = pf_rng_uniform_in(r, -l, l);
+            break;
+        }
+        case PF_INIT_RWF_V: {
+            const param_info *s = &all[p->init.ref];
+            const pf_real *sv = host_all + s->offset; /* see pf_graph_init_params */
+            x = pf_rng_normal(r, sqrt(2.0 / fan)) / exp((double)sv[i / p->cols]);
+            break;
+        }
+        }
+        v[i] = (pf_real)x;
+    }
+}
+
+void pf_graph_init_params(pf_graph *g, uint64_t seed)
+{
+    PF_ASSERT(g->compiled);
+    size_t sz = sizeof(pf_real);
+    pf_real *ht = malloc((g->ntrain + 1) * sz), *hf = malloc((g->nfrozen + 1) * sz);
+    PF_ASSERT_MSG(ht && hf, "out of memory initialising parameters");
+    for (int id = 0; id < g->nparam; id++) {
+        const param_info *p = &g->params[id];
+        char tag[80];
+        snprintf(tag, sizeof tag, "param:%d:%s", id, p->name);
+        pf_rng *r = pf_rng_alloc(pf_rng_derive(seed, tag));
+        PF_ASSERT_MSG(r != NULL, "out of memory initialising parameters");
+        bool tr = p->flags & PF_PARAM_TRAINABLE;
+        /* an RWF scale must live in the same buffer kind as its V */
+        PF_ASSERT(p->init.kind != PF_INIT_RWF_V ||
+                  (bool)(g->params[p->init.ref].flags & PF_PARAM_TRAINABLE) == tr);
+        init_one(r, p, (tr ? ht : hf) + p->offset, tr ? ht : hf, g->params);
+        pf_rng_free(r);
+    }
+    g->be->upload(g->train, ht, g->ntrain * sz);
+    g->be->upload(g->frozen, hf, g->nfrozen * sz);
+    free(ht);
+    free(hf);
+}
+
+/* ------------------------------------------------------------------- running */
+
+void pf_graph_set_input(pf_graph *g, pf_node *x, const pf_real *v)
+{
+    PF_ASSERT(g->compiled && x->op == PF_OP_INPUT);
+    g->be->upload(x->val, v, pf_node_stream_len(x) * sizeof(pf_real));
+}
+
+void pf_graph_forward(pf_graph *g)
+{
+    PF_ASSERT_MSG(g->compiled, "forward before compile");
+    for (int i = 0; i < g->nnodes; i++) {
+        pf_node *x = g->nodes[i];
+        if (x->op == PF_OP_INPUT || x->op == PF_OP_PARAM_FIELD) continue;
+        double t0 = g->prof ? omp_get_wtime() : 0;
+        g->be->forward(x);
+        if (g->prof) g->prof[2 * i] += omp_get_wtime() - t0;
+    }
+    for (int t = 0; t < g->nloss; t++) {
+        pf_real v;
+        g->be->download(&v, g->losses[t].node->val, sizeof v);
+        g->losses[t].value = v;
+    }
+}
+
+void pf_graph_backward(pf_graph *g, const pf_real *weights)
+{
+    PF_ASSERT_MSG(g->compiled, "backward before compile");
+    g->be->zero(g->grads, g->ntrain * sizeof(pf_real));
+    for (int t = 0; t < g->nloss; t++) {
+        pf_node *l = g->losses[t].node;
+        if (!l->needs_grad) continue;
+        pf_real w = weights ? weights[t] : 1;
+        g->be->upload(l->grad, &w, sizeof w);
+    }
+    for (int i = g->nnodes - 1; i >= 0; i--) {
+        pf_node *x = g->nodes[i];
+        if (!x->needs_grad || x->op == PF_OP_INPUT) continue;
+        double t0 = g->prof ? omp_get_wtime() : 0;
+        g->be->backward(x);
+        if (g->prof) g->prof[2 * i + 1] += omp_get_wtime() - t0;
+    }
+}
+
+/* ------------------------------------------------------------------- queries */
+
+int pf_graph_nloss(const pf_graph *g) { return g->nloss; }
+
+const char *pf_graph_loss_name(const pf_graph *g, int t)
+{
+    PF_ASSERT(t >= 0 && t < g->nloss);
+    return g->losses[t].name;
+}
+
+double pf_graph_loss_value(const pf_graph *g, int t)
+{
+    PF_ASSERT(t >= 0 && t < g->nloss);
+    return g->losses[t].value;
+}
+
+size_t pf_graph_nparams(const pf_graph *g) { return g->ntrain; }
+pf_real *pf_graph_params(pf_graph *g) { return g->train; }
+pf_real *pf_graph_grads(pf_graph *g) { return g->grads; }
+int pf_graph_param_count(const pf_graph *g) { return g->nparam; }
+
+pf_real *pf_graph_param_data(pf_graph *g, int id)
+{
+    PF_ASSERT(id >= 0 && id < g->nparam && g->compiled);
+    return param_data(g, id);
+}
+
+pf_real *pf_graph_param_grad(pf_graph *g, int id)
+{
+    PF_ASSERT(id >= 0 && id < g->nparam && g->compiled);
+    return param_grad(g, id);
+}
+
+size_t pf_graph_param_offset(const pf_graph *g, int id)
+{
+    PF_ASSERT(id >= 0 && id < g->nparam);
+    return g->params[id].offset;
+}
+
+const char *pf_graph_param_name(const pf_graph *g, int id)
+{
+    PF_ASSERT(id >= 0 && id < g->nparam);
+    return g->params[id].name;
+}
+
+void pf_graph_param_shape(const pf_graph *g, int id, int *rows, int *cols)
+{
+    PF_ASSERT(id >= 0 && id < g->nparam);
+    *rows = g->params[id].rows;
+    *cols = g->params[id].cols;
+}
+
+int pf_node_n(const pf_node *x) { return x->n; }
+int pf_node_c(const pf_node *x) { return x->c; }
+int pf_node_nstreams(const pf_node *x) { return x->S; }
+const pf_jet_layout *pf_node_layout(const pf_node *x) { return &x->layout; }
+
+void pf_graph_read(const pf_graph *g, const pf_node *x, pf_real *dst)
+{
+    PF_ASSERT(g->compiled);
+    g->be->download(dst, x->val, pf_node_len(x) * sizeof(pf_real));
+}
+
+void pf_graph_keep_grads(pf_graph *g, bool keep)
+{
+    PF_ASSERT_MSG(!g->compiled, "pf_graph_keep_grads after compile");
+    g->keep_grads = keep;
+}
+
+void pf_graph_read_grad(const pf_graph *g, const pf_node *x, pf_real *dst)
+{
+    PF_ASSERT(g->compiled);
+    PF_ASSERT_MSG(g->keep_grads || !x->grad, "pf_graph_read_grad needs pf_graph_keep_grads(g, true)");
+    if (x->grad) g->be->download(dst, x->grad, pf_node_len(x) * sizeof(pf_real));
+    else memset(dst, 0, pf_node_len(x) * sizeof(pf_real));
+}
+
+size_t pf_graph_bytes(const pf_graph *g) { return g->mem_bytes; }
+
+pf_status pf_graph_profile(pf_graph *g, bool on)
+{
+    free(g->prof);
+    g->prof = NULL;
+    if (!on) return PF_OK;
+    g->prof = calloc(2 * (size_t)g->nnodes + 1, sizeof *g->prof);
+    return g->prof ? PF_OK : pf_fail(PF_ERR_NOMEM, "out of memory for the profile");
+}
+
+int pf_graph_profile_rows(const pf_graph *g, pf_profile_row *rows, int max)
+{
+    for (int i = 0; i < g->nnodes && i < max; i++) {
+        const pf_node *x = g->nodes[i];
+        rows[i] = (pf_profile_row){x->op == PF_OP_UNARY ? pf_unary_name(x->unary) : pf_op_name(x->op),
+                                   x->n, x->c, x->S, g->prof ? g->prof[2 * i] : 0,
+                                   g->prof ? g->prof[2 * i + 1] : 0};
+    }
+    return g->nnodes;
+}

@@ -1,0 +1,250 @@
+/*
+ * graph.h — a static computation graph over jets, with hand-written reverse mode.
+ *
+ * A PINN's loss is built ONCE per candidate as a graph of jet ops: inputs are
+ * jets seeded with their directions, every op maps jets to jets (Taylor mode
+ * for the input derivatives, see jet.h), derivative extraction turns a jet
+ * into value-only fields, and mean-square reductions produce the loss terms.
+ * pf_graph_compile() plans every buffer into one arena and initialises the
+ * parameters; after that a training step is
+ *
+ *     pf_graph_forward(g);               // all nodes, loss terms
+ *     pf_graph_backward(g, weights);     // grads of sum_t weights[t] * L_t
+ *     optimizer(pf_graph_params(g), pf_graph_grads(g), pf_graph_nparams(g));
+ *
+ * and allocates nothing. Trainable parameters live in ONE flat buffer and
+ * their gradients in another; frozen parameters (fixed Fourier features) live
+ * in a separate constant buffer and get no gradient.
+ *
+ * Example, 1-D Poisson u'' = f on N points with a 1x32x1 tanh network:
+ *
+ *     pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+ *     pf_jet_layout L = pf_jet_layout_none();
+ *     pf_jet_add_dir(&L, 2);                        // u, u_x, u_xx
+ *     pf_real e_x[1] = {1};
+ *     pf_node *x  = pf_input(g, "x", N, 1, &L, e_x);
+ *     pf_node *f  = pf_input(g, "f", N, 1, NULL, NULL);   // value-only data
+ *     int W1 = pf_param(g, "W1", 32, 1, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+ *     ... b1, W2, b2 ...
+ *     pf_node *h  = pf_unary(g, PF_UNARY_TANH, pf_linear(g, x, W1, b1), 0);
+ *     pf_node *u  = pf_linear(g, h, W2, b2);
+ *     pf_node *r  = pf_sub(g, pf_deriv(g, u, 0, 2), f);
+ *     pf_loss(g, "pde", pf_mean_square(g, r, NULL));
+ *     if (pf_graph_compile(g, seed) != PF_OK) ...;
+ *     pf_graph_set_input(g, x, xs);  pf_graph_set_input(g, f, fs);
+ *
+ * Ownership: nodes, parameters and buffers belong to the graph and die with
+ * pf_graph_free(). Builder functions never fail at run time; misuse (shape or
+ * layout mismatch, building after compile) is a contract violation and
+ * aborts with file:line. Compilation can fail (out of memory) and says why.
+ *
+ * Broadcasting: mul/add/sub accept one value-only operand (S = 1) against a
+ * full jet; its derivative streams count as zero (a field that does not
+ * depend on the inputs, e.g. data). A one-channel operand broadcasts over
+ * the channels of the other.
+ */
+#ifndef PF_TENSOR_GRAPH_H
+#define PF_TENSOR_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/real.h"
+#include "core/status.h"
+#include "tensor/backend.h"
+#include "tensor/jet.h"
+
+typedef struct pf_graph pf_graph;
+typedef struct pf_node pf_node;
+
+/* ---------------------------------------------------------------- parameters */
+
+enum pf_param_flags {
+    PF_PARAM_FROZEN = 0,          /* constant buffer, no gradient */
+    PF_PARAM_TRAINABLE = 1 << 0,  /* flat trainable buffer, has a gradient */
+};
+
+typedef enum pf_init_kind {
+    PF_INIT_ZERO,
+    PF_INIT_CONST,          /* every entry = a */
+    PF_INIT_NORMAL,         /* N(a, b^2) */
+    PF_INIT_UNIFORM,        /* U(a, b) */
+    PF_INIT_GLOROT_NORMAL,  /* N(0, 2/(fan_in+fan_out)), fan_in = cols, fan_out = rows */
+    PF_INIT_GLOROT_UNIFORM, /* U(-l, l), l = sqrt(6/(fan_in+fan_out)) */
+    PF_INIT_RWF_V,          /* random weight factorisation: Glorot normal / exp(s_row),
+                               s = the parameter whose id is `ref` */
+} pf_init_kind;
+
+typedef struct pf_init {
+    pf_init_kind kind;
+    double a, b;
+    int ref;
+} pf_init;
+
+static inline pf_init pf_init_zero(void) { return (pf_init){PF_INIT_ZERO, 0, 0, -1}; }
+static inline pf_init pf_init_const(double v) { return (pf_init){PF_INIT_CONST, v, 0, -1}; }
+static inline pf_init pf_init_normal(double mean, double sd) { return (pf_init){PF_INIT_NORMAL, mean, sd, -1}; }
+static inline pf_init pf_init_uniform(double lo, double hi) { return (pf_init){PF_INIT_UNIFORM, lo, hi, -1}; }
+static inline pf_init pf_init_glorot_normal(void) { return (pf_init){PF_INIT_GLOROT_NORMAL, 0, 0, -1}; }
+static inline pf_init pf_init_glorot_uniform(void) { return (pf_init){PF_INIT_GLOROT_UNIFORM, 0, 0, -1}; }
+static inline pf_init pf_init_rwf_v(int s_param) { return (pf_init){PF_INIT_RWF_V, 0, 0, s_param}; }
+
+/* Register a rows x cols parameter (row-major); returns its id (0, 1, ...).
+ * Parameters are initialised in id order at compile time, each from its own
+ * sub-stream of the seed, so adding a parameter never changes the others. */
+int pf_param(pf_graph *g, const char *name, int rows, int cols, unsigned flags, pf_init init);
+
+/* --------------------------------------------------------------------- nodes */
+
+typedef enum pf_unary_op {
+    PF_UNARY_TANH,
+    PF_UNARY_SIN,
+    PF_UNARY_COS,
+    PF_UNARY_EXP,
+    PF_UNARY_LOG,
+    PF_UNARY_SQRT,
+    PF_UNARY_SQUARE,
+    PF_UNARY_RECIP,
+    PF_UNARY_POW,      /* x^p for the constant p given to pf_unary */
+    PF_UNARY_SIGMOID,
+    PF_UNARY_SOFTPLUS, /* log(1 + e^x) */
+    PF_UNARY_SILU,     /* x * sigmoid(x) */
+    PF_UNARY_GELU,     /* x * Phi(x), the exact (erf) form */
+    PF_UNARY_COUNT
+} pf_unary_op;
+
+const char *pf_unary_name(pf_unary_op op);
+
+/* An input jet of n points and c channels. With a layout of D directions,
+ * dirs[d*c + j] is component j of direction v_d: the input's first-order
+ * stream along v_d is v_d at every point, higher streams are zero. layout
+ * NULL means value-only data (targets, source terms, point weights). */
+pf_node *pf_input(pf_graph *g, const char *name, int n, int c, const pf_jet_layout *layout,
+                  const pf_real *dirs);
+
+/* A value-only node of n points, 1 channel, whose values ARE trainable
+ * parameter `param` (rows*cols == n): self-adaptive point weights. */
+pf_node *pf_param_field(pf_graph *g, int param);
+
+/* y = x W^T + b over all streams (one GEMM); W is out x in, b is 1 x out
+ * (b = -1: no bias) and is added to the value stream only. */
+pf_node *pf_linear(pf_graph *g, pf_node *x, int W, int b);
+
+/* The same with a factorised weight W = diag(exp(s)) V (random weight
+ * factorisation, Wang et al. 2022): V is out x in, s is out x 1. */
+pf_node *pf_linear_rwf(pf_graph *g, pf_node *x, int V, int s, int b);
+
+/* Elementwise function on every channel, with its Taylor streams by
+ * Faa di Bruno's formula (orders up to 4); p is the exponent for PF_UNARY_POW. */
+pf_node *pf_unary(pf_graph *g, pf_unary_op op, pf_node *x, pf_real p);
+
+pf_node *pf_mul(pf_graph *g, pf_node *a, pf_node *b);   /* Leibniz rule */
+pf_node *pf_add(pf_graph *g, pf_node *a, pf_node *b);
+pf_node *pf_sub(pf_graph *g, pf_node *a, pf_node *b);
+
+/* y = s * x (all streams). */
+pf_node *pf_scale(pf_graph *g, pf_node *x, pf_real s);
+/* y = x + c (value stream only). */
+pf_node *pf_add_const(pf_graph *g, pf_node *x, pf_real c);
+/* Per channel: y_j = scale[j] * x_j + shift[j] (shift on the value stream);
+ * the arrays are copied. Input normalisation to [-1, 1] is one affine. */
+pf_node *pf_affine(pf_graph *g, pf_node *x, const pf_real *scale, const pf_real *shift);
+/* y = factor * p * x for the scalar trainable parameter p (1 x 1):
+ * layer-wise adaptive activation slopes (Jagtap et al. 2020). */
+pf_node *pf_scale_param(pf_graph *g, pf_node *x, int p, pf_real factor);
+
+/* Concatenate channels of k jets with equal n and layout. */
+pf_node *pf_concat(pf_graph *g, int k, pf_node *const *xs);
+/* Channels [c0, c0 + nc). */
+pf_node *pf_slice(pf_graph *g, pf_node *x, int c0, int nc);
+
+/* Value-only field of d^k x / dv_dir^k (k = 0: the value). */
+pf_node *pf_deriv(pf_graph *g, pf_node *x, int dir, int k);
+/* Value-only field of collapsed stream c (e.g. the Laplacian). */
+pf_node *pf_deriv_collapsed(pf_graph *g, pf_node *x, int c);
+
+/* Scalar (1 x 1): (1 / (n c)) sum_i w_i sum_j r_ij^2 over the value stream of
+ * r; w is a value-only n x 1 node or NULL (all ones). */
+pf_node *pf_mean_square(pf_graph *g, pf_node *r, pf_node *w);
+
+/* Declare a scalar node a loss term; returns its index t (0, 1, ...). */
+int pf_loss(pf_graph *g, const char *name, pf_node *scalar);
+
+/* ---------------------------------------------------------------- lifecycle */
+
+pf_graph *pf_graph_alloc(const pf_backend *backend);
+void pf_graph_free(pf_graph *g);
+
+/* Plan and allocate every buffer, decide which nodes need gradients, and
+ * initialise the parameters from `seed`. After this no node can be added. */
+pf_status pf_graph_compile(pf_graph *g, uint64_t seed);
+
+/* Re-initialise all parameters from `seed` (same streams as compile). */
+void pf_graph_init_params(pf_graph *g, uint64_t seed);
+
+/* Set an input's values: v is n x c (row-major). Derivative streams are
+ * seeded from the input's directions. */
+void pf_graph_set_input(pf_graph *g, pf_node *input, const pf_real *v);
+
+/* Evaluate every node and every loss term. */
+void pf_graph_forward(pf_graph *g);
+
+/* Gradients of sum_t weights[t] * L_t into pf_graph_grads() (overwritten,
+ * also d/d(point weights) for pf_param_field). weights NULL = all ones.
+ * Requires a forward pass with the current parameters. */
+void pf_graph_backward(pf_graph *g, const pf_real *weights);
+
+/* ----------------------------------------------------------------- queries */
+
+int pf_graph_nloss(const pf_graph *g);
+const char *pf_graph_loss_name(const pf_graph *g, int t);
+double pf_graph_loss_value(const pf_graph *g, int t);   /* after forward */
+
+size_t pf_graph_nparams(const pf_graph *g);    /* trainable scalars */
+pf_real *pf_graph_params(pf_graph *g);         /* flat trainable buffer */
+pf_real *pf_graph_grads(pf_graph *g);          /* flat gradient buffer */
+int pf_graph_param_count(const pf_graph *g);   /* registered parameters */
+/* Data of parameter `id` (trainable or frozen); its gradient or NULL. */
+pf_real *pf_graph_param_data(pf_graph *g, int id);
+pf_real *pf_graph_param_grad(pf_graph *g, int id);
+size_t pf_graph_param_offset(const pf_graph *g, int id); /* in the flat buffer */
+const char *pf_graph_param_name(const pf_graph *g, int id);
+void pf_graph_param_shape(const pf_graph *g, int id, int *rows, int *cols);
+
+int pf_node_n(const pf_node *x);
+int pf_node_c(const pf_node *x);
+int pf_node_nstreams(const pf_node *x);
+const pf_jet_layout *pf_node_layout(const pf_node *x);
+
+/* Copy a node's buffer ([S][n][c]) to host memory, after forward. */
+void pf_graph_read(const pf_graph *g, const pf_node *x, pf_real *dst);
+/* Keep every node's gradient after backward (call before compile). By
+ * default a gradient buffer lives only from its first writer to its node's
+ * own backward, and buffers whose lives do not overlap share memory — less
+ * memory, and gradients stay in cache. */
+void pf_graph_keep_grads(pf_graph *g, bool keep);
+
+/* Copy a node's gradient buffer to host memory, after backward (zeros if the
+ * node needs no gradient). Needs pf_graph_keep_grads(g, true). */
+void pf_graph_read_grad(const pf_graph *g, const pf_node *x, pf_real *dst);
+
+/* Bytes in the graph's arena (for reporting). */
+size_t pf_graph_bytes(const pf_graph *g);
+
+/* ----------------------------------------------------------------- profile */
+
+/* Time every node's forward and backward from now on (on = true; the
+ * buffer is allocated here, never in a step) or stop and discard. */
+pf_status pf_graph_profile(pf_graph *g, bool on);
+
+typedef struct pf_profile_row {
+    const char *op;      /* "linear", "unary:tanh", ... */
+    int n, c, S;         /* the node's points, channels, streams */
+    double fwd_s, bwd_s; /* seconds summed since profiling started */
+} pf_profile_row;
+
+/* Number of nodes; rows[i] for i < max describes node i. */
+int pf_graph_profile_rows(const pf_graph *g, pf_profile_row *rows, int max);
+
+#endif

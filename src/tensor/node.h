@@ -1,0 +1,71 @@
+/*
+ * node.h — the graph node, shared by the graph and the backends (internal:
+ * model and PDE code use graph.h only).
+ *
+ * Gradient flow: backward visits nodes in reverse order. The first consumer
+ * (in that order) of a node writes its gradient buffer, later ones add to it
+ * (in_acc[i] = 0 / 1), so no gradient buffer is ever cleared. Parameter
+ * gradients are accumulated into the flat gradient buffer, which backward
+ * clears once.
+ */
+#ifndef PF_TENSOR_NODE_H
+#define PF_TENSOR_NODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tensor/graph.h"
+#include "tensor/jet.h"
+
+typedef enum pf_op {
+    PF_OP_INPUT,
+    PF_OP_PARAM_FIELD,
+    PF_OP_LINEAR,
+    PF_OP_LINEAR_RWF,
+    PF_OP_UNARY,
+    PF_OP_MUL,
+    PF_OP_ADD,
+    PF_OP_SUB,
+    PF_OP_AFFINE,
+    PF_OP_SCALE_PARAM,
+    PF_OP_CONCAT,
+    PF_OP_SLICE,
+    PF_OP_DERIV,
+    PF_OP_MEAN_SQUARE,
+    PF_OP_COUNT
+} pf_op;
+
+const char *pf_op_name(pf_op op);
+
+#define PF_NODE_MAX_PARAMS 3
+
+struct pf_node {
+    int id;
+    pf_op op;
+    int n, c, S;            /* points, channels, streams */
+    pf_jet_layout layout;
+    int nin;
+    struct pf_node **in;    /* inputs */
+    bool *in_acc;           /* per input: accumulate (true) or overwrite its grad */
+
+    /* op arguments */
+    pf_unary_op unary;
+    pf_real p;              /* unary exponent; scale factor */
+    int param[PF_NODE_MAX_PARAMS]; /* parameter ids, -1 = none */
+    int i0;                 /* deriv: source stream; slice: first channel */
+    pf_real *vec;           /* affine: scale[c] then shift[c]; input: dirs[ndir][c] */
+
+    /* resolved by compile */
+    pf_real *val;           /* [S][n][c] */
+    pf_real *grad;          /* [S][n][c], NULL when no gradient flows here */
+    pf_real *scratch;       /* op workspace, sized by the backend's scratch_bytes() */
+    pf_real *pw[PF_NODE_MAX_PARAMS];   /* parameter data */
+    pf_real *pg[PF_NODE_MAX_PARAMS];   /* parameter gradients, NULL if frozen */
+    bool needs_grad;        /* depends on a trainable parameter and reaches a loss */
+};
+
+/* Elements of one stream / of the whole buffer. */
+static inline size_t pf_node_stream_len(const struct pf_node *x) { return (size_t)x->n * x->c; }
+static inline size_t pf_node_len(const struct pf_node *x) { return (size_t)x->S * x->n * x->c; }
+
+#endif

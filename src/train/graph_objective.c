@@ -1,0 +1,30 @@
+#include "train/graph_objective.h"
+
+#include <string.h>
+
+double pf_graph_total_loss(const pf_graph *g, const pf_real *weights)
+{
+    double s = 0;
+    for (int t = 0; t < pf_graph_nloss(g); t++)
+        s += (weights ? weights[t] : 1) * pf_graph_loss_value(g, t);
+    return s;
+}
+
+static double graph_fdf(void *ctx, const pf_real *x, pf_real *grad)
+{
+    pf_graph_objective *o = ctx;
+    size_t n = pf_graph_nparams(o->g);
+    pf_real *params = pf_graph_params(o->g);
+    if (x != params) memcpy(params, x, n * sizeof *params);
+    pf_graph_forward(o->g);
+    pf_graph_backward(o->g, o->weights);
+    const pf_real *gr = pf_graph_grads(o->g);
+    if (grad != gr) memcpy(grad, gr, n * sizeof *grad);
+    o->evals++;
+    return pf_graph_total_loss(o->g, o->weights);
+}
+
+pf_lbfgs_objective pf_graph_objective_lbfgs(pf_graph_objective *ctx)
+{
+    return (pf_lbfgs_objective){graph_fdf, ctx};
+}
