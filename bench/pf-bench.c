@@ -62,6 +62,21 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* Whether `name` is one of the comma-separated names in `list` (NULL: all). */
+static int selected(const char *list, const char *name)
+{
+    if (!list) return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n)) return 1;
+        if (!e) break;
+        p = e + 1;
+    }
+    return 0;
+}
+
 static int input_dim(const bench_case *c) { return c->pde == PDE_POISSON5D ? 5 : 2; }
 
 /* The comparator's Taylor-mode minimum GEMM FLOPs per step. */
@@ -342,7 +357,7 @@ int main(int argc, char **argv)
            "bound_ms", "x_bound");
     for (int i = 0; i < NCASES; i++) {
         const bench_case *c = &cases[i];
-        if (only && !strstr(only, c->name)) continue;
+        if (!selected(only, c->name)) continue;
         double ours[16], theirs[16], loss = 0;
         int nt = 0;
         for (int r = 0; r < rounds && r < 16; r++) {

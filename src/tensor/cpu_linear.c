@@ -55,24 +55,36 @@ static const pf_real *effective_weight(struct pf_node *y)
     return W;
 }
 
+/* y[r] = sum_i x[r][i] Wt[i] (+ b for the first n0 rows, the value stream). */
+static void thin_forward(pf_real *restrict y, const pf_real *restrict x, const pf_real *restrict Wt,
+                         const pf_real *restrict b, int rows, int n0, int out, int in)
+{
+#pragma omp parallel for schedule(static) if ((size_t)rows * out > PF_CPU_PAR_MIN)
+    for (int r = 0; r < rows; r++) {
+        pf_real *restrict yr = y + (size_t)r * out;
+        const pf_real *restrict xr = x + (size_t)r * in;
+        if (b && r < n0)
+            for (int o = 0; o < out; o++) yr[o] = b[o];
+        else
+            for (int o = 0; o < out; o++) yr[o] = 0;
+        for (int i = 0; i < in; i++) {
+            const pf_real *restrict wi = Wt + (size_t)i * out;
+            pf_real xi = xr[i];
+            for (int o = 0; o < out; o++) yr[o] += xi * wi[o];
+        }
+    }
+}
+
 void pf_cpu_linear_fwd(struct pf_node *y)
 {
     const struct pf_node *x = y->in[0];
     int rows = y->S * y->n, out = y->c, in = x->c;
     const pf_real *W = effective_weight(y), *b = y->pw[1];
-    if (in <= THIN_IN && out > 1) { /* one pass, bias fused: y_r = sum_i x_ri W_:i (+ b) */
-        const pf_real *xv = x->val;
-        pf_real *yv = y->val;
-        int n0 = y->n;
-#pragma omp parallel for schedule(static) if ((size_t)rows * out > PF_CPU_PAR_MIN)
-        for (int r = 0; r < rows; r++) {
-            pf_real *restrict yr = yv + (size_t)r * out;
-            for (int o = 0; o < out; o++) yr[o] = b && r < n0 ? b[o] : 0;
-            for (int i = 0; i < in; i++) {
-                pf_real xi = xv[(size_t)r * in + i];
-                for (int o = 0; o < out; o++) yr[o] += xi * W[o * in + i];
-            }
-        }
+    if (in <= THIN_IN && out > 1) { /* one pass, bias fused: y_r = sum_i x_ri W^T_i: (+ b) */
+        pf_real *Wt = partials(y);     /* W^T [in][out], contiguous rows for the inner loop */
+        for (int o = 0; o < out; o++)
+            for (int i = 0; i < in; i++) Wt[(size_t)i * out + o] = W[o * in + i];
+        thin_forward(y->val, x->val, Wt, b, rows, y->n, out, in);
         return;
     }
     if (out == 1)

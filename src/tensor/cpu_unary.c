@@ -25,8 +25,9 @@
 
 typedef pf_real ftab[MAXF][BLK];
 
-/* f[k][i] = f^(k)(a[i]) for k = 0..K. `t` is the op's output value stream
- * (f_0) when already known (backward), else NULL. */
+/* f[k][i] = f^(k)(a[i]) for k = 0..K at least (tanh, the common case, stops
+ * at K; the others fill all six). `t` is the op's output value stream (f_0)
+ * when already known (backward), else NULL. */
 static void derivs(pf_unary_op op, pf_real p, const pf_real *restrict a, const pf_real *restrict t,
                    int m, int K, ftab f)
 {
@@ -37,28 +38,42 @@ static void derivs(pf_unary_op op, pf_real p, const pf_real *restrict a, const p
         if (t) memcpy(f0, t, (size_t)m * sizeof *f0);
         else
             for (int i = 0; i < m; i++) f0[i] = pf_tanh(a[i]);
-        /* derivatives as polynomials in u = tanh(a) */
+        /* derivatives as polynomials in u = tanh(a), only up to order K */
         for (int i = 0; i < m; i++) {
             pf_real u = f0[i], u2 = u * u;
             f1[i] = 1 - u2;
             f2[i] = -2 * u * (1 - u2);
-            f3[i] = -2 + u2 * (8 - 6 * u2);
-            f4[i] = u * (16 + u2 * (-40 + 24 * u2));
-            f5[i] = 16 + u2 * (-136 + u2 * (240 - 120 * u2));
         }
+        if (K >= 3)
+            for (int i = 0; i < m; i++) {
+                pf_real u2 = f0[i] * f0[i];
+                f3[i] = -2 + u2 * (8 - 6 * u2);
+            }
+        if (K >= 4)
+            for (int i = 0; i < m; i++) {
+                pf_real u = f0[i], u2 = u * u;
+                f4[i] = u * (16 + u2 * (-40 + 24 * u2));
+            }
+        if (K >= 5)
+            for (int i = 0; i < m; i++) {
+                pf_real u2 = f0[i] * f0[i];
+                f5[i] = 16 + u2 * (-136 + u2 * (240 - 120 * u2));
+            }
         break;
     case PF_UNARY_SIN:
     case PF_UNARY_COS: {
-        int is_sin = op == PF_UNARY_SIN;
+        /* two loops: gcc would fuse sin and cos into sincos, which has no
+         * vector variant declared */
+        pf_real *restrict sv = op == PF_UNARY_SIN ? f0 : f1, *restrict cv = op == PF_UNARY_SIN ? f1 : f0;
+        for (int i = 0; i < m; i++) sv[i] = pf_sin(a[i]);
+        for (int i = 0; i < m; i++) cv[i] = pf_cos(a[i]);
+        if (op == PF_UNARY_COS)
+            for (int i = 0; i < m; i++) f1[i] = -f1[i]; /* cos' = -sin */
         for (int i = 0; i < m; i++) {
-            pf_real s = pf_sin(a[i]), c = pf_cos(a[i]);
-            pf_real v0 = is_sin ? s : c, v1 = is_sin ? c : -s;
-            f0[i] = v0;
-            f1[i] = v1;
-            f2[i] = -v0;
-            f3[i] = -v1;
-            f4[i] = v0;
-            f5[i] = v1;
+            f2[i] = -f0[i];
+            f3[i] = -f1[i];
+            f4[i] = f0[i];
+            f5[i] = f1[i];
         }
         break;
     }
@@ -148,102 +163,174 @@ static void derivs(pf_unary_op op, pf_real p, const pf_real *restrict a, const p
     }
     case PF_UNARY_COUNT: PF_ABORT("bad unary op");
     }
-    (void)K; /* tables are filled to order 5: cheap next to the stream loops */
+}
+
+/* The per-order loops take every stream as a restrict parameter: gcc trusts
+ * restrict on parameters (not on local pointers) and only then vectorises
+ * loops that write several streams. */
+#define R restrict
+static void fwd_o1(int m, const pf_real *R f1, const pf_real *R a1, pf_real *R h1)
+{
+    for (int i = 0; i < m; i++) h1[i] = f1[i] * a1[i];
+}
+
+static void fwd_o2(int m, const pf_real *R f1, const pf_real *R f2, const pf_real *R a1,
+                   const pf_real *R a2, pf_real *R h1, pf_real *R h2)
+{
+    for (int i = 0; i < m; i++) {
+        pf_real x1 = a1[i];
+        h1[i] = f1[i] * x1;
+        h2[i] = f2[i] * x1 * x1 + f1[i] * a2[i];
+    }
+}
+
+static void fwd_o3(int m, const pf_real *R f1, const pf_real *R f2, const pf_real *R f3,
+                   const pf_real *R a1, const pf_real *R a2, const pf_real *R a3, pf_real *R h1,
+                   pf_real *R h2, pf_real *R h3)
+{
+    for (int i = 0; i < m; i++) {
+        pf_real x1 = a1[i], x2 = a2[i];
+        h1[i] = f1[i] * x1;
+        h2[i] = f2[i] * x1 * x1 + f1[i] * x2;
+        h3[i] = f3[i] * x1 * x1 * x1 + 3 * f2[i] * x1 * x2 + f1[i] * a3[i];
+    }
+}
+
+static void fwd_o4(int m, const pf_real *R f1, const pf_real *R f2, const pf_real *R f3,
+                   const pf_real *R f4, const pf_real *R a1, const pf_real *R a2,
+                   const pf_real *R a3, const pf_real *R a4, pf_real *R h1, pf_real *R h2,
+                   pf_real *R h3, pf_real *R h4)
+{
+    for (int i = 0; i < m; i++) {
+        pf_real x1 = a1[i], x2 = a2[i], x3 = a3[i], s1 = x1 * x1;
+        h1[i] = f1[i] * x1;
+        h2[i] = f2[i] * s1 + f1[i] * x2;
+        h3[i] = f3[i] * s1 * x1 + 3 * f2[i] * x1 * x2 + f1[i] * x3;
+        h4[i] = f4[i] * s1 * s1 + 6 * f3[i] * s1 * x2 + f2[i] * (3 * x2 * x2 + 4 * x1 * x3) +
+                f1[i] * a4[i];
+    }
 }
 
 /* Forward of one direction of order k on a block of m elements. */
-static void fdb_dir_fwd(int k, int m, ftab f, const pf_real *const a[5], pf_real *const h[5])
+static void fdb_dir_fwd(int k, int m, ftab f, pf_real *const a[5], pf_real *const h[5])
 {
-    const pf_real *restrict f1 = f[1], *restrict f2 = f[2], *restrict f3 = f[3], *restrict f4 = f[4];
-    const pf_real *restrict a1 = a[1], *restrict a2 = a[2], *restrict a3 = a[3], *restrict a4 = a[4];
-    pf_real *restrict h1 = h[1], *restrict h2 = h[2], *restrict h3 = h[3], *restrict h4 = h[4];
     switch (k) {
-    case 1:
-        for (int i = 0; i < m; i++) h1[i] = f1[i] * a1[i];
-        break;
-    case 2:
-        for (int i = 0; i < m; i++) {
-            pf_real x1 = a1[i];
-            h1[i] = f1[i] * x1;
-            h2[i] = f2[i] * x1 * x1 + f1[i] * a2[i];
-        }
-        break;
+    case 1: fwd_o1(m, f[1], a[1], h[1]); break;
+    case 2: fwd_o2(m, f[1], f[2], a[1], a[2], h[1], h[2]); break;
+    case 3: fwd_o3(m, f[1], f[2], f[3], a[1], a[2], a[3], h[1], h[2], h[3]); break;
+    case 4: fwd_o4(m, f[1], f[2], f[3], f[4], a[1], a[2], a[3], a[4], h[1], h[2], h[3], h[4]); break;
+    }
+}
+
+/* Backward per order: o_j = d/da_j (block temporaries), g0 += d/da_0. */
+static void bwd_o1(int m, const pf_real *R f1, const pf_real *R f2, const pf_real *R a1,
+                   const pf_real *R y1, pf_real *R o1, pf_real *R g0)
+{
+    for (int i = 0; i < m; i++) {
+        o1[i] = y1[i] * f1[i];
+        g0[i] += y1[i] * f2[i] * a1[i];
+    }
+}
+
+static void bwd_o2(int m, const pf_real *R f1, const pf_real *R f2, const pf_real *R f3,
+                   const pf_real *R a1, const pf_real *R a2, const pf_real *R g1,
+                   const pf_real *R g2, pf_real *R o1, pf_real *R o2, pf_real *R g0)
+{
+    for (int i = 0; i < m; i++) {
+        pf_real x1 = a1[i], x2 = a2[i], y1 = g1[i], y2 = g2[i];
+        o1[i] = y1 * f1[i] + 2 * y2 * f2[i] * x1;
+        o2[i] = y2 * f1[i];
+        g0[i] += y1 * f2[i] * x1 + y2 * (f3[i] * x1 * x1 + f2[i] * x2);
+    }
+}
+
+static void bwd_o3(int m, const pf_real *R f1, const pf_real *R f2, const pf_real *R f3,
+                   const pf_real *R f4, const pf_real *R a1, const pf_real *R a2,
+                   const pf_real *R a3, const pf_real *R g1, const pf_real *R g2,
+                   const pf_real *R g3, pf_real *R o1, pf_real *R o2, pf_real *R o3, pf_real *R g0)
+{
+    for (int i = 0; i < m; i++) {
+        pf_real x1 = a1[i], x2 = a2[i], x3 = a3[i], y1 = g1[i], y2 = g2[i], y3 = g3[i];
+        pf_real s1 = x1 * x1;
+        o1[i] = y1 * f1[i] + 2 * y2 * f2[i] * x1 + y3 * 3 * (f3[i] * s1 + f2[i] * x2);
+        o2[i] = y2 * f1[i] + 3 * y3 * f2[i] * x1;
+        o3[i] = y3 * f1[i];
+        g0[i] += y1 * f2[i] * x1 + y2 * (f3[i] * s1 + f2[i] * x2) +
+                 y3 * (f4[i] * s1 * x1 + 3 * f3[i] * x1 * x2 + f2[i] * x3);
+    }
+}
+
+static void bwd_o4(int m, const pf_real *R f1, const pf_real *R f2, const pf_real *R f3,
+                   const pf_real *R f4, const pf_real *R f5, const pf_real *R a1,
+                   const pf_real *R a2, const pf_real *R a3, const pf_real *R a4,
+                   const pf_real *R g1, const pf_real *R g2, const pf_real *R g3,
+                   const pf_real *R g4, pf_real *R o1, pf_real *R o2, pf_real *R o3, pf_real *R o4,
+                   pf_real *R g0)
+{
+    for (int i = 0; i < m; i++) {
+        pf_real x1 = a1[i], x2 = a2[i], x3 = a3[i], x4 = a4[i];
+        pf_real y1 = g1[i], y2 = g2[i], y3 = g3[i], y4 = g4[i];
+        pf_real s1 = x1 * x1;
+        o1[i] = y1 * f1[i] + 2 * y2 * f2[i] * x1 + y3 * 3 * (f3[i] * s1 + f2[i] * x2) +
+                y4 * 4 * (f4[i] * s1 * x1 + 3 * f3[i] * x1 * x2 + f2[i] * x3);
+        o2[i] = y2 * f1[i] + 3 * y3 * f2[i] * x1 + 6 * y4 * (f3[i] * s1 + f2[i] * x2);
+        o3[i] = y3 * f1[i] + 4 * y4 * f2[i] * x1;
+        o4[i] = y4 * f1[i];
+        g0[i] += y1 * f2[i] * x1 + y2 * (f3[i] * s1 + f2[i] * x2) +
+                 y3 * (f4[i] * s1 * x1 + 3 * f3[i] * x1 * x2 + f2[i] * x3) +
+                 y4 * (f5[i] * s1 * s1 + 6 * f4[i] * s1 * x2 + f3[i] * (3 * x2 * x2 + 4 * x1 * x3) +
+                       f2[i] * x4);
+    }
+}
+
+/* Backward of one direction of order k: d/da_j into block temporaries o,
+ * the contribution to d/da0 added into g0. */
+static void fdb_dir_bwd(int k, int m, ftab f, pf_real *const a[5], pf_real *const gh[5],
+                        pf_real o[4][BLK], pf_real *g0)
+{
+    switch (k) {
+    case 1: bwd_o1(m, f[1], f[2], a[1], gh[1], o[0], g0); break;
+    case 2: bwd_o2(m, f[1], f[2], f[3], a[1], a[2], gh[1], gh[2], o[0], o[1], g0); break;
     case 3:
-        for (int i = 0; i < m; i++) {
-            pf_real x1 = a1[i], x2 = a2[i];
-            h1[i] = f1[i] * x1;
-            h2[i] = f2[i] * x1 * x1 + f1[i] * x2;
-            h3[i] = f3[i] * x1 * x1 * x1 + 3 * f2[i] * x1 * x2 + f1[i] * a3[i];
-        }
+        bwd_o3(m, f[1], f[2], f[3], f[4], a[1], a[2], a[3], gh[1], gh[2], gh[3], o[0], o[1], o[2], g0);
         break;
     case 4:
-        for (int i = 0; i < m; i++) {
-            pf_real x1 = a1[i], x2 = a2[i], x3 = a3[i], s1 = x1 * x1;
-            h1[i] = f1[i] * x1;
-            h2[i] = f2[i] * s1 + f1[i] * x2;
-            h3[i] = f3[i] * s1 * x1 + 3 * f2[i] * x1 * x2 + f1[i] * x3;
-            h4[i] = f4[i] * s1 * s1 + 6 * f3[i] * s1 * x2 + f2[i] * (3 * x2 * x2 + 4 * x1 * x3) +
-                    f1[i] * a4[i];
-        }
+        bwd_o4(m, f[1], f[2], f[3], f[4], f[5], a[1], a[2], a[3], a[4], gh[1], gh[2], gh[3], gh[4],
+               o[0], o[1], o[2], o[3], g0);
         break;
     }
 }
 
-/* Backward of one direction of order k: ga_j written to block temporaries,
- * and the contribution to d/da0 added into g0. */
-static void fdb_dir_bwd(int k, int m, ftab f, const pf_real *const a[5], const pf_real *const gh[5],
-                        pf_real ga[4][BLK], pf_real *restrict g0)
+/* Collapsed stream, forward: hL = f2 q + f1 aL with q = sum_d w_d a_d1^2. */
+static void coll_fwd(int m, const pf_real *R f1, const pf_real *R f2, const pf_real *R q,
+                     const pf_real *R aL, pf_real *R hL)
 {
-    const pf_real *restrict f1 = f[1], *restrict f2 = f[2], *restrict f3 = f[3], *restrict f4 = f[4],
-                            *restrict f5 = f[5];
-    const pf_real *restrict a1 = a[1], *restrict a2 = a[2], *restrict a3 = a[3], *restrict a4 = a[4];
-    const pf_real *restrict g1 = gh[1], *restrict g2 = gh[2], *restrict g3 = gh[3], *restrict g4 = gh[4];
-    pf_real *restrict o1 = ga[0], *restrict o2 = ga[1], *restrict o3 = ga[2], *restrict o4 = ga[3];
-    switch (k) {
-    case 1:
-        for (int i = 0; i < m; i++) {
-            o1[i] = g1[i] * f1[i];
-            g0[i] += g1[i] * f2[i] * a1[i];
-        }
-        break;
-    case 2:
-        for (int i = 0; i < m; i++) {
-            pf_real x1 = a1[i], x2 = a2[i], y1 = g1[i], y2 = g2[i];
-            o1[i] = y1 * f1[i] + 2 * y2 * f2[i] * x1;
-            o2[i] = y2 * f1[i];
-            g0[i] += y1 * f2[i] * x1 + y2 * (f3[i] * x1 * x1 + f2[i] * x2);
-        }
-        break;
-    case 3:
-        for (int i = 0; i < m; i++) {
-            pf_real x1 = a1[i], x2 = a2[i], x3 = a3[i], y1 = g1[i], y2 = g2[i], y3 = g3[i];
-            pf_real s1 = x1 * x1;
-            o1[i] = y1 * f1[i] + 2 * y2 * f2[i] * x1 + y3 * 3 * (f3[i] * s1 + f2[i] * x2);
-            o2[i] = y2 * f1[i] + 3 * y3 * f2[i] * x1;
-            o3[i] = y3 * f1[i];
-            g0[i] += y1 * f2[i] * x1 + y2 * (f3[i] * s1 + f2[i] * x2) +
-                     y3 * (f4[i] * s1 * x1 + 3 * f3[i] * x1 * x2 + f2[i] * x3);
-        }
-        break;
-    case 4:
-        for (int i = 0; i < m; i++) {
-            pf_real x1 = a1[i], x2 = a2[i], x3 = a3[i], x4 = a4[i];
-            pf_real y1 = g1[i], y2 = g2[i], y3 = g3[i], y4 = g4[i];
-            pf_real s1 = x1 * x1;
-            o1[i] = y1 * f1[i] + 2 * y2 * f2[i] * x1 +
-                    y3 * 3 * (f3[i] * s1 + f2[i] * x2) +
-                    y4 * 4 * (f4[i] * s1 * x1 + 3 * f3[i] * x1 * x2 + f2[i] * x3);
-            o2[i] = y2 * f1[i] + 3 * y3 * f2[i] * x1 + 6 * y4 * (f3[i] * s1 + f2[i] * x2);
-            o3[i] = y3 * f1[i] + 4 * y4 * f2[i] * x1;
-            o4[i] = y4 * f1[i];
-            g0[i] += y1 * f2[i] * x1 + y2 * (f3[i] * s1 + f2[i] * x2) +
-                     y3 * (f4[i] * s1 * x1 + 3 * f3[i] * x1 * x2 + f2[i] * x3) +
-                     y4 * (f5[i] * s1 * s1 + 6 * f4[i] * s1 * x2 +
-                           f3[i] * (3 * x2 * x2 + 4 * x1 * x3) + f2[i] * x4);
-        }
-        break;
+    for (int i = 0; i < m; i++) hL[i] = f2[i] * q[i] + f1[i] * aL[i];
+}
+
+static void add_sq(int m, pf_real w, const pf_real *R a1, pf_real *R q)
+{
+    for (int i = 0; i < m; i++) q[i] += w * a1[i] * a1[i];
+}
+
+/* Collapsed stream, backward: o1 += 2 w gL f2 a1 for a direction. */
+static void coll_bwd_dir(int m, pf_real w, const pf_real *R gL, const pf_real *R f2,
+                         const pf_real *R a1, pf_real *R o1)
+{
+    for (int i = 0; i < m; i++) o1[i] += 2 * w * gL[i] * f2[i] * a1[i];
+}
+
+/* Collapsed stream, backward: g0 += gL (f3 q + f2 aL), oL = gL f1. */
+static void coll_bwd(int m, const pf_real *R gL, const pf_real *R f1, const pf_real *R f2,
+                     const pf_real *R f3, const pf_real *R q, const pf_real *R aL, pf_real *R g0,
+                     pf_real *R oL)
+{
+    for (int i = 0; i < m; i++) {
+        g0[i] += gL[i] * (f3[i] * q[i] + f2[i] * aL[i]);
+        oL[i] = gL[i] * f1[i];
     }
 }
+#undef R
 
 /* Pointers to the k-th stream of direction d of a jet buffer at element b0. */
 static void dir_ptrs(const pf_jet_layout *L, pf_real *buf, size_t len, size_t b0, int d,
@@ -271,20 +358,15 @@ void pf_cpu_unary_fwd(struct pf_node *y)
             pf_real *a[5], *h[5];
             dir_ptrs(L, xv, len, b0, d, a);
             dir_ptrs(L, yv, len, b0, d, h);
-            fdb_dir_fwd(L->order[d], m, f, (const pf_real *const *)a, h);
+            fdb_dir_fwd(L->order[d], m, f, a, h);
         }
         for (int c = 0; c < L->ncoll; c++) {
             size_t sc = (size_t)pf_jet_collapsed(L, c) * len + b0;
-            const pf_real *restrict aL = xv + sc, *restrict f1 = f[1], *restrict f2 = f[2];
-            pf_real *restrict hL = yv + sc;
             pf_real q[BLK] = {0};
-            for (int d = 0; d < L->ndir; d++) {
-                pf_real w = L->coll_w[c][d];
-                if (w == 0) continue;
-                const pf_real *restrict a1 = xv + (size_t)pf_jet_stream(L, d, 1) * len + b0;
-                for (int i = 0; i < m; i++) q[i] += w * a1[i] * a1[i];
-            }
-            for (int i = 0; i < m; i++) hL[i] = f2[i] * q[i] + f1[i] * aL[i];
+            for (int d = 0; d < L->ndir; d++)
+                if (L->coll_w[c][d] != 0)
+                    add_sq(m, L->coll_w[c][d], xv + (size_t)pf_jet_stream(L, d, 1) * len + b0, q);
+            coll_fwd(m, f[1], f[2], q, xv + sc, yv + sc);
         }
     }
 }
@@ -317,33 +399,21 @@ void pf_cpu_unary_bwd(struct pf_node *y)
             dir_ptrs(L, gy, len, b0, d, gh);
             dir_ptrs(L, gx, len, b0, d, ga);
             pf_real tmp[4][BLK];
-            fdb_dir_bwd(L->order[d], m, f, (const pf_real *const *)a, (const pf_real *const *)gh, tmp,
-                        g0);
+            fdb_dir_bwd(L->order[d], m, f, a, gh, tmp, g0);
             for (int k = 1; k <= L->order[d]; k++) pf_cpu_put(ga[k], tmp[k - 1], (size_t)m, acc);
         }
         for (int c = 0; c < L->ncoll; c++) {
             size_t sc = (size_t)pf_jet_collapsed(L, c) * len + b0;
-            const pf_real *restrict aL = xv + sc, *restrict gL = gy + sc;
-            const pf_real *restrict f1 = f[1], *restrict f2 = f[2], *restrict f3 = f[3];
-            pf_real *restrict oL = gx + sc;
-            pf_real q[BLK] = {0};
+            pf_real q[BLK] = {0}, t[BLK];
             for (int d = 0; d < L->ndir; d++) {
                 pf_real w = L->coll_w[c][d];
                 if (w == 0) continue;
                 size_t s1 = (size_t)pf_jet_stream(L, d, 1) * len + b0;
-                const pf_real *restrict a1 = xv + s1;
-                pf_real *restrict o1 = gx + s1;
-                for (int i = 0; i < m; i++) {
-                    q[i] += w * a1[i] * a1[i];
-                    o1[i] += 2 * w * gL[i] * f2[i] * a1[i];
-                }
+                add_sq(m, w, xv + s1, q);
+                coll_bwd_dir(m, w, gy + sc, f[2], xv + s1, gx + s1);
             }
-            pf_real t[BLK];
-            for (int i = 0; i < m; i++) {
-                g0[i] += gL[i] * (f3[i] * q[i] + f2[i] * aL[i]);
-                t[i] = gL[i] * f1[i];
-            }
-            pf_cpu_put(oL, t, (size_t)m, acc);
+            coll_bwd(m, gy + sc, f[1], f[2], f[3], q, xv + sc, g0, t);
+            pf_cpu_put(gx + sc, t, (size_t)m, acc);
         }
         pf_cpu_put(gx + b0, g0, (size_t)m, acc);
     }

@@ -80,5 +80,13 @@ bool pf_jet_layout_valid(const pf_jet_layout *L)
                     L->order[d], PF_JET_MAX_ORDER);
             return false;
         }
+    /* every direction has a first-order stream, so only a weight beyond ndir can lack one */
+    for (int c = 0; c < L->ncoll; c++)
+        for (int d = L->ndir; d < PF_JET_MAX_DIRS; d++)
+            if (L->coll_w[c][d] != 0) {
+                pf_fail(PF_ERR_INVALID, "collapsed stream %d weights direction %d, but there are %d",
+                        c, d, L->ndir);
+                return false;
+            }
     return true;
 }
