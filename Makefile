@@ -68,9 +68,14 @@ PREC_DEF := $(if $(filter double,$(PRECISION)),-DPF_DOUBLE=1)
 comma    := ,
 SAN      := $(if $(filter 1,$(SANITIZE)),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CFLAGS_ALL := $(CSTD) $(OPT) -g -march=$(ARCH) -fno-math-errno -fopenmp $(WARN) $(PREC_DEF) $(SAN) -Isrc -Ipdes $(PKG_CFLAGS) $(CFLAGS)
-LDLIBS_ALL := $(SAN) -fopenmp $(PKG_LIBS) -lmvec -lm $(LDLIBS)
+# OpenBLAS provides the CBLAS that GSL calls; its own reference CBLAS would
+# only shadow or be shadowed by it depending on link order.
+PKG_LIBS   := $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS) 2>/dev/null))
+# One OpenMP runtime: OpenBLAS uses GNU libgomp, so clang must too (its own
+# libomp would add a second thread pool, which oversubscribes the cores).
+OPENMP   := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),-fopenmp=libgomp,-fopenmp)
+CFLAGS_ALL := $(CSTD) $(OPT) -g -march=$(ARCH) -fno-math-errno $(OPENMP) $(WARN) $(PREC_DEF) $(SAN) -Isrc -Ipdes $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS_ALL := $(SAN) $(OPENMP) $(PKG_LIBS) -lmvec -lm $(LDLIBS)
 
 NVCCFLAGS ?= -O2 -std=c++17 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 NVCC_ALL  := $(NVCCFLAGS) $(PREC_DEF) -Isrc -Xcompiler -Wall,-Werror
@@ -100,7 +105,7 @@ TEST_BIN  := $(BUILD)/bin/pf-tests
 BENCH_BIN := $(BUILD)/bin/pf-bench
 FLAGS_FILE := $(BUILD)/FLAGS
 
-.PHONY: all lib test test-run bench clean hdr-check help cuda
+.PHONY: all lib test test-run bench clean hdr-check clang-check help cuda
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -160,6 +165,19 @@ test:
 	$(Q)$(MAKE) --no-print-directory PRECISION=double test-run
 ifeq ($(USE_CUDA)$(SANITIZE),10)
 	$(Q)$(MAKE) --no-print-directory cuda
+endif
+	$(Q)$(MAKE) --no-print-directory clang-check
+
+# Warnings are errors under both compilers: when clang exists, every C file
+# must also pass clang's checks (syntax and warnings only, no build).
+CLANG ?= $(shell command -v clang 2>/dev/null)
+clang-check:
+ifneq ($(CLANG),)
+	$(Q)for f in $(LIB_SRC) $(STAGE_SRC) $(TEST_SRC) bench/pf-bench.c; do \
+	  $(CLANG) $(subst -fopenmp,-fopenmp=libgomp,$(filter-out -march=% -fopenmp=libgomp,$(CFLAGS_ALL))) -march=$(ARCH) -fsyntax-only $$f || exit 1; done
+	@echo "clang-check: no warnings from $(notdir $(CLANG))"
+else
+	@echo "clang-check: clang not found, skipped"
 endif
 
 test-run: all $(TEST_BIN)
