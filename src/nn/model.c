@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/names.h"
+
 #define TWO_PI 6.283185307179586476925286766559
 
 const pf_unary_op pf_activations[PF_NACTIVATIONS] = {
@@ -40,60 +42,33 @@ const char *pf_weight_init_name(pf_weight_init i)
     return (unsigned)i < PF_WEIGHT_INIT_COUNT ? init_names[i] : "?";
 }
 
-/* "a, b, c" into buf. */
-static const char *join(char *buf, size_t cap, const char *const *names, int n)
-{
-    size_t len = 0;
-    buf[0] = 0;
-    for (int i = 0; i < n && len < cap; i++)
-        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", names[i]);
-    return buf;
-}
-
 static const char *activation_list(char *buf, size_t cap)
 {
     const char *names[PF_NACTIVATIONS];
     for (int i = 0; i < PF_NACTIVATIONS; i++) names[i] = pf_unary_name(pf_activations[i]);
-    return join(buf, cap, names, PF_NACTIVATIONS);
-}
-
-/* Index of `name` in names[0..n), or -1. */
-static int lookup(const char *name, const char *const *names, int n)
-{
-    for (int i = 0; name && i < n; i++)
-        if (strcmp(name, names[i]) == 0) return i;
-    return -1;
+    return pf_name_join(buf, cap, names, PF_NACTIVATIONS);
 }
 
 pf_status pf_arch_from_name(const char *name, pf_arch *out)
 {
-    int i = lookup(name, arch_names, PF_ARCH_COUNT);
-    char buf[128];
-    if (i < 0)
-        return pf_fail(PF_ERR_INVALID, "arch '%s' is unknown; allowed: %s", name ? name : "",
-                       join(buf, sizeof buf, arch_names, PF_ARCH_COUNT));
+    int i;
+    PF_TRY(pf_name_lookup("arch", name, arch_names, PF_ARCH_COUNT, &i));
     *out = (pf_arch)i;
     return PF_OK;
 }
 
 pf_status pf_adapt_from_name(const char *name, pf_adapt *out)
 {
-    int i = lookup(name, adapt_names, PF_ADAPT_COUNT);
-    char buf[128];
-    if (i < 0)
-        return pf_fail(PF_ERR_INVALID, "adapt '%s' is unknown; allowed: %s", name ? name : "",
-                       join(buf, sizeof buf, adapt_names, PF_ADAPT_COUNT));
+    int i;
+    PF_TRY(pf_name_lookup("adapt", name, adapt_names, PF_ADAPT_COUNT, &i));
     *out = (pf_adapt)i;
     return PF_OK;
 }
 
 pf_status pf_weight_init_from_name(const char *name, pf_weight_init *out)
 {
-    int i = lookup(name, init_names, PF_WEIGHT_INIT_COUNT);
-    char buf[128];
-    if (i < 0)
-        return pf_fail(PF_ERR_INVALID, "init '%s' is unknown; allowed: %s", name ? name : "",
-                       join(buf, sizeof buf, init_names, PF_WEIGHT_INIT_COUNT));
+    int i;
+    PF_TRY(pf_name_lookup("init", name, init_names, PF_WEIGHT_INIT_COUNT, &i));
     *out = (pf_weight_init)i;
     return PF_OK;
 }
@@ -156,7 +131,7 @@ pf_status pf_model_config_check(const pf_model_config *c)
     char buf[128];
     if ((unsigned)c->arch >= PF_ARCH_COUNT)
         return pf_fail(PF_ERR_INVALID, "arch %d is unknown; allowed: %s", (int)c->arch,
-                       join(buf, sizeof buf, arch_names, PF_ARCH_COUNT));
+                       pf_name_join(buf, sizeof buf, arch_names, PF_ARCH_COUNT));
     if (!in_range(c->in_dim, 1, PF_MODEL_MAX_IN))
         return pf_fail(PF_ERR_INVALID, "in_dim must be an integer in [1, %d] (got %d)",
                        PF_MODEL_MAX_IN, c->in_dim);
@@ -181,10 +156,10 @@ pf_status pf_model_config_check(const pf_model_config *c)
                        pf_unary_name(c->activation), activation_list(buf, sizeof buf));
     if ((unsigned)c->init >= PF_WEIGHT_INIT_COUNT)
         return pf_fail(PF_ERR_INVALID, "init %d is unknown; allowed: %s", (int)c->init,
-                       join(buf, sizeof buf, init_names, PF_WEIGHT_INIT_COUNT));
+                       pf_name_join(buf, sizeof buf, init_names, PF_WEIGHT_INIT_COUNT));
     if ((unsigned)c->adapt >= PF_ADAPT_COUNT)
         return pf_fail(PF_ERR_INVALID, "adapt %d is unknown; allowed: %s", (int)c->adapt,
-                       join(buf, sizeof buf, adapt_names, PF_ADAPT_COUNT));
+                       pf_name_join(buf, sizeof buf, adapt_names, PF_ADAPT_COUNT));
     if (c->adapt != PF_ADAPT_NONE && !(isfinite(c->adapt_factor) && c->adapt_factor > 0))
         return pf_fail(PF_ERR_INVALID,
                        "adapt_factor must be a positive finite number with adapt layerwise "

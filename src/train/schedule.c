@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/names.h"
+
 static const double pi = 3.14159265358979323846;
 
 static const char *const kind_names[PF_SCHEDULE_COUNT] = {
@@ -125,13 +127,8 @@ const char *pf_schedule_kind_name(pf_schedule_kind kind)
 
 pf_status pf_schedule_parse_kind(const char *name, pf_schedule_kind *out)
 {
-    for (int k = 0; k < PF_SCHEDULE_COUNT; k++) {
-        if (strcmp(name, kind_names[k]) == 0) {
-            *out = (pf_schedule_kind)k;
-            return PF_OK;
-        }
-    }
-    return pf_fail(PF_ERR_INVALID,
-                   "unknown schedule '%s' (expected constant, exponential, step, cosine or one_cycle)",
-                   name);
+    int k;
+    PF_TRY(pf_name_lookup("schedule", name, kind_names, PF_SCHEDULE_COUNT, &k));
+    *out = (pf_schedule_kind)k;
+    return PF_OK;
 }
