@@ -125,9 +125,12 @@ static double gemm_bound_ms(const bench_case *c)
 
 /* Build the case's loss graph with the same networks, points and residuals
  * as the comparator. */
+static long chunk_kib = -1; /* --chunk-kib; -1: the graph's default */
+
 static pf_graph *build_case(const bench_case *c, uint64_t seed)
 {
     pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    if (chunk_kib >= 0) pf_graph_set_chunk_bytes(g, (size_t)chunk_kib << 10);
     pf_rng *r = pf_rng_alloc(seed);
     int d = input_dim(c), nb = c->n_ic + c->n_bc;
     pf_model_config mc = pf_model_config_default(d, 1);
@@ -251,8 +254,7 @@ static double time_engine(const bench_case *c, int warmup, int steps, double *lo
     double *t = malloc((size_t)steps * sizeof *t);
     for (int s = 0; s < warmup + steps; s++) {
         double t0 = now();
-        pf_graph_forward(g);
-        pf_graph_backward(g, NULL);
+        pf_graph_forward_backward(g, NULL);
         pf_adam_step(opt, pf_graph_params(g), pf_graph_grads(g), 1e-3);
         if (s >= warmup) t[s - warmup] = (now() - t0) * 1e3;
         if (profile_ops && s + 1 == warmup) pf_graph_profile(g, true);
@@ -295,12 +297,13 @@ static void usage(FILE *to)
     fprintf(to,
             "usage: pf-bench [--out FILE] [--cases a,b,...] [--rounds R] [--steps N]\n"
             "                [--warmup N] [--threads T] [--torch SCRIPT | --no-torch]\n"
-            "                [--profile]\n"
+            "                [--profile] [--chunk-kib K]\n"
             "Times full training steps (forward, backward, Adam) of the engine on the\n"
             "comparator's cases, alternating with the PyTorch comparator (run with\n"
             "--threads T --blas-threads 1), and prints case, our median ms/step,\n"
             "PyTorch's, their ratio, our GEMM GFLOP/s and the Taylor-mode GEMM bound.\n"
-            "--profile prints the time per graph node (stderr).\n"
+            "--profile prints the time per graph node (stderr); --chunk-kib sets the\n"
+            "graph's chunk size (0: no chunks; default: the graph's own).\n"
             "Defaults: --rounds 5 --steps 25 --warmup 5 --threads 2\n"
             "          --torch ../shared/bench/torch_pinn_step.py (or $PF_TORCH_BENCH)\n");
 }
@@ -315,7 +318,8 @@ int main(int argc, char **argv)
         {"rounds", required_argument, 0, 'r'}, {"steps", required_argument, 0, 's'},
         {"warmup", required_argument, 0, 'w'}, {"threads", required_argument, 0, 't'},
         {"torch", required_argument, 0, 'T'},  {"no-torch", no_argument, 0, 'N'},
-        {"profile", no_argument, 0, 'P'},      {"help", no_argument, 0, 'h'},
+        {"profile", no_argument, 0, 'P'},      {"chunk-kib", required_argument, 0, 'k'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -329,6 +333,7 @@ int main(int argc, char **argv)
         case 'T': script = optarg; break;
         case 'N': torch = 0; break;
         case 'P': profile_ops = 1; break;
+        case 'k': chunk_kib = atol(optarg); break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

@@ -230,8 +230,7 @@ int main(int argc, char **argv)
     int total = o.adam + o.lbfgs, every = total / 20 > 0 ? total / 20 : 1, step = 0;
     double t0 = now(), loss = 0;
     for (; step < o.adam; step++) {
-        pf_graph_forward(p.g);
-        pf_graph_backward(p.g, NULL);
+        pf_graph_forward_backward(p.g, NULL);
         pf_adam_step(adam, pf_graph_params(p.g), pf_graph_grads(p.g), o.lr);
         loss = pf_graph_total_loss(p.g, NULL);
         if (!isfinite(loss)) break;

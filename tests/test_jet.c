@@ -1492,3 +1492,105 @@ Test(grad, results_do_not_depend_on_the_thread_count)
     free(g1);
     prelude_free(&P);
 }
+
+/* ------------------------------------------------------------------ chunks
+ * Running a graph in chunks of points changes only the order of sums. A
+ * PINN-shaped graph: an interior family (jet with a collapsed stream, data
+ * input, 103 points: the last chunk is short), a boundary family of 3 points
+ * (fewer than the chunks: some are empty) with trainable point weights, and
+ * an evaluation branch that feeds no loss. */
+typedef struct chunk_case {
+    pf_graph *g;
+    pf_node *eval;
+} chunk_case;
+
+static chunk_case chunk_case_build(size_t chunk_bytes)
+{
+    enum { N = 103, NB = 3, NE = 7, W = 6 };
+    chunk_case cc;
+    pf_graph *g = cc.g = pf_graph_alloc(pf_backend_cpu());
+    pf_graph_set_chunk_bytes(g, chunk_bytes);
+    int W1 = pf_param(g, "W1", W, 2, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    int b1 = pf_param(g, "b1", 1, W, PF_PARAM_TRAINABLE, pf_init_normal(0, 0.3));
+    int W2 = pf_param(g, "W2", 1, W, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    int lam = pf_param(g, "lambda", NB, 1, PF_PARAM_TRAINABLE, pf_init_uniform(0.5, 2));
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_jet_add_dir(&L, 2);
+    pf_jet_add_dir(&L, 1);
+    pf_real wc[2] = {1, (pf_real)0.5}, dirs[4] = {(pf_real)0.8, (pf_real)0.6, (pf_real)-0.6, (pf_real)0.8};
+    pf_jet_add_collapsed(&L, wc);
+    pf_node *x = pf_input(g, "x", N, 2, &L, dirs);
+    pf_node *f = pf_input(g, "f", N, 1, NULL, NULL);
+    pf_node *xb = pf_input(g, "xb", NB, 2, NULL, NULL);
+    pf_node *xe = pf_input(g, "xe", NE, 2, NULL, NULL);
+    pf_node *in[3] = {x, xb, xe}, *u[3];
+    for (int k = 0; k < 3; k++)
+        u[k] = pf_linear(g, pf_unary(g, PF_UNARY_TANH, pf_linear(g, in[k], W1, b1), 0), W2, -1);
+    pf_node *r = pf_add(g, pf_deriv_collapsed(g, u[0], 0), pf_mul(g, pf_deriv(g, u[0], 1, 1), f));
+    r = pf_add(g, r, pf_deriv(g, u[0], 0, 2));
+    pf_loss(g, "pde", pf_mean_square(g, r, NULL));
+    pf_loss(g, "bc", pf_mean_square(g, u[1], pf_param_field(g, lam)));
+    cc.eval = u[2];
+    cr_assert_eq(pf_graph_compile(g, 11), PF_OK, "%s", pf_errmsg());
+    uint64_t rs = 5;
+    pf_real v[2 * N];
+    for (int i = 0; i < 2 * N; i++) v[i] = (pf_real)rnd_in(&rs, -1, 1);
+    pf_graph_set_input(g, x, v);
+    pf_graph_set_input(g, f, v + 7);
+    pf_graph_set_input(g, xb, v + 20);
+    pf_graph_set_input(g, xe, v + 40);
+    return cc;
+}
+
+Test(chunks, chunked_graph_matches_whole_graph)
+{
+    chunk_case whole = chunk_case_build(0), chunked = chunk_case_build(1500);
+    cr_assert_eq(pf_graph_nchunks(whole.g), 1);
+    cr_assert_gt(pf_graph_nchunks(chunked.g), 3, "the test needs several chunks, got %d",
+                 pf_graph_nchunks(chunked.g));
+    size_t n = pf_graph_nparams(whole.g);
+    cr_assert_eq(n, pf_graph_nparams(chunked.g));
+    pf_real w[2] = {(pf_real)0.7, (pf_real)1.9};
+    pf_graph_forward_backward(whole.g, w);
+    pf_graph_forward_backward(chunked.g, w);
+    double tol = sizeof(pf_real) == 8 ? 1e-12 : 2e-5;
+    for (int t = 0; t < 2; t++) {
+        double a = pf_graph_loss_value(whole.g, t), b = pf_graph_loss_value(chunked.g, t);
+        cr_expect(fabs(a - b) <= tol * fabs(a), "loss %d: whole %.17g, chunked %.17g", t, a, b);
+    }
+    const pf_real *ga = pf_graph_grads(whole.g), *gb = pf_graph_grads(chunked.g);
+    double worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = fabs((double)ga[i] - gb[i]) / fmax(1, fabs((double)ga[i]));
+        if (e > worst) worst = e;
+    }
+    cr_expect_leq(worst, tol, "largest relative gradient difference %g", worst);
+    /* the evaluation branch is whole in both and readable */
+    pf_real ua[7], ub[7];
+    pf_graph_read(whole.g, whole.eval, ua);
+    pf_graph_read(chunked.g, chunked.eval, ub);
+    for (int i = 0; i < 7; i++) cr_expect(fabs((double)ua[i] - ub[i]) <= tol, "eval point %d", i);
+    /* forward then backward (which redoes the chunks) gives the same */
+    pf_real keep[64];
+    cr_assert_leq(n, 64);
+    memcpy(keep, gb, n * sizeof *keep);
+    pf_graph_forward(chunked.g);
+    pf_graph_backward(chunked.g, w);
+    cr_expect_arr_eq(keep, pf_graph_grads(chunked.g), n * sizeof *keep,
+                     "backward after forward differs from forward_backward");
+    pf_graph_free(whole.g);
+    pf_graph_free(chunked.g);
+}
+
+Test(chunks, reduction_feeding_an_op_turns_chunks_off)
+{
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_graph_set_chunk_bytes(g, 64);
+    int W1 = pf_param(g, "W1", 4, 1, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    pf_node *x = pf_input(g, "x", 500, 1, NULL, NULL);
+    pf_node *ms = pf_mean_square(g, pf_linear(g, x, W1, -1), NULL);
+    pf_loss(g, "sqrt", pf_unary(g, PF_UNARY_SQRT, ms, 0)); /* not a sum over points */
+    cr_assert_eq(pf_graph_compile(g, 1), PF_OK);
+    cr_expect_eq(pf_graph_nchunks(g), 1);
+    pf_graph_free(g);
+}

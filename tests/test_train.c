@@ -93,8 +93,7 @@ Test(train, poisson1d_reaches_exact_solution, .timeout = 120)
     pf_adam *adam = pf_adam_alloc(n, &ac);
     int adam_steps = 1000, lbfgs_steps = 1000, steps = 0;
     for (; steps < adam_steps; steps++) {
-        pf_graph_forward(p.g);
-        pf_graph_backward(p.g, NULL);
+        pf_graph_forward_backward(p.g, NULL);
         pf_adam_step(adam, pf_graph_params(p.g), pf_graph_grads(p.g), 3e-3);
     }
     double mse_adam = poisson1d_mse(&p);
@@ -182,8 +181,7 @@ Test(train, step_makes_no_heap_allocation)
     pf_lbfgs_objective obj = pf_graph_objective_lbfgs(&ctx);
     pf_lbfgs_step_info info;
     for (int warm = 0; warm < 2; warm++) { /* thread pools, BLAS buffers start here */
-        pf_graph_forward(p.g);
-        pf_graph_backward(p.g, NULL);
+        pf_graph_forward_backward(p.g, NULL);
         pf_adam_step(adam, pf_graph_params(p.g), pf_graph_grads(p.g), 1e-3);
         pf_lbfgs_step(lbfgs, pf_graph_params(p.g), pf_graph_grads(p.g), &obj, &info);
     }
@@ -196,8 +194,7 @@ Test(train, step_makes_no_heap_allocation)
     allocs = 0;
     counting = 1;
     for (int s = 0; s < 5; s++) {
-        pf_graph_forward(p.g);
-        pf_graph_backward(p.g, NULL);
+        pf_graph_forward_backward(p.g, NULL);
         pf_clip_grad_norm(pf_graph_grads(p.g), n, 1.0);
         pf_adam_step(adam, pf_graph_params(p.g), pf_graph_grads(p.g), 1e-3);
     }

@@ -369,14 +369,14 @@ static void mean_square_fwd(struct pf_node *y)
     }
     double s = 0;
     for (int k = 0; k < PF_CPU_NCHUNK; k++) s += part[k];
-    y->val[0] = (pf_real)(s / ((double)n * c));
+    y->val[0] = (pf_real)(s / ((double)r->n_full * c)); /* this chunk's share of the mean */
 }
 
 static void mean_square_bwd(struct pf_node *y)
 {
     struct pf_node *r = y->in[0], *w = y->nin > 1 ? y->in[1] : NULL;
     int n = r->n, c = r->c;
-    pf_real g = y->grad[0] / (pf_real)((double)n * c);
+    pf_real g = y->grad[0] / (pf_real)((double)r->n_full * c);
     if (r->grad) {
         if (!y->in_acc[0]) zero(r->grad, pf_node_len(r)); /* only the value stream is used */
 #pragma omp parallel for schedule(static) if ((size_t)n * c > PF_CPU_PAR_MIN)
@@ -400,7 +400,7 @@ static void mean_square_bwd(struct pf_node *y)
 
 static void param_field_bwd(struct pf_node *y)
 {
-    if (y->pg[0]) pf_cpu_put(y->pg[0], y->grad, (size_t)y->n, 1);
+    if (y->pg[0]) pf_cpu_put(y->pg[0] + y->off, y->grad, (size_t)y->n, 1);
 }
 
 /* ------------------------------------------------------------------ dispatch */

@@ -34,6 +34,12 @@ struct pf_graph {
     size_t ntrain, nfrozen; /* scalars */
     bool compiled;
     bool keep_grads;
+    size_t chunk_bytes;     /* target bytes of a node's buffer per chunk; 0 = no chunks */
+    int nchunks;            /* K: chunks of every family that feeds a loss */
+    int ncls;
+    int *cls_n, *cls_cap;   /* per family: points in all, per chunk */
+    bool *cls_loss;         /* per family: feeds a loss (so goes through chunks) */
+    pf_real *host_tmp;      /* host buffer for seeding input streams */
     void *mem;              /* the one backend allocation */
     size_t mem_bytes;
     pf_real *train, *grads, *frozen;
@@ -70,7 +76,9 @@ static void *grow(void *p, int *cap, int need, size_t elem)
 pf_graph *pf_graph_alloc(const pf_backend *backend)
 {
     pf_graph *g = calloc(1, sizeof *g);
-    if (g) g->be = backend;
+    if (!g) return NULL;
+    g->be = backend;
+    g->chunk_bytes = PF_GRAPH_CHUNK_BYTES;
     return g;
 }
 
@@ -87,6 +95,10 @@ void pf_graph_free(pf_graph *g)
     free(g->params);
     free(g->losses);
     free(g->prof);
+    free(g->cls_n);
+    free(g->cls_cap);
+    free(g->cls_loss);
+    free(g->host_tmp);
     if (g->mem) g->be->free(g->mem);
     free(g);
 }
@@ -128,7 +140,8 @@ static pf_node *node_new(pf_graph *g, pf_op op, int n, int c, const pf_jet_layou
     pf_node *x = calloc(1, sizeof *x);
     PF_ASSERT_MSG(x != NULL, "out of memory while building a graph");
     x->op = op;
-    x->n = n;
+    x->n = x->n_full = x->n_cap = n;
+    x->cls = -1;
     x->c = c;
     x->layout = L ? *L : pf_jet_layout_none();
     PF_ASSERT_MSG(pf_jet_layout_valid(&x->layout), "%s", pf_errmsg());
@@ -340,24 +353,29 @@ static bool op_has_trainable(const pf_graph *g, const pf_node *x)
     return false;
 }
 
+/* reach[i]: node i feeds some loss. */
+static void find_reach(const pf_graph *g, bool *reach)
+{
+    for (int t = 0; t < g->nloss; t++) reach[g->losses[t].node->id] = true;
+    for (int i = g->nnodes - 1; i >= 0; i--) {
+        pf_node *x = g->nodes[i];
+        if (!reach[i]) continue;
+        for (int j = 0; j < x->nin; j++) reach[x->in[j]->id] = true;
+    }
+}
+
 /* needs_grad = depends on a trainable parameter AND reaches a loss; then the
  * first consumer in reverse order overwrites a gradient, later ones add. */
-static void plan_gradients(pf_graph *g)
+static void plan_gradients(pf_graph *g, const bool *reach)
 {
     int N = g->nnodes;
     size_t nn = (size_t)(unsigned)N + 1;
-    bool *dep = calloc(nn, 1), *reach = calloc(nn, 1), *seen = calloc(nn, 1);
-    PF_ASSERT(dep && reach && seen);
+    bool *dep = calloc(nn, 1), *seen = calloc(nn, 1);
+    PF_ASSERT(dep && seen);
     for (int i = 0; i < N; i++) {
         pf_node *x = g->nodes[i];
         dep[i] = op_has_trainable(g, x);
         for (int j = 0; j < x->nin; j++) dep[i] |= dep[x->in[j]->id];
-    }
-    for (int t = 0; t < g->nloss; t++) reach[g->losses[t].node->id] = true;
-    for (int i = N - 1; i >= 0; i--) {
-        pf_node *x = g->nodes[i];
-        if (!reach[i]) continue;
-        for (int j = 0; j < x->nin; j++) reach[x->in[j]->id] = true;
     }
     for (int i = 0; i < N; i++) g->nodes[i]->needs_grad = dep[i] && reach[i];
     for (int t = 0; t < g->nloss; t++) seen[g->losses[t].node->id] = true;
@@ -372,8 +390,83 @@ static void plan_gradients(pf_graph *g)
         }
     }
     free(dep);
-    free(reach);
     free(seen);
+}
+
+static int uf_find(int *parent, int i)
+{
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+/* Point families and chunks. Pointwise ops join their operands' points into
+ * one family; a mean-square reduction joins its residual and weights but
+ * starts a new (scalar) family. Families that feed a loss go through K chunks
+ * of ceil(n / K) points, K chosen so the largest node buffer of those
+ * families is about chunk_bytes per chunk; the others (evaluation branches)
+ * stay whole, so they can be read. Chunking needs the loss terms to be sums
+ * over points: it is off when a reduction's output feeds another op. */
+static pf_status plan_chunks(pf_graph *g, const bool *reach)
+{
+    int N = g->nnodes;
+    int *parent = malloc(((size_t)N + 1) * sizeof *parent);
+    if (!parent) return pf_fail(PF_ERR_NOMEM, "out of memory planning a graph");
+    bool chunkable = g->chunk_bytes > 0;
+    for (int i = 0; i < N; i++) parent[i] = i;
+    for (int i = 0; i < N; i++) {
+        pf_node *y = g->nodes[i];
+        for (int j = 0; j < y->nin; j++) {
+            if (y->in[j]->op == PF_OP_MEAN_SQUARE) chunkable = false;
+            int a = uf_find(parent, y->op == PF_OP_MEAN_SQUARE ? y->in[0]->id : y->id);
+            int b = uf_find(parent, y->in[j]->id);
+            parent[a] = b;
+        }
+    }
+    int *cls_of_root = malloc(((size_t)N + 1) * sizeof *cls_of_root);
+    if (!cls_of_root) {
+        free(parent);
+        return pf_fail(PF_ERR_NOMEM, "out of memory planning a graph");
+    }
+    g->ncls = 0;
+    for (int i = 0; i < N; i++) cls_of_root[i] = -1;
+    for (int i = 0; i < N; i++) {
+        int r = uf_find(parent, i);
+        if (cls_of_root[r] < 0) cls_of_root[r] = g->ncls++;
+        g->nodes[i]->cls = cls_of_root[r];
+    }
+    free(cls_of_root);
+    free(parent);
+    g->cls_n = calloc((size_t)g->ncls + 1, sizeof *g->cls_n);
+    g->cls_cap = calloc((size_t)g->ncls + 1, sizeof *g->cls_cap);
+    g->cls_loss = calloc((size_t)g->ncls + 1, sizeof *g->cls_loss);
+    if (!g->cls_n || !g->cls_cap || !g->cls_loss)
+        return pf_fail(PF_ERR_NOMEM, "out of memory planning a graph");
+    size_t biggest = 0;
+    int most = 1; /* points of the largest family that feeds a loss */
+    for (int i = 0; i < N; i++) {
+        pf_node *x = g->nodes[i];
+        g->cls_n[x->cls] = x->n_full;
+        bool scalar = x->op == PF_OP_MEAN_SQUARE;
+        if (reach[i] && !scalar) {
+            g->cls_loss[x->cls] = true;
+            size_t bytes = pf_node_len(x) * sizeof(pf_real);
+            if (bytes > biggest) biggest = bytes;
+            if (x->n_full > most) most = x->n_full;
+        }
+    }
+    int K = 1;
+    if (chunkable && biggest > g->chunk_bytes) {
+        size_t k = (biggest + g->chunk_bytes - 1) / g->chunk_bytes;
+        K = k < (size_t)most ? (int)k : most;
+    }
+    g->nchunks = K;
+    for (int c = 0; c < g->ncls; c++)
+        g->cls_cap[c] = g->cls_loss[c] ? (g->cls_n[c] + K - 1) / K : g->cls_n[c];
+    for (int i = 0; i < N; i++) {
+        pf_node *x = g->nodes[i];
+        x->n = x->n_cap = x->op == PF_OP_MEAN_SQUARE ? 1 : g->cls_cap[x->cls];
+    }
+    return PF_OK;
 }
 
 static pf_real *param_data(pf_graph *g, int id)
@@ -439,6 +532,23 @@ static pf_status plan_grad_buffers(pf_graph *g, size_t *o_val, size_t *off)
     return PF_OK;
 }
 
+/* Lay out an input's derivative streams for its current n points:
+ * stream (d, 1) = v_d at every point, higher ones zero. */
+static void seed_input(pf_graph *g, pf_node *x)
+{
+    size_t len = pf_node_stream_len(x), sz = sizeof(pf_real);
+    for (int d = 0; d < x->layout.ndir; d++)
+        for (int k = 1; k <= x->layout.order[d]; k++) {
+            for (int p = 0; p < x->n; p++)
+                for (int j = 0; j < x->c; j++)
+                    g->host_tmp[(size_t)p * x->c + j] = k == 1 ? x->vec[(size_t)d * x->c + j] : 0;
+            g->be->upload(x->val + pf_jet_stream(&x->layout, d, k) * len, g->host_tmp, len * sz);
+        }
+    for (int c = 0; c < x->layout.ncoll; c++)
+        g->be->zero(x->val + pf_jet_collapsed(&x->layout, c) * len, len * sz);
+    x->seeded_n = x->n;
+}
+
 pf_status pf_graph_compile(pf_graph *g, uint64_t seed)
 {
     PF_ASSERT_MSG(!g->compiled, "graph compiled twice");
@@ -452,7 +562,13 @@ pf_status pf_graph_compile(pf_graph *g, uint64_t seed)
         if (g->be->supports_op && !g->be->supports_op(g->nodes[i]))
             return pf_fail(PF_ERR_UNSUPPORTED, "backend '%s' does not implement op '%s'",
                            g->be->name, pf_op_name(g->nodes[i]->op));
-    plan_gradients(g);
+    bool *reach = calloc((size_t)g->nnodes + 1, 1);
+    if (!reach) return pf_fail(PF_ERR_NOMEM, "out of memory planning a graph");
+    find_reach(g, reach);
+    plan_gradients(g, reach);
+    pf_status cst = plan_chunks(g, reach);
+    free(reach);
+    PF_TRY(cst);
 
     /* Plan: trainable params, grads, frozen params, then per node val and
      * scratch; gradient buffers after that, shared where lives allow. */
@@ -468,15 +584,33 @@ pf_status pf_graph_compile(pf_graph *g, uint64_t seed)
         o_val[3 * i] = off; off += x->op == PF_OP_PARAM_FIELD ? 0 : align_up(pf_node_len(x) * sz);
         o_val[3 * i + 2] = off; off += align_up(scratch);
     }
+    /* inputs of chunked families keep all their values in a stage */
+    size_t *o_stage = calloc((size_t)g->nnodes + 1, sizeof *o_stage), tmp_len = 1;
+    if (!o_stage) {
+        free(o_val);
+        return pf_fail(PF_ERR_NOMEM, "out of memory planning a graph");
+    }
+    for (int i = 0; i < g->nnodes; i++) {
+        pf_node *x = g->nodes[i];
+        if (x->op != PF_OP_INPUT) continue;
+        if (x->n_cap < x->n_full) {
+            o_stage[i] = off;
+            off += align_up((size_t)x->n_full * x->c * sz);
+        }
+        if (pf_node_stream_len(x) > tmp_len) tmp_len = pf_node_stream_len(x);
+    }
     pf_status pst = plan_grad_buffers(g, o_val, &off);
     if (pst != PF_OK) {
         free(o_val);
         return pst;
     }
     g->mem_bytes = off;
-    pf_status st = g->be->alloc(off ? off : PF_ALIGN, &g->mem);
+    g->host_tmp = malloc(tmp_len * sz);
+    pf_status st = g->host_tmp ? g->be->alloc(off ? off : PF_ALIGN, &g->mem)
+                               : pf_fail(PF_ERR_NOMEM, "out of memory planning a graph");
     if (st != PF_OK) {
         free(o_val);
+        free(o_stage);
         return st;
     }
     char *base = g->mem;
@@ -488,6 +622,7 @@ pf_status pf_graph_compile(pf_graph *g, uint64_t seed)
         x->val = (pf_real *)(base + o_val[3 * i]);
         x->grad = x->needs_grad ? (pf_real *)(base + o_val[3 * i + 1]) : NULL;
         x->scratch = (pf_real *)(base + o_val[3 * i + 2]);
+        x->stage = o_stage[i] ? (pf_real *)(base + o_stage[i]) : NULL;
         for (int k = 0; k < PF_NODE_MAX_PARAMS; k++) {
             int id = x->param[k];
             x->pw[k] = id >= 0 ? param_data(g, id) : NULL;
@@ -496,21 +631,12 @@ pf_status pf_graph_compile(pf_graph *g, uint64_t seed)
         if (x->op == PF_OP_PARAM_FIELD) x->val = x->pw[0];
     }
     free(o_val);
+    free(o_stage);
     g->compiled = true;
-
-    /* Seed the derivative streams of the inputs once: stream (d, 1) = v_d. */
-    for (int i = 0; i < g->nnodes; i++) {
+    for (int i = 0; i < g->nnodes; i++) { /* for n_cap points; a shorter chunk reseeds */
         pf_node *x = g->nodes[i];
-        if (x->op != PF_OP_INPUT || x->layout.ndir == 0) continue;
-        size_t len = pf_node_stream_len(x);
-        pf_real *tmp = malloc(len * sz);
-        if (!tmp) return pf_fail(PF_ERR_NOMEM, "out of memory seeding inputs");
-        for (int d = 0; d < x->layout.ndir; d++) {
-            for (int p = 0; p < x->n; p++)
-                memcpy(tmp + (size_t)p * x->c, x->vec + (size_t)d * x->c, x->c * sz);
-            g->be->upload(x->val + pf_jet_stream(&x->layout, d, 1) * len, tmp, len * sz);
-        }
-        free(tmp);
+        x->seeded_n = -1;
+        if (x->op == PF_OP_INPUT && x->layout.ndir) seed_input(g, x);
     }
     pf_graph_init_params(g, seed);
     return PF_OK;
@@ -575,30 +701,72 @@ void pf_graph_init_params(pf_graph *g, uint64_t seed)
 void pf_graph_set_input(pf_graph *g, pf_node *x, const pf_real *v)
 {
     PF_ASSERT(g->compiled && x->op == PF_OP_INPUT);
-    g->be->upload(x->val, v, pf_node_stream_len(x) * sizeof(pf_real));
+    size_t bytes = (size_t)x->n_full * x->c * sizeof(pf_real);
+    if (x->stage) g->be->upload(x->stage, v, bytes);
+    else g->be->upload(x->val, v, bytes);
 }
 
-void pf_graph_forward(pf_graph *g)
+/* Point every node at chunk k of its family: its count n, its first point
+ * off; inputs get their chunk's values, parameter fields their slice. A
+ * chunk past a small family's points is empty (idle). Families that do not
+ * go through chunks run whole in chunk 0 and idle in the others. */
+static void set_chunk(pf_graph *g, int k)
 {
-    PF_ASSERT_MSG(g->compiled, "forward before compile");
+    for (int i = 0; i < g->nnodes; i++) {
+        pf_node *x = g->nodes[i];
+        if (x->op == PF_OP_MEAN_SQUARE) continue;
+        if (!g->cls_loss[x->cls]) {
+            x->idle = k > 0;
+            continue;
+        }
+        int cap = g->cls_cap[x->cls], nf = g->cls_n[x->cls];
+        int start = k * cap < nf ? k * cap : nf, n = nf - start < cap ? nf - start : cap;
+        x->idle = n == 0;
+        if (x->idle) continue;
+        x->n = n;
+        x->off = start;
+        if (x->op == PF_OP_INPUT) {
+            if (x->stage)
+                g->be->upload(x->val, x->stage + (size_t)start * x->c,
+                              (size_t)n * x->c * sizeof(pf_real));
+            if (x->layout.ndir && x->seeded_n != n) seed_input(g, x);
+        }
+        if (x->op == PF_OP_PARAM_FIELD) x->val = x->pw[0] + start;
+    }
+}
+
+/* A node runs in this chunk unless its family idles here. */
+static bool runs(const pf_node *x)
+{
+    return !(x->op == PF_OP_MEAN_SQUARE ? x->in[0]->idle : x->idle);
+}
+
+static void forward_nodes(pf_graph *g)
+{
     for (int i = 0; i < g->nnodes; i++) {
         pf_node *x = g->nodes[i];
         if (x->op == PF_OP_INPUT || x->op == PF_OP_PARAM_FIELD) continue;
+        if (!runs(x)) {
+            if (x->op == PF_OP_MEAN_SQUARE) g->be->zero(x->val, sizeof(pf_real));
+            continue;
+        }
         double t0 = g->prof ? omp_get_wtime() : 0;
         g->be->forward(x);
         if (g->prof) g->prof[2 * i] += omp_get_wtime() - t0;
     }
+}
+
+static void add_losses(pf_graph *g)
+{
     for (int t = 0; t < g->nloss; t++) {
         pf_real v;
         g->be->download(&v, g->losses[t].node->val, sizeof v);
-        g->losses[t].value = v;
+        g->losses[t].value += v;
     }
 }
 
-void pf_graph_backward(pf_graph *g, const pf_real *weights)
+static void backward_nodes(pf_graph *g, const pf_real *weights)
 {
-    PF_ASSERT_MSG(g->compiled, "backward before compile");
-    g->be->zero(g->grads, g->ntrain * sizeof(pf_real));
     for (int t = 0; t < g->nloss; t++) {
         pf_node *l = g->losses[t].node;
         if (!l->needs_grad) continue;
@@ -607,11 +775,51 @@ void pf_graph_backward(pf_graph *g, const pf_real *weights)
     }
     for (int i = g->nnodes - 1; i >= 0; i--) {
         pf_node *x = g->nodes[i];
-        if (!x->needs_grad || x->op == PF_OP_INPUT) continue;
+        if (!x->needs_grad || x->op == PF_OP_INPUT || !runs(x)) continue;
         double t0 = g->prof ? omp_get_wtime() : 0;
         g->be->backward(x);
         if (g->prof) g->prof[2 * i + 1] += omp_get_wtime() - t0;
     }
+}
+
+static void clear_losses(pf_graph *g)
+{
+    for (int t = 0; t < g->nloss; t++) g->losses[t].value = 0;
+}
+
+void pf_graph_forward(pf_graph *g)
+{
+    PF_ASSERT_MSG(g->compiled, "forward before compile");
+    clear_losses(g);
+    for (int k = 0; k < g->nchunks; k++) {
+        set_chunk(g, k);
+        forward_nodes(g);
+        add_losses(g);
+    }
+}
+
+void pf_graph_forward_backward(pf_graph *g, const pf_real *weights)
+{
+    PF_ASSERT_MSG(g->compiled, "forward_backward before compile");
+    clear_losses(g);
+    g->be->zero(g->grads, g->ntrain * sizeof(pf_real));
+    for (int k = 0; k < g->nchunks; k++) {
+        set_chunk(g, k);
+        forward_nodes(g);
+        add_losses(g);
+        backward_nodes(g, weights);
+    }
+}
+
+void pf_graph_backward(pf_graph *g, const pf_real *weights)
+{
+    PF_ASSERT_MSG(g->compiled, "backward before compile");
+    if (g->nchunks > 1) { /* only the last chunk's values are kept: redo them all */
+        pf_graph_forward_backward(g, weights);
+        return;
+    }
+    g->be->zero(g->grads, g->ntrain * sizeof(pf_real));
+    backward_nodes(g, weights);
 }
 
 /* ------------------------------------------------------------------- queries */
@@ -666,16 +874,33 @@ void pf_graph_param_shape(const pf_graph *g, int id, int *rows, int *cols)
     *cols = g->params[id].cols;
 }
 
-int pf_node_n(const pf_node *x) { return x->n; }
+int pf_node_n(const pf_node *x) { return x->n_full; }
 int pf_node_c(const pf_node *x) { return x->c; }
 int pf_node_nstreams(const pf_node *x) { return x->S; }
 const pf_jet_layout *pf_node_layout(const pf_node *x) { return &x->layout; }
 
+static void check_whole(const pf_graph *g, const pf_node *x)
+{
+    PF_ASSERT_MSG(x->n == x->n_full,
+                  "node %d (%s) is processed in %d chunks of points, so only the last one is "
+                  "kept; read nodes of branches that feed no loss, or pf_graph_set_chunk_bytes(g, 0)",
+                  x->id, pf_op_name(x->op), g->nchunks);
+}
+
 void pf_graph_read(const pf_graph *g, const pf_node *x, pf_real *dst)
 {
     PF_ASSERT(g->compiled);
+    check_whole(g, x);
     g->be->download(dst, x->val, pf_node_len(x) * sizeof(pf_real));
 }
+
+void pf_graph_set_chunk_bytes(pf_graph *g, size_t bytes)
+{
+    PF_ASSERT_MSG(!g->compiled, "pf_graph_set_chunk_bytes after compile");
+    g->chunk_bytes = bytes;
+}
+
+int pf_graph_nchunks(const pf_graph *g) { return g->nchunks; }
 
 void pf_graph_keep_grads(pf_graph *g, bool keep)
 {
@@ -687,6 +912,7 @@ void pf_graph_read_grad(const pf_graph *g, const pf_node *x, pf_real *dst)
 {
     PF_ASSERT(g->compiled);
     PF_ASSERT_MSG(g->keep_grads || !x->grad, "pf_graph_read_grad needs pf_graph_keep_grads(g, true)");
+    check_whole(g, x);
     if (x->grad) g->be->download(dst, x->grad, pf_node_len(x) * sizeof(pf_real));
     else memset(dst, 0, pf_node_len(x) * sizeof(pf_real));
 }
@@ -707,7 +933,7 @@ int pf_graph_profile_rows(const pf_graph *g, pf_profile_row *rows, int max)
     for (int i = 0; i < g->nnodes && i < max; i++) {
         const pf_node *x = g->nodes[i];
         rows[i] = (pf_profile_row){x->op == PF_OP_UNARY ? pf_unary_name(x->unary) : pf_op_name(x->op),
-                                   x->n, x->c, x->S, g->prof ? g->prof[2 * i] : 0,
+                                   x->n_full, x->c, x->S, g->prof ? g->prof[2 * i] : 0,
                                    g->prof ? g->prof[2 * i + 1] : 0};
     }
     return g->nnodes;

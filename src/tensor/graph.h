@@ -12,9 +12,11 @@
  *     pf_graph_backward(g, weights);     // grads of sum_t weights[t] * L_t
  *     optimizer(pf_graph_params(g), pf_graph_grads(g), pf_graph_nparams(g));
  *
- * and allocates nothing. Trainable parameters live in ONE flat buffer and
- * their gradients in another; frozen parameters (fixed Fourier features) live
- * in a separate constant buffer and get no gradient.
+ * or, the same in one call that goes through chunks of points when the graph
+ * is large, pf_graph_forward_backward(g, weights). A step allocates nothing.
+ * Trainable parameters live in ONE flat buffer and their gradients in
+ * another; frozen parameters (fixed Fourier features) live in a separate
+ * constant buffer and get no gradient.
  *
  * Example, 1-D Poisson u'' = f on N points with a 1x32x1 tanh network:
  *
@@ -190,10 +192,36 @@ void pf_graph_set_input(pf_graph *g, pf_node *input, const pf_real *v);
 /* Evaluate every node and every loss term. */
 void pf_graph_forward(pf_graph *g);
 
-/* Gradients of sum_t weights[t] * L_t into pf_graph_grads() (overwritten,
- * also d/d(point weights) for pf_param_field). weights NULL = all ones.
- * Requires a forward pass with the current parameters. */
+/* One training pass: the loss terms and the gradients of
+ * sum_t weights[t] * L_t into pf_graph_grads() (overwritten; also the
+ * gradients of pf_param_field point weights). weights NULL = all ones.
+ * This is the call a training step makes: with chunks (below) it runs
+ * forward and backward chunk by chunk. */
+void pf_graph_forward_backward(pf_graph *g, const pf_real *weights);
+
+/* The gradients alone, after pf_graph_forward() with the current
+ * parameters. Unchunked graphs reuse the forward's values; chunked ones keep
+ * only the last chunk's, so this redoes the forward (use
+ * pf_graph_forward_backward() in training loops). */
 void pf_graph_backward(pf_graph *g, const pf_real *weights);
+
+/* Chunks of points. Every op but the loss reduction is pointwise in the
+ * points, so the nodes that feed a loss can run forward and backward over
+ * chunks of their points: loss terms are sums of per-chunk parts, parameter
+ * gradients accumulate, and the working set of one chunk stays in cache
+ * (the whole graph's rarely fits). The graph picks K chunks so that its
+ * largest node buffer is about `bytes` per chunk; every family of points
+ * that feeds a loss is split into K chunks of ceil(n / K). Branches that
+ * feed no loss (evaluation points) stay whole and can be read after
+ * forward; nodes of chunked branches cannot (pf_graph_read says so). The
+ * split changes only the order of floating-point sums, and depends on the
+ * sizes alone, never on the thread count. bytes = 0 turns chunks off. Set
+ * before compile; the default is PF_GRAPH_CHUNK_BYTES. */
+#define PF_GRAPH_CHUNK_BYTES ((size_t)512 << 10)
+void pf_graph_set_chunk_bytes(pf_graph *g, size_t bytes);
+
+/* K, after compile (1 when nothing is chunked). */
+int pf_graph_nchunks(const pf_graph *g);
 
 /* ----------------------------------------------------------------- queries */
 

@@ -2,6 +2,12 @@
  * node.h — the graph node, shared by the graph and the backends (internal:
  * model and PDE code use graph.h only).
  *
+ * Chunks: nodes whose points are connected by pointwise ops form a family
+ * (cls). A family that feeds a loss may be processed in chunks of points;
+ * then n is the current chunk's size (<= n_cap) and every op loops over n
+ * points, while reductions normalise by n_full. Streams are laid out for the
+ * current n ([S][n][c]), so a shorter last chunk just uses less buffer.
+ *
  * Gradient flow: backward visits nodes in reverse order. The first consumer
  * (in that order) of a node writes its gradient buffer, later ones add to it
  * (in_acc[i] = 0 / 1), so no gradient buffer is ever cleared. Parameter
@@ -42,7 +48,12 @@ const char *pf_op_name(pf_op op);
 struct pf_node {
     int id;
     pf_op op;
-    int n, c, S;            /* points, channels, streams */
+    int n, c, S;            /* points in the current chunk, channels, streams */
+    int n_full;             /* points in all (what the builder was given) */
+    int n_cap;              /* points the buffers hold: n_full, or a chunk's */
+    int cls;                /* point family: nodes that go through chunks together */
+    int off;                /* first point of the current chunk */
+    bool idle;              /* skipped in the current chunk */
     pf_jet_layout layout;
     int nin;
     struct pf_node **in;    /* inputs */
@@ -59,6 +70,8 @@ struct pf_node {
     pf_real *val;           /* [S][n][c] */
     pf_real *grad;          /* [S][n][c], NULL when no gradient flows here */
     pf_real *scratch;       /* op workspace, sized by the backend's scratch_bytes() */
+    pf_real *stage;         /* input of a chunked family: all n_full x c values */
+    int seeded_n;           /* input: the point count its derivative streams are laid out for */
     pf_real *pw[PF_NODE_MAX_PARAMS];   /* parameter data */
     pf_real *pg[PF_NODE_MAX_PARAMS];   /* parameter gradients, NULL if frozen */
     bool needs_grad;        /* depends on a trainable parameter and reaches a loss */

@@ -16,8 +16,7 @@ static double graph_fdf(void *ctx, const pf_real *x, pf_real *grad)
     size_t n = pf_graph_nparams(o->g);
     pf_real *params = pf_graph_params(o->g);
     if (x != params) memcpy(params, x, n * sizeof *params);
-    pf_graph_forward(o->g);
-    pf_graph_backward(o->g, o->weights);
+    pf_graph_forward_backward(o->g, o->weights);
     const pf_real *gr = pf_graph_grads(o->g);
     if (grad != gr) memcpy(grad, gr, n * sizeof *grad);
     o->evals++;
