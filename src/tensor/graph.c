@@ -565,6 +565,7 @@ pf_status pf_graph_compile(pf_graph *g, uint64_t seed)
     bool *reach = calloc((size_t)g->nnodes + 1, 1);
     if (!reach) return pf_fail(PF_ERR_NOMEM, "out of memory planning a graph");
     find_reach(g, reach);
+    for (int i = 0; i < g->nnodes; i++) g->nodes[i]->feeds_loss = reach[i];
     plan_gradients(g, reach);
     pf_status cst = plan_chunks(g, reach);
     free(reach);
@@ -741,11 +742,12 @@ static bool runs(const pf_node *x)
     return !(x->op == PF_OP_MEAN_SQUARE ? x->in[0]->idle : x->idle);
 }
 
-static void forward_nodes(pf_graph *g)
+/* Forward every node (all = true) or only those that feed a loss. */
+static void forward_nodes(pf_graph *g, bool all)
 {
     for (int i = 0; i < g->nnodes; i++) {
         pf_node *x = g->nodes[i];
-        if (x->op == PF_OP_INPUT || x->op == PF_OP_PARAM_FIELD) continue;
+        if (x->op == PF_OP_INPUT || x->op == PF_OP_PARAM_FIELD || !(all || x->feeds_loss)) continue;
         if (!runs(x)) {
             if (x->op == PF_OP_MEAN_SQUARE) g->be->zero(x->val, sizeof(pf_real));
             continue;
@@ -793,7 +795,7 @@ void pf_graph_forward(pf_graph *g)
     clear_losses(g);
     for (int k = 0; k < g->nchunks; k++) {
         set_chunk(g, k);
-        forward_nodes(g);
+        forward_nodes(g, true);
         add_losses(g);
     }
 }
@@ -805,7 +807,7 @@ void pf_graph_forward_backward(pf_graph *g, const pf_real *weights)
     g->be->zero(g->grads, g->ntrain * sizeof(pf_real));
     for (int k = 0; k < g->nchunks; k++) {
         set_chunk(g, k);
-        forward_nodes(g);
+        forward_nodes(g, false);
         add_losses(g);
         backward_nodes(g, weights);
     }

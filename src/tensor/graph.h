@@ -189,13 +189,14 @@ void pf_graph_init_params(pf_graph *g, uint64_t seed);
  * seeded from the input's directions. */
 void pf_graph_set_input(pf_graph *g, pf_node *input, const pf_real *v);
 
-/* Evaluate every node and every loss term. */
+/* Evaluate every node and every loss term (evaluation branches too). */
 void pf_graph_forward(pf_graph *g);
 
 /* One training pass: the loss terms and the gradients of
  * sum_t weights[t] * L_t into pf_graph_grads() (overwritten; also the
  * gradients of pf_param_field point weights). weights NULL = all ones.
- * This is the call a training step makes: with chunks (below) it runs
+ * This is the call a training step makes: it computes only the nodes that
+ * feed a loss (not evaluation branches), and with chunks (below) it runs
  * forward and backward chunk by chunk. */
 void pf_graph_forward_backward(pf_graph *g, const pf_real *weights);
 

@@ -75,6 +75,7 @@ struct pf_node {
     pf_real *pw[PF_NODE_MAX_PARAMS];   /* parameter data */
     pf_real *pg[PF_NODE_MAX_PARAMS];   /* parameter gradients, NULL if frozen */
     bool needs_grad;        /* depends on a trainable parameter and reaches a loss */
+    bool feeds_loss;        /* some loss depends on it (else: evaluation only) */
 };
 
 /* Elements of one stream / of the whole buffer. */
