@@ -28,8 +28,9 @@ void pf_cpu_pointwise_bwd(struct pf_node *y);
 /* dst = src (acc = 0) or dst += src (acc = 1), n elements. */
 void pf_cpu_put(pf_real *restrict dst, const pf_real *restrict src, size_t n, int acc);
 
-/* Deterministic sum of n doubles-worth of values f(i) computed by the caller:
- * partial sums over a fixed partition into PF_CPU_NCHUNK chunks. */
+/* Reductions split their range into this many fixed chunks, sum each in
+ * double (in parallel), then add the chunk sums in order: the result depends
+ * on the sizes only, never on the thread count. */
 #define PF_CPU_NCHUNK 64
 
 #endif

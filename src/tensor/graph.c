@@ -171,8 +171,8 @@ static void check_param(const pf_graph *g, int id, int rows, int cols, const cha
 pf_node *pf_input(pf_graph *g, const char *name, int n, int c, const pf_jet_layout *layout,
                   const pf_real *dirs)
 {
-    (void)name;
     pf_node *x = node_new(g, PF_OP_INPUT, n, c, layout, 0, NULL);
+    snprintf(x->name, sizeof x->name, "%s", name ? name : "");
     int D = x->layout.ndir;
     PF_ASSERT_MSG(D == 0 || dirs != NULL, "input '%s' has %d directions but no direction vectors",
                   name, D);
@@ -884,9 +884,9 @@ const pf_jet_layout *pf_node_layout(const pf_node *x) { return &x->layout; }
 static void check_whole(const pf_graph *g, const pf_node *x)
 {
     PF_ASSERT_MSG(x->n == x->n_full,
-                  "node %d (%s) is processed in %d chunks of points, so only the last one is "
+                  "node %d (%s%s%s) is processed in %d chunks of points, so only the last one is "
                   "kept; read nodes of branches that feed no loss, or pf_graph_set_chunk_bytes(g, 0)",
-                  x->id, pf_op_name(x->op), g->nchunks);
+                  x->id, pf_op_name(x->op), x->name[0] ? " " : "", x->name, g->nchunks);
 }
 
 void pf_graph_read(const pf_graph *g, const pf_node *x, pf_real *dst)
@@ -934,7 +934,8 @@ int pf_graph_profile_rows(const pf_graph *g, pf_profile_row *rows, int max)
 {
     for (int i = 0; i < g->nnodes && i < max; i++) {
         const pf_node *x = g->nodes[i];
-        rows[i] = (pf_profile_row){x->op == PF_OP_UNARY ? pf_unary_name(x->unary) : pf_op_name(x->op),
+        rows[i] = (pf_profile_row){x->op == PF_OP_UNARY ? pf_unary_name(x->unary)
+                                   : x->op == PF_OP_INPUT ? x->name : pf_op_name(x->op),
                                    x->n_full, x->c, x->S, g->prof ? g->prof[2 * i] : 0,
                                    g->prof ? g->prof[2 * i + 1] : 0};
     }

@@ -48,6 +48,7 @@ const char *pf_op_name(pf_op op);
 struct pf_node {
     int id;
     pf_op op;
+    char name[32];          /* inputs: the builder's name, for messages */
     int n, c, S;            /* points in the current chunk, channels, streams */
     int n_full;             /* points in all (what the builder was given) */
     int n_cap;              /* points the buffers hold: n_full, or a chunk's */
