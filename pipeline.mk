@@ -10,6 +10,12 @@
 # The summary is written to runs/demo/<pde>.txt (atomically: a temporary
 # file renamed once the training has finished), progress goes to the terminal.
 
+# Reference data: the PINNacle files, downloaded where a network exists and
+# verified by SHA-256 (data/pinnacle.sha256), into $(PF_DATA_DIR).
+.PHONY: data
+data:
+	$(Q)scripts/fetch-data.sh "$(PF_DATA_DIR)"
+
 DEMO_PDE ?= poisson5d
 DEMO_OUT := runs/demo/$(DEMO_PDE).txt
 

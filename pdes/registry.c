@@ -1,0 +1,61 @@
+#include "registry.h"
+
+#include <stdio.h>
+
+#include "core/names.h"
+#include "geom/geometry.h"
+
+static const pf_pde *const all[] = {
+    &pf_pde_burgers_1d,
+    &pf_pde_poisson_5d,
+    &pf_pde_wave_1d,
+    &pf_pde_allen_cahn_1d,
+    &pf_pde_kovasznay_flow_2d,
+};
+#define NPDES (int)(sizeof all / sizeof all[0])
+_Static_assert(sizeof all / sizeof all[0] == 5, "update the registry count with a new PDE");
+
+int pf_pdes_count(void) { return NPDES; }
+
+const pf_pde *pf_pdes_at(int i)
+{
+    PF_ASSERT(i >= 0 && i < NPDES);
+    return all[i];
+}
+
+pf_status pf_pdes_lookup(const char *name, const pf_pde **out)
+{
+    const char *names[NPDES];
+    for (int i = 0; i < NPDES; i++) names[i] = all[i]->name;
+    int i;
+    if (pf_name_lookup("pde", name, names, NPDES, &i) != PF_OK) return PF_ERR_USAGE;
+    *out = all[i];
+    return PF_OK;
+}
+
+pf_status pf_pdes_box_geometry(const pf_pde *p, pf_geom **out)
+{
+    /* the spatial inputs, in order, and their faces named <input>_lo/_hi */
+    double lo[PF_PDE_MAX_IN], hi[PF_PDE_MAX_IN];
+    char names[2 * PF_PDE_MAX_IN][PF_GEOM_NAME_MAX];
+    const char *faces[2 * PF_PDE_MAX_IN];
+    int d = 0;
+    for (int i = 0; i < p->d_in; i++) {
+        if (i == p->time_input) continue;
+        lo[d] = p->lo[i];
+        hi[d] = p->hi[i];
+        snprintf(names[2 * d], PF_GEOM_NAME_MAX, "%s_lo", p->inputs[i]);
+        snprintf(names[2 * d + 1], PF_GEOM_NAME_MAX, "%s_hi", p->inputs[i]);
+        faces[2 * d] = names[2 * d];
+        faces[2 * d + 1] = names[2 * d + 1];
+        d++;
+    }
+    pf_geom *space;
+    PF_TRY(pf_geom_box_alloc(d, lo, hi, faces, &space));
+    if (p->time_input < 0) {
+        *out = space;
+        return PF_OK;
+    }
+    PF_ASSERT_MSG(p->time_input == p->d_in - 1, "%s: time must be the last input", p->name);
+    return pf_geom_space_time_alloc(space, p->lo[p->time_input], p->hi[p->time_input], out);
+}

@@ -1,0 +1,33 @@
+/*
+ * registry.h — the benchmark PDEs, by name.
+ *
+ *     const pf_pde *p;
+ *     if (pf_pdes_lookup("poisson_5d", &p) != PF_OK) { puts(pf_errmsg()); ... }
+ *     for (int i = 0; i < pf_pdes_count(); i++) puts(pf_pdes_at(i)->name);
+ *
+ * Each PDE file in pdes/ defines one `const pf_pde`; the registry array in
+ * registry.c lists them in the paper's order.
+ */
+#ifndef PF_PDES_REGISTRY_H
+#define PF_PDES_REGISTRY_H
+
+#include "geom/pde.h"
+
+extern const pf_pde pf_pde_burgers_1d;
+extern const pf_pde pf_pde_poisson_5d;
+extern const pf_pde pf_pde_wave_1d;
+extern const pf_pde pf_pde_allen_cahn_1d;
+extern const pf_pde pf_pde_kovasznay_flow_2d;
+
+int pf_pdes_count(void);
+const pf_pde *pf_pdes_at(int i);
+
+/* The PDE called `name`; PF_ERR_USAGE naming the valid ones otherwise. */
+pf_status pf_pdes_lookup(const char *name, const pf_pde **out);
+
+/* Geometry of a box problem: [lo, hi] over the spatial inputs, with faces
+ * named <input>_lo and <input>_hi (x_lo, x_hi, y_lo, ...), times [lo_t, hi_t]
+ * (parts "initial" and "final") when the PDE has a time input. */
+pf_status pf_pdes_box_geometry(const pf_pde *p, struct pf_geom **out);
+
+#endif

@@ -1,0 +1,103 @@
+#include "geom/pde.h"
+
+#include <string.h>
+
+static const char *const tag_names[PF_TAG_COUNT] = {
+    "time_dependent", "periodic", "multiscale", "complex_geometry", "steep",
+    "high_dim", "inverse", "nonlinear", "coupled", "long_time", "high_order",
+    "chaotic", "variable_coefficient",
+};
+
+const char *pf_pde_tag_name(int b) { return b >= 0 && b < PF_TAG_COUNT ? tag_names[b] : "?"; }
+
+static const char *const con_names[PF_CON_COUNT] = {
+    "initial", "dirichlet", "neumann", "robin", "periodic", "points", "inequality",
+};
+
+const char *pf_constraint_kind_name(pf_constraint_kind k)
+{
+    return (unsigned)k < PF_CON_COUNT ? con_names[k] : "?";
+}
+
+/* Channel k of a value-only n x d_out field. */
+static pf_node *channel(pf_pde_ctx *c, pf_node *v, int k)
+{
+    return pf_node_c(v) == 1 ? v : pf_slice(c->g, v, k, 1);
+}
+
+pf_node *pf_pde_d(pf_pde_ctx *c, int k, int i, int m)
+{
+    PF_ASSERT(k >= 0 && k < c->pde->d_out && i >= 0 && i < c->pde->d_in);
+    PF_ASSERT(m >= 0 && m <= PF_JET_MAX_ORDER);
+    if (m == 0) i = 0; /* the value does not depend on the direction */
+    if (c->memo_d[k][i][m]) return c->memo_d[k][i][m];
+    int d = c->dir[i];
+    PF_ASSERT_MSG(m == 0 || (d >= 0 && pf_node_layout(c->u)->order[d] >= m),
+                  "%s: d^%d %s/d%s^%d is not carried by the points' jet layout", c->pde->name, m,
+                  c->pde->outputs[k], c->pde->inputs[i], m);
+    pf_node *v = pf_deriv(c->g, c->u, m ? d : 0, m);
+    return c->memo_d[k][i][m] = channel(c, v, k);
+}
+
+pf_node *pf_pde_lap(pf_pde_ctx *c, int k, const double *w)
+{
+    if (!w && c->lap >= 0) return channel(c, pf_deriv_collapsed(c->g, c->u, c->lap), k);
+    pf_node *s = NULL;
+    for (int i = 0; i < c->pde->d_in; i++) {
+        double wi = w ? w[i] : (i == c->pde->time_input ? 0 : 1);
+        if (wi == 0) continue;
+        pf_node *t = pf_pde_d(c, k, i, 2);
+        if (wi != 1) t = pf_scale(c->g, t, (pf_real)wi);
+        s = s ? pf_add(c->g, s, t) : t;
+    }
+    PF_ASSERT_MSG(s != NULL, "%s: a Laplacian over no input", c->pde->name);
+    return s;
+}
+
+pf_node *pf_pde_x(pf_pde_ctx *c, int i)
+{
+    PF_ASSERT(i >= 0 && i < c->pde->d_in);
+    if (!c->memo_x[i]) c->memo_x[i] = channel(c, pf_deriv(c->g, c->x, 0, 0), i);
+    return c->memo_x[i];
+}
+
+pf_node *pf_pde_xj(pf_pde_ctx *c, int i)
+{
+    PF_ASSERT(i >= 0 && i < c->pde->d_in);
+    return pf_node_c(c->x) == 1 ? c->x : pf_slice(c->g, c->x, i, 1);
+}
+
+pf_node *pf_pde_dn(pf_pde_ctx *c, int k)
+{
+    PF_ASSERT_MSG(c->normal != NULL, "%s: a normal derivative needs boundary normals", c->pde->name);
+    pf_node *s = NULL;
+    for (int i = 0; i < c->pde->d_in; i++) {
+        if (i == c->pde->time_input) continue;
+        pf_node *ni = pf_node_c(c->normal) == 1 ? c->normal : pf_slice(c->g, c->normal, i, 1);
+        pf_node *t = pf_mul(c->g, ni, pf_pde_d(c, k, i, 1));
+        s = s ? pf_add(c->g, s, t) : t;
+    }
+    return s;
+}
+
+void pf_pde_layout(const pf_pde *p, const int *orders, bool collapse_lap, pf_jet_layout *L,
+                   pf_real *dirs, pf_pde_ctx *c)
+{
+    *L = pf_jet_layout_none();
+    bool coll[PF_PDE_MAX_IN] = {false}, any = false;
+    c->lap = -1;
+    for (int i = 0; i < p->d_in; i++) {
+        c->dir[i] = -1;
+        if (orders[i] <= 0) continue;
+        coll[i] = collapse_lap && p->laplacian_only && i != p->time_input && orders[i] == 2;
+        any |= coll[i];
+        c->dir[i] = pf_jet_add_dir(L, coll[i] ? 1 : orders[i]);
+        for (int j = 0; j < p->d_in; j++) dirs[c->dir[i] * p->d_in + j] = j == i;
+    }
+    if (any) {
+        pf_real w[PF_JET_MAX_DIRS] = {0};
+        for (int i = 0; i < p->d_in; i++)
+            if (coll[i]) w[c->dir[i]] = 1;
+        c->lap = pf_jet_add_collapsed(L, w);
+    }
+}

@@ -1,0 +1,196 @@
+/*
+ * pde.h — the PDE contract that every file in pdes/ fills.
+ *
+ * A PDE is a `static const pf_pde` descriptor: what the problem is (names,
+ * statement, tags), where it lives (a geometry builder with named boundary
+ * parts), what must vanish (residual builders and constraints written with
+ * the jet ops of tensor/graph.h) and what the answer is (the reference).
+ * Descriptors hold no state; the registry (pdes/registry.h) lists them.
+ *
+ * Residuals never touch jet layouts. They receive a pf_pde_ctx that holds the
+ * network's outputs on some points and hands out value-only fields:
+ *
+ *     static pf_node *poisson5d_residual(pf_pde_ctx *c, int eq)
+ *     {
+ *         // Lap u + (pi^2/4) sum_i sin(pi x_i / 2)
+ *         pf_node *s = NULL;
+ *         for (int i = 0; i < 5; i++) {
+ *             pf_node *si = pf_unary(c->g, PF_UNARY_SIN, pf_scale(c->g, pf_pde_x(c, i), PI / 2), 0);
+ *             s = s ? pf_add(c->g, s, si) : si;
+ *         }
+ *         return pf_add(c->g, pf_pde_lap(c, 0, NULL), pf_scale(c->g, s, PI * PI / 4));
+ *     }
+ *
+ * pf_pde_d(c, k, i, m) is d^m u_k / dx_i^m; pf_pde_lap(c, k, w) is
+ * sum_i w_i d^2 u_k / dx_i^2 (w NULL: the spatial Laplacian). Which streams
+ * carry them — one direction per input, or first-order directions plus one
+ * collapsed stream for a Laplacian — is decided by whoever builds the
+ * context (pf_pde_layout), and the same residual code works with either.
+ * Coordinates come as fields too (pf_pde_x), so source terms are jet ops on
+ * the points and the graph stays the only place where arithmetic happens.
+ *
+ * Exact solutions are written the same way (exact_fields), so a test can
+ * put u* in place of the network and check that every residual and
+ * constraint vanishes.
+ */
+#ifndef PF_GEOM_PDE_H
+#define PF_GEOM_PDE_H
+
+#include <stdbool.h>
+
+#include "core/status.h"
+#include "tensor/graph.h"
+
+#define PF_PDE_MAX_IN 8
+#define PF_PDE_MAX_OUT 4
+#define PF_PDE_MAX_EQ 4
+#define PF_PDE_MAX_CONSTRAINTS 8
+#define PF_PDE_MAX_HARD 2
+
+struct pf_geom;
+
+/* Property tags, for knowledge retrieval and prompts. */
+enum pf_pde_tag {
+    PF_TAG_TIME_DEPENDENT = 1 << 0,
+    PF_TAG_PERIODIC = 1 << 1,
+    PF_TAG_MULTISCALE = 1 << 2,
+    PF_TAG_COMPLEX_GEOMETRY = 1 << 3,
+    PF_TAG_STEEP = 1 << 4,
+    PF_TAG_HIGH_DIM = 1 << 5,
+    PF_TAG_INVERSE = 1 << 6,
+    PF_TAG_NONLINEAR = 1 << 7,
+    PF_TAG_COUPLED = 1 << 8,
+    PF_TAG_LONG_TIME = 1 << 9,
+    PF_TAG_HIGH_ORDER = 1 << 10,
+    PF_TAG_CHAOTIC = 1 << 11,
+    PF_TAG_VARIABLE_COEFFICIENT = 1 << 12,
+};
+#define PF_TAG_COUNT 13
+
+/* "time_dependent", "periodic", ... for bit `b` (0-based); "?" past the end. */
+const char *pf_pde_tag_name(int b);
+
+typedef struct pf_pde pf_pde;
+
+/* What a residual or constraint builder sees. The caller fills g, x, u and
+ * (on boundary points) normal; the helpers below read them. */
+typedef struct pf_pde_ctx {
+    const pf_pde *pde;
+    pf_graph *g;
+    pf_node *x;        /* points: n x d_in, a jet (or value-only where no derivative is needed) */
+    pf_node *u;        /* fields: n x d_out with x's layout (network output or exact solution) */
+    pf_node *normal;   /* value-only n x d_in outward unit normals, or NULL */
+    int dir[PF_PDE_MAX_IN]; /* jet direction carrying input i, -1 if none */
+    int lap;           /* collapsed stream holding the spatial Laplacian, -1 if none */
+    /* memo of the fields handed out, so asking twice builds no new nodes
+     * (zero-initialise the context) */
+    pf_node *memo_d[PF_PDE_MAX_OUT][PF_PDE_MAX_IN][PF_JET_MAX_ORDER + 1];
+    pf_node *memo_x[PF_PDE_MAX_IN];
+} pf_pde_ctx;
+
+/* Value-only n x 1 field d^m u_k / dx_i^m (m = 0: u_k itself). */
+pf_node *pf_pde_d(pf_pde_ctx *c, int k, int i, int m);
+
+/* sum_i w[i] d^2 u_k / dx_i^2 over the inputs (w NULL: 1 on the spatial
+ * inputs, 0 on time): the collapsed stream when the layout has one and w is
+ * NULL, else the sum of pure second derivatives. */
+pf_node *pf_pde_lap(pf_pde_ctx *c, int k, const double *w);
+
+/* Value-only n x 1 coordinate x_i (for source terms and data: no
+ * derivative streams). */
+pf_node *pf_pde_x(pf_pde_ctx *c, int i);
+
+/* Coordinate x_i as a jet with x's layout (for exact solutions and hard
+ * constraints, whose derivatives matter). */
+pf_node *pf_pde_xj(pf_pde_ctx *c, int i);
+
+/* d u_k / dn = sum over spatial inputs of n_i du_k/dx_i (needs c->normal). */
+pf_node *pf_pde_dn(pf_pde_ctx *c, int k);
+
+/* The jet layout that carries every derivative `orders` asks for: orders[i]
+ * is the highest derivative along input i (0: none). With collapse_lap, the
+ * spatial inputs whose highest order is 2 get order 1 plus one collapsed
+ * Laplacian stream (for residuals that only need the Laplacian). Fills the
+ * layout, the per-direction vectors (e_i, dirs[d * d_in + i]) and the
+ * context's dir[] and lap. */
+void pf_pde_layout(const pf_pde *p, const int *orders, bool collapse_lap, pf_jet_layout *L,
+                   pf_real *dirs, pf_pde_ctx *c);
+
+typedef enum pf_constraint_kind {
+    PF_CON_INITIAL,    /* u_k(x, t0) - g(x) on the initial slice */
+    PF_CON_DIRICHLET,  /* u_k - g on boundary parts */
+    PF_CON_NEUMANN,    /* du_k/dn - g on boundary parts */
+    PF_CON_ROBIN,      /* du_k/dn - g(x, u) on boundary parts */
+    PF_CON_PERIODIC,   /* u(x) - u(x') between opposite faces */
+    PF_CON_POINTS,     /* u_k(x_i) - v_i at given points (data, observations, gauge) */
+    PF_CON_INEQUALITY, /* max(0, lower - u_k): positivity-type bounds */
+    PF_CON_COUNT
+} pf_constraint_kind;
+
+const char *pf_constraint_kind_name(pf_constraint_kind k);
+
+typedef struct pf_constraint {
+    const char *name;         /* "ic", "bc_walls", "obs", ... (the loss term's name) */
+    pf_constraint_kind kind;
+    const char *parts;        /* comma-separated boundary part names; NULL = all parts */
+    int order;                /* highest derivative the residual needs (0 or 1) */
+    /* The residual on the sampled points, n x 1 value-only. */
+    pf_node *(*residual)(pf_pde_ctx *c);
+    /* PF_CON_POINTS at fixed points (a gauge): npoints x d_in coordinates. */
+    int npoints;
+    const double *points;
+} pf_constraint;
+
+/* A named exact hard-constraint transform u = T(x, N(x)): builds u (n x
+ * d_out, x's layout) from the network output. */
+typedef struct pf_hard_transform {
+    const char *name;
+    const char *what;         /* one line for people and prompts */
+    const char *satisfies;    /* comma-separated names of the constraints it makes exact */
+    pf_node *(*apply)(pf_pde_ctx *c, pf_node *net);
+} pf_hard_transform;
+
+typedef enum pf_ref_kind {
+    PF_REF_ANALYTIC,  /* exact solution in code */
+    PF_REF_DATA,      /* a PINNacle file in PF_DATA_DIR */
+    PF_REF_MISSING,   /* no reference: trainable, no MSE */
+} pf_ref_kind;
+
+struct pf_pde {
+    const char *name;         /* registry key, e.g. "poisson_5d" */
+    const char *title;        /* one line */
+    const char *statement;    /* plain text for prompts */
+    const char *latex;
+    unsigned tags;            /* enum pf_pde_tag bits */
+    int d_in, d_out;
+    const char *inputs[PF_PDE_MAX_IN];    /* "x", "y", "t", ... */
+    const char *outputs[PF_PDE_MAX_OUT];  /* "u", "v", "p", ... */
+    int time_input;           /* index of t among the inputs, -1 if steady */
+    double lo[PF_PDE_MAX_IN], hi[PF_PDE_MAX_IN]; /* bounding box of the inputs */
+    double period[PF_PDE_MAX_IN];  /* > 0 where the solution is periodic in that input */
+    int orders[PF_PDE_MAX_IN];     /* highest derivative the residuals need per input */
+    bool laplacian_only;      /* second derivatives enter only as a Laplacian */
+
+    /* The domain (caller frees with pf_geom_free). Box problems use
+     * pf_pdes_box_geometry, which builds [lo, hi] (times [t0, t1] when
+     * time-dependent) from the fields above. */
+    pf_status (*geometry)(const pf_pde *p, struct pf_geom **out);
+
+    int neq;                  /* residual equations */
+    pf_node *(*residual)(pf_pde_ctx *c, int eq);
+
+    int ncon;
+    pf_constraint con[PF_PDE_MAX_CONSTRAINTS];
+
+    int nhard;
+    pf_hard_transform hard[PF_PDE_MAX_HARD];
+
+    pf_ref_kind ref;
+    const char *ref_file;     /* PF_REF_DATA: file name in PF_DATA_DIR */
+    /* PF_REF_ANALYTIC: u* on the context's points, n x d_out with x's layout. */
+    pf_node *(*exact_fields)(pf_pde_ctx *c);
+    /* PF_REF_ANALYTIC: u* at one point, in double (evaluation, plots). */
+    void (*exact)(const double *x, double *u);
+};
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * data_dir.h — where reference data files are found.
+ *
+ * Reference files (the PINNacle .dat files, regenerated coefficient fields)
+ * are never part of the project. They live in one folder named by the
+ * environment variable PF_DATA_DIR; when it is unset or empty the folder is
+ * "data/ref", relative to the working directory, which `make data` fills.
+ * `make test` exports PF_DATA_DIR=../shared/data/pinnacle when that exists.
+ *
+ *     char path[PF_DATA_PATH_MAX];
+ *     if (pf_data_path("burgers1d.dat", path, sizeof path) != PF_OK)
+ *         return ...;   // PF_ERR_IO; pf_errmsg() names the file and the folder
+ *     ... open path ...
+ *
+ * A PDE whose reference is missing fails with that message; its tests skip
+ * with it (cr_skip_test), they are never faked.
+ */
+#ifndef PF_IO_DATA_DIR_H
+#define PF_IO_DATA_DIR_H
+
+#include <stddef.h>
+
+#include "core/status.h"
+
+/* The environment variable and its default value. */
+#define PF_DATA_DIR_ENV "PF_DATA_DIR"
+#define PF_DATA_DIR_DEFAULT "data/ref"
+
+/* A buffer size that holds any path pf_data_path() builds. */
+#define PF_DATA_PATH_MAX 4096
+
+/* The data folder: $PF_DATA_DIR when set and non-empty, else
+ * PF_DATA_DIR_DEFAULT. The string belongs to the environment (or is a
+ * literal); it stays valid until the environment changes. */
+const char *pf_data_dir(void);
+
+/* Writes "<dir>/<name>" into buf[0..cap) and checks that it names a regular
+ * file. `name` may contain sub-folders ("regenerated/heat_2d_coef_256.dat").
+ * Fails with
+ *   PF_ERR_IO       when the file is absent or cannot be examined; the
+ *                   message names the file, the folder, whether it came from
+ *                   PF_DATA_DIR or the default, and says how to get the files
+ *                   (`make data`, or point PF_DATA_DIR at them);
+ *   PF_ERR_INVALID  when the path does not fit in cap bytes or name is empty.
+ * buf holds the path even on PF_ERR_IO (when it fits). */
+pf_status pf_data_path(const char *name, char *buf, size_t cap);
+
+#endif

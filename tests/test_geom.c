@@ -1,0 +1,712 @@
+/*
+ * test_geom.c — geometry and samplers (src/geom/geometry.h, sample.h).
+ *
+ * The shapes are the benchmark domains of pdes.md: an interval x time, boxes
+ * in 2, 3 and 5 dimensions, the unit 5-ball (heat_5d), squares and a
+ * rectangle with disk holes (poisson_2d_classic, poisson_boltzmann_2d,
+ * heat_2d_complex_geometry), a cube with ball holes (poisson_3d), the
+ * backward-facing step as a polygon and as a box minus a box, and a union.
+ * Expected measures, volumes and distances are closed forms computed here.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/real.h"
+#include "core/status.h"
+#include "geom/geometry.h"
+#include "geom/sample.h"
+
+static const double PI = 3.14159265358979323846;
+
+/* ---------------------------------------------------------------- shapes */
+
+/* st and *g are read after the constructor ran (argument order is unspecified) */
+static pf_geom *must(pf_status st, pf_geom **g)
+{
+    cr_assert_eq(st, PF_OK, "building a shape failed: %s", pf_errmsg());
+    cr_assert_not_null(*g);
+    return *g;
+}
+
+static pf_geom *box_nd(int d, double lo, double hi)
+{
+    double l[PF_GEOM_MAX_DIM], h[PF_GEOM_MAX_DIM];
+    for (int k = 0; k < d; k++) l[k] = lo, h[k] = hi;
+    pf_geom *g = NULL;
+    return must(pf_geom_box_alloc(d, l, h, NULL, &g), &g);
+}
+
+static pf_geom *rect_2x1(void)
+{
+    pf_geom *g = NULL;
+    return must(pf_geom_box_alloc(2, (double[]){0, 0}, (double[]){2, 1}, NULL, &g), &g);
+}
+
+static pf_geom *box5(void) { return box_nd(5, 0, 1); }
+static pf_geom *cube3(void) { return box_nd(3, -1, 2); }
+
+static pf_geom *ball5(void)
+{
+    pf_geom *g = NULL;
+    return must(pf_geom_ball_alloc(5, (double[]){0, 0, 0, 0, 0}, 1.0, NULL, &g), &g);
+}
+
+static pf_geom *disk(void)
+{
+    pf_geom *g = NULL;
+    return must(pf_geom_disk_alloc(0.5, -1, 2.0, NULL, &g), &g);
+}
+
+/* heat_2d_complex_geometry: [-8,8] x [-12,12] minus 11 disks of radius 1
+ * ("hole_r1") and 6 of radius 0.4 ("hole_r04"). */
+static const double big_holes[11][2] = {{-4, -3}, {4, -3}, {-4, 3}, {4, 3}, {-4, -9}, {4, -9},
+                                        {-4, 9},  {4, 9},  {0, 0},  {0, 6}, {0, -6}};
+static const double small_holes[6][2] = {{-3.2, -6}, {-3.2, 6}, {3.2, -6},
+                                         {3.2, 6},   {-3.2, 0}, {3.2, 0}};
+
+static pf_geom *heat_complex(void)
+{
+    pf_geom *g = NULL, *h = NULL;
+    pf_geom_box_alloc(2, (double[]){-8, -12}, (double[]){8, 12}, NULL, &g);
+    for (int i = 0; i < 11; i++) {
+        pf_geom_disk_alloc(big_holes[i][0], big_holes[i][1], 1.0, "hole_r1", &h);
+        pf_geom_difference_alloc(g, h, &g);
+    }
+    for (int i = 0; i < 6; i++) {
+        pf_geom_disk_alloc(small_holes[i][0], small_holes[i][1], 0.4, "hole_r04", &h);
+        pf_geom_difference_alloc(g, h, &g);
+    }
+    return must(g ? PF_OK : PF_ERR_INVALID, &g);
+}
+
+/* poisson_2d_classic: [-0.5,0.5]^2 minus 4 disks r 0.1 at (+-0.3, +-0.3). */
+static const double classic_holes[4][2] = {{0.3, 0.3}, {-0.3, 0.3}, {0.3, -0.3}, {-0.3, -0.3}};
+
+static pf_geom *poisson_classic(void)
+{
+    pf_geom *g = NULL, *h = NULL;
+    pf_geom_box_alloc(2, (double[]){-0.5, -0.5}, (double[]){0.5, 0.5}, NULL, &g);
+    for (int i = 0; i < 4; i++) {
+        pf_geom_disk_alloc(classic_holes[i][0], classic_holes[i][1], 0.1, "hole", &h);
+        pf_geom_difference_alloc(g, h, &g);
+    }
+    return must(g ? PF_OK : PF_ERR_INVALID, &g);
+}
+
+/* poisson_3d_complex_geometry: [0,1]^3 minus 4 balls. */
+static pf_geom *poisson_3d(void)
+{
+    static const double b[4][4] = {{0.4, 0.3, 0.6, 0.2},
+                                   {0.6, 0.7, 0.6, 0.2},
+                                   {0.2, 0.8, 0.7, 0.1},
+                                   {0.6, 0.2, 0.3, 0.1}};
+    pf_geom *g = box_nd(3, 0, 1), *h = NULL;
+    for (int i = 0; i < 4; i++) {
+        pf_geom_ball_alloc(3, b[i], b[i][3], "ball", &h);
+        pf_geom_difference_alloc(g, h, &g);
+    }
+    return must(g ? PF_OK : PF_ERR_INVALID, &g);
+}
+
+/* navier_stokes_2d_backstep as a polygon with labelled edges. */
+static const double step_xy[12] = {0, 0, 4, 0, 4, 2, 2, 2, 2, 1, 0, 1};
+static const char *const step_labels[6] = {"wall", "outlet", "wall", "wall", "wall", "inlet"};
+
+static pf_geom *backstep(void)
+{
+    pf_geom *g = NULL;
+    return must(pf_geom_polygon_alloc(6, step_xy, step_labels, &g), &g);
+}
+
+/* the same step as [0,4] x [0,2] minus [0,2] x [1,2]; the cut-out box's left
+ * and top faces lie on the outer boundary and must vanish */
+static pf_geom *backstep_csg(void)
+{
+    static const char *const cut[4] = {"seam_l", "step_face", "step_top", "seam_t"};
+    pf_geom *a = NULL, *b = NULL, *g = NULL;
+    pf_geom_box_alloc(2, (double[]){0, 0}, (double[]){4, 2}, NULL, &a);
+    pf_geom_box_alloc(2, (double[]){0, 1}, (double[]){2, 2}, cut, &b);
+    return must(pf_geom_difference_alloc(a, b, &g), &g);
+}
+
+/* [0,2]^2 u [1,3]^2: perimeter 12, area 7 */
+static pf_geom *two_squares(void)
+{
+    pf_geom *a = NULL, *b = NULL, *g = NULL;
+    static const char *const na[4] = {"a_left", "a_right", "a_bottom", "a_top"};
+    static const char *const nb[4] = {"b_left", "b_right", "b_bottom", "b_top"};
+    pf_geom_box_alloc(2, (double[]){0, 0}, (double[]){2, 2}, na, &a);
+    pf_geom_box_alloc(2, (double[]){1, 1}, (double[]){3, 3}, nb, &b);
+    return must(pf_geom_union_alloc(a, b, &g), &g);
+}
+
+static pf_geom *heat5d(void)
+{
+    pf_geom *g = NULL;
+    return must(pf_geom_space_time_alloc(ball5(), 0, 1, &g), &g);
+}
+
+static pf_geom *burgers(void)
+{
+    pf_geom *s = NULL, *g = NULL;
+    pf_geom_interval_alloc(-1, 1, &s);
+    return must(pf_geom_space_time_alloc(s, 0, 1, &g), &g);
+}
+
+static pf_geom *complex_time(void)
+{
+    pf_geom *g = NULL;
+    return must(pf_geom_space_time_alloc(heat_complex(), 0, 3, &g), &g);
+}
+
+typedef struct shape {
+    const char *name;
+    pf_geom *(*build)(void);
+} shape;
+
+static const shape shapes[] = {
+    {"rect_2x1", rect_2x1},
+    {"box5", box5},
+    {"cube3", cube3},
+    {"ball5", ball5},
+    {"disk", disk},
+    {"heat_complex", heat_complex},
+    {"poisson_classic", poisson_classic},
+    {"poisson_3d", poisson_3d},
+    {"backstep", backstep},
+    {"backstep_csg", backstep_csg},
+    {"two_squares", two_squares},
+    {"heat5d", heat5d},
+    {"burgers", burgers},
+    {"complex_time", complex_time},
+};
+#define NSHAPES (int)(sizeof shapes / sizeof shapes[0])
+
+/* ---------------------------------------------------------------- helpers */
+
+static void point(const pf_point_set *ps, int i, double *x)
+{
+    for (int k = 0; k < ps->dim; k++) x[k] = ps->x[(size_t)i * ps->dim + k];
+}
+
+static double diag(const pf_geom *g)
+{
+    double lo[PF_GEOM_MAX_DIM], hi[PF_GEOM_MAX_DIM], s = 0;
+    pf_geom_bbox(g, lo, hi);
+    for (int k = 0; k < pf_geom_dim(g); k++) s += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+    return sqrt(s);
+}
+
+/* Rounding to float moves a point by ~1e-7 x its magnitude. */
+static double tol_for(const pf_geom *g) { return 1e-5 * fmax(1, diag(g) / 10); }
+
+static bool same_set(const pf_point_set *a, const pf_point_set *b)
+{
+    return a->n == b->n && a->dim == b->dim &&
+           memcmp(a->x, b->x, (size_t)a->n * a->dim * sizeof *a->x) == 0;
+}
+
+/* ---------------------------------------------------------------- interior */
+
+Test(geom, interior_points_lie_inside_every_shape)
+{
+    for (int s = 0; s < NSHAPES; s++) {
+        pf_geom *g = shapes[s].build();
+        for (int m = 0; m < PF_SAMPLE_METHOD_COUNT; m++) {
+            pf_point_set ps = {0};
+            cr_assert_eq(pf_sample_interior(g, m, 3000, 7, &ps), PF_OK, "%s %s: %s",
+                         shapes[s].name, pf_sample_method_name(m), pf_errmsg());
+            cr_assert(ps.n >= (m == PF_SAMPLE_GRID ? 1500 : 3000) && ps.dim == pf_geom_dim(g));
+            int outside = 0;
+            double worst = -INFINITY;
+            for (int i = 0; i < ps.n; i++) {
+                double x[PF_GEOM_MAX_DIM];
+                point(&ps, i, x);
+                double sd = pf_geom_sdf(g, x);
+                worst = fmax(worst, sd);
+                outside += !pf_geom_inside(g, x, tol_for(g));
+            }
+            cr_assert_eq(outside, 0, "%s %s: %d of %d points outside (max sdf %g)",
+                         shapes[s].name, pf_sample_method_name(m), outside, ps.n, worst);
+            pf_point_set_release(&ps);
+        }
+        pf_geom_free(g);
+    }
+}
+
+/* Uniform in the 5-ball: E|x|^2 = d / (d + 2) = 5/7; sd of |x|^2 is about
+ * 0.17, so with 40000 points the mean is within 0.003 (3.5 sigma). */
+Test(geom, uniform_ball5_has_the_right_radial_moment)
+{
+    pf_geom *g = ball5();
+    for (int m = 0; m < PF_SAMPLE_GRID; m++) {
+        pf_point_set ps = {0};
+        cr_assert_eq(pf_sample_interior(g, m, 40000, 3, &ps), PF_OK, "%s", pf_errmsg());
+        double s = 0;
+        for (int i = 0; i < ps.n; i++)
+            for (int k = 0; k < 5; k++) s += (double)ps.x[i * 5 + k] * ps.x[i * 5 + k];
+        cr_assert(fabs(s / ps.n - 5.0 / 7.0) < 0.003, "%s: E|x|^2 = %.5f, expected %.5f",
+                  pf_sample_method_name(m), s / ps.n, 5.0 / 7.0);
+        pf_point_set_release(&ps);
+    }
+    pf_geom_free(g);
+}
+
+/* ---------------------------------------------------------------- boundary */
+
+Test(geom, boundary_points_lie_on_their_part_with_outward_unit_normals)
+{
+    for (int s = 0; s < NSHAPES; s++) {
+        pf_geom *g = shapes[s].build();
+        int d = pf_geom_dim(g);
+        double tol = tol_for(g), eps = 1e-5 * diag(g);
+        pf_point_set ps = {0};
+        cr_assert_eq(pf_sample_boundary(g, "*", 4000, 11, PF_SAMPLE_NORMALS, &ps), PF_OK,
+                     "%s: %s", shapes[s].name, pf_errmsg());
+        cr_assert(ps.n == 4000 && ps.dim == d && ps.normal && ps.part);
+        int off_part = 0, off_boundary = 0, not_unit = 0, not_outward = 0, unplaced = 0;
+        for (int i = 0; i < ps.n; i++) {
+            double x[PF_GEOM_MAX_DIM], xp[PF_GEOM_MAX_DIM], xm[PF_GEOM_MAX_DIM], nn = 0;
+            point(&ps, i, x);
+            off_part += !(pf_geom_part_distance(g, ps.part[i], x) < tol);
+            off_boundary += !pf_geom_on_boundary(g, x, tol);
+            for (int k = 0; k < d; k++) {
+                double n = ps.normal[i * d + k];
+                nn += n * n;
+                xp[k] = x[k] + eps * n;
+                xm[k] = x[k] - eps * n;
+            }
+            not_unit += !(fabs(sqrt(nn) - 1) < 1e-5);
+            not_outward += !(pf_geom_sdf(g, xp) > 0 && pf_geom_sdf(g, xm) < 0);
+            unplaced += pf_geom_part_at(g, x, tol) < 0;
+        }
+        cr_assert_eq(off_part, 0, "%s: %d points farther than %g from their part",
+                     shapes[s].name, off_part, tol);
+        cr_assert_eq(off_boundary, 0, "%s: %d points off the boundary", shapes[s].name,
+                     off_boundary);
+        cr_assert_eq(not_unit, 0, "%s: %d normals not of unit length", shapes[s].name, not_unit);
+        cr_assert_eq(not_outward, 0, "%s: %d normals not outward (eps %g)", shapes[s].name,
+                     not_outward, eps);
+        cr_assert_eq(unplaced, 0, "%s: pf_geom_part_at finds no part for %d points",
+                     shapes[s].name, unplaced);
+        pf_point_set_release(&ps);
+        pf_geom_free(g);
+    }
+}
+
+Test(geom, hole_normals_point_into_the_hole)
+{
+    pf_geom *g = poisson_classic();
+    pf_point_set ps = {0};
+    cr_assert_eq(pf_sample_boundary(g, "hole", 2000, 5, PF_SAMPLE_NORMALS, &ps), PF_OK, "%s",
+                 pf_errmsg());
+    double worst = 1;
+    for (int i = 0; i < ps.n; i++) {
+        double x = ps.x[2 * i], y = ps.x[2 * i + 1];
+        int h = (x < 0) + 2 * (y < 0); /* hole index from the quadrant: (+,+) (-,+) (+,-) (-,-) */
+        double cx = classic_holes[h][0] - x, cy = classic_holes[h][1] - y, r = hypot(cx, cy);
+        cr_assert(fabs(r - 0.1) < 1e-5, "point %d is %g from its hole centre", i, r);
+        worst = fmin(worst, (ps.normal[2 * i] * cx + ps.normal[2 * i + 1] * cy) / r);
+    }
+    cr_assert(worst > 1 - 1e-5, "min cos(normal, direction to the hole centre) = %.8f", worst);
+    pf_point_set_release(&ps);
+    pf_geom_free(g);
+}
+
+Test(geom, ball5_sphere_points_are_uniform_with_normal_x)
+{
+    pf_geom *g = ball5();
+    pf_point_set ps = {0};
+    cr_assert_eq(pf_sample_boundary(g, NULL, 20000, 9, PF_SAMPLE_NORMALS, &ps), PF_OK);
+    double m2[5] = {0}, dn = 0;
+    for (int i = 0; i < ps.n; i++)
+        for (int k = 0; k < 5; k++) {
+            m2[k] += (double)ps.x[i * 5 + k] * ps.x[i * 5 + k];
+            dn = fmax(dn, fabs(ps.normal[i * 5 + k] - ps.x[i * 5 + k]));
+        }
+    cr_assert(dn < 1e-6, "normal differs from x by %g on the unit sphere", dn);
+    /* E x_k^2 = 1/5; sd of x_k^2 ~ 0.24, so 20000 points: within 0.006 */
+    for (int k = 0; k < 5; k++)
+        cr_assert(fabs(m2[k] / ps.n - 0.2) < 0.006, "E x_%d^2 = %.4f, expected 0.2", k,
+                  m2[k] / ps.n);
+    pf_point_set_release(&ps);
+    pf_geom_free(g);
+}
+
+/* ---------------------------------------------------------------- measures */
+
+Test(geom, boundary_shares_follow_part_measures)
+{
+    pf_geom *g = rect_2x1();
+    pf_point_set ps = {0};
+    cr_assert_eq(pf_sample_boundary(g, NULL, 6000, 1, 0, &ps), PF_OK);
+    int cnt[4] = {0};
+    for (int i = 0; i < ps.n; i++) cnt[ps.part[i]]++;
+    /* left, right: 1/6 each; bottom, top: 2/6 each (largest remainder: exact) */
+    cr_assert(cnt[0] == 1000 && cnt[1] == 1000 && cnt[2] == 2000 && cnt[3] == 2000,
+              "counts left %d right %d bottom %d top %d", cnt[0], cnt[1], cnt[2], cnt[3]);
+    cr_assert(ps.normal == NULL, "normals were not asked for");
+    pf_point_set_release(&ps);
+
+    /* a subset: left + top share 1 : 2 */
+    cr_assert_eq(pf_sample_boundary(g, "top, x0_lo", 999, 1, 0, &ps), PF_OK, "%s", pf_errmsg());
+    int left = 0;
+    for (int i = 0; i < ps.n; i++) left += ps.part[i] == 0;
+    cr_assert_eq(left, 333, "left got %d of 999", left);
+    pf_point_set_release(&ps);
+    pf_geom_free(g);
+}
+
+Test(geom, measures_and_volumes_match_closed_forms)
+{
+    pf_geom *g = heat_complex();
+    int i1, i04, il;
+    cr_assert_eq(pf_geom_part_find(g, "hole_r1", &i1), PF_OK);
+    cr_assert_eq(pf_geom_part_find(g, "hole_r04", &i04), PF_OK);
+    cr_assert_eq(pf_geom_part_find(g, "left", &il), PF_OK);
+    cr_assert_eq(pf_geom_part_count(g), 6, "parts: 4 faces + 2 hole groups");
+    cr_assert(fabs(pf_geom_part_measure(g, i1) - 22 * PI) < 1e-9, "r1 holes %g",
+              pf_geom_part_measure(g, i1));
+    cr_assert(fabs(pf_geom_part_measure(g, i04) - 4.8 * PI) < 1e-9);
+    cr_assert(fabs(pf_geom_part_measure(g, il) - 24) < 1e-12);
+    double area = 16 * 24 - 11 * PI - 6 * PI * 0.16;
+    cr_assert(fabs(pf_geom_volume(g) - area) < 1e-9, "area %g, expected %g", pf_geom_volume(g),
+              area);
+    pf_geom_free(g);
+
+    /* 5-ball: volume 8 pi^2 / 15, sphere 8 pi^2 / 3; times [0, 1] */
+    g = heat5d();
+    cr_assert(fabs(pf_geom_volume(g) - 8 * PI * PI / 15) < 1e-12);
+    cr_assert(fabs(pf_geom_part_measure(g, 0) - 8 * PI * PI / 3) < 1e-12);
+    cr_assert(!strcmp(pf_geom_part_name(g, 0), "sphere") &&
+              !strcmp(pf_geom_part_name(g, 1), "initial") &&
+              !strcmp(pf_geom_part_name(g, 2), "final") && pf_geom_part_is_time_face(g, 1));
+    cr_assert(fabs(pf_geom_part_measure(g, 1) - 8 * PI * PI / 15) < 1e-12);
+    pf_geom_free(g);
+
+    /* backstep polygon: walls 4 + 2 + 1 + 2, outlet 2, inlet 1; area 6 */
+    g = backstep();
+    cr_assert_eq(pf_geom_part_count(g), 3);
+    cr_assert(!strcmp(pf_geom_part_name(g, 0), "wall") && pf_geom_part_measure(g, 0) == 9 &&
+              pf_geom_part_measure(g, 1) == 2 && pf_geom_part_measure(g, 2) == 1);
+    cr_assert(fabs(pf_geom_volume(g) - 6) < 1e-12);
+    pf_geom_free(g);
+}
+
+Test(geom, clipped_csg_parts_are_measured_and_seams_dropped)
+{
+    pf_geom *g = backstep_csg();
+    int i;
+    /* the cut box's left and top faces lie on the outer boundary: gone */
+    cr_assert_eq(pf_geom_part_find(g, "seam_l", &i), PF_ERR_INVALID);
+    cr_assert_eq(pf_geom_part_find(g, "seam_t", &i), PF_ERR_INVALID);
+    static const struct { const char *name; double m; } want[] = {
+        {"left", 1}, {"right", 2}, {"bottom", 4}, {"top", 2}, {"step_face", 1}, {"step_top", 2}};
+    for (int k = 0; k < 6; k++) {
+        cr_assert_eq(pf_geom_part_find(g, want[k].name, &i), PF_OK, "%s", pf_errmsg());
+        cr_assert(fabs(pf_geom_part_measure(g, i) - want[k].m) < 0.03 * want[k].m,
+                  "%s measures %g, expected %g", want[k].name, pf_geom_part_measure(g, i),
+                  want[k].m);
+    }
+    cr_assert(fabs(pf_geom_volume(g) - 6) < 0.01, "area %g, expected 6", pf_geom_volume(g));
+    pf_geom_free(g);
+
+    g = two_squares();
+    double total = 0;
+    for (int p = 0; p < pf_geom_part_count(g); p++) total += pf_geom_part_measure(g, p);
+    cr_assert(fabs(total - 12) < 0.12, "union perimeter %g, expected 12", total);
+    cr_assert(fabs(pf_geom_volume(g) - 7) < 0.01, "union area %g, expected 7", pf_geom_volume(g));
+    pf_geom_free(g);
+}
+
+/* ---------------------------------------------------------------- determinism */
+
+Test(geom, samplers_are_deterministic_per_seed)
+{
+    pf_geom *gs[2] = {box5(), heat_complex()};
+    for (int s = 0; s < 2; s++)
+        for (int m = 0; m < PF_SAMPLE_GRID; m++) {
+            pf_point_set a = {0}, b = {0}, c = {0};
+            cr_assert_eq(pf_sample_interior(gs[s], m, 1000, 42, &a), PF_OK);
+            cr_assert_eq(pf_sample_interior(gs[s], m, 1000, 42, &b), PF_OK);
+            cr_assert_eq(pf_sample_interior(gs[s], m, 1000, 43, &c), PF_OK);
+            cr_assert(same_set(&a, &b), "%s: same seed, different points",
+                      pf_sample_method_name(m));
+            cr_assert(!same_set(&a, &c), "%s: different seeds, same points",
+                      pf_sample_method_name(m));
+            pf_point_set_release(&a);
+            pf_point_set_release(&b);
+            pf_point_set_release(&c);
+        }
+    pf_point_set a = {0}, b = {0}, c = {0};
+    cr_assert_eq(pf_sample_boundary(gs[1], NULL, 1000, 42, PF_SAMPLE_NORMALS, &a), PF_OK);
+    cr_assert_eq(pf_sample_boundary(gs[1], NULL, 1000, 42, PF_SAMPLE_NORMALS, &b), PF_OK);
+    cr_assert_eq(pf_sample_boundary(gs[1], NULL, 1000, 43, PF_SAMPLE_NORMALS, &c), PF_OK);
+    cr_assert(same_set(&a, &b) && !memcmp(a.normal, b.normal, sizeof(pf_real) * 2000) &&
+              !same_set(&a, &c), "boundary sampling is not a function of the seed");
+    cr_assert_eq(pf_sample_interior(gs[0], PF_SAMPLE_GRID, 1000, 1, &a), PF_OK);
+    cr_assert_eq(pf_sample_interior(gs[0], PF_SAMPLE_GRID, 1000, 2, &b), PF_OK);
+    cr_assert(same_set(&a, &b), "a grid does not depend on the seed");
+    pf_point_set_release(&a);
+    pf_point_set_release(&b);
+    pf_point_set_release(&c);
+    pf_geom_free(gs[0]);
+    pf_geom_free(gs[1]);
+}
+
+Test(geom, lhs_has_one_point_per_stratum_per_axis)
+{
+    pf_geom *g = NULL;
+    double lo[3] = {-1, 0, 2.5}, hi[3] = {2, 0.1, 7};
+    cr_assert_eq(pf_geom_box_alloc(3, lo, hi, NULL, &g), PF_OK);
+    int n = 997;
+    pf_point_set ps = {0};
+    cr_assert_eq(pf_sample_interior(g, PF_SAMPLE_LHS, n, 5, &ps), PF_OK);
+    int *hit = calloc((size_t)n, sizeof *hit);
+    for (int k = 0; k < 3; k++) {
+        memset(hit, 0, (size_t)n * sizeof *hit);
+        int bad = 0;
+        for (int i = 0; i < n; i++) {
+            int s = (int)floor(((double)ps.x[i * 3 + k] - lo[k]) / (hi[k] - lo[k]) * n);
+            if (s < 0 || s >= n || hit[s]++) bad++;
+        }
+        cr_assert_eq(bad, 0, "axis %d: %d points share a stratum or leave the box", k, bad);
+    }
+    free(hit);
+    pf_point_set_release(&ps);
+    pf_geom_free(g);
+}
+
+/* The 1-D projections of the first 2^m Sobol points are (0, m, 1)-nets, and a
+ * digital shift keeps that: each of 1024 strata per axis holds one point. */
+Test(geom, sobol_first_power_of_two_points_stratify_every_axis)
+{
+    pf_geom *g = box_nd(4, 0, 1);
+    for (uint64_t seed = 0; seed < 3; seed++) {
+        pf_point_set ps = {0};
+        cr_assert_eq(pf_sample_interior(g, PF_SAMPLE_SOBOL, 1024, seed, &ps), PF_OK);
+        for (int k = 0; k < 4; k++) {
+            int hit[1024] = {0}, bad = 0;
+            for (int i = 0; i < 1024; i++) bad += hit[(int)floor(ps.x[i * 4 + k] * 1024.0)]++ > 0;
+            cr_assert_eq(bad, 0, "seed %d axis %d: %d strata hit twice", (int)seed, k, bad);
+        }
+        pf_point_set_release(&ps);
+    }
+    pf_geom_free(g);
+}
+
+/* ---------------------------------------------------------------- grids */
+
+Test(geom, grid_has_the_requested_counts_and_coordinates)
+{
+    pf_geom *g = rect_2x1();
+    pf_point_set ps = {0};
+    cr_assert_eq(pf_sample_grid(g, (int[]){5, 3}, PF_GRID_INTERIOR, &ps), PF_OK);
+    cr_assert_eq(ps.n, 15);
+    /* C order: point (i, j) at row 3 i + j: x = 2 (i+1)/6, y = (j+1)/4 */
+    cr_assert(fabs(ps.x[2 * 7] - 2.0 * 3 / 6) < 1e-6 && fabs(ps.x[2 * 7 + 1] - 2.0 / 4) < 1e-6);
+    cr_assert_eq(pf_sample_grid(g, (int[]){5, 3}, PF_GRID_CLOSED, &ps), PF_OK);
+    cr_assert(ps.n == 15 && ps.x[0] == 0 && ps.x[1] == 0 && ps.x[28] == 2 && ps.x[29] == 1);
+    cr_assert_eq(pf_sample_grid(g, (int[]){4, 2}, PF_GRID_CELL, &ps), PF_OK);
+    cr_assert(ps.n == 8 && fabs(ps.x[0] - 0.25) < 1e-7 && fabs(ps.x[1] - 0.25) < 1e-7);
+    cr_assert_eq(pf_sample_grid(g, (int[]){5, 1}, PF_GRID_CLOSED, &ps), PF_ERR_INVALID);
+    pf_geom_free(g);
+
+    /* a grid on a disk keeps exactly the grid points inside: the 4 corners of
+     * its bbox go, the 4 edge midpoints lie on the circle and stay */
+    g = disk();
+    cr_assert_eq(pf_sample_grid(g, (int[]){3, 3}, PF_GRID_CLOSED, &ps), PF_OK);
+    cr_assert_eq(ps.n, 5, "a closed 3x3 grid on a disk's bbox has 5 points in it, got %d", ps.n);
+    pf_point_set_release(&ps);
+    pf_geom_free(g);
+}
+
+/* The evaluation sets pdes.md 0.3 lists for PINNacle's analytic problems. */
+Test(geom, pinnacle_grids_reproduce_the_documented_sets)
+{
+    pf_point_set ps = {0};
+    pf_geom *g = box5(); /* poisson_5d: 8^5, x_i in {k/9} */
+    cr_assert_eq(pf_sample_grid_pinnacle(g, 20000, &ps), PF_OK);
+    cr_assert_eq(ps.n, 32768);
+    cr_assert(fabs(ps.x[0] - 1.0 / 9) < 1e-7 && fabs(ps.x[5 * 32767 + 4] - 8.0 / 9) < 1e-7);
+    pf_geom_free(g);
+
+    g = NULL; /* wave_1d as a plain (x, t) box: 50 x 50 at k/51 */
+    cr_assert_eq(pf_geom_box_alloc(2, (double[]){0, 0}, (double[]){1, 1}, NULL, &g), PF_OK);
+    cr_assert_eq(pf_sample_grid_pinnacle(g, 2500, &ps), PF_OK);
+    cr_assert(ps.n == 2500 && fabs(ps.x[2] - 1.0 / 51) < 1e-7 && fabs(ps.x[3] - 2.0 / 51) < 1e-7);
+    pf_geom_free(g);
+
+    /* heat_2d_multiscale: 8 x 8 interior grid x 313 levels t = 5 (1 - m/313) */
+    pf_geom *s = NULL;
+    pf_geom_box_alloc(2, (double[]){0, 0}, (double[]){1, 1}, NULL, &s);
+    cr_assert_eq(pf_geom_space_time_alloc(s, 0, 5, &g), PF_OK);
+    cr_assert_eq(pf_sample_grid_pinnacle(g, 20000, &ps), PF_OK);
+    cr_assert_eq(ps.n, 20032);
+    cr_assert(ps.x[2] == 5 && fabs(ps.x[3 * 64 + 2] - 5 * (1 - 1.0 / 313)) < 1e-6 &&
+              fabs(ps.x[3 * 20031 + 2] - 5.0 / 313) < 1e-6);
+    pf_geom_free(g);
+
+    /* heat_inverse_2d: 17 x 17 at -1 + k/9 x 71 levels */
+    pf_geom_box_alloc(2, (double[]){-1, -1}, (double[]){1, 1}, NULL, &s);
+    cr_assert_eq(pf_geom_space_time_alloc(s, 0, 1, &g), PF_OK);
+    cr_assert_eq(pf_sample_grid_pinnacle(g, 20000, &ps), PF_OK);
+    cr_assert_eq(ps.n, 20519);
+    cr_assert(fabs(ps.x[0] - (-1 + 1.0 / 9)) < 1e-7);
+    pf_geom_free(g);
+
+    g = ball5();
+    cr_assert_eq(pf_sample_grid_pinnacle(g, 100, &ps), PF_ERR_UNSUPPORTED);
+    pf_geom_free(g);
+    pf_point_set_release(&ps);
+}
+
+/* ---------------------------------------------------------------- space x time */
+
+Test(geom, space_time_interior_and_boundary_times_are_in_range)
+{
+    pf_geom *g = complex_time();
+    pf_point_set ps = {0};
+    for (int m = 0; m < PF_SAMPLE_METHOD_COUNT; m++) {
+        cr_assert_eq(pf_sample_interior(g, m, 2000, 1, &ps), PF_OK, "%s", pf_errmsg());
+        int bad = 0;
+        for (int i = 0; i < ps.n; i++) bad += !(ps.x[3 * i + 2] >= 0 && ps.x[3 * i + 2] <= 3);
+        cr_assert_eq(bad, 0, "%s: %d times outside [0, 3]", pf_sample_method_name(m), bad);
+    }
+    cr_assert_eq(pf_sample_boundary(g, NULL, 3000, 1, PF_SAMPLE_NORMALS, &ps), PF_OK);
+    int bad_t = 0, bad_n = 0, time_face = 0;
+    for (int i = 0; i < ps.n; i++) {
+        bad_t += !(ps.x[3 * i + 2] >= 0 && ps.x[3 * i + 2] <= 3);
+        bad_n += ps.normal[3 * i + 2] != 0;
+        time_face += pf_geom_part_is_time_face(g, ps.part[i]);
+    }
+    cr_assert_eq(bad_t, 0, "%d spatial boundary times outside [0, 3]", bad_t);
+    cr_assert_eq(bad_n, 0, "%d spatial normals with a time component", bad_n);
+    cr_assert_eq(time_face, 0, "the default selection took %d time-face points", time_face);
+    pf_point_set_release(&ps);
+    pf_geom_free(g);
+}
+
+Test(geom, initial_points_sit_at_t0_with_normal_minus_t)
+{
+    pf_geom *g = heat5d();
+    pf_point_set ps = {0};
+    for (int m = 0; m < PF_SAMPLE_METHOD_COUNT; m++) {
+        cr_assert_eq(pf_sample_initial(g, m, 1000, 2, PF_SAMPLE_NORMALS, &ps), PF_OK, "%s",
+                     pf_errmsg());
+        int bad = 0;
+        for (int i = 0; i < ps.n; i++) {
+            double r2 = 0;
+            for (int k = 0; k < 5; k++) r2 += (double)ps.x[6 * i + k] * ps.x[6 * i + k];
+            bad += ps.x[6 * i + 5] != 0 || r2 > 1 + 1e-6 || ps.normal[6 * i + 5] != -1 ||
+                   ps.normal[6 * i] != 0 || strcmp(pf_geom_part_name(g, ps.part[i]), "initial");
+        }
+        cr_assert(ps.n > 0 && bad == 0, "%s: %d bad initial points of %d",
+                  pf_sample_method_name(m), bad, ps.n);
+    }
+    /* the same slice from pf_sample_boundary, and "final" at t1 */
+    cr_assert_eq(pf_sample_boundary(g, "initial,final", 1000, 2, PF_SAMPLE_NORMALS, &ps), PF_OK);
+    int bad = 0;
+    for (int i = 0; i < ps.n; i++) {
+        bool fin = !strcmp(pf_geom_part_name(g, ps.part[i]), "final");
+        bad += ps.x[6 * i + 5] != (fin ? 1 : 0) || ps.normal[6 * i + 5] != (fin ? 1 : -1);
+    }
+    cr_assert(ps.n == 1000 && bad == 0, "%d bad time-face points", bad);
+    pf_point_set_release(&ps);
+
+    pf_geom *box = box_nd(2, 0, 1);
+    cr_assert_eq(pf_sample_initial(box, PF_SAMPLE_UNIFORM, 10, 1, 0, &ps), PF_ERR_INVALID);
+    pf_geom_free(box);
+    pf_geom_free(g);
+}
+
+/* ---------------------------------------------------------------- queries */
+
+Test(geom, signed_distances_are_exact_on_primitives)
+{
+    pf_geom *g = rect_2x1();
+    cr_assert(fabs(pf_geom_sdf(g, (double[]){0.5, 0.5}) + 0.5) < 1e-15);
+    cr_assert(fabs(pf_geom_sdf(g, (double[]){3, 2}) - sqrt(2)) < 1e-15);
+    pf_geom_free(g);
+    g = backstep();
+    cr_assert(fabs(pf_geom_sdf(g, (double[]){1, 0.5}) + 0.5) < 1e-15); /* below the step */
+    cr_assert(fabs(pf_geom_sdf(g, (double[]){1, 1.5}) - 0.5) < 1e-15); /* in the cut-out */
+    cr_assert(fabs(pf_geom_sdf(g, (double[]){1.5, 1.5}) - 0.5) < 1e-15);
+    pf_geom_free(g);
+    g = heat5d();
+    cr_assert(fabs(pf_geom_sdf(g, (double[]){0.2, 0, 0, 0, 0, 0.5}) + 0.5) < 1e-15);
+    cr_assert(fabs(pf_geom_sdf(g, (double[]){2, 0, 0, 0, 0, 2}) - sqrt(2)) < 1e-15);
+    pf_geom_free(g);
+}
+
+/* ---------------------------------------------------------------- errors */
+
+static void expect_invalid(pf_status st, const char *needle)
+{
+    cr_assert_eq(st, PF_ERR_INVALID, "expected PF_ERR_INVALID for '%s'", needle);
+    cr_assert(strstr(pf_errmsg(), needle), "message '%s' does not name '%s'", pf_errmsg(),
+              needle);
+}
+
+Test(geom, bad_arguments_fail_with_a_message_naming_them)
+{
+    pf_geom *g = (pf_geom *)1;
+    expect_invalid(pf_geom_ball_alloc(2, (double[]){0, 0}, -1, NULL, &g), "radius -1");
+    cr_assert_null(g);
+    expect_invalid(pf_geom_box_alloc(2, (double[]){0, 1}, (double[]){1, 1}, NULL, &g), "axis 1");
+    expect_invalid(pf_geom_polygon_alloc(2, (double[]){0, 0, 1, 1}, NULL, &g), "2 vertices");
+    expect_invalid(pf_geom_polygon_alloc(4, (double[]){0, 0, 1, 1, 1, 0, 0, 1}, NULL, &g),
+                   "not simple");
+    expect_invalid(pf_geom_interval_alloc(1, 1, &g), "lo 1");
+    expect_invalid(pf_geom_disk_alloc(0, 0, 1, "a,b", &g), "'a,b'");
+    expect_invalid(pf_geom_ball_alloc(0, NULL, 1, NULL, &g), "dimension 0");
+
+    pf_geom *r = rect_2x1();
+    int i;
+    expect_invalid(pf_geom_part_find(r, "inlet", &i), "'inlet'");
+    cr_assert(strstr(pf_errmsg(), "left, right, bottom, top"), "%s", pf_errmsg());
+    pf_point_set ps = {0};
+    expect_invalid(pf_sample_boundary(r, "left,outlet", 10, 1, 0, &ps), "'outlet'");
+    cr_assert(ps.n == 0 && ps.x == NULL, "a failed sampler leaves the set empty");
+    expect_invalid(pf_sample_interior(r, PF_SAMPLE_UNIFORM, -5, 1, &ps), "-5");
+    pf_sample_method m;
+    expect_invalid(pf_sample_method_from_name("halton", &m), "'halton'");
+
+    /* a failed constructor inside a chain: its message survives every link */
+    pf_geom *h = NULL;
+    pf_geom_disk_alloc(0, 0, -2, "hole", &h);
+    cr_assert_eq(pf_geom_difference_alloc(r, h, &r), PF_ERR_INVALID);
+    cr_assert_null(r);
+    pf_geom_disk_alloc(0, 0, 0.1, "hole", &h);
+    cr_assert_eq(pf_geom_difference_alloc(r, h, &r), PF_ERR_INVALID);
+    cr_assert(strstr(pf_errmsg(), "operand is NULL (last error: ball radius -2"), "message: %s",
+              pf_errmsg());
+
+    /* dimensions must agree; "initial" is reserved under space x time */
+    pf_geom *a = box_nd(2, 0, 1), *b = box_nd(3, 0, 1);
+    expect_invalid(pf_geom_union_alloc(a, b, &g), "dimension");
+    pf_geom *c = box_nd(2, 0, 1);
+    expect_invalid(pf_geom_union_alloc(c, c, &g), "itself");
+    pf_geom *s = NULL;
+    static const char *const faces[2] = {"initial", NULL};
+    cr_assert_eq(pf_geom_box_alloc(1, (double[]){0}, (double[]){1}, faces, &s), PF_OK);
+    expect_invalid(pf_geom_space_time_alloc(s, 0, 1, &g), "'initial'");
+    expect_invalid(pf_geom_space_time_alloc(box_nd(1, 0, 1), 1, 0, &g), "[1, 0]");
+}
+
+Test(geom, sampler_and_grid_names_round_trip)
+{
+    for (int m = 0; m < PF_SAMPLE_METHOD_COUNT; m++) {
+        pf_sample_method back = PF_SAMPLE_METHOD_COUNT;
+        cr_assert_eq(pf_sample_method_from_name(pf_sample_method_name(m), &back), PF_OK);
+        cr_assert_eq((int)back, m, "sampler '%s'", pf_sample_method_name(m));
+    }
+    for (int k = 0; k < PF_GRID_KIND_COUNT; k++) {
+        pf_grid_kind back = PF_GRID_KIND_COUNT;
+        cr_assert_eq(pf_grid_kind_from_name(pf_grid_kind_name(k), &back), PF_OK);
+        cr_assert_eq((int)back, k, "grid '%s'", pf_grid_kind_name(k));
+    }
+    cr_assert_str_eq(pf_sample_method_name(PF_SAMPLE_METHOD_COUNT), "?");
+}
