@@ -7,13 +7,17 @@
 
 static const pf_pde *const all[] = {
     &pf_pde_burgers_1d,
+    &pf_pde_heat_2d_long_time,
+    &pf_pde_heat_2d_multiscale,
+    &pf_pde_heat_5d,
     &pf_pde_poisson_5d,
     &pf_pde_wave_1d,
     &pf_pde_allen_cahn_1d,
+    &pf_pde_darcy_flow_2d,
     &pf_pde_kovasznay_flow_2d,
 };
 #define NPDES (int)(sizeof all / sizeof all[0])
-_Static_assert(sizeof all / sizeof all[0] == 5, "update the registry count with a new PDE");
+_Static_assert(sizeof all / sizeof all[0] == 9, "update the registry count with a new PDE");
 
 int pf_pdes_count(void) { return NPDES; }
 

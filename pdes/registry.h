@@ -14,9 +14,13 @@
 #include "geom/pde.h"
 
 extern const pf_pde pf_pde_burgers_1d;
+extern const pf_pde pf_pde_heat_2d_long_time;
+extern const pf_pde pf_pde_heat_2d_multiscale;
+extern const pf_pde pf_pde_heat_5d;
 extern const pf_pde pf_pde_poisson_5d;
 extern const pf_pde pf_pde_wave_1d;
 extern const pf_pde pf_pde_allen_cahn_1d;
+extern const pf_pde pf_pde_darcy_flow_2d;
 extern const pf_pde pf_pde_kovasznay_flow_2d;
 
 int pf_pdes_count(void);
