@@ -52,10 +52,10 @@ endif
 
 # ---------------------------------------------------------------- dependencies
 PKGS := openblas hdf5 msgpack libcurl jansson gsl libcrypto criterion
-DEPS_OK := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
+DEPS_OK := $(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v h5dump >/dev/null && echo yes)
 ifneq ($(DEPS_OK),yes)
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
-$(info deps: pkg-config is missing some of: $(PKGS); running scripts/install-deps.sh)
+$(info deps: missing some of: $(PKGS) (pkg-config), h5dump; running scripts/install-deps.sh)
 DEPS_RC := $(shell scripts/install-deps.sh >&2; echo $$?)
 ifneq ($(DEPS_RC),0)
 $(error scripts/install-deps.sh failed; install the packages it names and run make again)
@@ -96,6 +96,7 @@ endif
 LIB_SRC   := $(sort $(wildcard src/*/*.c) $(wildcard pdes/*.c))
 STAGE_SRC := $(sort $(wildcard stages/*.c))
 TEST_SRC  := $(sort $(wildcard tests/*.c))
+TEST_SH   := $(sort $(wildcard tests/t[0-9]*.sh))
 CU_SRC    := $(sort $(wildcard kernels/*.cu))
 
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -158,8 +159,10 @@ $(BENCH_BIN): $(BUILD)/obj/bench/pf-bench.o $(LIB)
 # `make test` runs the suite in the float build and the double build (the
 # gradient checks need double); the tests themselves say which precision they
 # need. Criterion forks one process per test; each uses one OpenMP thread.
-# With SANITIZE=1 both runs use the sanitizer builds. Both builds include the
-# CUDA kernels when nvcc exists (`all`), so they are compiled on every run.
+# Then the shell-level stage tests, tests/tNNNN-*.sh BUILD/bin PRECISION,
+# each exiting non-zero on failure. With SANITIZE=1 both runs use the
+# sanitizer builds. Both builds include the CUDA kernels when nvcc exists
+# (`all`), so they are compiled on every run.
 PF_DATA_DIR ?= $(if $(wildcard ../shared/data/pinnacle),$(abspath ../shared/data/pinnacle),$(abspath data/ref))
 export PF_DATA_DIR
 TEST_JOBS ?= 2
@@ -184,6 +187,7 @@ endif
 test-run: all $(TEST_BIN)
 	@echo "== tests ($(PRECISION)$(if $(filter 1,$(SANITIZE)), + sanitizers)) =="
 	$(Q)OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(TEST_BIN) --jobs $(TEST_JOBS) $(TEST_ARGS)
+	$(Q)for t in $(TEST_SH); do OMP_NUM_THREADS=1 $$t $(BUILD)/bin $(PRECISION) || exit 1; done
 
 # ---------------------------------------------------------------- bench
 bench: $(BENCH_BIN)

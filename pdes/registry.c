@@ -5,19 +5,30 @@
 #include "core/names.h"
 #include "geom/geometry.h"
 
+/* in the order of pdes.md's numbering (its section numbers on the right) */
 static const pf_pde *const all[] = {
-    &pf_pde_burgers_1d,
-    &pf_pde_heat_2d_long_time,
-    &pf_pde_heat_2d_multiscale,
-    &pf_pde_heat_5d,
-    &pf_pde_poisson_5d,
-    &pf_pde_wave_1d,
-    &pf_pde_allen_cahn_1d,
-    &pf_pde_darcy_flow_2d,
-    &pf_pde_kovasznay_flow_2d,
+    &pf_pde_burgers_1d,                   /*  1 */
+    &pf_pde_gray_scott_2d,                /*  3 */
+    &pf_pde_heat_2d_complex_geometry,     /*  4 */
+    &pf_pde_heat_2d_long_time,            /*  5 */
+    &pf_pde_heat_2d_multiscale,           /*  6 */
+    &pf_pde_heat_5d,                      /*  8 */
+    &pf_pde_kuramoto_sivashinsky_1d,      /* 10 */
+    &pf_pde_navier_stokes_2d_backstep,    /* 11 */
+    &pf_pde_navier_stokes_2d_classic,     /* 12 */
+    &pf_pde_navier_stokes_2d_long_time,   /* 13 */
+    &pf_pde_poisson_2d_classic,           /* 14 */
+    &pf_pde_poisson_boltzmann_2d,         /* 15 */
+    &pf_pde_poisson_3d_complex_geometry,  /* 17 */
+    &pf_pde_poisson_5d,                   /* 18 */
+    &pf_pde_wave_1d,                      /* 20 */
+    &pf_pde_allen_cahn_1d,                /* 22 */
+    &pf_pde_darcy_flow_2d,                /* 23 */
+    &pf_pde_shallow_water_2d,             /* 24 */
+    &pf_pde_kovasznay_flow_2d,            /* 25 */
 };
 #define NPDES (int)(sizeof all / sizeof all[0])
-_Static_assert(sizeof all / sizeof all[0] == 9, "update the registry count with a new PDE");
+_Static_assert(sizeof all / sizeof all[0] == 19, "update the registry count with a new PDE");
 
 int pf_pdes_count(void) { return NPDES; }
 
@@ -37,7 +48,7 @@ pf_status pf_pdes_lookup(const char *name, const pf_pde **out)
     return PF_OK;
 }
 
-pf_status pf_pdes_box_geometry(const pf_pde *p, pf_geom **out)
+pf_status pf_pdes_box_space(const pf_pde *p, pf_geom **out)
 {
     /* the spatial inputs, in order, and their faces named <input>_lo/_hi */
     double lo[PF_PDE_MAX_IN], hi[PF_PDE_MAX_IN];
@@ -54,8 +65,13 @@ pf_status pf_pdes_box_geometry(const pf_pde *p, pf_geom **out)
         faces[2 * d + 1] = names[2 * d + 1];
         d++;
     }
+    return pf_geom_box_alloc(d, lo, hi, faces, out);
+}
+
+pf_status pf_pdes_box_geometry(const pf_pde *p, pf_geom **out)
+{
     pf_geom *space;
-    PF_TRY(pf_geom_box_alloc(d, lo, hi, faces, &space));
+    PF_TRY(pf_pdes_box_space(p, &space));
     if (p->time_input < 0) {
         *out = space;
         return PF_OK;

@@ -14,13 +14,23 @@
 #include "geom/pde.h"
 
 extern const pf_pde pf_pde_burgers_1d;
+extern const pf_pde pf_pde_gray_scott_2d;
+extern const pf_pde pf_pde_heat_2d_complex_geometry;
 extern const pf_pde pf_pde_heat_2d_long_time;
 extern const pf_pde pf_pde_heat_2d_multiscale;
 extern const pf_pde pf_pde_heat_5d;
+extern const pf_pde pf_pde_kuramoto_sivashinsky_1d;
+extern const pf_pde pf_pde_navier_stokes_2d_backstep;
+extern const pf_pde pf_pde_navier_stokes_2d_classic;
+extern const pf_pde pf_pde_navier_stokes_2d_long_time;
+extern const pf_pde pf_pde_poisson_2d_classic;
+extern const pf_pde pf_pde_poisson_boltzmann_2d;
+extern const pf_pde pf_pde_poisson_3d_complex_geometry;
 extern const pf_pde pf_pde_poisson_5d;
 extern const pf_pde pf_pde_wave_1d;
 extern const pf_pde pf_pde_allen_cahn_1d;
 extern const pf_pde pf_pde_darcy_flow_2d;
+extern const pf_pde pf_pde_shallow_water_2d;
 extern const pf_pde pf_pde_kovasznay_flow_2d;
 
 int pf_pdes_count(void);
@@ -33,5 +43,10 @@ pf_status pf_pdes_lookup(const char *name, const pf_pde **out);
  * named <input>_lo and <input>_hi (x_lo, x_hi, y_lo, ...), times [lo_t, hi_t]
  * (parts "initial" and "final") when the PDE has a time input. */
 pf_status pf_pdes_box_geometry(const pf_pde *p, struct pf_geom **out);
+
+/* The spatial box alone, faces named as above, never extruded in time: the
+ * outer shape that problems with holes cut (pf_geom_difference_alloc) before
+ * adding time themselves. */
+pf_status pf_pdes_box_space(const pf_pde *p, struct pf_geom **out);
 
 #endif

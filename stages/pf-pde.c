@@ -3,21 +3,48 @@
  *
  *   pf-pde list [--json]    name, inputs -> outputs, tags, reference status
  *   pf-pde show NAME        statement, constraints, hard transforms, reference
+ *   pf-pde sample NAME --n N --out F.h5 [--seed S] [--method M]
+ *                           collocation points of the PDE's geometry, as HDF5
  */
+#include <errno.h>
 #include <jansson.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/real.h"
+#include "core/rng.h"
+#include "geom/geometry.h"
+#include "geom/sample.h"
 #include "io/data_dir.h"
+#include "io/h5.h"
 #include "registry.h"
 
 static void usage(FILE *to)
 {
     fprintf(to, "usage: pf-pde list [--json]\n"
                 "       pf-pde show NAME\n"
+                "       pf-pde sample NAME --n N --out F.h5 [--seed S] [--method M]\n"
                 "Lists the benchmark PDEs (name, inputs -> outputs, tags, reference) or shows\n"
                 "one: its statement, residuals, constraints, hard-constraint transforms and\n"
-                "reference. Reference files are looked up in $PF_DATA_DIR (default data/ref).\n");
+                "reference. Reference files are looked up in $PF_DATA_DIR (default data/ref).\n"
+                "\n"
+                "sample writes collocation points of the PDE's geometry to F.h5 (atomically):\n"
+                "  /interior               N interior points\n"
+                "  /constraints/<name>     N points per constraint (boundary parts or the\n"
+                "                          initial slice, with outward normals), or the\n"
+                "                          constraint's fixed points\n"
+                "each group holding x (n x inputs), normal (n x inputs, where there are\n"
+                "normals) and part (n, index into the \"names\" attribute), with attributes\n"
+                "naming the PDE, inputs, kind, parts, seeds, method and precision.\n"
+                "  --n N        points per set, 1..%d\n"
+                "  --out F.h5   the file to write\n"
+                "  --seed S     base seed (default 0); each set draws from its own stream\n"
+                "  --method M   interior and initial-slice sampler: uniform (default), sobol,\n"
+                "               lhs or grid (about N points); boundary parts are uniform\n",
+            PF_SAMPLE_MAX_POINTS);
 }
 
 /* "analytic", "data" (file present), "data-missing" (file absent; `path`
@@ -102,13 +129,312 @@ static int show(const char *name)
     for (int i = 0; i < p->d_in; i++)
         printf("%s %s in [%g, %g]", i ? "," : "", p->inputs[i], p->lo[i], p->hi[i]);
     printf("\nresidual equations: %d\nconstraints:\n", p->neq);
-    for (int k = 0; k < p->ncon; k++)
-        printf("  %-10s %-10s on %s\n", p->con[k].name, pf_constraint_kind_name(p->con[k].kind),
-               p->con[k].parts ? p->con[k].parts : "the whole boundary");
+    for (int k = 0; k < p->ncon; k++) {
+        const pf_constraint *q = &p->con[k];
+        char where[160];
+        if (q->kind == PF_CON_POINTS)
+            snprintf(where, sizeof where, "at %d fixed point%s", q->npoints, q->npoints == 1 ? "" : "s");
+        else if (q->parts)
+            snprintf(where, sizeof where, "on %s", q->parts);
+        else
+            snprintf(where, sizeof where, "%s",
+                     q->kind == PF_CON_INEQUALITY ? "at interior points" : "on the whole boundary");
+        printf("  %-10s %-10s %s\n", q->name, pf_constraint_kind_name(q->kind), where);
+    }
     printf("hard-constraint transforms:%s\n", p->nhard ? "" : " none");
     for (int k = 0; k < p->nhard; k++) printf("  %-18s %s\n", p->hard[k].name, p->hard[k].what);
     const char *ref = ref_status(p, path, sizeof path);
     printf("reference: %s%s%s\n", ref, path[0] ? " " : "", path);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ sample */
+
+typedef struct sample_opts {
+    const char *name;          /* the PDE */
+    const char *out;           /* the .h5 file */
+    int n;                     /* points per set */
+    uint64_t seed;
+    pf_sample_method method;   /* interior and initial slice */
+} sample_opts;
+
+/* "pf-pde: <message>" on stderr and the usage-error exit code 2. */
+static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int bad_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "pf-pde: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see pf-pde --help)\n");
+    va_end(ap);
+    return 2;
+}
+
+/* Parses `sample NAME --n N --out F [--seed S] [--method M]` (options in any
+ * order, as "--opt VALUE" or "--opt=VALUE"). 0, the exit code 2, or -1 after
+ * printing the help for --help. */
+static int parse_sample(int argc, char **argv, sample_opts *o)
+{
+    *o = (sample_opts){.n = -1, .method = PF_SAMPLE_UNIFORM};
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return -1;
+        }
+        if (strncmp(a, "--", 2) != 0) {
+            if (o->name) return bad_usage("sample takes one PDE name, got '%s' and '%s'", o->name, a);
+            o->name = a;
+            continue;
+        }
+        static const char *const opts[] = {"--n", "--out", "--seed", "--method"};
+        const char *val = NULL;
+        int which = -1;
+        for (int k = 0; k < 4; k++) {
+            size_t len = strlen(opts[k]);
+            if (!strncmp(a, opts[k], len) && (a[len] == 0 || a[len] == '=')) {
+                which = k;
+                val = a[len] == '=' ? a + len + 1 : NULL;
+            }
+        }
+        if (which < 0) return bad_usage("unknown option '%s' for sample", a);
+        if (!val) {
+            if (i + 1 >= argc) return bad_usage("option '%s' needs a value", a);
+            val = argv[++i];
+        }
+        char *end;
+        errno = 0;
+        switch (which) {
+        case 0: {
+            long n = strtol(val, &end, 10);
+            if (errno || end == val || *end || n < 1 || n > PF_SAMPLE_MAX_POINTS)
+                return bad_usage("--n must be an integer from 1 to %d, not '%s'",
+                                 PF_SAMPLE_MAX_POINTS, val);
+            o->n = (int)n;
+            break;
+        }
+        case 1:
+            if (!*val) return bad_usage("--out needs a file name");
+            o->out = val;
+            break;
+        case 2:
+            o->seed = strtoull(val, &end, 10);
+            if (errno || end == val || *end || val[0] == '-' || val[0] == '+')
+                return bad_usage("--seed must be an integer from 0 to 2^64-1, not '%s'", val);
+            break;
+        case 3:
+            if (pf_sample_method_from_name(val, &o->method) != PF_OK)
+                return bad_usage("--method: %s", pf_errmsg());
+            break;
+        }
+    }
+    if (!o->name) return bad_usage("sample needs a PDE name; pf-pde list shows them");
+    if (o->n < 0) return bad_usage("sample needs --n N");
+    if (!o->out) return bad_usage("sample needs --out F.h5");
+    return 0;
+}
+
+/* What was written, one line per set; printed once the file is in place. */
+static char summary[8192];
+
+/* Room for a comma-joined list of part names. */
+#define PARTS_MAX 4096
+
+/* The names of the geometry's parts, comma-joined into buf[cap]: every part
+ * (all) or those the selection `parts` picks (pf_geom_parts_select). */
+static pf_status part_list(const pf_geom *g, bool all, const char *parts, char *buf, size_t cap)
+{
+    int np = pf_geom_part_count(g);
+    bool *sel = calloc((size_t)np + 1, sizeof *sel);
+    if (!sel) return pf_fail(PF_ERR_NOMEM, "out of memory for %d part names", np);
+    pf_status st = all ? PF_OK : pf_geom_parts_select(g, parts, sel);
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; st == PF_OK && i < np; i++) {
+        if (!all && !sel[i]) continue;
+        int w = snprintf(buf + len, cap - len, "%s%s", len ? "," : "", pf_geom_part_name(g, i));
+        if (w < 0 || (size_t)w >= cap - len)
+            st = pf_fail(PF_ERR_INVALID, "the names of %d parts do not fit in %zu bytes", np, cap);
+        else
+            len += (size_t)w;
+    }
+    free(sel);
+    return st;
+}
+
+/* Everything a set's group says about itself besides its points. */
+typedef struct set_info {
+    const char *kind;     /* "interior" or the constraint kind */
+    const char *parts;    /* the part names the points lie on ("" for none) */
+    const char *method;   /* the sampler used, or "fixed" */
+    const char *source;   /* "sampled", "fixed" or "reference data" */
+    uint64_t set_seed;    /* the seed passed to the sampler */
+} set_info;
+
+/* The group `grp`: x, normal and part where the set has them, and its
+ * attributes. The part indices refer to the geometry's parts, whose names
+ * the part dataset lists in its "names" attribute. */
+static pf_status write_set(pf_h5 *f, const char *grp, const pf_pde *p, const pf_geom *g,
+                           const sample_opts *o, const set_info *si, const pf_point_set *ps)
+{
+    char in[256], path[256], names[PARTS_MAX];
+    join(in, sizeof in, p->inputs, p->d_in, ",");
+    PF_TRY(part_list(g, true, NULL, names, sizeof names));
+
+    PF_TRY(pf_h5_group(f, grp));
+    PF_TRY(pf_h5_attr_str(f, grp, "pde", p->name));
+    PF_TRY(pf_h5_attr_str(f, grp, "inputs", in));
+    PF_TRY(pf_h5_attr_str(f, grp, "kind", si->kind));
+    PF_TRY(pf_h5_attr_str(f, grp, "parts", si->parts));
+    PF_TRY(pf_h5_attr_str(f, grp, "method", si->method));
+    PF_TRY(pf_h5_attr_str(f, grp, "source", si->source));
+    PF_TRY(pf_h5_attr_u64(f, grp, "seed", o->seed));
+    if (!strcmp(si->source, "sampled"))
+        PF_TRY(pf_h5_attr_u64(f, grp, "sampler_seed", si->set_seed));
+    PF_TRY(pf_h5_attr_str(f, grp, "precision", PF_REAL_NAME));
+    PF_TRY(pf_h5_attr_i64(f, grp, "n", ps->n));
+
+    snprintf(path, sizeof path, "%s/x", grp);
+    PF_TRY(pf_h5_write_real(f, path, ps->x, (size_t)ps->n, (size_t)p->d_in));
+    PF_TRY(pf_h5_attr_str(f, path, "columns", in));
+    if (ps->normal) {
+        snprintf(path, sizeof path, "%s/normal", grp);
+        PF_TRY(pf_h5_write_real(f, path, ps->normal, (size_t)ps->n, (size_t)p->d_in));
+        PF_TRY(pf_h5_attr_str(f, path, "columns", in));
+        PF_TRY(pf_h5_attr_str(f, path, "meaning", "outward unit normal of the domain"));
+    }
+    if (ps->part) {
+        snprintf(path, sizeof path, "%s/part", grp);
+        PF_TRY(pf_h5_write_int(f, path, ps->part, (size_t)ps->n));
+        PF_TRY(pf_h5_attr_str(f, path, "names", names));
+    }
+    size_t len = strlen(summary);
+    snprintf(summary + len, sizeof summary - len, "  %-24s %8d points  %-8s %s%s%s\n", grp,
+             ps->n, si->method, si->kind, si->parts[0] ? " on " : "", si->parts);
+    return PF_OK;
+}
+
+/* The points of constraint c into *ps, described by *si (parts into pbuf).
+ * Initial conditions, and any constraint on exactly the "initial" part, use
+ * the initial-slice sampler with the chosen method; boundary constraints the
+ * boundary sampler; an inequality without parts holds in the interior;
+ * PF_CON_POINTS gives its fixed points (none when they come from data). */
+static pf_status constraint_points(const pf_pde *p, const pf_geom *g, const pf_constraint *c,
+                                   const sample_opts *o, set_info *si, char *pbuf, size_t cap,
+                                   pf_point_set *ps)
+{
+    char tag[128];
+    snprintf(tag, sizeof tag, "pf-pde.sample.constraint.%s", c->name);
+    si->set_seed = pf_rng_derive(o->seed, tag);
+    si->kind = pf_constraint_kind_name(c->kind);
+    si->method = "uniform";
+    si->source = "sampled";
+    si->parts = pbuf;
+    pbuf[0] = 0;
+    if (c->kind == PF_CON_POINTS) {
+        si->method = "fixed";
+        si->source = c->npoints ? "fixed" : "reference data";
+        ps->n = c->npoints;
+        ps->dim = p->d_in;
+        if (c->npoints) {
+            ps->x = malloc(sizeof(pf_real) * (size_t)c->npoints * (size_t)p->d_in);
+            if (!ps->x) return pf_fail(PF_ERR_NOMEM, "out of memory for %d points", c->npoints);
+            for (int i = 0; i < c->npoints * p->d_in; i++) ps->x[i] = (pf_real)c->points[i];
+        }
+        return PF_OK;
+    }
+    if (c->kind == PF_CON_INITIAL || (c->parts && !strcmp(c->parts, "initial"))) {
+        si->method = pf_sample_method_name(o->method);
+        snprintf(pbuf, cap, "initial");
+        return pf_sample_initial(g, o->method, o->n, si->set_seed, PF_SAMPLE_NORMALS, ps);
+    }
+    if (c->kind == PF_CON_INEQUALITY && !c->parts) {
+        si->method = pf_sample_method_name(o->method);
+        return pf_sample_interior(g, o->method, o->n, si->set_seed, ps);
+    }
+    PF_TRY(part_list(g, false, c->parts, pbuf, cap));
+    return pf_sample_boundary(g, c->parts, o->n, si->set_seed, PF_SAMPLE_NORMALS, ps);
+}
+
+/* Samples every set of p into the open file f. */
+static pf_status sample_into(const pf_pde *p, const pf_geom *g, const sample_opts *o, pf_h5 *f)
+{
+    char in[256], out[128], all[PARTS_MAX];
+    join(in, sizeof in, p->inputs, p->d_in, ",");
+    join(out, sizeof out, p->outputs, p->d_out, ",");
+    PF_TRY(part_list(g, true, NULL, all, sizeof all));
+    PF_TRY(pf_h5_attr_str(f, "/", "format", "pinnforge.samples"));
+    PF_TRY(pf_h5_attr_i64(f, "/", "version", 1));
+    PF_TRY(pf_h5_attr_str(f, "/", "generator", "pf-pde sample"));
+    PF_TRY(pf_h5_attr_str(f, "/", "pde", p->name));
+    PF_TRY(pf_h5_attr_str(f, "/", "inputs", in));
+    PF_TRY(pf_h5_attr_str(f, "/", "outputs", out));
+    PF_TRY(pf_h5_attr_str(f, "/", "parts", all));
+    PF_TRY(pf_h5_attr_u64(f, "/", "seed", o->seed));
+    PF_TRY(pf_h5_attr_str(f, "/", "method", pf_sample_method_name(o->method)));
+    PF_TRY(pf_h5_attr_i64(f, "/", "n", o->n));
+    PF_TRY(pf_h5_attr_str(f, "/", "precision", PF_REAL_NAME));
+
+    pf_point_set ps;
+    pf_point_set_init(&ps);
+    set_info si = {.kind = "interior", .parts = "", .source = "sampled",
+                   .method = pf_sample_method_name(o->method),
+                   .set_seed = pf_rng_derive(o->seed, "pf-pde.sample.interior")};
+    pf_status st = pf_sample_interior(g, o->method, o->n, si.set_seed, &ps);
+    if (st != PF_OK) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", pf_errmsg());
+        return pf_fail(st, "%s: interior: %s", p->name, msg);
+    }
+    st = write_set(f, "/interior", p, g, o, &si, &ps);
+    pf_point_set_release(&ps);
+    PF_TRY(st);
+    PF_TRY(pf_h5_group(f, "/constraints"));
+    for (int k = 0; k < p->ncon && st == PF_OK; k++) {
+        const pf_constraint *c = &p->con[k];
+        char parts[PARTS_MAX], grp[128];
+        st = constraint_points(p, g, c, o, &si, parts, sizeof parts, &ps);
+        if (st != PF_OK) {
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", pf_errmsg());
+            st = pf_fail(st, "%s: constraint '%s': %s", p->name, c->name, msg);
+        } else {
+            snprintf(grp, sizeof grp, "/constraints/%s", c->name);
+            st = write_set(f, grp, p, g, o, &si, &ps);
+        }
+        pf_point_set_release(&ps);
+    }
+    return st;
+}
+
+static int sample(int argc, char **argv)
+{
+    sample_opts o;
+    int rc = parse_sample(argc, argv, &o);
+    if (rc) return rc < 0 ? 0 : rc; /* -1: --help */
+    const pf_pde *p;
+    if (pf_pdes_lookup(o.name, &p) != PF_OK) {
+        fprintf(stderr, "pf-pde: %s\n", pf_errmsg());
+        return 2;
+    }
+    PF_ASSERT(p->geometry != NULL);
+    pf_geom *g = NULL;
+    pf_h5 *f = NULL;
+    pf_status st = p->geometry(p, &g);
+    if (st == PF_OK) st = pf_h5_create(o.out, &f);
+    if (st == PF_OK) st = sample_into(p, g, &o, f);
+    if (st == PF_OK)
+        st = pf_h5_close(f);
+    else
+        pf_h5_discard(f);
+    pf_geom_free(g);
+    if (st != PF_OK) {
+        fprintf(stderr, "pf-pde: %s\n", pf_errmsg());
+        return pf_status_exit_code(st);
+    }
+    printf("wrote %s: %s, seed %llu, %s, %s\n%s", o.out, p->name, (unsigned long long)o.seed,
+           pf_sample_method_name(o.method), PF_REAL_NAME, summary);
     return 0;
 }
 
@@ -121,6 +447,7 @@ int main(int argc, char **argv)
     if (argc == 2 && !strcmp(argv[1], "list")) return list(0);
     if (argc == 3 && !strcmp(argv[1], "list") && !strcmp(argv[2], "--json")) return list(1);
     if (argc == 3 && !strcmp(argv[1], "show")) return show(argv[2]);
+    if (argc >= 2 && !strcmp(argv[1], "sample")) return sample(argc, argv);
     usage(stderr);
     return 2;
 }

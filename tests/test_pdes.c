@@ -218,3 +218,519 @@ Test(pdes, registry_names_are_unique_and_found)
     cr_expect(strstr(pf_errmsg(), "poisson_5d") != NULL, "the message lists the valid names: %s",
               pf_errmsg());
 }
+
+/* Every PDE's geometry builds, has the PDE's dimension and bounding box, and
+ * knows every part its constraints name (PF_CON_POINTS constraints sit at
+ * fixed points and name none). */
+Test(pdes, geometries_build_and_name_the_constraint_parts)
+{
+    for (int i = 0; i < pf_pdes_count(); i++) {
+        const pf_pde *p = pf_pdes_at(i);
+        pf_geom *geo;
+        cr_assert_eq(p->geometry(p, &geo), PF_OK, "%s: %s", p->name, pf_errmsg());
+        cr_expect_eq(pf_geom_dim(geo), p->d_in, "%s: geometry of dimension %d", p->name, pf_geom_dim(geo));
+        double lo[PF_GEOM_MAX_DIM], hi[PF_GEOM_MAX_DIM];
+        pf_geom_bbox(geo, lo, hi);
+        for (int j = 0; j < p->d_in; j++)
+            cr_expect(fabs(lo[j] - p->lo[j]) < 1e-12 && fabs(hi[j] - p->hi[j]) < 1e-12,
+                      "%s: the geometry spans [%g, %g] in %s, the PDE [%g, %g]", p->name, lo[j], hi[j],
+                      p->inputs[j], p->lo[j], p->hi[j]);
+        bool sel[64];
+        cr_assert_leq(pf_geom_part_count(geo), 64);
+        for (int k = 0; k < p->ncon; k++) {
+            const pf_constraint *con = &p->con[k];
+            if (con->kind == PF_CON_POINTS) {
+                cr_expect(con->parts == NULL && con->npoints > 0 && con->points,
+                          "%s/%s: a point constraint has points and no parts", p->name, con->name);
+                continue;
+            }
+            cr_expect_eq(pf_geom_parts_select(geo, con->parts, sel), PF_OK, "%s/%s: %s", p->name, con->name,
+                         pf_errmsg());
+            int nsel = 0;
+            for (int q = 0; q < pf_geom_part_count(geo); q++) nsel += sel[q];
+            cr_expect_gt(nsel, 0, "%s/%s selects no part", p->name, con->name);
+        }
+        pf_geom_free(geo);
+    }
+}
+
+/* ------------------------------------------------ manufactured residuals
+ * The residuals of the problems without an analytic solution, checked on a
+ * smooth field against the formulas of pdes.md written out again in double:
+ * channel k is u_k = a_k + sin(phi_k), phi_k = sum_i w_i x_i + 0.3 k + 0.2,
+ * so d^m u_k / dx_i^m = w_i^m sin^(m)(phi_k). The frequencies differ per
+ * input and the offsets per output, so a swapped derivative or channel
+ * shows. */
+#define PI 3.14159265358979323846
+static const double mf_w[PF_PDE_MAX_IN] = {0.7, 0.45, 0.3, 0.55, 0.35, 0.25, 0.6, 0.4};
+static const double mf_a[PF_PDE_MAX_OUT] = {2, 1.5, 1, 0.5};
+
+typedef struct mfield {
+    const pf_pde *p;
+    double phi[PF_PDE_MAX_OUT];
+} mfield;
+
+static double mf_u(const mfield *f, int k) { return mf_a[k] + sin(f->phi[k]); }
+
+/* d^m u_k / dx_i^m, m >= 1 */
+static double mf_d(const mfield *f, int k, int i, int m)
+{
+    static const double s[4][2] = {{0, 1}, {-1, 0}, {0, -1}, {1, 0}}; /* sin^(m) = a sin + b cos */
+    double wm = pow(mf_w[i], m);
+    return wm * (s[(m - 1) % 4][0] * sin(f->phi[k]) + s[(m - 1) % 4][1] * cos(f->phi[k]));
+}
+
+static double mf_lap(const mfield *f, int k)
+{
+    double s = 0;
+    for (int i = 0; i < f->p->d_in; i++)
+        if (i != f->p->time_input) s += mf_d(f, k, i, 2);
+    return s;
+}
+
+#define MU(k) mf_u(f, k)
+#define MD(k, i, m) mf_d(f, k, i, m)
+#define MLAP(k) mf_lap(f, k)
+
+static void ex_burgers_1d(const double *x, const mfield *f, double *r)
+{
+    (void)x;
+    r[0] = MD(0, 1, 1) + MU(0) * MD(0, 0, 1) - 0.01 / PI * MD(0, 0, 2);
+}
+
+static void ex_gray_scott_2d(const double *x, const mfield *f, double *r)
+{
+    (void)x;
+    double u = MU(0), v = MU(1);
+    r[0] = MD(0, 2, 1) - (1e-5 * MLAP(0) + 0.04 * (1 - u) - u * v * v);
+    r[1] = MD(1, 2, 1) - (5e-6 * MLAP(1) - 0.1 * v + u * v * v);
+}
+
+static void ex_heat_2d_complex_geometry(const double *x, const mfield *f, double *r)
+{
+    (void)x;
+    r[0] = MD(0, 2, 1) - MD(0, 0, 2) - MD(0, 1, 2);
+}
+
+static void ex_heat_2d_long_time(const double *x, const mfield *f, double *r)
+{
+    double u = MU(0);
+    r[0] = MD(0, 2, 1) - 0.001 * MLAP(0) -
+           5 * sin(u * u) * (1 + 2 * sin(PI * x[2] / 4)) * sin(4 * PI * x[0]) * sin(2 * PI * x[1]);
+}
+
+static void ex_kuramoto_sivashinsky_1d(const double *x, const mfield *f, double *r)
+{
+    (void)x;
+    r[0] = MD(0, 1, 1) + 100.0 / 16 * MU(0) * MD(0, 0, 1) + 100.0 / 256 * MD(0, 0, 2) +
+           100.0 / 65536 * MD(0, 0, 4);
+}
+
+/* steady (t < 0) or unsteady (t = index of time) Navier-Stokes, nu = 0.01 */
+static void ns(const mfield *f, int t, double *r)
+{
+    for (int e = 0; e < 2; e++)
+        r[e] = (t >= 0 ? MD(e, t, 1) : 0) + MU(0) * MD(e, 0, 1) + MU(1) * MD(e, 1, 1) + MD(2, e, 1) -
+               0.01 * MLAP(e);
+    r[2] = MD(0, 0, 1) + MD(1, 1, 1);
+}
+
+static void ex_ns_steady(const double *x, const mfield *f, double *r)
+{
+    (void)x;
+    ns(f, -1, r);
+}
+
+static void ex_navier_stokes_2d_long_time(const double *x, const mfield *f, double *r)
+{
+    ns(f, 2, r);
+    r[1] += sin(PI * x[0]) * sin(PI * x[1]) * sin(PI * x[2]);
+}
+
+static void ex_poisson_2d_classic(const double *x, const mfield *f, double *r)
+{
+    (void)x;
+    r[0] = MD(0, 0, 2) + MD(0, 1, 2);
+}
+
+static void ex_poisson_boltzmann_2d(const double *x, const mfield *f, double *r)
+{
+    double fx = 10 * (1 + 16 + x[0] * x[0] + x[1] * x[1]) * sin(PI * x[0]) * sin(4 * PI * x[1]);
+    r[0] = -MLAP(0) + 64 * MU(0) - fx;
+}
+
+static void ex_poisson_3d_complex_geometry(const double *x, const mfield *f, double *r)
+{
+    double r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2], kappa = x[2] < 0.5 ? 64 : 100;
+    double s = sin(PI * x[0]), sy = sin(10 * PI * x[1]), sz = sin(5 * PI * x[2]);
+    double fx = 20 * exp(s + sy + sz) * (r2 - 1) / (r2 + 1) + 100 * s * sy * sz;
+    r[0] = -MLAP(0) + kappa * MU(0) - fx;
+}
+
+static void ex_shallow_water_2d(const double *x, const mfield *f, double *r)
+{
+    (void)x;
+    const double g = 9.81;
+    double h = MU(0), qx = MU(1), qy = MU(2);
+    double hx = MD(0, 0, 1), hy = MD(0, 1, 1), qxx = MD(1, 0, 1), qxy = MD(1, 1, 1);
+    double qyx = MD(2, 0, 1), qyy = MD(2, 1, 1);
+    r[0] = MD(0, 2, 1) + qxx + qyy;
+    r[1] = MD(1, 2, 1) + (2 * qx * qxx / h - qx * qx * hx / (h * h) + g * h * hx) +
+           ((qxy * qy + qx * qyy) / h - qx * qy * hy / (h * h));
+    r[2] = MD(2, 2, 1) + ((qxx * qy + qx * qyx) / h - qx * qy * hx / (h * h)) +
+           (2 * qy * qyy / h - qy * qy * hy / (h * h) + g * h * hy);
+}
+
+/* The field above in jet ops on the context's points. */
+static pf_node *mf_field(pf_pde_ctx *c)
+{
+    pf_node *s = NULL, *ch[PF_PDE_MAX_OUT];
+    for (int i = 0; i < c->pde->d_in; i++) {
+        pf_node *t = pf_scale(c->g, pf_pde_xj(c, i), (pf_real)mf_w[i]);
+        s = s ? pf_add(c->g, s, t) : t;
+    }
+    for (int k = 0; k < c->pde->d_out; k++) {
+        pf_node *sk = pf_unary(c->g, PF_UNARY_SIN, pf_add_const(c->g, s, (pf_real)(0.3 * k + 0.2)), 0);
+        ch[k] = pf_add_const(c->g, sk, (pf_real)mf_a[k]);
+    }
+    return c->pde->d_out == 1 ? ch[0] : pf_concat(c->g, c->pde->d_out, ch);
+}
+
+/* RMS of (graph residual - expected) over max(1, RMS of expected), per
+ * equation, on n points xs (NULL: random points of the bounding box). */
+static void manufactured_ratios(const pf_pde *p, bool collapse, int n, const double *xs,
+                                void (*expect)(const double *, const mfield *, double *), double *ratio)
+{
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_pde_ctx c;
+    memset(&c, 0, sizeof c);
+    c.pde = p;
+    c.g = g;
+    pf_jet_layout L;
+    pf_real dirs[PF_JET_MAX_DIRS * PF_PDE_MAX_IN] = {0};
+    pf_pde_layout(p, p->orders, collapse, &L, dirs, &c);
+    c.x = pf_input(g, "x", n, p->d_in, &L, dirs);
+    c.u = mf_field(&c);
+    pf_node *want[PF_PDE_MAX_EQ];
+    for (int e = 0; e < p->neq; e++) {
+        want[e] = pf_input(g, "want", n, 1, NULL, NULL);
+        pf_loss(g, "diff", pf_mean_square(g, pf_sub(g, p->residual(&c, e), want[e]), NULL));
+        pf_loss(g, "size", pf_mean_square(g, want[e], NULL));
+    }
+    cr_assert_eq(pf_graph_compile(g, 1), PF_OK, "%s", pf_errmsg());
+    pf_rng *r = pf_rng_alloc(11);
+    pf_real *x = malloc(sizeof(pf_real) * (size_t)(n * p->d_in));
+    pf_real *w = malloc(sizeof(pf_real) * (size_t)(n * p->neq));
+    for (int i = 0; i < n; i++) {
+        double xd[PF_PDE_MAX_IN], rd[PF_PDE_MAX_EQ] = {0};
+        mfield f = {.p = p};
+        double s = 0;
+        for (int j = 0; j < p->d_in; j++) {
+            double xj = xs ? xs[i * p->d_in + j] : pf_rng_uniform_in(r, p->lo[j], p->hi[j]);
+            x[i * p->d_in + j] = (pf_real)xj;
+            xd[j] = x[i * p->d_in + j]; /* the rounded point the graph sees */
+            s += mf_w[j] * xd[j];
+        }
+        for (int k = 0; k < p->d_out; k++) f.phi[k] = s + 0.3 * k + 0.2;
+        expect(xd, &f, rd);
+        for (int e = 0; e < p->neq; e++) w[e * n + i] = (pf_real)rd[e];
+    }
+    pf_graph_set_input(g, c.x, x);
+    for (int e = 0; e < p->neq; e++) pf_graph_set_input(g, want[e], w + e * n);
+    pf_graph_forward(g);
+    for (int e = 0; e < p->neq; e++)
+        ratio[e] = sqrt(pf_graph_loss_value(g, 2 * e)) / fmax(1, sqrt(pf_graph_loss_value(g, 2 * e + 1)));
+    free(w);
+    free(x);
+    pf_rng_free(r);
+    pf_graph_free(g);
+}
+
+/* float rounding of the terms, or double's: small enough that in double even
+ * gray_scott's eps1 = 1e-5 term must be right */
+#ifdef PF_DOUBLE
+#define MF_TOL 1e-9
+#else
+#define MF_TOL 1e-4
+#endif
+
+static const struct {
+    const char *name;
+    void (*expect)(const double *, const mfield *, double *);
+} manufactured[] = {
+    {"burgers_1d", ex_burgers_1d},
+    {"gray_scott_2d", ex_gray_scott_2d},
+    {"heat_2d_complex_geometry", ex_heat_2d_complex_geometry},
+    {"heat_2d_long_time", ex_heat_2d_long_time},
+    {"kuramoto_sivashinsky_1d", ex_kuramoto_sivashinsky_1d},
+    {"navier_stokes_2d_backstep", ex_ns_steady},
+    {"navier_stokes_2d_classic", ex_ns_steady},
+    {"navier_stokes_2d_long_time", ex_navier_stokes_2d_long_time},
+    {"poisson_2d_classic", ex_poisson_2d_classic},
+    {"poisson_boltzmann_2d", ex_poisson_boltzmann_2d},
+    {"poisson_3d_complex_geometry", ex_poisson_3d_complex_geometry},
+    {"shallow_water_2d", ex_shallow_water_2d},
+};
+
+Test(pdes, residuals_match_the_formulas_on_a_manufactured_field)
+{
+    for (size_t m = 0; m < sizeof manufactured / sizeof manufactured[0]; m++) {
+        const pf_pde *p;
+        cr_assert_eq(pf_pdes_lookup(manufactured[m].name, &p), PF_OK, "%s", pf_errmsg());
+        for (int collapse = 0; collapse <= (p->laplacian_only ? 1 : 0); collapse++) {
+            double ratio[PF_PDE_MAX_EQ];
+            manufactured_ratios(p, collapse, 257, NULL, manufactured[m].expect, ratio);
+            for (int e = 0; e < p->neq; e++)
+                cr_expect_lt(ratio[e], MF_TOL, "%s (%s layout): residual %d is off by %.2e", p->name,
+                             collapse ? "collapsed" : "per-input", e, ratio[e]);
+        }
+    }
+}
+
+/* kappa of poisson_3d_complex_geometry jumps from 64 to 100 exactly at
+ * z = 0.5 (z >= 0.5 is 100), with no op of its own (pf_pde_step). */
+Test(pdes, poisson_3d_coefficient_jumps_exactly_at_half)
+{
+    const pf_pde *p;
+    cr_assert_eq(pf_pdes_lookup("poisson_3d_complex_geometry", &p), PF_OK);
+#ifdef PF_DOUBLE
+    double below = nextafter(0.5, 0), above = nextafter(0.5, 1);
+#else
+    double below = nextafterf(0.5f, 0), above = nextafterf(0.5f, 1);
+#endif
+    const double xs[] = {0.3, 0.4, 0.5, 0.3, 0.4, below, 0.3, 0.4, above, 0.3, 0.4, 0.49, 0.3, 0.4, 0.51,
+                         0.1, 0.9, 0.0, 0.1, 0.9, 1.0};
+    double ratio[1];
+    manufactured_ratios(p, false, 7, xs, ex_poisson_3d_complex_geometry, ratio);
+    cr_expect_lt(ratio[0], 1e-5, "the jump is off by %.2e", ratio[0]);
+}
+
+/* The positivity constraint of shallow_water_2d is max(0, h_min - h) on
+ * values of h on both sides of h_min, h_min itself and beyond. */
+Test(pdes, shallow_water_positivity_is_max_of_zero_and_the_deficit)
+{
+    const pf_pde *p;
+    cr_assert_eq(pf_pdes_lookup("shallow_water_2d", &p), PF_OK);
+    const pf_constraint *con = NULL;
+    for (int k = 0; k < p->ncon; k++)
+        if (p->con[k].kind == PF_CON_INEQUALITY) con = &p->con[k];
+    cr_assert(con != NULL && con->order == 0);
+    enum { N = 10 };
+    const double h[N] = {2, 1, 1.001e-3, 1e-3, 0.999e-3, 5e-4, 1e-9, 0, -1e-9, -3};
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_pde_ctx c;
+    memset(&c, 0, sizeof c);
+    c.pde = p;
+    c.g = g;
+    for (int i = 0; i < PF_PDE_MAX_IN; i++) c.dir[i] = -1;
+    c.lap = -1;
+    c.x = pf_input(g, "x", N, p->d_in, NULL, NULL);
+    c.u = pf_input(g, "u", N, p->d_out, NULL, NULL);
+    pf_node *want = pf_input(g, "want", N, 1, NULL, NULL);
+    pf_loss(g, "diff", pf_mean_square(g, pf_sub(g, con->residual(&c), want), NULL));
+    cr_assert_eq(pf_graph_compile(g, 1), PF_OK, "%s", pf_errmsg());
+    pf_real x[N * 3] = {0}, u[N * 3] = {0}, w[N];
+    for (int i = 0; i < N; i++) {
+        u[3 * i] = (pf_real)h[i];
+        w[i] = (pf_real)fmax(0, (double)(pf_real)1e-3 - (double)(pf_real)h[i]);
+    }
+    pf_graph_set_input(g, c.x, x);
+    pf_graph_set_input(g, c.u, u);
+    pf_graph_set_input(g, want, w);
+    pf_graph_forward(g);
+    double d = sqrt(pf_graph_loss_value(g, 0));
+    cr_expect(d < 1e-9, "positivity residual off by %.3e (RMS)", d);
+    pf_graph_free(g);
+}
+
+/* ------------------------------------------------ manufactured constraints
+ * The same field on points sampled where each constraint of those problems
+ * holds, against pdes.md's formulas: u_k - c - g(x), or for the normal-
+ * derivative kinds the formula itself (mc_* below). Every constraint of a
+ * listed problem must have its line. */
+typedef double (*mc_fn)(const double *x, const double *n, const mfield *f);
+
+static double mf_dn(const double *n, const mfield *f, int k)
+{
+    double s = 0;
+    for (int i = 0; i < f->p->d_in; i++)
+        if (i != f->p->time_input) s += n[i] * mf_d(f, k, i, 1);
+    return s;
+}
+
+static double mc_lid(const double *x, const double *n, const mfield *f)
+{
+    (void)n, (void)f;
+    return 4 * x[0] * (1 - x[0]);
+}
+static double mc_step_inlet(const double *x, const double *n, const mfield *f)
+{
+    (void)n, (void)f;
+    return 4 * x[1] * (1 - x[1]);
+}
+static double mc_ns_inlet(const double *x, const double *n, const mfield *f)
+{
+    (void)n, (void)f;
+    return sin(PI * x[1]) * (sin(PI * x[2]) + sin(3 * PI * x[2]) + sin(5 * PI * x[2]));
+}
+static double mc_ks(const double *x, const double *n, const mfield *f)
+{
+    (void)n, (void)f;
+    return cos(x[0]) * (1 + sin(x[0]));
+}
+static double mc_gs_u(const double *x, const double *n, const mfield *f)
+{
+    (void)n, (void)f;
+    return 1 - exp(-80 * ((x[0] + 0.05) * (x[0] + 0.05) + (x[1] + 0.02) * (x[1] + 0.02)));
+}
+static double mc_gs_v(const double *x, const double *n, const mfield *f)
+{
+    (void)n, (void)f;
+    return exp(-80 * ((x[0] - 0.05) * (x[0] - 0.05) + (x[1] - 0.02) * (x[1] - 0.02)));
+}
+/* Robin du/dn = g - u, written du/dn - (g - u); here as "u - c - fn" with
+ * k = 0, c = 0: fn = u - (du/dn - g + u) = g - du/dn */
+#define MC_ROBIN(name, g)                                                                          \
+    static double name(const double *x, const double *n, const mfield *f)                          \
+    {                                                                                              \
+        (void)x;                                                                                   \
+        return (g) - mf_dn(n, f, 0);                                                               \
+    }
+MC_ROBIN(mc_robin5, 5)
+MC_ROBIN(mc_robin1, 1)
+MC_ROBIN(mc_robin01, 0.1)
+/* Neumann du/dn = 0 as u - (u - du/dn) */
+static double mc_neumann(const double *x, const double *n, const mfield *f)
+{
+    (void)x;
+    return mf_u(f, 0) - mf_dn(n, f, 0);
+}
+/* max(0, h_min - h) as h - (h - max(0, h_min - h)) */
+static double mc_hmin(const double *x, const double *n, const mfield *f)
+{
+    (void)x, (void)n;
+    return mf_u(f, 0) - fmax(0, 1e-3 - mf_u(f, 0));
+}
+
+static const struct {
+    const char *pde, *con;
+    int k;       /* the residual is u_k - c - fn(x, n, field) */
+    double c;
+    mc_fn fn;
+} mc_table[] = {
+    {"gray_scott_2d", "ic_u", 0, 0, mc_gs_u},
+    {"gray_scott_2d", "ic_v", 1, 0, mc_gs_v},
+    {"heat_2d_complex_geometry", "ic", 0, 0, NULL},
+    {"heat_2d_complex_geometry", "robin_r1", 0, 0, mc_robin5},
+    {"heat_2d_complex_geometry", "robin_r04", 0, 0, mc_robin1},
+    {"heat_2d_complex_geometry", "robin_rect", 0, 0, mc_robin01},
+    {"kuramoto_sivashinsky_1d", "ic", 0, 0, mc_ks},
+    {"navier_stokes_2d_backstep", "inlet_u", 0, 0, mc_step_inlet},
+    {"navier_stokes_2d_backstep", "inlet_v", 1, 0, NULL},
+    {"navier_stokes_2d_backstep", "outlet_p", 2, 0, NULL},
+    {"navier_stokes_2d_backstep", "walls_u", 0, 0, NULL},
+    {"navier_stokes_2d_backstep", "walls_v", 1, 0, NULL},
+    {"navier_stokes_2d_classic", "lid_u", 0, 0, mc_lid},
+    {"navier_stokes_2d_classic", "lid_v", 1, 0, NULL},
+    {"navier_stokes_2d_classic", "walls_u", 0, 0, NULL},
+    {"navier_stokes_2d_classic", "walls_v", 1, 0, NULL},
+    {"navier_stokes_2d_classic", "gauge", 2, 0, NULL},
+    {"navier_stokes_2d_long_time", "ic_u", 0, 0, NULL},
+    {"navier_stokes_2d_long_time", "ic_v", 1, 0, NULL},
+    {"navier_stokes_2d_long_time", "ic_p", 2, 0, NULL},
+    {"navier_stokes_2d_long_time", "inlet_u", 0, 0, mc_ns_inlet},
+    {"navier_stokes_2d_long_time", "inlet_v", 1, 0, NULL},
+    {"navier_stokes_2d_long_time", "outlet_p", 2, 0, NULL},
+    {"navier_stokes_2d_long_time", "walls_u", 0, 0, NULL},
+    {"navier_stokes_2d_long_time", "walls_v", 1, 0, NULL},
+    {"poisson_2d_classic", "bc_outer", 0, 1, NULL},
+    {"poisson_2d_classic", "bc_holes", 0, 0, NULL},
+    {"poisson_boltzmann_2d", "bc_outer", 0, 0.2, NULL},
+    {"poisson_boltzmann_2d", "bc_holes", 0, 1, NULL},
+    {"poisson_3d_complex_geometry", "neumann", 0, 0, mc_neumann},
+    {"shallow_water_2d", "ic_h", 0, 1, NULL},
+    {"shallow_water_2d", "ic_qx", 1, 0.1, NULL},
+    {"shallow_water_2d", "ic_qy", 2, -0.05, NULL},
+    {"shallow_water_2d", "h_min", 0, 0, mc_hmin},
+};
+
+/* RMS of (constraint residual - expected) over max(1, RMS of expected), on
+ * points sampled as the generic constraint test samples them. */
+static double mc_ratio(const pf_pde *p, const pf_geom *geo, const pf_constraint *k, int row)
+{
+    pf_point_set ps;
+    pf_point_set_init(&ps);
+    pf_status st = PF_OK;
+    if (k->kind == PF_CON_INITIAL)
+        st = pf_sample_initial(geo, PF_SAMPLE_UNIFORM, 199, 5, PF_SAMPLE_NORMALS, &ps);
+    else if (k->kind != PF_CON_POINTS)
+        st = pf_sample_boundary(geo, k->parts, 199, 5, PF_SAMPLE_NORMALS, &ps);
+    cr_assert_eq(st, PF_OK, "%s/%s: %s", p->name, k->name, pf_errmsg());
+    int n = k->kind == PF_CON_POINTS ? k->npoints : ps.n, d = p->d_in;
+    pf_real *x = malloc(sizeof(pf_real) * (size_t)(n * d)), *nrm = calloc((size_t)(n * d), sizeof(pf_real));
+    pf_real *w = malloc(sizeof(pf_real) * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        double xd[PF_PDE_MAX_IN], nd[PF_PDE_MAX_IN], s = 0;
+        for (int j = 0; j < d; j++) {
+            x[i * d + j] = k->kind == PF_CON_POINTS ? (pf_real)k->points[i * d + j] : ps.x[i * d + j];
+            nrm[i * d + j] = ps.normal ? ps.normal[i * d + j] : 0;
+            xd[j] = x[i * d + j], nd[j] = nrm[i * d + j];
+            s += mf_w[j] * xd[j];
+        }
+        mfield f = {.p = p};
+        for (int q = 0; q < p->d_out; q++) f.phi[q] = s + 0.3 * q + 0.2;
+        w[i] = (pf_real)(mf_u(&f, mc_table[row].k) - mc_table[row].c -
+                         (mc_table[row].fn ? mc_table[row].fn(xd, nd, &f) : 0));
+    }
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_pde_ctx c;
+    memset(&c, 0, sizeof c);
+    c.pde = p;
+    c.g = g;
+    int orders[PF_PDE_MAX_IN];
+    for (int i = 0; i < d; i++) orders[i] = k->order;
+    pf_jet_layout L;
+    pf_real dirs[PF_JET_MAX_DIRS * PF_PDE_MAX_IN] = {0};
+    pf_pde_layout(p, orders, false, &L, dirs, &c);
+    c.x = pf_input(g, "x", n, d, &L, dirs);
+    c.normal = pf_input(g, "normal", n, d, NULL, NULL);
+    c.u = mf_field(&c);
+    pf_node *want = pf_input(g, "want", n, 1, NULL, NULL);
+    pf_loss(g, "diff", pf_mean_square(g, pf_sub(g, k->residual(&c), want), NULL));
+    pf_loss(g, "size", pf_mean_square(g, want, NULL));
+    cr_assert_eq(pf_graph_compile(g, 1), PF_OK, "%s", pf_errmsg());
+    pf_graph_set_input(g, c.x, x);
+    pf_graph_set_input(g, c.normal, nrm);
+    pf_graph_set_input(g, want, w);
+    pf_graph_forward(g);
+    double ratio = sqrt(pf_graph_loss_value(g, 0)) / fmax(1, sqrt(pf_graph_loss_value(g, 1)));
+    pf_graph_free(g);
+    free(w);
+    free(nrm);
+    free(x);
+    pf_point_set_release(&ps);
+    return ratio;
+}
+
+Test(pdes, constraints_match_the_formulas_on_a_manufactured_field)
+{
+    int nrows = (int)(sizeof mc_table / sizeof mc_table[0]);
+    for (int i = 0; i < pf_pdes_count(); i++) {
+        const pf_pde *p = pf_pdes_at(i);
+        bool listed_pde = false;
+        for (int r = 0; r < nrows; r++) listed_pde |= !strcmp(mc_table[r].pde, p->name);
+        if (!listed_pde) continue;
+        pf_geom *geo;
+        cr_assert_eq(p->geometry(p, &geo), PF_OK, "%s: %s", p->name, pf_errmsg());
+        for (int k = 0; k < p->ncon; k++) {
+            int row = -1;
+            for (int r = 0; r < nrows; r++)
+                if (!strcmp(mc_table[r].pde, p->name) && !strcmp(mc_table[r].con, p->con[k].name)) row = r;
+            cr_expect_geq(row, 0, "%s: constraint %s has no formula here", p->name, p->con[k].name);
+            if (row < 0) continue;
+            double ratio = mc_ratio(p, geo, &p->con[k], row);
+            cr_expect_lt(ratio, MF_TOL, "%s: constraint %s is off by %.2e", p->name, p->con[k].name, ratio);
+        }
+        pf_geom_free(geo);
+    }
+}

@@ -132,7 +132,9 @@ const char *pf_constraint_kind_name(pf_constraint_kind k);
 typedef struct pf_constraint {
     const char *name;         /* "ic", "bc_walls", "obs", ... (the loss term's name) */
     pf_constraint_kind kind;
-    const char *parts;        /* comma-separated boundary part names; NULL = all parts */
+    const char *parts;        /* comma-separated boundary part names; NULL = all spatial
+                                 parts, except: PF_CON_INEQUALITY with NULL holds at interior
+                                 points, PF_CON_POINTS at its own points */
     int order;                /* highest derivative the residual needs (0 or 1) */
     /* The residual on the sampled points, n x 1 value-only. */
     pf_node *(*residual)(pf_pde_ctx *c);

@@ -1,0 +1,370 @@
+#include "io/h5.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct pf_h5 {
+    hid_t file;
+    hid_t gcpl, dcpl; /* group and dataset creation: no timestamps */
+    char *path; /* the final name */
+    char *tmp;  /* "<path>.tmp.<pid>", where the writes go */
+    pf_status st; /* the first failure on this handle */
+    char *err;    /* its message */
+};
+
+#ifdef PF_DOUBLE
+#define MEM_REAL H5T_NATIVE_DOUBLE
+#define FILE_REAL H5T_IEEE_F64LE
+#else
+#define MEM_REAL H5T_NATIVE_FLOAT
+#define FILE_REAL H5T_IEEE_F32LE
+#endif
+
+/* Copies HDF5's most specific error description (the walk goes upward, from
+ * the innermost function to the API call). A failed open(2) is described as
+ * "unable to open file: name = ..., errno = 2, error message = '...', ...":
+ * keep only the system's message, the path is in ours already. */
+static herr_t first_desc(unsigned n, const H5E_error2_t *e, void *data)
+{
+    char *buf = data;
+    if (buf[0] || !e->desc || !e->desc[0]) return 0;
+    const char *sys = strstr(e->desc, "error message = '"), *end;
+    if (sys && (end = strchr(sys += 17, '\'')))
+        snprintf(buf, 256, "%.*s", (int)(end - sys), sys);
+    else
+        snprintf(buf, 256, "%s", e->desc);
+    return 0;
+}
+
+/* The HDF5 function a checked statement calls ("H5Dcreate2"), for messages. */
+static void call_name(const char *stmt, char *buf, size_t cap)
+{
+    const char *s = strstr(stmt, "H5");
+    size_t n = 0;
+    if (s)
+        while (n + 1 < cap && (s[n] == '_' || (s[n] >= '0' && s[n] <= '9') ||
+                               (s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z')))
+            n++;
+    memcpy(buf, s ? s : "", n);
+    buf[n] = 0;
+}
+
+/* Records a failed HDF5 call: "<what>: <HDF5's reason> (<call> at file:line)",
+ * on the handle (first failure only) and in pf_errmsg(); clears HDF5's stack. */
+static pf_status h5_fail(pf_h5 *f, const char *stmt, const char *file, int line, const char *fmt,
+                         ...) __attribute__((format(printf, 5, 6)));
+static pf_status h5_fail(pf_h5 *f, const char *stmt, const char *file, int line, const char *fmt,
+                         ...)
+{
+    char what[768], reason[256] = "", call[64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_desc, reason);
+    H5Eclear2(H5E_DEFAULT);
+    call_name(stmt, call, sizeof call);
+    pf_fail(PF_ERR_IO, "%s: %s (%s at %s:%d)", what, reason[0] ? reason : "HDF5 call failed",
+            call, file, line);
+    if (f && f->st == PF_OK) {
+        f->st = PF_ERR_IO;
+        f->err = strdup(pf_errmsg());
+    }
+    return PF_ERR_IO;
+}
+
+/* Evaluate an HDF5 call (its value is checked: < 0 is failure); on failure
+ * record a message naming the object and jump to the function's `done:`
+ * label, which closes what is open. Needs `f` and `pf_status st` in scope. */
+#define H5_CHECK(stmt, ...)                                                                      \
+    do {                                                                                         \
+        if ((stmt) < 0) {                                                                        \
+            st = h5_fail(f, #stmt, __FILE__, __LINE__, __VA_ARGS__);                             \
+            goto done;                                                                           \
+        }                                                                                        \
+    } while (0)
+
+/* Close an id in a `done:` block; a failure is reported only if none was. */
+#define H5_CLOSE(fn, id, ...)                                                                    \
+    do {                                                                                         \
+        if ((id) >= 0 && fn(id) < 0 && st == PF_OK)                                              \
+            st = h5_fail(f, #fn, __FILE__, __LINE__, __VA_ARGS__);                               \
+    } while (0)
+
+/* A handle that already failed repeats its failure (and message). */
+static pf_status h5_ready(pf_h5 *f)
+{
+    PF_ASSERT(f != NULL);
+    if (f->st != PF_OK) return pf_fail(f->st, "%s", f->err ? f->err : "earlier HDF5 call failed");
+    return PF_OK;
+}
+
+static void h5_free(pf_h5 *f)
+{
+    free(f->path);
+    free(f->tmp);
+    free(f->err);
+    free(f);
+}
+
+pf_status pf_h5_create(const char *path, pf_h5 **out)
+{
+    PF_ASSERT(path != NULL && out != NULL);
+    *out = NULL;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    pf_h5 *f = calloc(1, sizeof *f);
+    size_t cap = strlen(path) + 32;
+    if (!f || !(f->path = strdup(path)) || !(f->tmp = malloc(cap))) {
+        if (f) h5_free(f);
+        return pf_fail(PF_ERR_NOMEM, "out of memory creating '%s'", path);
+    }
+    snprintf(f->tmp, cap, "%s.tmp.%ld", path, (long)getpid());
+    f->file = f->gcpl = f->dcpl = H5I_INVALID_HID;
+
+    pf_status st = PF_OK;
+    hid_t fapl = H5I_INVALID_HID, fcpl = H5I_INVALID_HID;
+    H5_CHECK(fapl = H5Pcreate(H5P_FILE_ACCESS), "cannot create '%s'", path);
+    /* closing the file closes every object still open in it, so the rename
+     * below never races a lingering handle */
+    H5_CHECK(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), "cannot create '%s'", path);
+    /* objects carry no creation times, so the same content gives the same
+     * bytes (reproducible artifacts, comparable by hash) */
+    H5_CHECK(fcpl = H5Pcreate(H5P_FILE_CREATE), "cannot create '%s'", path);
+    H5_CHECK(H5Pset_obj_track_times(fcpl, 0), "cannot create '%s'", path);
+    H5_CHECK(f->gcpl = H5Pcreate(H5P_GROUP_CREATE), "cannot create '%s'", path);
+    H5_CHECK(H5Pset_obj_track_times(f->gcpl, 0), "cannot create '%s'", path);
+    H5_CHECK(f->dcpl = H5Pcreate(H5P_DATASET_CREATE), "cannot create '%s'", path);
+    H5_CHECK(H5Pset_obj_track_times(f->dcpl, 0), "cannot create '%s'", path);
+    H5_CHECK(f->file = H5Fcreate(f->tmp, H5F_ACC_TRUNC, fcpl, fapl),
+             "cannot create '%s' (as temp file '%s')", path, f->tmp);
+done:
+    H5_CLOSE(H5Pclose, fcpl, "cannot create '%s'", path);
+    H5_CLOSE(H5Pclose, fapl, "cannot create '%s'", path);
+    if (st != PF_OK) {
+        pf_h5_discard(f);
+        return st;
+    }
+    *out = f;
+    return PF_OK;
+}
+
+/* fsync the closed temp file so the rename never exposes an empty file
+ * after a crash (delayed allocation). */
+static pf_status sync_file(const char *tmp, const char *path)
+{
+    int fd = open(tmp, O_RDONLY);
+    if (fd < 0 || fsync(fd) != 0) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        return pf_fail(PF_ERR_IO, "cannot sync '%s' (temp file of '%s'): %s", tmp, path,
+                       strerror(e));
+    }
+    close(fd);
+    return PF_OK;
+}
+
+pf_status pf_h5_close(pf_h5 *f)
+{
+    if (!f) return PF_OK;
+    pf_status st = PF_OK;
+    if (f->st == PF_OK) {
+        H5_CHECK(H5Pclose(f->gcpl), "cannot finish '%s' (temp file '%s')", f->path, f->tmp);
+        f->gcpl = H5I_INVALID_HID;
+        H5_CHECK(H5Pclose(f->dcpl), "cannot finish '%s' (temp file '%s')", f->path, f->tmp);
+        f->dcpl = H5I_INVALID_HID;
+        hid_t file = f->file;
+        f->file = H5I_INVALID_HID; /* a failed close is not retried by the discard */
+        H5_CHECK(H5Fclose(file), "cannot finish '%s' (temp file '%s')", f->path, f->tmp);
+        st = sync_file(f->tmp, f->path);
+        if (st == PF_OK && rename(f->tmp, f->path) != 0)
+            st = pf_fail(PF_ERR_IO, "cannot rename '%s' to '%s': %s", f->tmp, f->path,
+                         strerror(errno));
+    }
+done:
+    if (f->st != PF_OK) st = h5_ready(f);
+    if (st != PF_OK) {
+        char *msg = strdup(pf_errmsg());
+        pf_h5_discard(f); /* may overwrite pf_errmsg() */
+        if (msg) pf_fail(st, "%s", msg);
+        free(msg);
+        return st;
+    }
+    h5_free(f);
+    return PF_OK;
+}
+
+void pf_h5_discard(pf_h5 *f)
+{
+    if (!f) return;
+    if (f->file >= 0) H5Fclose(f->file);
+    if (f->gcpl >= 0) H5Pclose(f->gcpl);
+    if (f->dcpl >= 0) H5Pclose(f->dcpl);
+    H5Eclear2(H5E_DEFAULT);
+    unlink(f->tmp);
+    h5_free(f);
+}
+
+const char *pf_h5_path(const pf_h5 *f) { return f->path; }
+
+static void check_name(const char *name)
+{
+    PF_ASSERT_MSG(name && name[0] == '/', "HDF5 object path '%s' is not absolute",
+                  name ? name : "(null)");
+}
+
+/* Creates the missing groups on the way to `name` ("/a/b/x": /a, /a/b).
+ * By hand rather than with HDF5's intermediate-group flag, which would give
+ * them the default, timestamped creation properties. */
+static pf_status make_parents(pf_h5 *f, const char *name)
+{
+    pf_status st = PF_OK;
+    hid_t g = H5I_INVALID_HID;
+    char *prefix = strdup(name);
+    if (!prefix) return pf_fail(PF_ERR_NOMEM, "out of memory for the path '%s'", name);
+    for (char *s = strchr(prefix + 1, '/'); s; s = strchr(s + 1, '/')) {
+        *s = 0;
+        htri_t there;
+        H5_CHECK(there = H5Lexists(f->file, prefix, H5P_DEFAULT),
+                 "cannot create group '%s' in '%s'", prefix, f->path);
+        if (!there) {
+            H5_CHECK(g = H5Gcreate2(f->file, prefix, H5P_DEFAULT, f->gcpl, H5P_DEFAULT),
+                     "cannot create group '%s' in '%s'", prefix, f->path);
+            H5_CHECK(H5Gclose(g), "cannot close group '%s' in '%s'", prefix, f->path);
+            g = H5I_INVALID_HID;
+        }
+        *s = '/';
+    }
+done:
+    if (g >= 0) H5Gclose(g);
+    free(prefix);
+    return st;
+}
+
+pf_status pf_h5_group(pf_h5 *f, const char *name)
+{
+    PF_TRY(h5_ready(f));
+    check_name(name);
+    PF_TRY(make_parents(f, name));
+    pf_status st = PF_OK;
+    hid_t g = H5I_INVALID_HID;
+    H5_CHECK(g = H5Gcreate2(f->file, name, H5P_DEFAULT, f->gcpl, H5P_DEFAULT),
+             "cannot create group '%s' in '%s'", name, f->path);
+done:
+    H5_CLOSE(H5Gclose, g, "cannot close group '%s' in '%s'", name, f->path);
+    return st;
+}
+
+static pf_status write_dataset(pf_h5 *f, const char *name, int rank, const hsize_t *dims,
+                               hid_t mem_type, hid_t file_type, const void *data)
+{
+    PF_TRY(h5_ready(f));
+    check_name(name);
+    hsize_t count = 1;
+    for (int k = 0; k < rank; k++) count *= dims[k];
+    PF_ASSERT_MSG(count == 0 || data != NULL, "dataset '%s': no data for %llu values", name,
+                  (unsigned long long)count);
+    PF_TRY(make_parents(f, name));
+    pf_status st = PF_OK;
+    hid_t space = H5I_INVALID_HID, d = H5I_INVALID_HID;
+    H5_CHECK(space = H5Screate_simple(rank, dims, NULL), "cannot create dataset '%s' in '%s'",
+             name, f->path);
+    H5_CHECK(d = H5Dcreate2(f->file, name, file_type, space, H5P_DEFAULT, f->dcpl, H5P_DEFAULT),
+             "cannot create dataset '%s' in '%s'", name, f->path);
+    /* an empty dataset has nothing to write (and H5Dwrite refuses a NULL buffer) */
+    if (count > 0)
+        H5_CHECK(H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data),
+                 "cannot write dataset '%s' in '%s'", name, f->path);
+done:
+    H5_CLOSE(H5Dclose, d, "cannot close dataset '%s' in '%s'", name, f->path);
+    H5_CLOSE(H5Sclose, space, "cannot create dataset '%s' in '%s'", name, f->path);
+    return st;
+}
+
+pf_status pf_h5_write_real(pf_h5 *f, const char *name, const pf_real *x, size_t rows,
+                           size_t cols)
+{
+    const hsize_t dims[2] = {rows, cols};
+    return write_dataset(f, name, 2, dims, MEM_REAL, FILE_REAL, x);
+}
+
+pf_status pf_h5_write_f64(pf_h5 *f, const char *name, const double *v, size_t n)
+{
+    const hsize_t dims[1] = {n};
+    return write_dataset(f, name, 1, dims, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, v);
+}
+
+pf_status pf_h5_write_int(pf_h5 *f, const char *name, const int *v, size_t n)
+{
+    _Static_assert(sizeof(int) == 4, "pf_h5_write_int stores int as int32");
+    const hsize_t dims[1] = {n};
+    return write_dataset(f, name, 1, dims, H5T_NATIVE_INT, H5T_STD_I32LE, v);
+}
+
+/* A scalar attribute; `type` < 0 builds the variable-length UTF-8 string
+ * type (mem and file type alike). */
+static pf_status write_attr(pf_h5 *f, const char *obj, const char *key, hid_t mem_type,
+                            hid_t file_type, const void *value)
+{
+    PF_TRY(h5_ready(f));
+    check_name(obj);
+    PF_ASSERT(key != NULL && key[0]);
+    pf_status st = PF_OK;
+    hid_t o = H5I_INVALID_HID, space = H5I_INVALID_HID, a = H5I_INVALID_HID;
+    hid_t str = H5I_INVALID_HID;
+    htri_t exists = 0;
+    if (mem_type < 0) {
+        H5_CHECK(str = H5Tcopy(H5T_C_S1), "cannot write attribute '%s' on '%s' in '%s'", key,
+                 obj, f->path);
+        H5_CHECK(H5Tset_size(str, H5T_VARIABLE), "cannot write attribute '%s' on '%s' in '%s'",
+                 key, obj, f->path);
+        H5_CHECK(H5Tset_cset(str, H5T_CSET_UTF8), "cannot write attribute '%s' on '%s' in '%s'",
+                 key, obj, f->path);
+        mem_type = file_type = str;
+    }
+    H5_CHECK(o = H5Oopen(f->file, obj, H5P_DEFAULT),
+             "cannot open '%s' in '%s' to write its attribute '%s'", obj, f->path, key);
+    H5_CHECK(exists = H5Aexists(o, key), "cannot write attribute '%s' on '%s' in '%s'", key, obj,
+             f->path);
+    if (exists)
+        H5_CHECK(H5Adelete(o, key), "cannot replace attribute '%s' on '%s' in '%s'", key, obj,
+                 f->path);
+    H5_CHECK(space = H5Screate(H5S_SCALAR), "cannot write attribute '%s' on '%s' in '%s'", key,
+             obj, f->path);
+    H5_CHECK(a = H5Acreate2(o, key, file_type, space, H5P_DEFAULT, H5P_DEFAULT),
+             "cannot create attribute '%s' on '%s' in '%s'", key, obj, f->path);
+    H5_CHECK(H5Awrite(a, mem_type, value), "cannot write attribute '%s' on '%s' in '%s'", key, obj,
+             f->path);
+done:
+    H5_CLOSE(H5Aclose, a, "cannot close attribute '%s' on '%s' in '%s'", key, obj, f->path);
+    H5_CLOSE(H5Sclose, space, "cannot write attribute '%s' on '%s' in '%s'", key, obj, f->path);
+    H5_CLOSE(H5Oclose, o, "cannot close '%s' in '%s'", obj, f->path);
+    H5_CLOSE(H5Tclose, str, "cannot write attribute '%s' on '%s' in '%s'", key, obj, f->path);
+    return st;
+}
+
+pf_status pf_h5_attr_str(pf_h5 *f, const char *obj, const char *key, const char *value)
+{
+    PF_ASSERT(value != NULL);
+    return write_attr(f, obj, key, H5I_INVALID_HID, H5I_INVALID_HID, &value);
+}
+
+pf_status pf_h5_attr_i64(pf_h5 *f, const char *obj, const char *key, int64_t value)
+{
+    return write_attr(f, obj, key, H5T_NATIVE_INT64, H5T_STD_I64LE, &value);
+}
+
+pf_status pf_h5_attr_u64(pf_h5 *f, const char *obj, const char *key, uint64_t value)
+{
+    return write_attr(f, obj, key, H5T_NATIVE_UINT64, H5T_STD_U64LE, &value);
+}
+
+pf_status pf_h5_attr_f64(pf_h5 *f, const char *obj, const char *key, double value)
+{
+    return write_attr(f, obj, key, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, &value);
+}

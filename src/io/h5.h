@@ -1,0 +1,116 @@
+/*
+ * h5.h — writing HDF5 artifacts: atomically, self-describing, every call
+ * checked.
+ *
+ * A small layer over the serial HDF5 C library for the files the stages
+ * produce (pf-pde sample points, pf-train result.h5, ...). Objects are named
+ * by their absolute path in the file ("/" is the root group), datasets and
+ * groups are created with their parent groups as needed, and attributes
+ * (names, units, seeds, the precision) go on any object so that h5dump and
+ * h5py users can read the file without our code.
+ *
+ *     pf_h5 *f;
+ *     PF_TRY(pf_h5_create("run/points.h5", &f));   // writes run/points.h5.tmp.<pid>
+ *     pf_h5_attr_str(f, "/", "format", "pinnforge.samples");
+ *     pf_h5_attr_i64(f, "/", "version", 1);
+ *     pf_h5_write_real(f, "/interior/x", x, n, 3);  // creates /interior too
+ *     pf_h5_attr_str(f, "/interior/x", "columns", "x,y,t");
+ *     pf_h5_write_int(f, "/bc/part", part, m);
+ *     return pf_h5_close(f);  // renames to run/points.h5, or removes the temp
+ *
+ * ------------------------------------------------------------- atomicity
+ *
+ * pf_h5_create() writes to "<path>.tmp.<pid>" in the same folder; `path`
+ * itself appears only when pf_h5_close() succeeds, by rename(2) after the
+ * file is closed and synced, so a reader (or Make) never sees a half-written
+ * file and an older file at `path` survives any failure intact. The handle
+ * remembers the FIRST failed call: later calls on it do nothing and return
+ * that failure again, and pf_h5_close() then removes the temp file and
+ * returns it (with its message), so a sequence of writes may be checked once,
+ * at the close — or call by call with PF_TRY, then pf_h5_discard() on the
+ * way out. Either way no file is left at `path` nor a temp beside it.
+ *
+ * ------------------------------------------------------------- types
+ *
+ *   pf_h5_write_real   rows x cols pf_real -> IEEE float32 (float build) or
+ *                      float64 (double build), little endian; attribute
+ *                      "precision" on the file says which (the caller's job)
+ *   pf_h5_write_f64    n doubles -> float64 (curves and statistics, which
+ *                      are double in every build)
+ *   pf_h5_write_int    n ints -> 32-bit signed integers
+ *   attributes         strings as variable-length UTF-8 scalars (what h5py
+ *                      writes for `attrs["k"] = "v"`, read back as str);
+ *                      numbers as int64, uint64 or float64 scalars
+ *
+ * Zero-length datasets (rows or n = 0) are valid and written with their
+ * shape. Datasets are contiguous and uncompressed. Writing a dataset or group
+ * that already exists fails; setting an attribute that exists replaces it.
+ * Objects carry no creation or modification times, so the same calls in the
+ * same order give a byte-identical file (artifacts can be compared by hash).
+ *
+ * ------------------------------------------------------------- errors
+ *
+ * Every HDF5 call is checked; a failure becomes PF_ERR_IO with a message
+ * that names the object and the file and carries HDF5's own innermost reason
+ * and the failed call, e.g.
+ *
+ *     cannot create dataset '/interior/x' in 'out.h5': name already exists
+ *     (H5Dcreate2 at src/io/h5.c:210)
+ *
+ * HDF5's automatic error printing is switched off by the first
+ * pf_h5_create() (the library prints nothing). Bad arguments (NULL pointers,
+ * a relative object path) are contract violations and abort.
+ *
+ * Serial HDF5 is not thread-safe: use this module from one thread at a time.
+ */
+#ifndef PF_IO_H5_H
+#define PF_IO_H5_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/real.h"
+#include "core/status.h"
+
+/* An HDF5 file being written; opaque. */
+typedef struct pf_h5 pf_h5;
+
+/* Start writing `path` (through its temp file, see above). On failure *out is
+ * NULL, nothing is left on disk, and the message names `path`. */
+pf_status pf_h5_create(const char *path, pf_h5 **out);
+
+/* Finish: close the file, sync it, rename the temp to `path`. If any call on
+ * the handle failed, or finishing fails, the temp file is removed and the
+ * (first) failure is returned. Frees the handle in every case; NULL is a
+ * no-op that returns PF_OK. */
+pf_status pf_h5_close(pf_h5 *f);
+
+/* Abandon the file: close it and remove the temp file; `path` is left as it
+ * was. Frees the handle; NULL is a no-op. For the caller's own failures. */
+void pf_h5_discard(pf_h5 *f);
+
+/* The final path given to pf_h5_create() (owned by f). */
+const char *pf_h5_path(const pf_h5 *f);
+
+/* Create the group `name` ("/a/b") and any missing parents. */
+pf_status pf_h5_group(pf_h5 *f, const char *name);
+
+/* The rows x cols row-major matrix x as dataset `name` of shape (rows, cols),
+ * parents created as needed. x may be NULL when rows * cols == 0. */
+pf_status pf_h5_write_real(pf_h5 *f, const char *name, const pf_real *x, size_t rows,
+                           size_t cols);
+
+/* n doubles as the 1-D float64 dataset `name`. */
+pf_status pf_h5_write_f64(pf_h5 *f, const char *name, const double *v, size_t n);
+
+/* n ints as the 1-D int32 dataset `name`. */
+pf_status pf_h5_write_int(pf_h5 *f, const char *name, const int *v, size_t n);
+
+/* Scalar attribute `key` on the object `obj` ("/" for the file, a group or a
+ * dataset path), replacing one of that name. */
+pf_status pf_h5_attr_str(pf_h5 *f, const char *obj, const char *key, const char *value);
+pf_status pf_h5_attr_i64(pf_h5 *f, const char *obj, const char *key, int64_t value);
+pf_status pf_h5_attr_u64(pf_h5 *f, const char *obj, const char *key, uint64_t value);
+pf_status pf_h5_attr_f64(pf_h5 *f, const char *obj, const char *key, double value);
+
+#endif

@@ -1,0 +1,117 @@
+#!/bin/sh
+# t0100-pf-pde-sample.sh — `pf-pde sample` end to end, read back with h5dump.
+#
+#   tests/t0100-pf-pde-sample.sh BUILD/bin float|double     (make test runs it)
+#
+# Checks the file layout and attributes an h5dump user sees, exit codes
+# (0 ok, 1 runtime failure, 2 usage error), that failures leave no file,
+# and that the same seed gives a byte-identical file. Needs h5dump
+# (hdf5-tools, installed by scripts/install-deps.sh).
+set -u
+BIN=${1:?usage: $0 BUILD/bin float|double}
+PRECISION=${2:?usage: $0 BUILD/bin float|double}
+PF_PDE=$BIN/pf-pde
+case $PRECISION in
+float) REAL=H5T_IEEE_F32LE ;;
+double) REAL=H5T_IEEE_F64LE ;;
+*) echo "$0: precision must be float or double, not '$PRECISION'" >&2; exit 2 ;;
+esac
+command -v h5dump >/dev/null 2>&1 || { echo "$0: h5dump not found (apt-get install hdf5-tools)" >&2; exit 1; }
+
+tmp=$(mktemp -d /tmp/pf_t0100_XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fails=0 count=0
+
+ok() { count=$((count + 1)); }
+not_ok() { count=$((count + 1)); fails=$((fails + 1)); echo "not ok: $*" >&2; }
+check() { # check DESCRIPTION COMMAND...
+    d=$1; shift
+    if "$@" >/dev/null 2>&1; then ok; else not_ok "$d"; fi
+}
+# attr FILE OBJECT/NAME -> the attribute's value, quotes removed
+attr() { h5dump -a "$2" "$1" 2>/dev/null | sed -n 's/^ *(0): "\{0,1\}\([^"]*\)"\{0,1\}$/\1/p'; }
+# shape FILE DATASET -> "( r, c )"
+shape() { h5dump -H -d "$2" "$1" 2>/dev/null | sed -n 's/.*SIMPLE { \(([^)]*)\).*/\1/p'; }
+dtype() { h5dump -H -d "$2" "$1" 2>/dev/null | sed -n 's/^ *DATATYPE  *\([A-Z0-9_]*\).*/\1/p' | head -n 1; }
+eq() { # eq DESCRIPTION GOT EXPECTED
+    if [ "$2" = "$3" ]; then ok; else not_ok "$1: got '$2', expected '$3'"; fi
+}
+
+# ---------------------------------------------------------------- wave_1d
+f=$tmp/wave.h5
+"$PF_PDE" sample wave_1d --n 64 --seed 5 --out "$f" >"$tmp/out" 2>"$tmp/err"
+eq "wave_1d: exit code" $? 0
+check "wave_1d: the file is there" test -f "$f"
+check "wave_1d: no temp file left" test -z "$(find "$tmp" -name '*.tmp.*')"
+check "wave_1d: summary names the file" grep -q "^wrote $f" "$tmp/out"
+eq "root format" "$(attr "$f" /format)" pinnforge.samples
+eq "root version" "$(attr "$f" /version)" 1
+eq "root pde" "$(attr "$f" /pde)" wave_1d
+eq "root inputs" "$(attr "$f" /inputs)" x,t
+eq "root precision" "$(attr "$f" /precision)" "$PRECISION"
+eq "root seed" "$(attr "$f" /seed)" 5
+eq "root method" "$(attr "$f" /method)" uniform
+eq "interior x shape" "$(shape "$f" /interior/x)" "( 64, 2 )"
+eq "interior x type" "$(dtype "$f" /interior/x)" "$REAL"
+eq "interior x columns" "$(attr "$f" /interior/x/columns)" x,t
+eq "interior kind" "$(attr "$f" /interior/kind)" interior
+check "interior has no normal" sh -c "! h5dump -H -d /interior/normal '$f'"
+eq "ic kind" "$(attr "$f" /constraints/ic/kind)" initial
+eq "ic parts" "$(attr "$f" /constraints/ic/parts)" initial
+eq "ic normal shape" "$(shape "$f" /constraints/ic/normal)" "( 64, 2 )"
+eq "bc kind" "$(attr "$f" /constraints/bc/kind)" dirichlet
+eq "bc parts" "$(attr "$f" /constraints/bc/parts)" x_lo,x_hi
+eq "bc inputs" "$(attr "$f" /constraints/bc/inputs)" x,t
+eq "bc part shape" "$(shape "$f" /constraints/bc/part)" "( 64 )"
+eq "bc part type" "$(dtype "$f" /constraints/bc/part)" H5T_STD_I32LE
+eq "bc part names" "$(attr "$f" /constraints/bc/part/names)" x_lo,x_hi,initial,final
+# every bc point has x = 0 (part 0, x_lo) or x = 1 (part 1, x_hi)
+h5dump -y -w 0 -d /constraints/bc/x -o "$tmp/x.txt" "$f" >/dev/null
+h5dump -y -w 0 -d /constraints/bc/part -o "$tmp/p.txt" "$f" >/dev/null
+tr -d ' ' <"$tmp/x.txt" | sed '/^$/d' | cut -d, -f1 >"$tmp/x0"
+tr -s ', ' '\n' <"$tmp/p.txt" | sed '/^$/d' >"$tmp/p0"
+eq "bc rows read back" "$(wc -l <"$tmp/x0" | tr -d ' ')" 64
+eq "bc points lie on their part" "$(paste -d' ' "$tmp/x0" "$tmp/p0" | awk '$1 != $2 { bad++ } END { print bad + 0 }')" 0
+
+# same seed, same bytes; another seed, other points
+"$PF_PDE" sample wave_1d --n 64 --seed 5 --out "$tmp/again.h5" >/dev/null 2>&1
+check "same seed gives an identical file" cmp -s "$f" "$tmp/again.h5"
+"$PF_PDE" sample wave_1d --n 64 --seed 6 --out "$tmp/other.h5" >/dev/null 2>&1
+check "another seed gives another file" sh -c "! cmp -s '$f' '$tmp/other.h5'"
+
+# ------------------------------------------- fixed points, method, options
+f=$tmp/kov.h5
+"$PF_PDE" sample kovasznay_flow_2d --n=32 --method=sobol --out "$f" >/dev/null 2>&1
+eq "kovasznay: exit code" $? 0
+eq "gauge kind" "$(attr "$f" /constraints/gauge/kind)" points
+eq "gauge source" "$(attr "$f" /constraints/gauge/source)" fixed
+eq "gauge x shape" "$(shape "$f" /constraints/gauge/x)" "( 1, 2 )"
+check "gauge has no normal" sh -c "! h5dump -H -d /constraints/gauge/normal '$f'"
+eq "interior method" "$(attr "$f" /interior/method)" sobol
+eq "boundary method" "$(attr "$f" /constraints/bc_u/method)" uniform
+eq "bc_u parts (all of them)" "$(attr "$f" /constraints/bc_u/parts)" x_lo,x_hi,y_lo,y_hi
+
+# ---------------------------------------------------------------- failures
+"$PF_PDE" sample no_such_pde --n 8 --out "$tmp/bad.h5" >/dev/null 2>"$tmp/err"
+eq "unknown PDE: exit code" $? 2
+check "unknown PDE: lists the valid names" grep -q "wave_1d" "$tmp/err"
+"$PF_PDE" sample wave_1d --n 8 >/dev/null 2>&1
+eq "no --out: exit code" $? 2
+"$PF_PDE" sample wave_1d --n 8 --method halton --out "$tmp/bad.h5" >/dev/null 2>&1
+eq "bad method: exit code" $? 2
+"$PF_PDE" sample wave_1d --n 0 --out "$tmp/bad.h5" >/dev/null 2>&1
+eq "--n 0: exit code" $? 2
+"$PF_PDE" sample wave_1d --n 8 --out "$tmp/no/such/dir/bad.h5" >/dev/null 2>"$tmp/err"
+eq "missing folder: exit code" $? 1
+check "missing folder: message names the file" grep -q "no/such/dir/bad.h5" "$tmp/err"
+mkdir "$tmp/adir"
+"$PF_PDE" sample wave_1d --n 8 --out "$tmp/adir" >"$tmp/out" 2>/dev/null
+eq "output is a folder: exit code" $? 1
+check "failed run prints no summary" test ! -s "$tmp/out"
+check "failures leave no file" test -z "$(find "$tmp" -name 'bad.h5*' -o -name '*.tmp.*')"
+
+if [ "$fails" -ne 0 ]; then
+    echo "t0100-pf-pde-sample: $fails of $count checks failed" >&2
+    exit 1
+fi
+echo "t0100-pf-pde-sample: $count checks passed"
