@@ -48,4 +48,5 @@ const pf_pde pf_pde_burgers_1d = {
               .what = "u = -sin(pi x) + t(1-x^2) N: the initial condition and walls",
               .satisfies = "ic,bc", .apply = hard}},
     .ref = PF_REF_DATA, .ref_file = "burgers1d.dat",
+    .ref_layout = PF_DAT_LAYOUT_SNAPSHOTS,
 };

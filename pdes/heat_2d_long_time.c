@@ -50,4 +50,5 @@ const pf_pde pf_pde_heat_2d_long_time = {
               .what = "u = sin(4 pi x) sin(3 pi y) + t x(1-x) y(1-y) N: initial data and walls",
               .satisfies = "ic,bc", .apply = hard}},
     .ref = PF_REF_DATA, .ref_file = "heat_longtime.dat",
+    .ref_layout = PF_DAT_LAYOUT_SNAPSHOTS,
 };

@@ -1,6 +1,9 @@
 /* heat_5d — PINNacle HeatND(dim=5, T=1) (pdes.md section 8): the unit
  * 5-ball times [0, 1], a Neumann condition on the sphere. */
+#include <stdlib.h>
+
 #include "geom/geometry.h"
+#include "geom/sample.h"
 #include "pde_ops.h"
 #include "registry.h"
 
@@ -44,6 +47,34 @@ static pf_status geometry(const pf_pde *p, pf_geom **out)
     return pf_geom_space_time_alloc(ball, p->lo[5], p->hi[5], out);
 }
 
+/* PINNacle's evaluation set (pdes.md section 8): 800 points uniform in the
+ * ball times 25 levels t = 1, 0.96, ..., 0.04, time-major. PINNacle draws
+ * the points unseeded; we fix seed 2026, so the set is reproducible. */
+#define H5D_EVAL_SEED 2026
+static pf_status eval_points(const pf_pde *p, const pf_geom *g, pf_point_set *out)
+{
+    enum { NX = 800, NT = 25 };
+    pf_point_set ball;
+    pf_point_set_init(&ball);
+    PF_TRY(pf_sample_interior(pf_geom_space(g), PF_SAMPLE_UNIFORM, NX, H5D_EVAL_SEED, &ball));
+    pf_point_set_release(out);
+    out->x = malloc(sizeof(pf_real) * NX * NT * 6);
+    if (!out->x) {
+        pf_point_set_release(&ball);
+        return pf_fail(PF_ERR_NOMEM, "%s: out of memory for evaluation points", p->name);
+    }
+    out->n = NX * NT;
+    out->dim = 6;
+    for (int m = 0; m < NT; m++)
+        for (int i = 0; i < NX; i++) {
+            pf_real *x = out->x + ((size_t)m * NX + i) * 6;
+            for (int j = 0; j < 5; j++) x[j] = ball.x[i * 5 + j];
+            x[5] = (pf_real)(1 - 0.04 * m);
+        }
+    pf_point_set_release(&ball);
+    return PF_OK;
+}
+
 const pf_pde pf_pde_heat_5d = {
     .name = "heat_5d",
     .title = "Heat equation on the five-dimensional unit ball",
@@ -63,4 +94,5 @@ const pf_pde pf_pde_heat_5d = {
     .con = {{.name = "ic", .kind = PF_CON_INITIAL, .parts = "initial", .residual = ic},
             {.name = "neumann", .kind = PF_CON_NEUMANN, .parts = "sphere", .order = 1, .residual = neumann}},
     .ref = PF_REF_ANALYTIC, .exact_fields = exact_fields, .exact = exact,
+    .eval_points = eval_points,
 };

@@ -59,6 +59,15 @@ static const char *ref_status(const pf_pde *p, char *path, size_t cap)
     return "data-missing";
 }
 
+/* Points in the PDE's evaluation set, or -1 when it has none here. */
+static int eval_points(const pf_pde *p)
+{
+    pf_reference r;
+    int n = pf_pde_reference(p, &r) == PF_OK ? r.n : -1;
+    pf_reference_release(&r);
+    return n;
+}
+
 static void join(char *buf, size_t cap, const char *const *names, int n, const char *sep)
 {
     size_t len = 0;
@@ -76,7 +85,8 @@ static void tags_of(const pf_pde *p, const char **out, int *n)
 
 static int list(int json)
 {
-    if (!json) printf("%-28s %-24s %-52s %s\n", "name", "inputs -> outputs", "tags", "reference");
+    if (!json)
+        printf("%-28s %-24s %-52s %7s  %s\n", "name", "inputs -> outputs", "tags", "eval", "reference");
     for (int i = 0; i < pf_pdes_count(); i++) {
         const pf_pde *p = pf_pdes_at(i);
         char in[128], out[64], tg[256], path[PF_DATA_PATH_MAX];
@@ -84,6 +94,7 @@ static int list(int json)
         int nt;
         tags_of(p, tags, &nt);
         const char *ref = ref_status(p, path, sizeof path);
+        int neval = eval_points(p);
         if (json) {
             json_t *o = json_object(), *ji = json_array(), *jo = json_array(), *jt = json_array();
             for (int k = 0; k < p->d_in; k++) json_array_append_new(ji, json_string(p->inputs[k]));
@@ -95,6 +106,7 @@ static int list(int json)
             json_object_set_new(o, "tags", jt);
             /* "data" only when the file is there: a missing file is "missing" */
             json_object_set_new(o, "reference", json_string(strcmp(ref, "data-missing") ? ref : "missing"));
+            json_object_set_new(o, "eval_points", neval >= 0 ? json_integer(neval) : json_null());
             char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
             puts(s);
             free(s);
@@ -106,10 +118,12 @@ static int list(int json)
         join(tg, sizeof tg, tags, nt, ",");
         char io[200];
         snprintf(io, sizeof io, "%s -> %s", in, out);
+        char ne[16] = "-";
+        if (neval >= 0) snprintf(ne, sizeof ne, "%d", neval);
         if (strcmp(ref, "data-missing"))
-            printf("%-28s %-24s %-52s %s\n", p->name, io, tg, ref);
+            printf("%-28s %-24s %-52s %7s  %s\n", p->name, io, tg, ne, ref);
         else
-            printf("%-28s %-24s %-52s missing (%s)\n", p->name, io, tg, path);
+            printf("%-28s %-24s %-52s %7s  missing (%s)\n", p->name, io, tg, ne, path);
     }
     return 0;
 }
@@ -145,6 +159,8 @@ static int show(const char *name)
     for (int k = 0; k < p->nhard; k++) printf("  %-18s %s\n", p->hard[k].name, p->hard[k].what);
     const char *ref = ref_status(p, path, sizeof path);
     printf("reference: %s%s%s\n", ref, path[0] ? " " : "", path);
+    int neval = eval_points(p);
+    if (neval >= 0) printf("evaluation points: %d\n", neval);
     return 0;
 }
 

@@ -734,3 +734,94 @@ Test(pdes, constraints_match_the_formulas_on_a_manufactured_field)
         pf_geom_free(geo);
     }
 }
+
+/* ---------------------------------------------------------------- references */
+
+/* Evaluation-set sizes from pdes.md (0 = not documented: only n > 0). */
+static int documented_size(const char *name)
+{
+    static const struct { const char *name; int n; } t[] = {
+        {"burgers_1d", 1111},           {"heat_2d_long_time", 96192},
+        {"heat_2d_multiscale", 20032},  {"heat_5d", 20000},
+        {"poisson_5d", 32768},          {"wave_1d", 2500},
+        {"navier_stokes_2d_classic", 10201}, {"navier_stokes_2d_backstep", 12910},
+        {"poisson_2d_classic", 1246},   {"poisson_boltzmann_2d", 3236},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(t[i].name, name)) return t[i].n;
+    return 0;
+}
+
+/* exact_fields (jet ops, the engine's precision) at the reference points
+ * against exact() (double): two independent writings of u*. */
+static double exact_forms_disagree(const pf_pde *p, const pf_reference *r)
+{
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_pde_ctx c;
+    memset(&c, 0, sizeof c);
+    c.pde = p;
+    c.g = g;
+    for (int i = 0; i < PF_PDE_MAX_IN; i++) c.dir[i] = -1;
+    c.lap = -1;
+    c.x = pf_input(g, "x", r->n, p->d_in, NULL, NULL);
+    pf_node *u = p->exact_fields(&c);
+    cr_assert_eq(pf_graph_compile(g, 1), PF_OK, "%s", pf_errmsg());
+    pf_graph_set_input(g, c.x, r->x);
+    pf_graph_forward(g);
+    pf_real *v = malloc(sizeof(pf_real) * (size_t)r->n * p->d_out);
+    pf_graph_read(g, u, v);
+    double worst = 0, scale = 1e-30;
+    for (int i = 0; i < r->n * p->d_out; i++) scale = fmax(scale, fabs((double)r->u[i]));
+    for (int i = 0; i < r->n * p->d_out; i++) worst = fmax(worst, fabs((double)v[i] - r->u[i]) / scale);
+    free(v);
+    pf_graph_free(g);
+    return worst;
+}
+
+Test(pdes, analytic_references_match_both_exact_forms)
+{
+    for (int i = 0; i < pf_pdes_count(); i++) {
+        const pf_pde *p = pf_pdes_at(i);
+        if (p->ref != PF_REF_ANALYTIC) continue;
+        pf_reference r;
+        cr_assert_eq(pf_pde_reference(p, &r), PF_OK, "%s: %s", p->name, pf_errmsg());
+        int want = documented_size(p->name);
+        if (want) cr_expect_eq(r.n, want, "%s: %d evaluation points, pdes.md says %d", p->name, r.n, want);
+        else cr_expect_gt(r.n, 0, "%s: no evaluation points", p->name);
+        double e = exact_forms_disagree(p, &r);
+        cr_expect_lt(e, 1e-5, "%s: exact_fields and exact differ by %.2e (relative to max |u*|)",
+                     p->name, e);
+        pf_reference_release(&r);
+    }
+}
+
+Test(pdes, data_references_load_and_lie_in_their_domains)
+{
+    int loaded = 0;
+    for (int i = 0; i < pf_pdes_count(); i++) {
+        const pf_pde *p = pf_pdes_at(i);
+        if (p->ref != PF_REF_DATA) continue;
+        pf_reference r;
+        if (pf_pde_reference(p, &r) != PF_OK) { /* file absent: say so, check nothing */
+            cr_log_warn("%s: %s", p->name, pf_errmsg());
+            pf_reference_release(&r);
+            continue;
+        }
+        loaded++;
+        int want = documented_size(p->name);
+        if (want) cr_expect_eq(r.n, want, "%s: %d rows, pdes.md says %d", p->name, r.n, want);
+        pf_geom *geo;
+        cr_assert_eq(p->geometry(p, &geo), PF_OK, "%s: %s", p->name, pf_errmsg());
+        int outside = 0, first = -1;
+        for (int k = 0; k < r.n; k++) {
+            double x[PF_PDE_MAX_IN];
+            for (int j = 0; j < p->d_in; j++) x[j] = r.x[k * p->d_in + j];
+            if (!pf_geom_inside(geo, x, 1e-4)) outside += first < 0 ? (first = k, 1) : 1;
+        }
+        cr_expect_eq(outside, 0, "%s: %d of %d reference points lie outside the geometry (first: row %d)",
+                     p->name, outside, r.n, first);
+        pf_geom_free(geo);
+        pf_reference_release(&r);
+    }
+    if (!loaded) cr_skip_test("no reference file in PF_DATA_DIR (%s)", getenv("PF_DATA_DIR"));
+}

@@ -1,6 +1,10 @@
 #include "geom/pde.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "geom/geometry.h"
+#include "geom/sample.h"
 
 static const char *const tag_names[PF_TAG_COUNT] = {
     "time_dependent", "periodic", "multiscale", "complex_geometry", "steep",
@@ -100,4 +104,66 @@ void pf_pde_layout(const pf_pde *p, const int *orders, bool collapse_lap, pf_jet
             if (coll[i]) w[c->dir[i]] = 1;
         c->lap = pf_jet_add_collapsed(L, w);
     }
+}
+
+void pf_reference_release(pf_reference *r)
+{
+    free(r->x);
+    free(r->u);
+    memset(r, 0, sizeof *r);
+}
+
+static pf_status reference_alloc(pf_reference *r, int n, int d_in, int d_out)
+{
+    r->n = n;
+    r->d_in = d_in;
+    r->d_out = d_out;
+    r->x = malloc(sizeof(pf_real) * ((size_t)n * d_in + 1));
+    r->u = malloc(sizeof(pf_real) * ((size_t)n * d_out + 1));
+    return r->x && r->u ? PF_OK : pf_fail(PF_ERR_NOMEM, "out of memory for %d reference points", n);
+}
+
+static pf_status analytic_reference(const pf_pde *p, pf_reference *out)
+{
+    pf_geom *g;
+    PF_TRY(p->geometry(p, &g));
+    pf_point_set ps;
+    pf_point_set_init(&ps);
+    pf_status st = p->eval_points ? p->eval_points(p, g, &ps)
+                                  : pf_sample_grid_pinnacle(g, p->d_in == 2 ? 2500 : 20000, &ps);
+    pf_geom_free(g);
+    if (st == PF_OK) st = reference_alloc(out, ps.n, p->d_in, p->d_out);
+    for (int i = 0; st == PF_OK && i < ps.n; i++) {
+        double x[PF_PDE_MAX_IN], u[PF_PDE_MAX_OUT];
+        for (int j = 0; j < p->d_in; j++) x[j] = out->x[i * p->d_in + j] = ps.x[i * p->d_in + j];
+        p->exact(x, u);
+        for (int k = 0; k < p->d_out; k++) out->u[i * p->d_out + k] = (pf_real)u[k];
+    }
+    pf_point_set_release(&ps);
+    return st;
+}
+
+static pf_status data_reference(const pf_pde *p, pf_reference *out)
+{
+    pf_dat *d;
+    PF_TRY(pf_dat_load(p->ref_file, p->d_in, p->d_out, p->ref_layout, &d));
+    pf_status st = reference_alloc(out, (int)d->n, p->d_in, p->d_out);
+    if (st == PF_OK) {
+        memcpy(out->x, d->inputs, sizeof(pf_real) * d->n * (size_t)p->d_in);
+        memcpy(out->u, d->outputs, sizeof(pf_real) * d->n * (size_t)p->d_out);
+    }
+    pf_dat_free(d);
+    return st;
+}
+
+pf_status pf_pde_reference(const pf_pde *p, pf_reference *out)
+{
+    memset(out, 0, sizeof *out);
+    switch (p->ref) {
+    case PF_REF_ANALYTIC: return analytic_reference(p, out);
+    case PF_REF_DATA: return data_reference(p, out);
+    case PF_REF_MISSING: break;
+    }
+    return pf_fail(PF_ERR_UNSUPPORTED, "%s has no reference solution (its file is not available); "
+                   "it can be trained, but has no MSE", p->name);
 }

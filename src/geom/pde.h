@@ -39,6 +39,7 @@
 #include <stdbool.h>
 
 #include "core/status.h"
+#include "io/pinnacle_dat.h"
 #include "tensor/graph.h"
 
 #define PF_PDE_MAX_IN 8
@@ -48,6 +49,7 @@
 #define PF_PDE_MAX_HARD 2
 
 struct pf_geom;
+struct pf_point_set;
 
 /* Property tags, for knowledge retrieval and prompts. */
 enum pf_pde_tag {
@@ -189,10 +191,30 @@ struct pf_pde {
 
     pf_ref_kind ref;
     const char *ref_file;     /* PF_REF_DATA: file name in PF_DATA_DIR */
+    pf_dat_layout ref_layout; /* PF_REF_DATA: steady rows or COMSOL time snapshots */
+    /* PF_REF_ANALYTIC, optional: the evaluation points, where PINNacle's grid
+     * rule (pdes.md 0.3, pf_sample_grid_pinnacle with n = 2500 for two
+     * inputs, else 20000) does not apply to the geometry. */
+    pf_status (*eval_points)(const pf_pde *p, const struct pf_geom *g, struct pf_point_set *out);
     /* PF_REF_ANALYTIC: u* on the context's points, n x d_out with x's layout. */
     pf_node *(*exact_fields)(pf_pde_ctx *c);
     /* PF_REF_ANALYTIC: u* at one point, in double (evaluation, plots). */
     void (*exact)(const double *x, double *u);
 };
+
+/* The fixed evaluation set: points (n x d_in) and reference values
+ * (n x d_out). */
+typedef struct pf_reference {
+    int n, d_in, d_out;
+    pf_real *x, *u;
+} pf_reference;
+
+/* Build a PDE's evaluation set: for an analytic reference, the points of
+ * pdes.md 0.3 (or eval_points) with u* there; for data, the PINNacle file
+ * from PF_DATA_DIR (PF_ERR_IO naming file and folder when absent). A PDE
+ * without a reference fails with PF_ERR_UNSUPPORTED. Release with
+ * pf_reference_release (also after a failure). */
+pf_status pf_pde_reference(const pf_pde *p, pf_reference *out);
+void pf_reference_release(pf_reference *r);
 
 #endif
