@@ -84,6 +84,40 @@ pf_node *pf_pde_dn(pf_pde_ctx *c, int k)
     return s;
 }
 
+pf_node *pf_pde_aux(pf_pde_ctx *c, int k)
+{
+    PF_ASSERT_MSG(k >= 0 && k < c->pde->naux && c->aux[k],
+                  "%s: auxiliary field %d is not in the context (pf_pde_ctx_add_aux)", c->pde->name, k);
+    return c->aux[k];
+}
+
+pf_node *pf_pde_target(pf_pde_ctx *c)
+{
+    PF_ASSERT_MSG(c->target != NULL, "%s: a data constraint needs target values", c->pde->name);
+    return c->target;
+}
+
+pf_node *pf_pde_pair(pf_pde_ctx *c, int k)
+{
+    PF_ASSERT_MSG(c->u_pair != NULL, "%s: a periodic constraint needs the image points' fields",
+                  c->pde->name);
+    return channel(c, pf_deriv(c->g, c->u_pair, 0, 0), k);
+}
+
+void pf_pde_ctx_add_aux(pf_pde_ctx *c, int n)
+{
+    for (int k = 0; k < c->pde->naux; k++) c->aux[k] = pf_input(c->g, c->pde->aux_names[k], n, 1, NULL, NULL);
+}
+
+pf_status pf_pde_ctx_set_aux(pf_pde_ctx *c, const pf_real *x, int n, pf_real *work)
+{
+    for (int k = 0; k < c->pde->naux; k++) {
+        PF_TRY(c->pde->aux(c->pde, k, x, n, work));
+        pf_graph_set_input(c->g, c->aux[k], work);
+    }
+    return PF_OK;
+}
+
 void pf_pde_layout(const pf_pde *p, const int *orders, bool collapse_lap, pf_jet_layout *L,
                    pf_real *dirs, pf_pde_ctx *c)
 {

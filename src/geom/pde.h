@@ -47,6 +47,7 @@
 #define PF_PDE_MAX_EQ 4
 #define PF_PDE_MAX_CONSTRAINTS 8
 #define PF_PDE_MAX_HARD 2
+#define PF_PDE_MAX_AUX 4
 
 struct pf_geom;
 struct pf_point_set;
@@ -84,6 +85,15 @@ typedef struct pf_pde_ctx {
     pf_node *normal;   /* value-only n x d_in outward unit normals, or NULL */
     int dir[PF_PDE_MAX_IN]; /* jet direction carrying input i, -1 if none */
     int lap;           /* collapsed stream holding the spatial Laplacian, -1 if none */
+    /* Auxiliary fields (pde->aux, e.g. a coefficient map) at the points:
+     * value-only n x 1 inputs, made by pf_pde_ctx_add_aux, filled after
+     * compile by pf_pde_ctx_set_aux. */
+    pf_node *aux[PF_PDE_MAX_AUX];
+    /* Data constraints (a constraint's observe): the n x 1 target values. */
+    pf_node *target;
+    /* Periodic constraints: the fields at the image points (same layout as
+     * u), so the residual can compare u(x) with u(x'). */
+    pf_node *u_pair;
     /* memo of the fields handed out, so asking twice builds no new nodes
      * (zero-initialise the context) */
     pf_node *memo_d[PF_PDE_MAX_OUT][PF_PDE_MAX_IN][PF_JET_MAX_ORDER + 1];
@@ -108,6 +118,23 @@ pf_node *pf_pde_xj(pf_pde_ctx *c, int i);
 
 /* d u_k / dn = sum over spatial inputs of n_i du_k/dx_i (needs c->normal). */
 pf_node *pf_pde_dn(pf_pde_ctx *c, int k);
+
+/* Auxiliary field k (value-only n x 1); asserts the context has it. */
+pf_node *pf_pde_aux(pf_pde_ctx *c, int k);
+
+/* The target values of a data constraint (value-only n x 1). */
+pf_node *pf_pde_target(pf_pde_ctx *c);
+
+/* u_k at the image points of a periodic constraint (value-only n x 1). */
+pf_node *pf_pde_pair(pf_pde_ctx *c, int k);
+
+/* Before compile: one value-only input per auxiliary field of c->pde, for
+ * the n points of c->x. */
+void pf_pde_ctx_add_aux(pf_pde_ctx *c, int n);
+
+/* After compile: evaluate the auxiliary fields at the points x (n x d_in)
+ * with c->pde->aux and set the inputs; `work` holds n reals. */
+pf_status pf_pde_ctx_set_aux(pf_pde_ctx *c, const pf_real *x, int n, pf_real *work);
 
 /* The jet layout that carries every derivative `orders` asks for: orders[i]
  * is the highest derivative along input i (0: none). With collapse_lap, the
@@ -143,6 +170,14 @@ typedef struct pf_constraint {
     /* PF_CON_POINTS at fixed points (a gauge): npoints x d_in coordinates. */
     int npoints;
     const double *points;
+    /* PF_CON_POINTS from data (observations): allocates *x (n x d_in) and
+     * *v (n target values; noise, if any, drawn from `seed`), caller frees
+     * both. The residual compares the fields with pf_pde_target(). */
+    pf_status (*observe)(const pf_pde *p, uint64_t seed, int *n, pf_real **x, pf_real **v);
+    /* PF_CON_PERIODIC: the input along which the solution repeats; points are
+     * sampled on the <input>_lo face, their images are the same points on
+     * <input>_hi, and the residual compares c->u with c->u_pair. */
+    int periodic_input;
 } pf_constraint;
 
 /* A named exact hard-constraint transform u = T(x, N(x)): builds u (n x
@@ -192,6 +227,12 @@ struct pf_pde {
     pf_ref_kind ref;
     const char *ref_file;     /* PF_REF_DATA: file name in PF_DATA_DIR */
     pf_dat_layout ref_layout; /* PF_REF_DATA: steady rows or COMSOL time snapshots */
+    /* Auxiliary fields: coefficients given as data rather than formulas
+     * (coefficient maps, piecewise constants), evaluated on the host at the
+     * points: out[i] = aux_k(x_i) for the n points x (n x d_in). */
+    int naux;
+    const char *aux_names[PF_PDE_MAX_AUX];
+    pf_status (*aux)(const pf_pde *p, int k, const pf_real *x, int n, pf_real *out);
     /* PF_REF_ANALYTIC, optional: the evaluation points, where PINNacle's grid
      * rule (pdes.md 0.3, pf_sample_grid_pinnacle with n = 2500 for two
      * inputs, else 20000) does not apply to the geometry. */
