@@ -8,27 +8,33 @@
 /* in the order of pdes.md's numbering (its section numbers on the right) */
 static const pf_pde *const all[] = {
     &pf_pde_burgers_1d,                   /*  1 */
+    &pf_pde_burgers_2d,                   /*  2 */
     &pf_pde_gray_scott_2d,                /*  3 */
     &pf_pde_heat_2d_complex_geometry,     /*  4 */
     &pf_pde_heat_2d_long_time,            /*  5 */
     &pf_pde_heat_2d_multiscale,           /*  6 */
+    &pf_pde_heat_2d_varying_coefficient,  /*  7 */
     &pf_pde_heat_5d,                      /*  8 */
+    &pf_pde_heat_inverse_2d,              /*  9 */
     &pf_pde_kuramoto_sivashinsky_1d,      /* 10 */
     &pf_pde_navier_stokes_2d_backstep,    /* 11 */
     &pf_pde_navier_stokes_2d_classic,     /* 12 */
     &pf_pde_navier_stokes_2d_long_time,   /* 13 */
     &pf_pde_poisson_2d_classic,           /* 14 */
     &pf_pde_poisson_boltzmann_2d,         /* 15 */
+    &pf_pde_poisson_2d_many_area,         /* 16 */
     &pf_pde_poisson_3d_complex_geometry,  /* 17 */
     &pf_pde_poisson_5d,                   /* 18 */
+    &pf_pde_poisson_inverse_2d,           /* 19 */
     &pf_pde_wave_1d,                      /* 20 */
+    &pf_pde_wave_2d_heterogeneous,        /* 21 */
     &pf_pde_allen_cahn_1d,                /* 22 */
     &pf_pde_darcy_flow_2d,                /* 23 */
     &pf_pde_shallow_water_2d,             /* 24 */
     &pf_pde_kovasznay_flow_2d,            /* 25 */
 };
 #define NPDES (int)(sizeof all / sizeof all[0])
-_Static_assert(sizeof all / sizeof all[0] == 19, "update the registry count with a new PDE");
+_Static_assert(sizeof all / sizeof all[0] == 25, "update the registry count with a new PDE");
 
 int pf_pdes_count(void) { return NPDES; }
 

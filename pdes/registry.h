@@ -32,6 +32,12 @@ extern const pf_pde pf_pde_allen_cahn_1d;
 extern const pf_pde pf_pde_darcy_flow_2d;
 extern const pf_pde pf_pde_shallow_water_2d;
 extern const pf_pde pf_pde_kovasznay_flow_2d;
+extern const pf_pde pf_pde_burgers_2d;
+extern const pf_pde pf_pde_heat_2d_varying_coefficient;
+extern const pf_pde pf_pde_heat_inverse_2d;
+extern const pf_pde pf_pde_poisson_2d_many_area;
+extern const pf_pde pf_pde_poisson_inverse_2d;
+extern const pf_pde pf_pde_wave_2d_heterogeneous;
 
 int pf_pdes_count(void);
 const pf_pde *pf_pdes_at(int i);

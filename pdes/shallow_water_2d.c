@@ -2,13 +2,11 @@
  * conservative shallow-water system, started from a uniform state, whose
  * solution is that state (a constant).
  *
- * Periodicity (paper: U(0,y,t) = U(1,y,t), U(x,0,t) = U(x,1,t)) is declared
- * through .period and the periodic tag, not as a PF_CON_PERIODIC constraint:
- * a constraint's residual sees the fields at one set of points only, so it
- * cannot form U(x) - U(x') without a sampler that pairs each face point with
- * its image, which the contract does not have. A network with the periodic
- * input embedding (nn/model.h, period[] from here) is exactly periodic, which
- * is stronger than the paper's soft value-matching term.
+ * Periodicity (paper: U(0,y,t) = U(1,y,t), U(x,0,t) = U(x,1,t)) is one
+ * PF_CON_PERIODIC constraint per field and direction, comparing the fields on
+ * the x_lo / y_lo faces with those at the images on x_hi / y_hi. A network
+ * with the periodic input embedding (nn/model.h, period[] from here) meets
+ * them exactly.
  *
  * Positivity h >= h_min is the inequality constraint max(0, h_min - h),
  * written exactly with pf_pde_relu (pde_ops.h). It holds on the whole
@@ -92,6 +90,11 @@ static pf_node *hard_initial_positive(pf_pde_ctx *c, pf_node *net)
     return pf_concat(c->g, 3, f);
 }
 
+/* field k at the face points minus field k at their images */
+static pf_node *per_h(pf_pde_ctx *c) { return SUB(c, pf_pde_d(c, 0, 0, 0), pf_pde_pair(c, 0)); }
+static pf_node *per_qx(pf_pde_ctx *c) { return SUB(c, pf_pde_d(c, 1, 0, 0), pf_pde_pair(c, 1)); }
+static pf_node *per_qy(pf_pde_ctx *c) { return SUB(c, pf_pde_d(c, 2, 0, 0), pf_pde_pair(c, 2)); }
+
 const pf_pde pf_pde_shallow_water_2d = {
     .name = "shallow_water_2d",
     .title = "Two-dimensional shallow-water system from a uniform state",
@@ -112,11 +115,17 @@ const pf_pde pf_pde_shallow_water_2d = {
     .orders = {1, 1, 1},
     .geometry = pf_pdes_box_geometry,
     .neq = 3, .residual = residual,
-    .ncon = 4,
+    .ncon = 10,
     .con = {{.name = "ic_h", .kind = PF_CON_INITIAL, .parts = "initial", .residual = ic_h},
             {.name = "ic_qx", .kind = PF_CON_INITIAL, .parts = "initial", .residual = ic_qx},
             {.name = "ic_qy", .kind = PF_CON_INITIAL, .parts = "initial", .residual = ic_qy},
-            {.name = "h_min", .kind = PF_CON_INEQUALITY, .residual = h_min}},
+            {.name = "h_min", .kind = PF_CON_INEQUALITY, .residual = h_min},
+            {.name = "periodic_x_h", .kind = PF_CON_PERIODIC, .parts = "x_lo", .residual = per_h, .periodic_input = 0},
+            {.name = "periodic_x_qx", .kind = PF_CON_PERIODIC, .parts = "x_lo", .residual = per_qx, .periodic_input = 0},
+            {.name = "periodic_x_qy", .kind = PF_CON_PERIODIC, .parts = "x_lo", .residual = per_qy, .periodic_input = 0},
+            {.name = "periodic_y_h", .kind = PF_CON_PERIODIC, .parts = "y_lo", .residual = per_h, .periodic_input = 1},
+            {.name = "periodic_y_qx", .kind = PF_CON_PERIODIC, .parts = "y_lo", .residual = per_qx, .periodic_input = 1},
+            {.name = "periodic_y_qy", .kind = PF_CON_PERIODIC, .parts = "y_lo", .residual = per_qy, .periodic_input = 1}},
     .nhard = 2,
     .hard = {{.name = "initial",
               .what = "(h, q_x, q_y) = (1, 0.1, -0.05) + t N: the initial state",

@@ -284,7 +284,7 @@ typedef struct set_info {
     const char *kind;     /* "interior" or the constraint kind */
     const char *parts;    /* the part names the points lie on ("" for none) */
     const char *method;   /* the sampler used, or "fixed" */
-    const char *source;   /* "sampled", "fixed" or "reference data" */
+    const char *source;   /* "sampled", "fixed", "observations" or "reference data" */
     uint64_t set_seed;    /* the seed passed to the sampler */
 } set_info;
 
@@ -306,8 +306,8 @@ static pf_status write_set(pf_h5 *f, const char *grp, const pf_pde *p, const pf_
     PF_TRY(pf_h5_attr_str(f, grp, "method", si->method));
     PF_TRY(pf_h5_attr_str(f, grp, "source", si->source));
     PF_TRY(pf_h5_attr_u64(f, grp, "seed", o->seed));
-    if (!strcmp(si->source, "sampled"))
-        PF_TRY(pf_h5_attr_u64(f, grp, "sampler_seed", si->set_seed));
+    if (!strcmp(si->source, "sampled") || !strcmp(si->source, "observations"))
+        PF_TRY(pf_h5_attr_u64(f, grp, "sampler_seed", si->set_seed)); /* observations: the noise's */
     PF_TRY(pf_h5_attr_str(f, grp, "precision", PF_REAL_NAME));
     PF_TRY(pf_h5_attr_i64(f, grp, "n", ps->n));
 
@@ -335,10 +335,12 @@ static pf_status write_set(pf_h5 *f, const char *grp, const pf_pde *p, const pf_
  * Initial conditions, and any constraint on exactly the "initial" part, use
  * the initial-slice sampler with the chosen method; boundary constraints the
  * boundary sampler; an inequality without parts holds in the interior;
- * PF_CON_POINTS gives its fixed points (none when they come from data). */
+ * PF_CON_POINTS gives its fixed points, or its observations (points, and
+ * their values into *v, noise drawn from the set's seed; *v stays NULL
+ * otherwise, the caller frees it). */
 static pf_status constraint_points(const pf_pde *p, const pf_geom *g, const pf_constraint *c,
                                    const sample_opts *o, set_info *si, char *pbuf, size_t cap,
-                                   pf_point_set *ps)
+                                   pf_point_set *ps, pf_real **v)
 {
     char tag[128];
     snprintf(tag, sizeof tag, "pf-pde.sample.constraint.%s", c->name);
@@ -348,6 +350,13 @@ static pf_status constraint_points(const pf_pde *p, const pf_geom *g, const pf_c
     si->source = "sampled";
     si->parts = pbuf;
     pbuf[0] = 0;
+    *v = NULL;
+    if (c->kind == PF_CON_POINTS && c->observe) {
+        si->method = "fixed";
+        si->source = "observations";
+        ps->dim = p->d_in;
+        return c->observe(p, si->set_seed, &ps->n, &ps->x, v);
+    }
     if (c->kind == PF_CON_POINTS) {
         si->method = "fixed";
         si->source = c->npoints ? "fixed" : "reference data";
@@ -371,6 +380,35 @@ static pf_status constraint_points(const pf_pde *p, const pf_geom *g, const pf_c
     }
     PF_TRY(part_list(g, false, c->parts, pbuf, cap));
     return pf_sample_boundary(g, c->parts, o->n, si->set_seed, PF_SAMPLE_NORMALS, ps);
+}
+
+/* An observation set's target values: grp/v, n x 1. */
+static pf_status write_values(pf_h5 *f, const char *grp, const pf_pde *p, int n, const pf_real *v)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/v", grp);
+    (void)p;
+    PF_TRY(pf_h5_write_real(f, path, v, (size_t)n, 1));
+    return pf_h5_attr_str(f, path, "meaning", "observed values (with their noise) the fields must match");
+}
+
+/* A periodic set's image points: grp/x_image, the points moved from the lo
+ * face to the hi face of the periodic input. */
+static pf_status write_images(pf_h5 *f, const char *grp, const pf_pde *p, const pf_constraint *c,
+                              const pf_point_set *ps)
+{
+    char in[256], path[256];
+    join(in, sizeof in, p->inputs, p->d_in, ",");
+    pf_real *xi = malloc(sizeof(pf_real) * ((size_t)ps->n * (size_t)p->d_in + 1));
+    if (!xi) return pf_fail(PF_ERR_NOMEM, "out of memory for %d image points", ps->n);
+    memcpy(xi, ps->x, sizeof(pf_real) * (size_t)ps->n * (size_t)p->d_in);
+    for (int i = 0; i < ps->n; i++) xi[(size_t)i * p->d_in + c->periodic_input] = (pf_real)p->hi[c->periodic_input];
+    snprintf(path, sizeof path, "%s/x_image", grp);
+    pf_status st = pf_h5_write_real(f, path, xi, (size_t)ps->n, (size_t)p->d_in);
+    free(xi);
+    PF_TRY(st);
+    PF_TRY(pf_h5_attr_str(f, path, "columns", in));
+    return pf_h5_attr_str(f, path, "meaning", "image of each point on the opposite face (u(x) = u(x_image))");
 }
 
 /* Samples every set of p into the open file f. */
@@ -410,7 +448,8 @@ static pf_status sample_into(const pf_pde *p, const pf_geom *g, const sample_opt
     for (int k = 0; k < p->ncon && st == PF_OK; k++) {
         const pf_constraint *c = &p->con[k];
         char parts[PARTS_MAX], grp[128];
-        st = constraint_points(p, g, c, o, &si, parts, sizeof parts, &ps);
+        pf_real *v = NULL;
+        st = constraint_points(p, g, c, o, &si, parts, sizeof parts, &ps, &v);
         if (st != PF_OK) {
             char msg[1024];
             snprintf(msg, sizeof msg, "%s", pf_errmsg());
@@ -418,7 +457,10 @@ static pf_status sample_into(const pf_pde *p, const pf_geom *g, const sample_opt
         } else {
             snprintf(grp, sizeof grp, "/constraints/%s", c->name);
             st = write_set(f, grp, p, g, o, &si, &ps);
+            if (st == PF_OK && v) st = write_values(f, grp, p, ps.n, v);
+            if (st == PF_OK && c->kind == PF_CON_PERIODIC) st = write_images(f, grp, p, c, &ps);
         }
+        free(v);
         pf_point_set_release(&ps);
     }
     return st;

@@ -91,6 +91,28 @@ eq "interior method" "$(attr "$f" /interior/method)" sobol
 eq "boundary method" "$(attr "$f" /constraints/bc_u/method)" uniform
 eq "bc_u parts (all of them)" "$(attr "$f" /constraints/bc_u/parts)" x_lo,x_hi,y_lo,y_hi
 
+# ------------------------------------------- observations and periodic images
+f=$tmp/pinv.h5
+"$PF_PDE" sample poisson_inverse_2d --n 16 --seed 5 --out "$f" >/dev/null 2>&1
+eq "poisson_inverse_2d: exit code" $? 0
+eq "obs source" "$(attr "$f" /constraints/obs/source)" observations
+eq "obs x shape" "$(shape "$f" /constraints/obs/x)" "( 2500, 2 )"
+eq "obs v shape" "$(shape "$f" /constraints/obs/v)" "( 2500, 1 )"
+f=$tmp/b2d.h5
+"$PF_PDE" sample burgers_2d --n 16 --seed 5 --out "$f" >/dev/null 2>&1
+eq "burgers_2d: exit code" $? 0
+eq "periodic_y_u parts" "$(attr "$f" /constraints/periodic_y_u/parts)" y_lo
+eq "periodic_y_u x_image shape" "$(shape "$f" /constraints/periodic_y_u/x_image)" "( 16, 3 )"
+h5dump -y -w 0 -d /constraints/periodic_y_u/x -o "$tmp/x.txt" "$f" >/dev/null
+h5dump -y -w 0 -d /constraints/periodic_y_u/x_image -o "$tmp/xi.txt" "$f" >/dev/null
+# the images are the points with y moved from 0 to 4, x and t unchanged
+check "periodic images are the points on the opposite face" awk '
+    NR == FNR { for (i = 1; i <= NF; i++) a[n++] = $i; next }
+    { for (i = 1; i <= NF; i++) b[m++] = $i }
+    END { if (n != 48 || m != 48) exit 1
+          for (k = 0; k < 48; k++) if (k % 3 == 1 ? (a[k] + 0 != 0 || b[k] + 0 != 4) : a[k] + 0 != b[k] + 0) exit 1 }' \
+    RS='[,[:space:]]+' "$tmp/x.txt" "$tmp/xi.txt"
+
 # ---------------------------------------------------------------- failures
 "$PF_PDE" sample no_such_pde --n 8 --out "$tmp/bad.h5" >/dev/null 2>"$tmp/err"
 eq "unknown PDE: exit code" $? 2

@@ -5,12 +5,14 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/rng.h"
 #include "geom/geometry.h"
 #include "geom/sample.h"
+#include "coef_field.h"
 #include "registry.h"
 
 /* Residual RMS over the RMS of u* and every derivative stream of u* on n
@@ -27,6 +29,7 @@ static void residual_ratios(const pf_pde *p, bool collapse, double *ratio)
     pf_real dirs[PF_JET_MAX_DIRS * PF_PDE_MAX_IN] = {0};
     pf_pde_layout(p, p->orders, collapse, &L, dirs, &c);
     c.x = pf_input(g, "x", N, p->d_in, &L, dirs);
+    pf_pde_ctx_add_aux(&c, N);
     c.u = p->exact_fields(&c);
     for (int e = 0; e < p->neq; e++) pf_loss(g, "res", pf_mean_square(g, p->residual(&c, e), NULL));
     /* the size of every term the residuals are made of: u* and each stream */
@@ -44,6 +47,8 @@ static void residual_ratios(const pf_pde *p, bool collapse, double *ratio)
         for (int j = 0; j < p->d_in; j++)
             x[i * p->d_in + j] = (pf_real)pf_rng_uniform_in(r, p->lo[j], p->hi[j]);
     pf_graph_set_input(g, c.x, x);
+    pf_real work[N];
+    cr_assert_eq(pf_pde_ctx_set_aux(&c, x, N, work), PF_OK, "%s: %s", p->name, pf_errmsg());
     pf_graph_forward(g);
     double big = 0;
     for (int s = 0; s < S; s++) big = fmax(big, sqrt(pf_graph_loss_value(g, p->neq + s)));
@@ -98,26 +103,75 @@ static pf_node *some_field(pf_pde_ctx *c)
     return c->pde->d_out == 1 ? ch[0] : pf_concat(c->g, c->pde->d_out, ch);
 }
 
+/* The points where constraint k holds, into *x (n x d_in, caller frees)
+ * and ps (released by the caller): sampled on the initial slice or the
+ * boundary parts (a periodic constraint's parts are its <input>_lo face), or
+ * the fixed points, or the observation points (their values, noisy, are
+ * dropped here: the tests put noise-free targets in their place). */
+static int constraint_points(const pf_pde *p, const pf_geom *geo, const pf_constraint *k, uint64_t seed,
+                             pf_point_set *ps, pf_real **x)
+{
+    pf_status st = PF_OK;
+    int n = 0;
+    if (k->kind == PF_CON_INITIAL)
+        st = pf_sample_initial(geo, PF_SAMPLE_UNIFORM, 199, seed, PF_SAMPLE_NORMALS, ps);
+    else if (k->kind != PF_CON_POINTS)
+        st = pf_sample_boundary(geo, k->parts, 199, seed, PF_SAMPLE_NORMALS, ps);
+    cr_assert_eq(st, PF_OK, "%s/%s: %s", p->name, k->name, pf_errmsg());
+    if (k->observe) {
+        pf_real *v;
+        cr_assert_eq(k->observe(p, 1, &n, x, &v), PF_OK, "%s/%s: %s", p->name, k->name, pf_errmsg());
+        free(v);
+        return n;
+    }
+    n = k->kind == PF_CON_POINTS ? k->npoints : ps->n;
+    *x = malloc(sizeof(pf_real) * (size_t)(n * p->d_in));
+    for (int i = 0; i < n * p->d_in; i++) (*x)[i] = k->kind == PF_CON_POINTS ? (pf_real)k->points[i] : ps->x[i];
+    return n;
+}
+
+/* The image of each point of a periodic constraint: the same point with
+ * the periodic input moved from the lo face to the hi face. */
+static pf_real *periodic_images(const pf_pde *p, const pf_constraint *k, int n, const pf_real *x)
+{
+    pf_real *xi = malloc(sizeof(pf_real) * (size_t)(n * p->d_in));
+    memcpy(xi, x, sizeof(pf_real) * (size_t)(n * p->d_in));
+    for (int i = 0; i < n; i++) {
+        cr_assert_lt(fabs((double)x[i * p->d_in + k->periodic_input] - p->lo[k->periodic_input]), 1e-6,
+                     "%s/%s: a point off the %s_lo face", p->name, k->name, p->inputs[k->periodic_input]);
+        xi[i * p->d_in + k->periodic_input] = (pf_real)p->hi[k->periodic_input];
+    }
+    return xi;
+}
+
+/* A second context on the same graph for the image points of a periodic
+ * constraint (same layout, its own memo). */
+static pf_pde_ctx image_ctx(const pf_pde_ctx *c, const pf_jet_layout *L, const pf_real *dirs, int n)
+{
+    pf_pde_ctx ci;
+    memset(&ci, 0, sizeof ci);
+    ci.pde = c->pde;
+    ci.g = c->g;
+    memcpy(ci.dir, c->dir, sizeof ci.dir);
+    ci.lap = c->lap;
+    ci.x = pf_input(c->g, "x_image", n, c->pde->d_in, L, dirs);
+    return ci;
+}
+
 /* Constraint residual RMS over the size of the solution: the largest of the
  * RMS of u* over the domain and of the fields and their first derivatives
  * (when the constraint takes them) on points sampled where the constraint
- * holds. The fields are u* (hard NULL) or a hard transform of some_field. */
+ * holds. The fields are u* (hard NULL) or a hard transform of some_field.
+ * Observations get the noise-free targets u*_0 at their points; periodic
+ * constraints the same fields at the image points. */
 static double constraint_ratio(const pf_pde *p, const pf_geom *geo, const pf_constraint *k,
                                const pf_hard_transform *hard)
 {
     pf_point_set ps;
     pf_point_set_init(&ps);
-    pf_status st = PF_OK;
-    if (k->kind == PF_CON_INITIAL)
-        st = pf_sample_initial(geo, PF_SAMPLE_UNIFORM, 199, 7, PF_SAMPLE_NORMALS, &ps);
-    else if (k->kind != PF_CON_POINTS)
-        st = pf_sample_boundary(geo, k->parts, 199, 7, PF_SAMPLE_NORMALS, &ps);
-    cr_assert_eq(st, PF_OK, "%s/%s: %s", p->name, k->name, pf_errmsg());
-    int n = k->kind == PF_CON_POINTS ? k->npoints : ps.n;
-    pf_real *x = malloc(sizeof(pf_real) * (size_t)(n * p->d_in));
+    pf_real *x;
+    int n = constraint_points(p, geo, k, 7, &ps, &x);
     pf_real *nrm = ps.normal ? ps.normal : calloc((size_t)(n * p->d_in), sizeof(pf_real));
-    for (int i = 0; i < n * p->d_in; i++)
-        x[i] = k->kind == PF_CON_POINTS ? (pf_real)k->points[i] : ps.x[i];
 
     pf_graph *g = pf_graph_alloc(pf_backend_cpu());
     pf_pde_ctx c;
@@ -131,6 +185,15 @@ static double constraint_ratio(const pf_pde *p, const pf_geom *geo, const pf_con
     pf_pde_layout(p, orders, false, &L, dirs, &c);
     c.x = pf_input(g, "x", n, p->d_in, &L, dirs);
     c.normal = pf_input(g, "normal", n, p->d_in, NULL, NULL);
+    pf_pde_ctx_add_aux(&c, n);
+    if (k->observe) c.target = pf_input(g, "target", n, 1, NULL, NULL);
+    pf_pde_ctx ci;
+    pf_real *xi = NULL;
+    if (k->kind == PF_CON_PERIODIC) {
+        xi = periodic_images(p, k, n, x);
+        ci = image_ctx(&c, &L, dirs, n);
+        c.u_pair = hard ? hard->apply(&ci, some_field(&ci)) : p->exact_fields(&ci);
+    }
     c.u = hard ? hard->apply(&c, some_field(&c)) : p->exact_fields(&c);
     pf_loss(g, "con", pf_mean_square(g, k->residual(&c), NULL));
     pf_loss(g, "u", pf_mean_square(g, pf_deriv(g, c.u, 0, 0), NULL));
@@ -138,12 +201,26 @@ static double constraint_ratio(const pf_pde *p, const pf_geom *geo, const pf_con
     cr_assert_eq(pf_graph_compile(g, 1), PF_OK, "%s", pf_errmsg());
     pf_graph_set_input(g, c.x, x);
     pf_graph_set_input(g, c.normal, nrm); /* fixed points have none: zeros */
+    pf_real *work = malloc(sizeof(pf_real) * (size_t)n);
+    cr_assert_eq(pf_pde_ctx_set_aux(&c, x, n, work), PF_OK, "%s: %s", p->name, pf_errmsg());
+    if (xi) pf_graph_set_input(g, ci.x, xi);
+    if (k->observe) { /* noise-free targets: u*_0 (both inverse problems observe output 0) */
+        for (int i = 0; i < n; i++) {
+            double xd[PF_PDE_MAX_IN], u[PF_PDE_MAX_OUT];
+            for (int j = 0; j < p->d_in; j++) xd[j] = x[i * p->d_in + j];
+            p->exact(xd, u);
+            work[i] = (pf_real)u[0];
+        }
+        pf_graph_set_input(g, c.target, work);
+    }
     pf_graph_forward(g);
     double big = solution_scale(p);
     for (int t = 1; t < pf_graph_nloss(g); t++) big = fmax(big, sqrt(pf_graph_loss_value(g, t)));
     double ratio = sqrt(pf_graph_loss_value(g, 0)) / big;
     pf_graph_free(g);
     if (nrm != ps.normal) free(nrm);
+    free(work);
+    free(xi);
     free(x);
     pf_point_set_release(&ps);
     return ratio;
@@ -240,9 +317,22 @@ Test(pdes, geometries_build_and_name_the_constraint_parts)
         for (int k = 0; k < p->ncon; k++) {
             const pf_constraint *con = &p->con[k];
             if (con->kind == PF_CON_POINTS) {
-                cr_expect(con->parts == NULL && con->npoints > 0 && con->points,
-                          "%s/%s: a point constraint has points and no parts", p->name, con->name);
+                bool fixed = con->npoints > 0 && con->points && !con->observe;
+                bool observed = con->npoints == 0 && !con->points && con->observe;
+                cr_expect(con->parts == NULL && (fixed || observed),
+                          "%s/%s: a point constraint has fixed points or observations, and no parts",
+                          p->name, con->name);
                 continue;
+            }
+            if (con->kind == PF_CON_PERIODIC) {
+                int q = con->periodic_input;
+                char face[64];
+                snprintf(face, sizeof face, "%s_lo", q >= 0 && q < p->d_in ? p->inputs[q] : "?");
+                cr_expect(q >= 0 && q < p->d_in && q != p->time_input && con->parts && !strcmp(con->parts, face),
+                          "%s/%s: a periodic constraint sits on the lo face of a spatial input", p->name,
+                          con->name);
+                cr_expect(q >= 0 && q < p->d_in && fabs(p->period[q] - (p->hi[q] - p->lo[q])) < 1e-12,
+                          "%s/%s: the period is not the box's side", p->name, con->name);
             }
             cr_expect_eq(pf_geom_parts_select(geo, con->parts, sel), PF_OK, "%s/%s: %s", p->name, con->name,
                          pf_errmsg());
@@ -268,6 +358,7 @@ static const double mf_a[PF_PDE_MAX_OUT] = {2, 1.5, 1, 0.5};
 typedef struct mfield {
     const pf_pde *p;
     double phi[PF_PDE_MAX_OUT];
+    double aux[PF_PDE_MAX_AUX]; /* the auxiliary fields at the point (p->aux) */
 } mfield;
 
 static double mf_u(const mfield *f, int k) { return mf_a[k] + sin(f->phi[k]); }
@@ -381,6 +472,30 @@ static void ex_shallow_water_2d(const double *x, const mfield *f, double *r)
            (2 * qy * qyy / h - qy * qy * hy / (h * h) + g * h * hy);
 }
 
+static void ex_burgers_2d(const double *x, const mfield *f, double *r)
+{
+    (void)x;
+    for (int e = 0; e < 2; e++)
+        r[e] = MD(e, 2, 1) + MU(0) * MD(e, 0, 1) + MU(1) * MD(e, 1, 1) - 1e-3 * MLAP(e);
+}
+
+static void ex_heat_2d_varying_coefficient(const double *x, const mfield *f, double *r)
+{
+    r[0] = MD(0, 2, 1) - f->aux[0] * MLAP(0) - 200 * sin(PI * x[0]) * sin(5 * PI * x[1]) * sin(PI * x[2]);
+}
+
+static void ex_wave_2d_heterogeneous(const double *x, const mfield *f, double *r)
+{
+    (void)x;
+    r[0] = MLAP(0) - MD(0, 2, 2) / f->aux[0];
+}
+
+static void ex_poisson_2d_many_area(const double *x, const mfield *f, double *r)
+{
+    (void)x;
+    r[0] = f->aux[0] * MLAP(0) + f->aux[1];
+}
+
 /* The field above in jet ops on the context's points. */
 static pf_node *mf_field(pf_pde_ctx *c)
 {
@@ -410,6 +525,7 @@ static void manufactured_ratios(const pf_pde *p, bool collapse, int n, const dou
     pf_real dirs[PF_JET_MAX_DIRS * PF_PDE_MAX_IN] = {0};
     pf_pde_layout(p, p->orders, collapse, &L, dirs, &c);
     c.x = pf_input(g, "x", n, p->d_in, &L, dirs);
+    pf_pde_ctx_add_aux(&c, n);
     c.u = mf_field(&c);
     pf_node *want[PF_PDE_MAX_EQ];
     for (int e = 0; e < p->neq; e++) {
@@ -421,25 +537,31 @@ static void manufactured_ratios(const pf_pde *p, bool collapse, int n, const dou
     pf_rng *r = pf_rng_alloc(11);
     pf_real *x = malloc(sizeof(pf_real) * (size_t)(n * p->d_in));
     pf_real *w = malloc(sizeof(pf_real) * (size_t)(n * p->neq));
+    pf_real *av = malloc(sizeof(pf_real) * (size_t)(n * (p->naux + 1)));
+    for (int i = 0; i < n * p->d_in; i++)
+        x[i] = (pf_real)(xs ? xs[i] : pf_rng_uniform_in(r, p->lo[i % p->d_in], p->hi[i % p->d_in]));
+    for (int a = 0; a < p->naux; a++)
+        cr_assert_eq(p->aux(p, a, x, n, av + a * n), PF_OK, "%s: %s", p->name, pf_errmsg());
     for (int i = 0; i < n; i++) {
         double xd[PF_PDE_MAX_IN], rd[PF_PDE_MAX_EQ] = {0};
         mfield f = {.p = p};
         double s = 0;
         for (int j = 0; j < p->d_in; j++) {
-            double xj = xs ? xs[i * p->d_in + j] : pf_rng_uniform_in(r, p->lo[j], p->hi[j]);
-            x[i * p->d_in + j] = (pf_real)xj;
             xd[j] = x[i * p->d_in + j]; /* the rounded point the graph sees */
             s += mf_w[j] * xd[j];
         }
         for (int k = 0; k < p->d_out; k++) f.phi[k] = s + 0.3 * k + 0.2;
+        for (int a = 0; a < p->naux; a++) f.aux[a] = av[a * n + i];
         expect(xd, &f, rd);
         for (int e = 0; e < p->neq; e++) w[e * n + i] = (pf_real)rd[e];
     }
     pf_graph_set_input(g, c.x, x);
+    cr_assert_eq(pf_pde_ctx_set_aux(&c, x, n, av + p->naux * n), PF_OK, "%s: %s", p->name, pf_errmsg());
     for (int e = 0; e < p->neq; e++) pf_graph_set_input(g, want[e], w + e * n);
     pf_graph_forward(g);
     for (int e = 0; e < p->neq; e++)
         ratio[e] = sqrt(pf_graph_loss_value(g, 2 * e)) / fmax(1, sqrt(pf_graph_loss_value(g, 2 * e + 1)));
+    free(av);
     free(w);
     free(x);
     pf_rng_free(r);
@@ -470,6 +592,10 @@ static const struct {
     {"poisson_boltzmann_2d", ex_poisson_boltzmann_2d},
     {"poisson_3d_complex_geometry", ex_poisson_3d_complex_geometry},
     {"shallow_water_2d", ex_shallow_water_2d},
+    {"burgers_2d", ex_burgers_2d},
+    {"heat_2d_varying_coefficient", ex_heat_2d_varying_coefficient},
+    {"wave_2d_heterogeneous", ex_wave_2d_heterogeneous},
+    {"poisson_2d_many_area", ex_poisson_2d_many_area},
 };
 
 Test(pdes, residuals_match_the_formulas_on_a_manufactured_field)
@@ -612,6 +738,44 @@ static double mc_hmin(const double *x, const double *n, const mfield *f)
     return mf_u(f, 0) - fmax(0, 1e-3 - mf_u(f, 0));
 }
 
+/* Burgers-2D's initial fields (the closed form of pdes.md R.2) */
+static double mc_burgers(const double *x, int comp)
+{
+    static pf_burgers2d_ic ic;
+    static bool ready;
+    if (!ready) pf_burgers2d_ic_init(&ic), ready = true;
+    double v[2];
+    pf_burgers2d_ic_eval(&ic, x[0], x[1], v, NULL, NULL);
+    return v[comp];
+}
+static double mc_burgers_u0(const double *x, const double *n, const mfield *f)
+{
+    (void)n, (void)f;
+    return mc_burgers(x, 0);
+}
+static double mc_burgers_v0(const double *x, const double *n, const mfield *f)
+{
+    (void)n, (void)f;
+    return mc_burgers(x, 1);
+}
+static double mc_wave_pulse(const double *x, const double *n, const mfield *f)
+{
+    (void)n, (void)f;
+    return exp(-((x[0] + 0.5) * (x[0] + 0.5) + x[1] * x[1]) / (2 * 0.3 * 0.3));
+}
+/* u_t = 0 as u - (u - u_t) (t is the last input) */
+static double mc_rate(const double *x, const double *n, const mfield *f)
+{
+    (void)x, (void)n;
+    return mf_u(f, 0) - mf_d(f, 0, f->p->d_in - 1, 1);
+}
+/* Robin du/dn = -u as u - (u - (du/dn + u)) */
+static double mc_robin_minus_u(const double *x, const double *n, const mfield *f)
+{
+    (void)x;
+    return -mf_dn(n, f, 0);
+}
+
 static const struct {
     const char *pde, *con;
     int k;       /* the residual is u_k - c - fn(x, n, field) */
@@ -652,6 +816,14 @@ static const struct {
     {"shallow_water_2d", "ic_qx", 1, 0.1, NULL},
     {"shallow_water_2d", "ic_qy", 2, -0.05, NULL},
     {"shallow_water_2d", "h_min", 0, 0, mc_hmin},
+    {"burgers_2d", "ic_u", 0, 0, mc_burgers_u0},
+    {"burgers_2d", "ic_v", 1, 0, mc_burgers_v0},
+    {"heat_2d_varying_coefficient", "ic", 0, 0, NULL},
+    {"heat_2d_varying_coefficient", "bc", 0, 0, NULL},
+    {"wave_2d_heterogeneous", "ic", 0, 0, mc_wave_pulse},
+    {"wave_2d_heterogeneous", "ic_rate", 0, 0, mc_rate},
+    {"wave_2d_heterogeneous", "walls", 0, 0, mc_neumann},
+    {"poisson_2d_many_area", "robin", 0, 0, mc_robin_minus_u},
 };
 
 /* RMS of (constraint residual - expected) over max(1, RMS of expected), on
@@ -694,6 +866,7 @@ static double mc_ratio(const pf_pde *p, const pf_geom *geo, const pf_constraint 
     pf_pde_layout(p, orders, false, &L, dirs, &c);
     c.x = pf_input(g, "x", n, d, &L, dirs);
     c.normal = pf_input(g, "normal", n, d, NULL, NULL);
+    pf_pde_ctx_add_aux(&c, n);
     c.u = mf_field(&c);
     pf_node *want = pf_input(g, "want", n, 1, NULL, NULL);
     pf_loss(g, "diff", pf_mean_square(g, pf_sub(g, k->residual(&c), want), NULL));
@@ -701,6 +874,9 @@ static double mc_ratio(const pf_pde *p, const pf_geom *geo, const pf_constraint 
     cr_assert_eq(pf_graph_compile(g, 1), PF_OK, "%s", pf_errmsg());
     pf_graph_set_input(g, c.x, x);
     pf_graph_set_input(g, c.normal, nrm);
+    pf_real *work = malloc(sizeof(pf_real) * (size_t)n);
+    cr_assert_eq(pf_pde_ctx_set_aux(&c, x, n, work), PF_OK, "%s: %s", p->name, pf_errmsg());
+    free(work);
     pf_graph_set_input(g, want, w);
     pf_graph_forward(g);
     double ratio = sqrt(pf_graph_loss_value(g, 0)) / fmax(1, sqrt(pf_graph_loss_value(g, 1)));
@@ -723,6 +899,7 @@ Test(pdes, constraints_match_the_formulas_on_a_manufactured_field)
         pf_geom *geo;
         cr_assert_eq(p->geometry(p, &geo), PF_OK, "%s: %s", p->name, pf_errmsg());
         for (int k = 0; k < p->ncon; k++) {
+            if (p->con[k].kind == PF_CON_PERIODIC || p->con[k].observe) continue; /* tests of their own */
             int row = -1;
             for (int r = 0; r < nrows; r++)
                 if (!strcmp(mc_table[r].pde, p->name) && !strcmp(mc_table[r].con, p->con[k].name)) row = r;
@@ -746,6 +923,8 @@ static int documented_size(const char *name)
         {"poisson_5d", 32768},          {"wave_1d", 2500},
         {"navier_stokes_2d_classic", 10201}, {"navier_stokes_2d_backstep", 12910},
         {"poisson_2d_classic", 1246},   {"poisson_boltzmann_2d", 3236},
+        {"heat_inverse_2d", 20519},     {"poisson_inverse_2d", 2500},
+        {"heat_2d_varying_coefficient", 50133},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (!strcmp(t[i].name, name)) return t[i].n;
@@ -824,4 +1003,196 @@ Test(pdes, data_references_load_and_lie_in_their_domains)
         pf_reference_release(&r);
     }
     if (!loaded) cr_skip_test("no reference file in PF_DATA_DIR (%s)", getenv("PF_DATA_DIR"));
+}
+
+/* ------------------------------------------------ observations (inverse problems)
+ * observe() gives points in the domain and values u*_0 + N(0, 0.1^2): the
+ * deviations from u* have mean ~0 and sample std 0.1 (within 10%), the same
+ * seed gives the same values and another seed other values. (That the
+ * residual vanishes with noise-free targets is in the generic constraint
+ * test.) */
+Test(pdes, observations_are_u_star_plus_gaussian_noise)
+{
+    int checked = 0;
+    for (int i = 0; i < pf_pdes_count(); i++) {
+        const pf_pde *p = pf_pdes_at(i);
+        for (int k = 0; k < p->ncon; k++) {
+            const pf_constraint *con = &p->con[k];
+            if (!con->observe) continue;
+            cr_assert_eq(p->ref, PF_REF_ANALYTIC, "%s: observations need u*", p->name);
+            int n, n2;
+            pf_real *x, *v, *x2, *v2;
+            cr_assert_eq(con->observe(p, 1, &n, &x, &v), PF_OK, "%s: %s", p->name, pf_errmsg());
+            cr_assert_eq(con->observe(p, 1, &n2, &x2, &v2), PF_OK, "%s: %s", p->name, pf_errmsg());
+            cr_expect(n == n2 && !memcmp(x, x2, sizeof(pf_real) * (size_t)(n * p->d_in)) &&
+                      !memcmp(v, v2, sizeof(pf_real) * (size_t)n), "%s: the same seed draws differently",
+                      p->name);
+            free(x2), free(v2);
+            cr_assert_eq(con->observe(p, 2, &n2, &x2, &v2), PF_OK, "%s: %s", p->name, pf_errmsg());
+            cr_expect(n == n2 && memcmp(v, v2, sizeof(pf_real) * (size_t)n), "%s: another seed, same noise",
+                      p->name);
+            free(x2), free(v2);
+            pf_geom *geo;
+            cr_assert_eq(p->geometry(p, &geo), PF_OK, "%s: %s", p->name, pf_errmsg());
+            double sum = 0, sq = 0;
+            int outside = 0;
+            for (int q = 0; q < n; q++) {
+                double xd[PF_PDE_MAX_IN], u[PF_PDE_MAX_OUT];
+                for (int j = 0; j < p->d_in; j++) xd[j] = x[q * p->d_in + j];
+                outside += !pf_geom_inside(geo, xd, 1e-6);
+                p->exact(xd, u);
+                double e = (double)v[q] - u[0];
+                sum += e, sq += e * e;
+            }
+            double mean = sum / n, sd = sqrt((sq - n * mean * mean) / (n - 1));
+            cr_expect_eq(outside, 0, "%s: %d observation points outside the domain", p->name, outside);
+            cr_expect(fabs(sd - 0.1) < 0.01, "%s: noise std %.4f, want 0.1 (within 10%%)", p->name, sd);
+            cr_expect(fabs(mean) < 4 * 0.1 / sqrt(n), "%s: noise mean %.4f over %d points", p->name, mean, n);
+            pf_geom_free(geo);
+            free(x), free(v);
+            checked++;
+        }
+    }
+    cr_expect_eq(checked, 2, "observation constraints checked: %d (heat_inverse_2d, poisson_inverse_2d)",
+                 checked);
+}
+
+/* ------------------------------------------------ periodic constraints
+ * On a field periodic by construction (channel k: sin(2 pi x_i / L_i + ...)
+ * products over the periodic inputs, plus a term in the others) each
+ * periodic constraint's residual, u(x) - u(x') with x' the image of x on the
+ * hi face, vanishes; adding s x_i along the constraint's input makes it
+ * s L_i, so the test can tell. */
+static pf_node *periodic_field(pf_pde_ctx *c, int tilt_input, double tilt)
+{
+    const pf_pde *p = c->pde;
+    pf_node *ch[PF_PDE_MAX_OUT];
+    for (int k = 0; k < p->d_out; k++) {
+        pf_node *f = NULL;
+        for (int i = 0; i < p->d_in; i++) {
+            pf_node *xi = pf_pde_xj(c, i), *t;
+            if (p->period[i] > 0)
+                t = pf_unary(c->g, PF_UNARY_SIN,
+                             pf_add_const(c->g, pf_scale(c->g, xi, (pf_real)(2 * PI * (i + 1) / p->period[i])),
+                                          (pf_real)(0.3 * k + 0.7 * i + 0.2)), 0);
+            else
+                t = pf_add_const(c->g, pf_scale(c->g, xi, (pf_real)(0.5 + 0.1 * k)), 1.5f);
+            f = f ? pf_mul(c->g, f, t) : t;
+        }
+        if (tilt) f = pf_add(c->g, f, pf_scale(c->g, pf_pde_xj(c, tilt_input), (pf_real)tilt));
+        ch[k] = f;
+    }
+    return p->d_out == 1 ? ch[0] : pf_concat(c->g, p->d_out, ch);
+}
+
+/* RMS of the periodic constraint's residual on the field above (tilted by
+ * `tilt` along its input). */
+static double periodic_rms(const pf_pde *p, const pf_geom *geo, const pf_constraint *k, double tilt)
+{
+    pf_point_set ps;
+    pf_point_set_init(&ps);
+    pf_real *x;
+    int n = constraint_points(p, geo, k, 9, &ps, &x);
+    pf_real *xi = periodic_images(p, k, n, x);
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_pde_ctx c;
+    memset(&c, 0, sizeof c);
+    c.pde = p;
+    c.g = g;
+    int orders[PF_PDE_MAX_IN];
+    for (int i = 0; i < p->d_in; i++) orders[i] = k->order;
+    pf_jet_layout L;
+    pf_real dirs[PF_JET_MAX_DIRS * PF_PDE_MAX_IN] = {0};
+    pf_pde_layout(p, orders, false, &L, dirs, &c);
+    c.x = pf_input(g, "x", n, p->d_in, &L, dirs);
+    pf_pde_ctx ci = image_ctx(&c, &L, dirs, n);
+    c.u = periodic_field(&c, k->periodic_input, tilt);
+    c.u_pair = periodic_field(&ci, k->periodic_input, tilt);
+    pf_loss(g, "con", pf_mean_square(g, k->residual(&c), NULL));
+    cr_assert_eq(pf_graph_compile(g, 1), PF_OK, "%s", pf_errmsg());
+    pf_graph_set_input(g, c.x, x);
+    pf_graph_set_input(g, ci.x, xi);
+    pf_graph_forward(g);
+    double rms = sqrt(pf_graph_loss_value(g, 0));
+    pf_graph_free(g);
+    free(xi);
+    free(x);
+    pf_point_set_release(&ps);
+    return rms;
+}
+
+Test(pdes, periodic_constraints_vanish_on_a_periodic_field)
+{
+    int checked = 0;
+    for (int i = 0; i < pf_pdes_count(); i++) {
+        const pf_pde *p = pf_pdes_at(i);
+        pf_geom *geo = NULL;
+        for (int k = 0; k < p->ncon; k++) {
+            const pf_constraint *con = &p->con[k];
+            if (con->kind != PF_CON_PERIODIC) continue;
+            if (!geo) cr_assert_eq(p->geometry(p, &geo), PF_OK, "%s: %s", p->name, pf_errmsg());
+            double r = periodic_rms(p, geo, con, 0);
+            cr_expect_lt(r, 1e-5, "%s/%s: %.2e on a periodic field", p->name, con->name, r);
+            double L = p->hi[con->periodic_input] - p->lo[con->periodic_input];
+            double t = periodic_rms(p, geo, con, 0.1);
+            cr_expect(fabs(t - 0.1 * L) < 1e-4 * L, "%s/%s: %.4e on a field tilted by 0.1 x, want %.4e",
+                      p->name, con->name, t, 0.1 * L);
+            checked++;
+        }
+        pf_geom_free(geo);
+    }
+    cr_expect_eq(checked, 10, "periodic constraints checked: %d (burgers_2d 4, shallow_water_2d 6)", checked);
+}
+
+/* ------------------------------------------------ auxiliary fields
+ * Values pinned by pdes.md: heat's kappa at node (0,0) (first row of
+ * heat_2d_coef_256.dat), darcy's c = 12 at node (0,0), i.e. (x,y) = (-1,-1)
+ * for wave_2d_heterogeneous; Burgers' u0(0,0), v0(0,0) (section R.2) and
+ * their 4-periodicity; poisson_2d_many_area's a = A[ix][iy] (rows are
+ * x-blocks) and f = C00 + C11 at a block's centre (sin(pi/2)^2 = 1). */
+static void aux_at(const char *name, int k, int n, const double *pts, double *out)
+{
+    const pf_pde *p;
+    cr_assert_eq(pf_pdes_lookup(name, &p), PF_OK);
+    cr_assert(k < p->naux && p->aux, "%s has no auxiliary field %d", name, k);
+    pf_real x[4 * PF_PDE_MAX_IN] = {0}, v[4];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < p->d_in; j++) x[i * p->d_in + j] = (pf_real)(j < 2 ? pts[2 * i + j] : 0.5);
+    cr_assert_eq(p->aux(p, k, x, n, v), PF_OK, "%s: %s", name, pf_errmsg());
+    for (int i = 0; i < n; i++) out[i] = v[i];
+}
+
+Test(pdes, auxiliary_fields_match_documented_values)
+{
+    double v[4];
+    aux_at("heat_2d_varying_coefficient", 0, 1, (const double[]){0, 0}, v);
+    cr_expect(fabs(v[0] - 2.644895188888257) < 1e-6 * 2.65, "kappa(0,0) = %.9g", v[0]);
+    aux_at("wave_2d_heterogeneous", 0, 1, (const double[]){-1, -1}, v);
+    cr_expect(fabs(v[0] - 12) < 1e-6, "c(-1,-1) = %.9g", v[0]);
+    aux_at("burgers_2d", 0, 2, (const double[]){0, 0, 4, 4}, v);
+    cr_expect(fabs(v[0] - 0.6093427685800314) < 1e-6 && fabs(v[1] - v[0]) < 1e-5, "u0(0,0) = %.9g, u0(4,4) = %.9g",
+              v[0], v[1]);
+    aux_at("burgers_2d", 1, 1, (const double[]){0, 0}, v);
+    cr_expect(fabs(v[0] - 1.3944564496783616) < 1e-6, "v0(0,0) = %.9g", v[0]);
+
+    pf_dat *A, *C;
+    cr_assert_eq(pf_dat_load("poisson_a_coef.dat", 0, PF_DAT_REST, PF_DAT_LAYOUT_STEADY, &A), PF_OK, "%s",
+                 pf_errmsg());
+    cr_assert_eq(pf_dat_load("poisson_f_coef.dat", 0, PF_DAT_REST, PF_DAT_LAYOUT_STEADY, &C), PF_OK, "%s",
+                 pf_errmsg());
+    const double h = (20 + 2e-5) / 5;
+    const int blocks[3][2] = {{0, 0}, {1, 3}, {4, 2}};
+    for (int b = 0; b < 3; b++) {
+        int ix = blocks[b][0], iy = blocks[b][1];
+        double centre[2] = {-10 - 1e-5 + (ix + 0.5) * h, -10 - 1e-5 + (iy + 0.5) * h};
+        aux_at("poisson_2d_many_area", 0, 1, centre, v);
+        cr_expect(fabs(v[0] - A->outputs[ix * 5 + iy]) < 1e-6 * fabs(v[0]), "a in block (%d,%d) is %g, A[%d][%d] = %g",
+                  ix, iy, v[0], ix, iy, (double)A->outputs[ix * 5 + iy]);
+        aux_at("poisson_2d_many_area", 1, 1, centre, v);
+        double want = (double)C->outputs[4 * (5 * ix + iy)] + (double)C->outputs[4 * (5 * ix + iy) + 3];
+        cr_expect(fabs(v[0] - want) < 1e-5 * fmax(1, fabs(want)), "f at the centre of block (%d,%d) is %g, want %g",
+                  ix, iy, v[0], want);
+    }
+    pf_dat_free(A);
+    pf_dat_free(C);
 }

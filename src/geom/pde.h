@@ -45,7 +45,7 @@
 #define PF_PDE_MAX_IN 8
 #define PF_PDE_MAX_OUT 4
 #define PF_PDE_MAX_EQ 4
-#define PF_PDE_MAX_CONSTRAINTS 8
+#define PF_PDE_MAX_CONSTRAINTS 12
 #define PF_PDE_MAX_HARD 2
 #define PF_PDE_MAX_AUX 4
 
