@@ -40,9 +40,7 @@ static void exact(const double *x, double *u) { u[0] = sin(PF_PI * x[0]) * sin(P
 /* u = x (1 - x) y (1 - y) N: zero on the whole boundary. */
 static pf_node *hard(pf_pde_ctx *c, pf_node *net)
 {
-    pf_node *x = pf_pde_xj(c, 0), *y = pf_pde_xj(c, 1);
-    pf_node *l = MUL(c, MUL(c, x, SHIFT(c, K(c, x, -1), 1)), MUL(c, y, SHIFT(c, K(c, y, -1), 1)));
-    return MUL(c, l, net);
+    return MUL(c, pf_pde_bubble(c), net);
 }
 
 const pf_pde pf_pde_darcy_flow_2d = {

@@ -32,21 +32,15 @@ static pf_node *hard(pf_pde_ctx *c, pf_node *net) { return MUL(c, pf_pde_xj(c, 2
  * "hole_r1") and 6 of radius 0.4 (part "hole_r04"), times [0, 3]. */
 static pf_status geometry(const pf_pde *p, pf_geom **out)
 {
-    static const double big[11][2] = {{-4, -3}, {4, -3}, {-4, 3}, {4, 3}, {-4, -9}, {4, -9},
-                                      {-4, 9},  {4, 9},  {0, 0},  {0, 6}, {0, -6}};
-    static const double small[6][2] = {{-3.2, -6}, {-3.2, 6}, {3.2, -6}, {3.2, 6}, {-3.2, 0}, {3.2, 0}};
-    /* a failure anywhere travels down the chain to the last call (geometry.h) */
-    pf_geom *g, *hole;
-    pf_pdes_box_space(p, &g);
-    for (int i = 0; i < 11; i++) {
-        pf_geom_disk_alloc(big[i][0], big[i][1], 1, "hole_r1", &hole);
-        pf_geom_difference_alloc(g, hole, &g);
-    }
-    for (int i = 0; i < 6; i++) {
-        pf_geom_disk_alloc(small[i][0], small[i][1], 0.4, "hole_r04", &hole);
-        pf_geom_difference_alloc(g, hole, &g);
-    }
-    return pf_geom_space_time_alloc(g, p->lo[2], p->hi[2], out);
+    static const pf_pdes_hole holes[17] = {
+        {{-4, -3}, 1, "hole_r1"},      {{4, -3}, 1, "hole_r1"},     {{-4, 3}, 1, "hole_r1"},
+        {{4, 3}, 1, "hole_r1"},        {{-4, -9}, 1, "hole_r1"},    {{4, -9}, 1, "hole_r1"},
+        {{-4, 9}, 1, "hole_r1"},       {{4, 9}, 1, "hole_r1"},      {{0, 0}, 1, "hole_r1"},
+        {{0, 6}, 1, "hole_r1"},        {{0, -6}, 1, "hole_r1"},     {{-3.2, -6}, 0.4, "hole_r04"},
+        {{-3.2, 6}, 0.4, "hole_r04"},  {{3.2, -6}, 0.4, "hole_r04"}, {{3.2, 6}, 0.4, "hole_r04"},
+        {{-3.2, 0}, 0.4, "hole_r04"},  {{3.2, 0}, 0.4, "hole_r04"},
+    };
+    return pf_pdes_box_minus_balls(p, 17, holes, out);
 }
 
 const pf_pde pf_pde_heat_2d_complex_geometry = {

@@ -34,9 +34,8 @@ static void exact(const double *x, double *u)
 /* u = sin(20 pi x) sin(pi y) + t x(1-x) y(1-y) N: initial data and walls. */
 static pf_node *hard(pf_pde_ctx *c, pf_node *net)
 {
-    pf_node *x = pf_pde_xj(c, 0), *y = pf_pde_xj(c, 1), *t = pf_pde_xj(c, 2);
-    pf_node *l = MUL(c, MUL(c, x, SHIFT(c, K(c, x, -1), 1)), MUL(c, y, SHIFT(c, K(c, y, -1), 1)));
-    return ADD(c, shape(c, x, y), MUL(c, MUL(c, t, l), net));
+    pf_node *t = pf_pde_xj(c, 2);
+    return ADD(c, shape(c, pf_pde_xj(c, 0), pf_pde_xj(c, 1)), MUL(c, MUL(c, t, pf_pde_bubble(c)), net));
 }
 
 const pf_pde pf_pde_heat_2d_multiscale = {

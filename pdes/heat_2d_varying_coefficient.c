@@ -31,9 +31,7 @@ static pf_status aux(const pf_pde *p, int k, const pf_real *x, int n, pf_real *o
 /* u = t x(1-x) y(1-y) N: zero initially and on the walls. */
 static pf_node *hard(pf_pde_ctx *c, pf_node *net)
 {
-    pf_node *x = pf_pde_xj(c, 0), *y = pf_pde_xj(c, 1), *t = pf_pde_xj(c, 2);
-    pf_node *l = MUL(c, MUL(c, x, SHIFT(c, K(c, x, -1), 1)), MUL(c, y, SHIFT(c, K(c, y, -1), 1)));
-    return MUL(c, MUL(c, t, l), net);
+    return MUL(c, MUL(c, pf_pde_xj(c, 2), pf_pde_bubble(c)), net);
 }
 
 const pf_pde pf_pde_heat_2d_varying_coefficient = {

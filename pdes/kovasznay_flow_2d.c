@@ -56,10 +56,7 @@ static void exact(const double *x, double *u)
  * the whole rectangle (the gauge p(0,0) = 0 is left to the loss). */
 static pf_node *hard(pf_pde_ctx *c, pf_node *net)
 {
-    pf_node *x = pf_pde_xj(c, 0), *y = pf_pde_xj(c, 1);
-    pf_node *lx = MUL(c, SHIFT(c, x, 0.5), SHIFT(c, K(c, x, -1), 1));
-    pf_node *ly = MUL(c, SHIFT(c, y, 0.5), SHIFT(c, K(c, y, -1), 1.5));
-    return ADD(c, exact_fields(c), MUL(c, MUL(c, lx, ly), net));
+    return ADD(c, exact_fields(c), MUL(c, pf_pde_bubble(c), net));
 }
 
 const pf_pde pf_pde_kovasznay_flow_2d = {

@@ -30,9 +30,8 @@ static pf_node *gauge(pf_pde_ctx *c) { return pf_pde_d(c, 2, 0, 0); } /* p(0,0) 
 static pf_node *hard(pf_pde_ctx *c, pf_node *net)
 {
     pf_node *x = pf_pde_xj(c, 0), *y = pf_pde_xj(c, 1);
-    pf_node *bx = MUL(c, x, SHIFT(c, K(c, x, -1), 1));
-    pf_node *b = MUL(c, bx, MUL(c, y, SHIFT(c, K(c, y, -1), 1)));
-    pf_node *f[3] = {ADD(c, K(c, MUL(c, bx, y), 4), MUL(c, b, CH(c, net, 0))), MUL(c, b, CH(c, net, 1)),
+    pf_node *b = pf_pde_bubble(c);
+    pf_node *f[3] = {ADD(c, MUL(c, lid_speed(c, x), y), MUL(c, b, CH(c, net, 0))), MUL(c, b, CH(c, net, 1)),
                      CH(c, net, 2)};
     return pf_concat(c->g, 3, f);
 }

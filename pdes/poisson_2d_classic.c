@@ -18,16 +18,9 @@ static pf_node *bc_holes(pf_pde_ctx *c) { return pf_pde_d(c, 0, 0, 0); }        
  * named by radius, as in geometry.h). */
 static pf_status geometry(const pf_pde *p, pf_geom **out)
 {
-    static const double centres[4][2] = {{0.3, 0.3}, {-0.3, 0.3}, {0.3, -0.3}, {-0.3, -0.3}};
-    /* a failure anywhere travels down the chain to the last call (geometry.h) */
-    pf_geom *g, *hole;
-    pf_status st = pf_pdes_box_space(p, &g);
-    for (int i = 0; i < 4; i++) {
-        pf_geom_disk_alloc(centres[i][0], centres[i][1], 0.1, "hole_r01", &hole);
-        st = pf_geom_difference_alloc(g, hole, &g);
-    }
-    *out = g;
-    return st;
+    static const pf_pdes_hole holes[4] = {{{0.3, 0.3}, 0.1, "hole_r01"}, {{-0.3, 0.3}, 0.1, "hole_r01"},
+                                          {{0.3, -0.3}, 0.1, "hole_r01"}, {{-0.3, -0.3}, 0.1, "hole_r01"}};
+    return pf_pdes_box_minus_balls(p, 4, holes, out);
 }
 
 const pf_pde pf_pde_poisson_2d_classic = {

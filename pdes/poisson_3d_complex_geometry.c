@@ -27,21 +27,13 @@ static pf_node *neumann(pf_pde_ctx *c) { return pf_pde_dn(c, 0); } /* du/dn = 0 
  * by radius (geometry.h): hole_r02 (two of radius 0.2), hole_r01 (two of 0.1). */
 static pf_status geometry(const pf_pde *p, pf_geom **out)
 {
-    static const struct { double c[3], r; const char *name; } holes[4] = {
+    static const pf_pdes_hole holes[4] = {
         {{0.4, 0.3, 0.6}, 0.2, "hole_r02"},
         {{0.6, 0.7, 0.6}, 0.2, "hole_r02"},
         {{0.2, 0.8, 0.7}, 0.1, "hole_r01"},
         {{0.6, 0.2, 0.3}, 0.1, "hole_r01"},
     };
-    /* a failure anywhere travels down the chain to the last call (geometry.h) */
-    pf_geom *g, *hole;
-    pf_status st = pf_pdes_box_space(p, &g);
-    for (int i = 0; i < 4; i++) {
-        pf_geom_ball_alloc(3, holes[i].c, holes[i].r, holes[i].name, &hole);
-        st = pf_geom_difference_alloc(g, hole, &g);
-    }
-    *out = g;
-    return st;
+    return pf_pdes_box_minus_balls(p, 4, holes, out);
 }
 
 const pf_pde pf_pde_poisson_3d_complex_geometry = {

@@ -32,12 +32,7 @@ static void exact(const double *x, double *u)
 /* u = g + prod_i x_i (1 - x_i) N: exact on the whole boundary of [0,1]^5. */
 static pf_node *hard_box(pf_pde_ctx *c, pf_node *net)
 {
-    pf_node *l = NULL;
-    for (int i = 0; i < 5; i++) {
-        pf_node *xi = pf_pde_xj(c, i), *t = MUL(c, xi, SHIFT(c, K(c, xi, -1), 1));
-        l = l ? MUL(c, l, t) : t;
-    }
-    return ADD(c, sum_sines(c, pf_pde_xj), MUL(c, l, net));
+    return ADD(c, sum_sines(c, pf_pde_xj), MUL(c, pf_pde_bubble(c), net));
 }
 
 const pf_pde pf_pde_poisson_5d = {

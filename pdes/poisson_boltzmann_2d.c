@@ -22,21 +22,13 @@ static pf_node *bc_holes(pf_pde_ctx *c) { return SHIFT(c, pf_pde_d(c, 0, 0, 0), 
  * named by its radius (geometry.h): hole_r02, hole_r04, hole_r01, hole_r03. */
 static pf_status geometry(const pf_pde *p, pf_geom **out)
 {
-    static const struct { double cx, cy, r; const char *name; } holes[4] = {
-        {0.5, 0.5, 0.2, "hole_r02"},
-        {0.4, -0.4, 0.4, "hole_r04"},
-        {-0.2, -0.7, 0.1, "hole_r01"},
-        {-0.6, 0.5, 0.3, "hole_r03"},
+    static const pf_pdes_hole holes[4] = {
+        {{0.5, 0.5}, 0.2, "hole_r02"},
+        {{0.4, -0.4}, 0.4, "hole_r04"},
+        {{-0.2, -0.7}, 0.1, "hole_r01"},
+        {{-0.6, 0.5}, 0.3, "hole_r03"},
     };
-    /* a failure anywhere travels down the chain to the last call (geometry.h) */
-    pf_geom *g, *hole;
-    pf_status st = pf_pdes_box_space(p, &g);
-    for (int i = 0; i < 4; i++) {
-        pf_geom_disk_alloc(holes[i].cx, holes[i].cy, holes[i].r, holes[i].name, &hole);
-        st = pf_geom_difference_alloc(g, hole, &g);
-    }
-    *out = g;
-    return st;
+    return pf_pdes_box_minus_balls(p, 4, holes, out);
 }
 
 const pf_pde pf_pde_poisson_boltzmann_2d = {

@@ -85,3 +85,20 @@ pf_status pf_pdes_box_geometry(const pf_pde *p, pf_geom **out)
     PF_ASSERT_MSG(p->time_input == p->d_in - 1, "%s: time must be the last input", p->name);
     return pf_geom_space_time_alloc(space, p->lo[p->time_input], p->hi[p->time_input], out);
 }
+
+pf_status pf_pdes_box_minus_balls(const pf_pde *p, int n, const pf_pdes_hole *holes, pf_geom **out)
+{
+    /* a failure anywhere travels down the chain to the last call (geometry.h) */
+    pf_geom *g, *hole;
+    pf_pdes_box_space(p, &g);
+    int dim = p->d_in - (p->time_input >= 0);
+    for (int i = 0; i < n; i++) {
+        pf_geom_ball_alloc(dim, holes[i].c, holes[i].r, holes[i].name, &hole);
+        pf_geom_difference_alloc(g, hole, &g);
+    }
+    if (p->time_input < 0) {
+        *out = g;
+        return g ? PF_OK : PF_ERR_INVALID;
+    }
+    return pf_geom_space_time_alloc(g, p->lo[p->time_input], p->hi[p->time_input], out);
+}

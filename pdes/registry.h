@@ -45,6 +45,17 @@ const pf_pde *pf_pdes_at(int i);
 /* The PDE called `name`; PF_ERR_USAGE naming the valid ones otherwise. */
 pf_status pf_pdes_lookup(const char *name, const pf_pde **out);
 
+/* A hole of a box problem: a ball (a disk in 2-D) whose sphere is the
+ * boundary part `name` (holes of one radius usually share a name). */
+typedef struct pf_pdes_hole {
+    double c[3], r;
+    const char *name;
+} pf_pdes_hole;
+
+/* The spatial bounding box of p minus n balls, times [lo_t, hi_t] when p has
+ * a time input. */
+pf_status pf_pdes_box_minus_balls(const pf_pde *p, int n, const pf_pdes_hole *holes, struct pf_geom **out);
+
 /* Geometry of a box problem: [lo, hi] over the spatial inputs, with faces
  * named <input>_lo and <input>_hi (x_lo, x_hi, y_lo, ...), times [lo_t, hi_t]
  * (parts "initial" and "final") when the PDE has a time input. */

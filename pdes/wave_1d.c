@@ -36,9 +36,8 @@ static void exact(const double *x, double *u)
  * and u = 0 at x = 0, 1 hold exactly. */
 static pf_node *hard(pf_pde_ctx *c, pf_node *net)
 {
-    pf_node *x = pf_pde_xj(c, 0), *t = pf_pde_xj(c, 1);
-    pf_node *l = MUL(c, MUL(c, x, SHIFT(c, K(c, x, -1), 1)), SQ(c, t));
-    return ADD(c, initial_shape(c, x), MUL(c, l, net));
+    pf_node *l = MUL(c, pf_pde_bubble(c), SQ(c, pf_pde_xj(c, 1)));
+    return ADD(c, initial_shape(c, pf_pde_xj(c, 0)), MUL(c, l, net));
 }
 
 const pf_pde pf_pde_wave_1d = {

@@ -84,6 +84,21 @@ pf_node *pf_pde_dn(pf_pde_ctx *c, int k)
     return s;
 }
 
+pf_node *pf_pde_bubble(pf_pde_ctx *c)
+{
+    pf_node *b = NULL;
+    for (int i = 0; i < c->pde->d_in; i++) {
+        if (i == c->pde->time_input) continue;
+        pf_node *x = pf_pde_xj(c, i);
+        pf_node *lo = pf_add_const(c->g, x, (pf_real)-c->pde->lo[i]);
+        pf_node *hi = pf_add_const(c->g, pf_scale(c->g, x, -1), (pf_real)c->pde->hi[i]);
+        pf_node *t = pf_mul(c->g, lo, hi);
+        b = b ? pf_mul(c->g, b, t) : t;
+    }
+    PF_ASSERT_MSG(b != NULL, "%s: a bubble needs a spatial input", c->pde->name);
+    return b;
+}
+
 pf_node *pf_pde_aux(pf_pde_ctx *c, int k)
 {
     PF_ASSERT_MSG(k >= 0 && k < c->pde->naux && c->aux[k],

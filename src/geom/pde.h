@@ -119,6 +119,11 @@ pf_node *pf_pde_xj(pf_pde_ctx *c, int i);
 /* d u_k / dn = sum over spatial inputs of n_i du_k/dx_i (needs c->normal). */
 pf_node *pf_pde_dn(pf_pde_ctx *c, int k);
 
+/* The box bubble prod_i (x_i - lo_i)(hi_i - x_i) over the spatial inputs, a
+ * jet with x's layout: zero on every face of the spatial bounding box,
+ * positive inside. Hard transforms multiply the network by it. */
+pf_node *pf_pde_bubble(pf_pde_ctx *c);
+
 /* Auxiliary field k (value-only n x 1); asserts the context has it. */
 pf_node *pf_pde_aux(pf_pde_ctx *c, int k);
 
