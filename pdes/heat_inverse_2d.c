@@ -104,4 +104,5 @@ const pf_pde pf_pde_heat_inverse_2d = {
     .con = {{.name = "obs", .kind = PF_CON_POINTS, .residual = obs, .observe = observe},
             {.name = "bc_a", .kind = PF_CON_DIRICHLET, .parts = "x_lo,x_hi,y_lo,y_hi", .residual = bc_a}},
     .ref = PF_REF_ANALYTIC, .exact_fields = exact_fields, .exact = exact,
+    .data_files = "heatinv_points.dat",
 };

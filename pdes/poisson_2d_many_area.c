@@ -76,4 +76,5 @@ const pf_pde pf_pde_poisson_2d_many_area = {
     .con = {{.name = "robin", .kind = PF_CON_ROBIN, .order = 1, .residual = robin}},
     .naux = 2, .aux_names = {"a", "f"}, .aux = aux,
     .ref = PF_REF_MISSING,
+    .data_files = "poisson_a_coef.dat,poisson_f_coef.dat",
 };

@@ -161,6 +161,9 @@ static int show(const char *name)
     printf("reference: %s%s%s\n", ref, path[0] ? " " : "", path);
     int neval = eval_points(p);
     if (neval >= 0) printf("evaluation points: %d\n", neval);
+    if (p->data_files)
+        printf("data files: %s (%s)\n", p->data_files,
+               pf_pde_data_check(p) == PF_OK ? "present" : pf_errmsg());
     return 0;
 }
 

@@ -5,6 +5,7 @@
 
 #include "geom/geometry.h"
 #include "geom/sample.h"
+#include "io/data_dir.h"
 
 static const char *const tag_names[PF_TAG_COUNT] = {
     "time_dependent", "periodic", "multiscale", "complex_geometry", "steep",
@@ -215,4 +216,19 @@ pf_status pf_pde_reference(const pf_pde *p, pf_reference *out)
     }
     return pf_fail(PF_ERR_UNSUPPORTED, "%s has no reference solution (its file is not available); "
                    "it can be trained, but has no MSE", p->name);
+}
+
+pf_status pf_pde_data_check(const pf_pde *p)
+{
+    for (const char *f = p->data_files; f && *f;) {
+        const char *e = strchr(f, ',');
+        size_t len = e ? (size_t)(e - f) : strlen(f);
+        char name[256], path[PF_DATA_PATH_MAX];
+        PF_ASSERT(len < sizeof name);
+        memcpy(name, f, len);
+        name[len] = 0;
+        PF_TRY(pf_data_path(name, path, sizeof path));
+        f = e ? e + 1 : f + len;
+    }
+    return PF_OK;
 }

@@ -232,6 +232,9 @@ struct pf_pde {
     pf_ref_kind ref;
     const char *ref_file;     /* PF_REF_DATA: file name in PF_DATA_DIR */
     pf_dat_layout ref_layout; /* PF_REF_DATA: steady rows or COMSOL time snapshots */
+    /* Files from PF_DATA_DIR that the aux and observe hooks read
+     * (comma-separated; NULL = none). pf_pde_data_check says if one is missing. */
+    const char *data_files;
     /* Auxiliary fields: coefficients given as data rather than formulas
      * (coefficient maps, piecewise constants), evaluated on the host at the
      * points: out[i] = aux_k(x_i) for the n points x (n x d_in). */
@@ -247,6 +250,11 @@ struct pf_pde {
     /* PF_REF_ANALYTIC: u* at one point, in double (evaluation, plots). */
     void (*exact)(const double *x, double *u);
 };
+
+/* PF_OK when every file in p->data_files is in PF_DATA_DIR, else PF_ERR_IO
+ * naming the first missing one (training and tests need them; the reference
+ * file is checked separately, by pf_pde_reference). */
+pf_status pf_pde_data_check(const pf_pde *p);
 
 /* The fixed evaluation set: points (n x d_in) and reference values
  * (n x d_out). */
