@@ -1,0 +1,1213 @@
+/*
+ * spec.c — AlgorithmSpec: the field table, normalization, validation,
+ * hashing and instantiation (see spec.h; paper appendix A.5).
+ *
+ * One table (`sections` below) holds every key with its type, range,
+ * allowed names, default and a line of documentation. Normalization walks
+ * it; describe prints it; instantiation reads the normalized JSON, whose
+ * shape the table guarantees.
+ */
+#include "spec/spec.h"
+
+#include <math.h>
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/names.h"
+
+/* ------------------------------------------------------------ the table */
+
+typedef enum fkind { K_INT, K_REAL, K_BOOL, K_ENUM, K_OBJ, K_VARIANT, K_CUSTOM } fkind;
+
+/* Fields whose checks or defaults need the PDE or other fields. */
+enum custom {
+    C_NONE,
+    C_INITIAL,         /* sampling.initial: default by time dependence      */
+    C_PERIODIC_INPUTS, /* representation.periodic.inputs: names of inputs   */
+    C_TRANSFORM,       /* constraints.transform: a transform of the PDE     */
+    C_WEIGHTS,         /* loss.weights: one weight per active loss term     */
+    C_BETAS,           /* stage betas: [beta1, beta2] in [0, 1)             */
+    C_STAGES,          /* optimization.stages: array of stage variants      */
+};
+
+typedef struct field field;
+
+typedef struct variant {
+    const char *name;  /* selector value ("rad"; "true" for a bool selector) */
+    const field *f;
+    int n;
+    const char *doc;
+} variant;
+
+struct field {
+    const char *key;
+    fkind k;
+    double lo, hi;
+    int lo_open, hi_open;
+    double def;
+    int required;                 /* no default: missing is an error        */
+    const char *const *names;     /* K_ENUM                                 */
+    int nnames;
+    const field *sub;             /* K_OBJ                                  */
+    int nsub;
+    const variant *var;           /* K_VARIANT: variants ...               */
+    int nvar;
+    fkind selk;                    /* ... selected by key `sel`, K_ENUM/K_BOOL */
+    const char *sel;
+    int custom;
+    const char *doc;
+};
+
+#define N(a) ((int)(sizeof(a) / sizeof *(a)))
+#define INT(k_, lo_, hi_, def_, doc_) \
+    {.key = k_, .k = K_INT, .lo = lo_, .hi = hi_, .def = def_, .doc = doc_}
+#define INTREQ(k_, lo_, hi_, doc_) \
+    {.key = k_, .k = K_INT, .lo = lo_, .hi = hi_, .required = 1, .doc = doc_}
+#define REAL(k_, lo_, lo_open_, hi_, hi_open_, def_, doc_)                                     \
+    {.key = k_, .k = K_REAL, .lo = lo_, .lo_open = lo_open_, .hi = hi_, .hi_open = hi_open_,  \
+     .def = def_, .doc = doc_}
+#define BOOL(k_, def_, doc_) {.key = k_, .k = K_BOOL, .def = def_, .doc = doc_}
+#define ENUM(k_, names_, def_, doc_) \
+    {.key = k_, .k = K_ENUM, .names = names_, .nnames = N(names_), .def = def_, .doc = doc_}
+#define OBJ(k_, sub_, doc_) {.key = k_, .k = K_OBJ, .sub = sub_, .nsub = N(sub_), .doc = doc_}
+#define VARIANT(k_, sel_, selk_, var_, def_, doc_)                                             \
+    {.key = k_, .k = K_VARIANT, .sel = sel_, .selk = selk_, .var = var_, .nvar = N(var_),     \
+     .def = def_, .doc = doc_}
+#define CUSTOM(k_, id_, doc_) {.key = k_, .k = K_CUSTOM, .custom = id_, .doc = doc_}
+
+/* Names, in the order of the enums they map to. */
+static const char *const arch_names[] = {"mlp", "modified_mlp", "resnet"};
+static const char *const act_names[] = {"tanh", "sin", "silu", "gelu", "softplus", "sigmoid"};
+static const char *const init_names[] = {"glorot_normal", "glorot_uniform"};
+static const char *const adapt_names[] = {"none", "layerwise"};
+static const char *const sample_names[] = {"uniform", "sobol", "lhs", "grid"};
+static const char *const rnorm_names[] = {"none", "initial"};
+_Static_assert(N(arch_names) == PF_ARCH_COUNT, "arch names");
+_Static_assert(N(act_names) == PF_NACTIVATIONS, "activation names");
+_Static_assert(N(init_names) == PF_WEIGHT_INIT_COUNT, "init names");
+_Static_assert(N(adapt_names) == PF_ADAPT_COUNT, "adapt names");
+_Static_assert(N(sample_names) == PF_SAMPLE_METHOD_COUNT, "sampler names");
+_Static_assert(N(rnorm_names) == PF_RESIDUAL_NORM_COUNT, "residual norm names");
+
+static const field fourier_f[] = {
+    INT("features", 0, PF_MODEL_MAX_FOURIER, 0, "Fourier features m (0 = none): [cos 2piBz, sin 2piBz], B ~ N(0, sigma^2)"),
+    REAL("sigma", 0, 1, 1000, 0, 1, "scale of B"),
+    BOOL("trainable", 0, "train B (its entries then count as parameters)"),
+};
+static const field periodic_f[] = {
+    CUSTOM("inputs", C_PERIODIC_INPUTS, "inputs replaced by [cos(k w x), sin(k w x)], k = 1..harmonics, w = 2 pi / period; only inputs in which the PDE is periodic"),
+    INT("harmonics", 1, PF_MODEL_MAX_HARMONICS, 1, "harmonics per periodic input"),
+};
+static const field representation_f[] = {
+    BOOL("normalize", 0, "map each non-periodic input affinely to [-1, 1] from the domain's bounding box"),
+    OBJ("fourier", fourier_f, "random Fourier features (Tancik et al. 2020)"),
+    OBJ("periodic", periodic_f, "exact periodic embedding"),
+};
+static const field architecture_f[] = {
+    ENUM("type", arch_names, 0, "mlp; modified_mlp (Wang, Teng & Perdikaris 2021, depth >= 2); resnet (depth = residual blocks of two layers)"),
+    INT("depth", 1, PF_MODEL_MAX_DEPTH, 5, "hidden layers (resnet: blocks)"),
+    INT("width", 1, PF_MODEL_MAX_WIDTH, 100, "units per hidden layer"),
+    ENUM("activation", act_names, 0, "hidden-layer activation"),
+    ENUM("init", init_names, 0, "weight initialization (biases zero)"),
+    ENUM("adaptive", adapt_names, 0, "adaptive activation act(n a z), one trainable slope a per hidden layer (Jagtap et al. 2020)"),
+    REAL("adapt_factor", 0, 1, 100, 0, 10, "n of the adaptive activation"),
+    BOOL("rwf", 0, "random weight factorization W = diag(exp(s)) V (Wang et al. 2022; needs glorot_normal)"),
+    REAL("rwf_mean", -10, 0, 10, 0, 1, "mean of s"),
+    REAL("rwf_sigma", 0, 0, 10, 0, 0.1, "standard deviation of s"),
+};
+static const field rad_f[] = {
+    REAL("k", 0, 0, 10, 0, 1, "density exponent: p ~ |r|^k / mean|r|^k + c"),
+    REAL("c", 0, 0, 10, 0, 1, "density constant"),
+    INT("every", 1, 10000, 100, "steps between redraws"),
+};
+static const field rard_f[] = {
+    REAL("k", 0, 0, 10, 0, 1, "density exponent: p ~ |r|^k / mean|r|^k + c"),
+    REAL("c", 0, 0, 10, 0, 1, "density constant"),
+    INT("every", 1, 10000, 100, "steps between additions"),
+    INT("add", 1, PF_SPEC_MAX_POINTS, 100, "interior points added each time"),
+    INT("cap", 1, PF_SPEC_MAX_POINTS, 16384, "most interior points (>= interior; counts toward the point limit)"),
+};
+static const variant adaptive_v[] = {
+    {"none", NULL, 0, "fixed points"},
+    {"rad", rad_f, N(rad_f), "residual-based adaptive distribution (Wu et al. 2023): redraw the interior points"},
+    {"rar_d", rard_f, N(rard_f), "residual-based adaptive refinement with distribution (Wu et al. 2023): add interior points"},
+};
+static const field sampling_f[] = {
+    INT("interior", 1, PF_SPEC_MAX_POINTS, 8192, "interior collocation points"),
+    INT("boundary", 0, PF_SPEC_MAX_POINTS, 2048, "boundary points, all boundary constraints together"),
+    {.key = "initial", .k = K_CUSTOM, .custom = C_INITIAL, .lo = 0, .hi = PF_SPEC_MAX_POINTS,
+     .doc = "initial-slice points (default 2048 when time-dependent; must be 0 when steady)"},
+    ENUM("method", sample_names, 0, "interior and initial sampler"),
+    INT("resample_every", 0, 10000, 0, "redraw every point set every this many steps (0 = never)"),
+    VARIANT("adaptive", "method", K_ENUM, adaptive_v, 0, "adaptive sampling"),
+};
+static const field hard_f[] = {
+    CUSTOM("transform", C_TRANSFORM, "the PDE's exact transform (default: its first)"),
+};
+static const variant constraints_v[] = {
+    {"soft", NULL, 0, "every constraint is a penalty term"},
+    {"hard", hard_f, N(hard_f), "the transform makes the constraints it satisfies exact"},
+};
+static const field anneal_f[] = {
+    REAL("alpha", 0, 0, 1, 1, 0.9, "moving-average factor"),
+    INT("every", 1, 10000, 10, "steps between weight updates"),
+};
+static const field sa_f[] = {
+    REAL("lr", 0, 1, 1, 0, 0.005, "ascent rate of the point weights"),
+};
+static const variant weighting_v[] = {
+    {"fixed", NULL, 0, "the weights below"},
+    {"lr_annealing", anneal_f, N(anneal_f), "learning-rate annealing (Wang, Teng & Perdikaris 2021), starting from the weights"},
+    {"self_adaptive", sa_f, N(sa_f), "self-adaptive point weights (McClenny & Braga-Neto 2023)"},
+};
+static const field causal_f[] = {
+    REAL("epsilon", 0, 1, 1000, 0, 1, "causality parameter: chunk i weighted by exp(-epsilon sum_{j<i} L_j)"),
+    INT("chunks", 2, 1024, 32, "time chunks"),
+};
+static const variant causal_v[] = {
+    {"false", NULL, 0, "off"},
+    {"true", causal_f, N(causal_f), "causal weighting (Wang, Sankaran & Perdikaris 2024); time-dependent PDEs only"},
+};
+static const field loss_f[] = {
+    VARIANT("weighting", "method", K_ENUM, weighting_v, 0, "loss weighting"),
+    CUSTOM("weights", C_WEIGHTS, "weight per loss term, in [0, 1e6] (default 1)"),
+    VARIANT("causal", "enabled", K_BOOL, causal_v, 0, "causal weighting of the residual"),
+    ENUM("residual_normalization", rnorm_names, 0, "initial: divide each term by its value at step 0"),
+};
+
+static const variant schedule_v[] = {
+    {"constant", NULL, 0, "lr"},
+    {"exponential", (const field[]){
+         REAL("gamma", 0, 1, 1, 0, 0.1, "decay factor"),
+         INT("decay_steps", 1, PF_SPEC_BUDGET_HIGH, 1000, "steps per factor gamma"),
+     }, 2, "lr gamma^(step / decay_steps)"},
+    {"step", (const field[]){
+         REAL("gamma", 0, 1, 1, 0, 0.1, "decay factor"),
+         INT("step_size", 1, PF_SPEC_BUDGET_HIGH, 1000, "steps between decays"),
+     }, 2, "lr gamma^floor(step / step_size)"},
+    {"cosine", (const field[]){
+         REAL("lr_min", 0, 0, 10, 0, 0, "final rate (<= lr)"),
+         INT("warmup_steps", 0, PF_SPEC_BUDGET_HIGH, 0, "linear warmup"),
+     }, 2, "cosine decay from lr to lr_min"},
+    {"one_cycle", (const field[]){
+         REAL("pct_start", 0, 1, 1, 1, 0.3, "warmup fraction"),
+         REAL("div_factor", 0, 1, 1e6, 0, 25, "lr / initial rate"),
+         REAL("final_div_factor", 0, 1, 1e8, 0, 1e4, "initial / final rate"),
+     }, 3, "one-cycle (Smith & Topping 2019), lr is the peak"},
+};
+#define STAGE_STEPS INTREQ("steps", 1, PF_SPEC_BUDGET_HIGH, "optimizer steps of this stage (all stages sum to the budget)")
+#define ADAM_FIELDS(wd_)                                                                            \
+    STAGE_STEPS, REAL("lr", 0, 1, 10, 0, 1e-3, "learning rate"),                                   \
+        VARIANT("schedule", "kind", K_ENUM, schedule_v, 0, "learning-rate schedule"),              \
+        CUSTOM("betas", C_BETAS, "[beta1, beta2], each in [0, 1) (default [0.9, 0.999])"),         \
+        REAL("eps", 0, 1, 1e-2, 0, 1e-8, "Adam epsilon"),                                           \
+        REAL("weight_decay", 0, 0, 1, 0, wd_, "weight decay"),                                      \
+        REAL("grad_clip", 0, 0, 1e6, 0, 0, "clip the gradient's global norm (0 = off)")
+static const field adam_f[] = {ADAM_FIELDS(0)};
+static const field adamw_f[] = {ADAM_FIELDS(0.01)};
+static const field lbfgs_f[] = {
+    STAGE_STEPS,
+    REAL("lr", 0, 1, 10, 0, 1, "initial step length"),
+    INT("history", 1, 1000, 10, "curvature pairs kept"),
+    BOOL("line_search", 1, "strong Wolfe line search (false: fixed step lr)"),
+};
+static const variant stage_v[] = {
+    {"adam", adam_f, N(adam_f), "Adam (L2 weight decay)"},
+    {"adamw", adamw_f, N(adamw_f), "AdamW (decoupled weight decay)"},
+    {"lbfgs", lbfgs_f, N(lbfgs_f), "L-BFGS"},
+};
+static const field stage_field =
+    {.key = "stages[i]", .k = K_VARIANT, .sel = "optimizer", .selk = K_ENUM, .var = stage_v,
+     .nvar = N(stage_v), .required = 1, .doc = "one optimization stage"};
+static const field optimization_f[] = {
+    CUSTOM("stages", C_STAGES, "1..8 stages run in order; their steps sum to exactly the fidelity budget"),
+};
+static const field training_f[] = {
+    INT("log_every", 1, 10000, 100, "steps between loss-curve records"),
+    INT("eval_every", 1, 10000, 100, "steps between evaluation MSEs"),
+};
+static const field sections[] = {
+    OBJ("representation", representation_f, "input representation"),
+    OBJ("architecture", architecture_f, "network"),
+    OBJ("sampling", sampling_f, "collocation points"),
+    {.key = "constraints", .k = K_VARIANT, .sel = "mode", .selk = K_ENUM, .var = constraints_v,
+     .nvar = N(constraints_v), .def = 0, .doc = "initial/boundary condition handling"},
+    OBJ("loss", loss_f, "loss construction"),
+    OBJ("optimization", optimization_f, "optimizers"),
+    OBJ("training", training_f, "training control"),
+};
+enum { S_REPR, S_ARCH, S_SAMP, S_CONS, S_LOSS, S_OPT, S_TRAIN, S_COUNT };
+_Static_assert(N(sections) == S_COUNT, "seven sections");
+
+/* ------------------------------------------------------------- context */
+
+typedef struct ctx {
+    const pf_pde *p;
+    pf_spec_report *rep;
+    int section;              /* the section being normalized */
+    int sec_err[S_COUNT];     /* reasons per section */
+    const json_t *root_out;   /* normalized sections so far */
+} ctx;
+
+__attribute__((format(printf, 2, 3))) static void reason(ctx *c, const char *fmt, ...)
+{
+    if (c->section >= 0 && c->section < S_COUNT) c->sec_err[c->section]++;
+    pf_spec_report *r = c->rep;
+    if (r->n >= PF_SPEC_MAX_REASONS) return;
+    if (r->n == PF_SPEC_MAX_REASONS - 1) {
+        snprintf(r->reason[r->n++], PF_SPEC_REASON_LEN, "There are more problems than the %d reported.",
+                 PF_SPEC_MAX_REASONS - 1);
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->reason[r->n++], PF_SPEC_REASON_LEN, fmt, ap);
+    va_end(ap);
+}
+
+static void show(const json_t *v, char *buf, size_t cap)
+{
+    char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    if (!s) {
+        snprintf(buf, cap, "?");
+        return;
+    }
+    if (strlen(s) > 60) strcpy(s + 57, "...");
+    snprintf(buf, cap, "%s", s);
+    free(s);
+}
+
+static void join(char *buf, size_t cap, const char *const *names, int n)
+{
+    pf_name_join(buf, cap, names, n);
+}
+
+/* "an integer in [1, 128]", "a number in (0, 10]", ... */
+static void allowed(const field *f, char *buf, size_t cap)
+{
+    switch (f->k) {
+    case K_INT:
+        snprintf(buf, cap, "an integer in [%.0f, %.0f]", f->lo, f->hi);
+        break;
+    case K_REAL:
+        snprintf(buf, cap, "a number in %c%g, %g%c", f->lo_open ? '(' : '[', f->lo, f->hi,
+                 f->hi_open ? ')' : ']');
+        break;
+    case K_BOOL:
+        snprintf(buf, cap, "true or false");
+        break;
+    case K_ENUM: {
+        char list[256];
+        join(list, sizeof list, f->names, f->nnames);
+        snprintf(buf, cap, "one of: %s", list);
+        break;
+    }
+    default:
+        snprintf(buf, cap, "an object");
+    }
+}
+
+static void fmt_count(long v, char *buf, size_t cap)
+{
+    char tmp[32];
+    int n = snprintf(tmp, sizeof tmp, "%ld", v < 0 ? -v : v), o = 0;
+    if (v < 0 && o < (int)cap - 1) buf[o++] = '-';
+    for (int i = 0; i < n && o < (int)cap - 1; i++) {
+        if (i > 0 && (n - i) % 3 == 0 && o < (int)cap - 1) buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    buf[o] = 0;
+}
+
+/* --------------------------------------------------------- normalize */
+
+static json_t *norm_field(ctx *c, const field *f, const json_t *v, const char *path);
+
+static int find_field(const field *fs, int n, const char *key)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(fs[i].key, key)) return i;
+    return -1;
+}
+
+static json_t *norm_scalar(ctx *c, const field *f, const json_t *v, const char *path)
+{
+    char got[80], ok[300];
+    if (!v) {
+        if (f->required) {
+            allowed(f, ok, sizeof ok);
+            reason(c, "%s is missing; it must be %s.", path, ok);
+            return NULL;
+        }
+        switch (f->k) {
+        case K_INT: return json_integer((json_int_t)f->def);
+        case K_REAL: return json_real(f->def);
+        case K_BOOL: return json_boolean(f->def != 0);
+        default: return json_string(f->names[(int)f->def]);
+        }
+    }
+    if (f->k == K_ENUM) {
+        if (json_is_string(v)) {
+            const char *s = json_string_value(v);
+            for (int i = 0; i < f->nnames; i++)
+                if (!strcmp(s, f->names[i])) return json_string(s);
+            join(ok, sizeof ok, f->names, f->nnames);
+            reason(c, "%s '%s' is unknown; allowed: %s.", path, s, ok);
+            return NULL;
+        }
+    } else if (f->k == K_BOOL) {
+        if (json_is_boolean(v)) return json_boolean(json_is_true(v));
+    } else if (json_is_number(v)) {
+        double x = json_number_value(v);
+        int in = (f->lo_open ? x > f->lo : x >= f->lo) && (f->hi_open ? x < f->hi : x <= f->hi);
+        if (f->k == K_INT && json_is_integer(v) && in) return json_integer(json_integer_value(v));
+        if (f->k == K_INT && in && x == floor(x)) return json_integer((json_int_t)x);
+        if (f->k == K_REAL && in && isfinite(x)) return json_real(x);
+    }
+    show(v, got, sizeof got);
+    allowed(f, ok, sizeof ok);
+    reason(c, "%s must be %s (got %s).", path, ok, got);
+    return NULL;
+}
+
+/* Normalize object `v` (NULL: all defaults) against fields fs[0..n), with
+ * `pre` (a selector already in `out`) also allowed. */
+static void norm_members(ctx *c, const field *fs, int n, const json_t *v, const char *path,
+                         const char *pre, const char *pre_val, json_t *out)
+{
+    if (v) {
+        const char *key;
+        json_t *val;
+        json_object_foreach((json_t *)v, key, val) {
+            if (find_field(fs, n, key) >= 0 || (pre && !strcmp(key, pre))) continue;
+            char list[400] = "";
+            size_t o = 0;
+            if (pre) o += (size_t)snprintf(list, sizeof list, "%s", pre);
+            for (int i = 0; i < n && o < sizeof list; i++)
+                o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", o ? ", " : "", fs[i].key);
+            if (pre)
+                reason(c, "%s.%s is not allowed when %s.%s is '%s'; allowed keys: %s.", path, key,
+                       path, pre, pre_val, list);
+            else
+                reason(c, "%s.%s is not allowed; allowed keys: %s.", path, key, list[0] ? list : "none");
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        char sub[256];
+        snprintf(sub, sizeof sub, "%s.%s", path, fs[i].key);
+        json_t *r = norm_field(c, &fs[i], v ? json_object_get(v, fs[i].key) : NULL, sub);
+        if (r) json_object_set_new(out, fs[i].key, r);
+    }
+}
+
+static json_t *norm_variant(ctx *c, const field *f, const json_t *v, const char *path)
+{
+    const json_t *selv = NULL;
+    if (v && json_is_object(v))
+        selv = json_object_get(v, f->sel);
+    else if (v && (f->selk == K_ENUM ? json_is_string(v) : json_is_boolean(v)))
+        selv = v, v = NULL;
+    else if (v) {
+        char got[80];
+        show(v, got, sizeof got);
+        reason(c, "%s must be an object with key \"%s\" (got %s).", path, f->sel, got);
+        return NULL;
+    }
+    int vi = (int)f->def;
+    char selpath[256], list[256];
+    snprintf(selpath, sizeof selpath, "%s.%s", path, f->sel);
+    const char *names[8];
+    for (int i = 0; i < f->nvar; i++) names[i] = f->var[i].name;
+    join(list, sizeof list, names, f->nvar);
+    if (selv) {
+        if (f->selk == K_BOOL) {
+            if (!json_is_boolean(selv)) {
+                char got[80];
+                show(selv, got, sizeof got);
+                reason(c, "%s must be true or false (got %s).", selpath, got);
+                return NULL;
+            }
+            vi = json_is_true(selv);
+        } else {
+            if (!json_is_string(selv)) {
+                char got[80];
+                show(selv, got, sizeof got);
+                reason(c, "%s must be one of: %s (got %s).", selpath, list, got);
+                return NULL;
+            }
+            vi = -1;
+            for (int i = 0; i < f->nvar; i++)
+                if (!strcmp(json_string_value(selv), f->var[i].name)) vi = i;
+            if (vi < 0) {
+                reason(c, "%s '%s' is unknown; allowed: %s.", selpath, json_string_value(selv), list);
+                return NULL;
+            }
+        }
+    } else if (f->required) {
+        reason(c, "%s is missing; it must be one of: %s.", selpath, list);
+        return NULL;
+    }
+    const variant *var = &f->var[vi];
+    json_t *out = json_object();
+    json_object_set_new(out, f->sel,
+                        f->selk == K_BOOL ? json_boolean(vi) : json_string(var->name));
+    norm_members(c, var->f, var->n, v, path, f->sel, var->name, out);
+    return out;
+}
+
+/* -------------------------------------------------- custom fields */
+
+/* Loss terms of the PDE: "pde" then each constraint; active unless a hard
+ * transform satisfies it. */
+static int loss_terms(const pf_pde *p, int transform, const char **names, int *active)
+{
+    int n = 0;
+    names[n] = "pde";
+    active[n++] = 1;
+    for (int j = 0; j < p->ncon && n < PF_TRAIN_MAX_TERMS; j++) {
+        names[n] = p->con[j].name;
+        active[n] = 1;
+        if (transform >= 0) {
+            const char *s = p->hard[transform].satisfies;
+            size_t L = strlen(p->con[j].name);
+            for (const char *q = s; q && *q;) {
+                const char *e = strchr(q, ',');
+                size_t len = e ? (size_t)(e - q) : strlen(q);
+                if (len == L && !strncmp(q, p->con[j].name, L)) active[n] = 0;
+                q = e ? e + 1 : NULL;
+            }
+        }
+        n++;
+    }
+    return n;
+}
+
+static int hard_transform_index(const json_t *cons, const pf_pde *p)
+{
+    const json_t *m = json_object_get(cons, "mode");
+    if (!m || strcmp(json_string_value(m), "hard")) return -1;
+    const char *t = json_string_value(json_object_get(cons, "transform"));
+    for (int i = 0; t && i < p->nhard; i++)
+        if (!strcmp(t, p->hard[i].name)) return i;
+    return -1;
+}
+
+static void hard_names(const pf_pde *p, char *buf, size_t cap)
+{
+    const char *names[PF_PDE_MAX_HARD];
+    for (int i = 0; i < p->nhard; i++) names[i] = p->hard[i].name;
+    join(buf, cap, names, p->nhard);
+}
+
+static void periodic_names(const pf_pde *p, char *buf, size_t cap)
+{
+    const char *names[PF_PDE_MAX_IN];
+    int n = 0;
+    for (int i = 0; i < p->d_in; i++)
+        if (p->period[i] > 0) names[n++] = p->inputs[i];
+    if (n)
+        join(buf, cap, names, n);
+    else
+        snprintf(buf, cap, "none (%s is periodic in no input)", p->name);
+}
+
+static json_t *norm_custom(ctx *c, const field *f, const json_t *v, const char *path)
+{
+    const pf_pde *p = c->p;
+    char got[80], list[400];
+    switch (f->custom) {
+    case C_INITIAL: {
+        field g = *f;
+        g.k = K_INT;
+        g.def = p->time_input >= 0 ? 2048 : 0;
+        json_t *r = norm_scalar(c, &g, v, path);
+        if (r && p->time_input < 0 && json_integer_value(r) != 0) {
+            reason(c, "%s must be 0 because %s is steady (it has no initial condition).", path, p->name);
+            json_decref(r);
+            return NULL;
+        }
+        return r;
+    }
+    case C_PERIODIC_INPUTS: {
+        json_t *out = json_array();
+        if (!v) return out;
+        if (!json_is_array(v)) {
+            show(v, got, sizeof got);
+            reason(c, "%s must be an array of input names (got %s).", path, got);
+            json_decref(out);
+            return NULL;
+        }
+        periodic_names(p, list, sizeof list);
+        int seen[PF_PDE_MAX_IN] = {0}, bad = 0;
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+            int k = -1;
+            for (int j = 0; json_is_string(e) && j < p->d_in; j++)
+                if (!strcmp(json_string_value(e), p->inputs[j])) k = j;
+            show(e, got, sizeof got);
+            if (k < 0) {
+                reason(c, "%s[%zu] %s is not an input of %s; allowed: %s.", path, i, got, p->name, list);
+                bad = 1;
+            } else if (p->period[k] <= 0) {
+                reason(c, "%s[%zu] %s is not a periodic input of %s, so it cannot have a periodic embedding; allowed: %s.",
+                       path, i, got, p->name, list);
+                bad = 1;
+            } else
+                seen[k] = 1;
+        }
+        /* canonical: input order, no duplicates */
+        for (int j = 0; j < p->d_in; j++)
+            if (seen[j]) json_array_append_new(out, json_string(p->inputs[j]));
+        if (bad) {
+            json_decref(out);
+            return NULL;
+        }
+        return out;
+    }
+    case C_TRANSFORM: {
+        hard_names(p, list, sizeof list);
+        if (p->nhard == 0) {
+            reason(c, "constraints.mode 'hard' needs an exact transform, and %s provides none; allowed: soft.",
+                   p->name);
+            return NULL;
+        }
+        if (!v) return json_string(p->hard[0].name);
+        if (json_is_string(v))
+            for (int i = 0; i < p->nhard; i++)
+                if (!strcmp(json_string_value(v), p->hard[i].name)) return json_string(p->hard[i].name);
+        show(v, got, sizeof got);
+        reason(c, "%s %s is not a transform that %s provides; allowed: %s.", path, got, p->name, list);
+        return NULL;
+    }
+    case C_WEIGHTS: {
+        const json_t *cons = json_object_get(c->root_out, "constraints");
+        int tr = cons ? hard_transform_index(cons, p) : -1;
+        const char *names[PF_TRAIN_MAX_TERMS];
+        int active[PF_TRAIN_MAX_TERMS], n = loss_terms(p, tr, names, active), na = 0, bad = 0;
+        const char *an[PF_TRAIN_MAX_TERMS];
+        for (int i = 0; i < n; i++)
+            if (active[i]) an[na++] = names[i];
+        join(list, sizeof list, an, na);
+        if (v && !json_is_object(v)) {
+            show(v, got, sizeof got);
+            reason(c, "%s must be an object mapping loss terms (%s) to weights (got %s).", path, list, got);
+            return NULL;
+        }
+        const char *key;
+        json_t *val;
+        if (v) json_object_foreach((json_t *)v, key, val) {
+            int k = -1;
+            for (int i = 0; i < n; i++)
+                if (!strcmp(key, names[i])) k = i;
+            if (k >= 0 && !active[k])
+                reason(c, "%s.%s is not a loss term because the hard transform '%s' satisfies %s exactly; allowed: %s.",
+                       path, key, p->hard[tr].name, key, list), bad = 1;
+            else if (k < 0)
+                reason(c, "%s.%s is not a loss term of %s; allowed: %s.", path, key, p->name, list), bad = 1;
+        }
+        json_t *out = json_object();
+        field w = REAL("", 0, 0, 1e6, 0, 1, "");
+        for (int i = 0; i < n; i++) {
+            if (!active[i]) continue;
+            char sub[256];
+            snprintf(sub, sizeof sub, "%s.%s", path, names[i]);
+            json_t *r = norm_scalar(c, &w, v ? json_object_get(v, names[i]) : NULL, sub);
+            if (r)
+                json_object_set_new(out, names[i], r);
+            else
+                bad = 1;
+        }
+        if (bad) {
+            json_decref(out);
+            return NULL;
+        }
+        return out;
+    }
+    case C_BETAS: {
+        if (!v) return json_pack("[ff]", 0.9, 0.999);
+        field b = REAL("", 0, 0, 1, 1, 0, "");
+        if (json_is_array(v) && json_array_size(v) == 2) {
+            json_t *out = json_array();
+            for (size_t i = 0; i < 2; i++) {
+                char sub[256];
+                snprintf(sub, sizeof sub, "%s[%zu]", path, i);
+                json_t *r = norm_scalar(c, &b, json_array_get(v, i), sub);
+                if (!r) {
+                    json_decref(out);
+                    return NULL;
+                }
+                json_array_append_new(out, r);
+            }
+            return out;
+        }
+        show(v, got, sizeof got);
+        reason(c, "%s must be an array of two numbers in [0, 1) (got %s).", path, got);
+        return NULL;
+    }
+    case C_STAGES: {
+        if (!v) {
+            reason(c, "%s is missing; it must be an array of 1 to %d stages whose steps sum to the fidelity budget.",
+                   path, PF_TRAIN_MAX_STAGES);
+            return NULL;
+        }
+        if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > PF_TRAIN_MAX_STAGES) {
+            show(v, got, sizeof got);
+            reason(c, "%s must be an array of 1 to %d stages (got %s).", path, PF_TRAIN_MAX_STAGES, got);
+            return NULL;
+        }
+        json_t *out = json_array();
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+            char sub[256];
+            snprintf(sub, sizeof sub, "%s[%zu]", path, i);
+            if (!json_is_object(e)) {
+                show(e, got, sizeof got);
+                reason(c, "%s must be an object with key \"optimizer\" (got %s).", sub, got);
+                continue;
+            }
+            json_t *r = norm_variant(c, &stage_field, e, sub);
+            if (r) json_array_append_new(out, r);
+        }
+        return out;
+    }
+    }
+    return NULL;
+}
+
+static json_t *norm_field(ctx *c, const field *f, const json_t *v, const char *path)
+{
+    switch (f->k) {
+    case K_OBJ: {
+        if (v && !json_is_object(v)) {
+            char got[80];
+            show(v, got, sizeof got);
+            reason(c, "%s must be an object (got %s).", path, got);
+            return NULL;
+        }
+        json_t *out = json_object();
+        norm_members(c, f->sub, f->nsub, v, path, NULL, NULL, out);
+        return out;
+    }
+    case K_VARIANT: return norm_variant(c, f, v, path);
+    case K_CUSTOM: return norm_custom(c, f, v, path);
+    default: return norm_scalar(c, f, v, path);
+    }
+}
+
+static void sections_list(char *buf, size_t cap)
+{
+    const char *names[S_COUNT];
+    for (int i = 0; i < S_COUNT; i++) names[i] = sections[i].key;
+    join(buf, cap, names, S_COUNT);
+}
+
+/* Normalize into a new object (always returned); reasons in c->rep. */
+static json_t *normalize(ctx *c, const json_t *spec)
+{
+    json_t *out = json_object();
+    c->root_out = out;
+    char list[256];
+    sections_list(list, sizeof list);
+    c->section = -1;
+    if (!json_is_object(spec)) {
+        reason(c, "the spec must be a JSON object with the seven sections %s.", list);
+        return out;
+    }
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)spec, key, val) {
+        if (find_field(sections, S_COUNT, key) < 0)
+            reason(c, "%s is not a section of an AlgorithmSpec; allowed: %s.", key, list);
+    }
+    for (int s = 0; s < S_COUNT; s++) {
+        c->section = s;
+        const json_t *v = json_object_get(spec, sections[s].key);
+        if (!v) {
+            reason(c, "%s is missing; an AlgorithmSpec needs all seven sections: %s.", sections[s].key, list);
+            continue;
+        }
+        json_t *r = norm_field(c, &sections[s], v, sections[s].key);
+        if (r) json_object_set_new(out, sections[s].key, r);
+    }
+    c->section = -1;
+    return out;
+}
+
+/* ---------------------------------------------------- instantiate */
+
+static const json_t *jget(const json_t *o, const char *path)
+{
+    /* "a.b.c" */
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    const json_t *v = o;
+    for (char *save = NULL, *t = strtok_r(buf, ".", &save); t && v; t = strtok_r(NULL, ".", &save))
+        v = json_object_get(v, t);
+    return v;
+}
+static long ji(const json_t *o, const char *path, long def)
+{
+    const json_t *v = jget(o, path);
+    return json_is_integer(v) ? (long)json_integer_value(v) : def;
+}
+static double jr(const json_t *o, const char *path, double def)
+{
+    const json_t *v = jget(o, path);
+    return json_is_number(v) ? json_number_value(v) : def;
+}
+static int jb(const json_t *o, const char *path, int def)
+{
+    const json_t *v = jget(o, path);
+    return json_is_boolean(v) ? json_is_true(v) : def;
+}
+static int je(const json_t *o, const char *path, const char *const *names, int n, int def)
+{
+    const json_t *v = jget(o, path);
+    for (int i = 0; json_is_string(v) && i < n; i++)
+        if (!strcmp(json_string_value(v), names[i])) return i;
+    return def;
+}
+
+/* Fill the configs from a normalized (possibly partial) spec; missing
+ * parts keep their defaults. */
+static void fill(const json_t *n, const pf_pde *p, pf_model_config *mc, pf_train_config *tc)
+{
+    *mc = pf_model_config_default(p->d_in, p->d_out);
+    const json_t *r = json_object_get(n, "representation"), *a = json_object_get(n, "architecture");
+    mc->normalize = jb(r, "normalize", 0);
+    for (int i = 0; i < p->d_in; i++) mc->lo[i] = p->lo[i], mc->hi[i] = p->hi[i];
+    mc->fourier_features = (int)ji(r, "fourier.features", 0);
+    mc->fourier_sigma = jr(r, "fourier.sigma", 1);
+    mc->fourier_trainable = jb(r, "fourier.trainable", 0);
+    const json_t *pin = jget(r, "periodic.inputs");
+    int h = (int)ji(r, "periodic.harmonics", 1);
+    size_t k;
+    json_t *e;
+    json_array_foreach((json_t *)pin, k, e) {
+        for (int i = 0; i < p->d_in; i++)
+            if (json_is_string(e) && !strcmp(json_string_value(e), p->inputs[i]) && p->period[i] > 0)
+                mc->periodic[i] = true, mc->period[i] = p->period[i], mc->harmonics[i] = h;
+    }
+    mc->arch = (pf_arch)je(a, "type", arch_names, PF_ARCH_COUNT, 0);
+    mc->depth = (int)ji(a, "depth", 5);
+    mc->width = (int)ji(a, "width", 100);
+    mc->activation = pf_activations[je(a, "activation", act_names, PF_NACTIVATIONS, 0)];
+    mc->init = (pf_weight_init)je(a, "init", init_names, PF_WEIGHT_INIT_COUNT, 0);
+    mc->adapt = (pf_adapt)je(a, "adaptive", adapt_names, PF_ADAPT_COUNT, 0);
+    mc->adapt_factor = jr(a, "adapt_factor", 10);
+    mc->rwf = jb(a, "rwf", 0);
+    mc->rwf_mean = jr(a, "rwf_mean", 1);
+    mc->rwf_sigma = jr(a, "rwf_sigma", 0.1);
+
+    *tc = pf_train_config_default();
+    const json_t *s = json_object_get(n, "sampling");
+    pf_sampling_config *sc = &tc->sampling;
+    sc->interior = (int)ji(s, "interior", 8192);
+    sc->boundary = (int)ji(s, "boundary", 2048);
+    sc->initial = (int)ji(s, "initial", p->time_input >= 0 ? 2048 : 0);
+    sc->method = (pf_sample_method)je(s, "method", sample_names, PF_SAMPLE_METHOD_COUNT, 0);
+    sc->resample_every = (int)ji(s, "resample_every", 0);
+    static const char *const ad[] = {"none", "rad", "rar_d"};
+    sc->adaptive.method = (pf_adaptive_method)je(s, "adaptive.method", ad, 3, 0);
+    sc->adaptive.k = jr(s, "adaptive.k", 1);
+    sc->adaptive.c = jr(s, "adaptive.c", 1);
+    sc->adaptive.every = (int)ji(s, "adaptive.every", 100);
+    sc->adaptive.add = (int)ji(s, "adaptive.add", 100);
+    sc->adaptive.cap = (int)ji(s, "adaptive.cap", 16384);
+
+    const json_t *cons = json_object_get(n, "constraints");
+    tc->constraints.transform = cons ? hard_transform_index(cons, p) : -1;
+    tc->constraints.mode = tc->constraints.transform >= 0 ? PF_CONSTRAINT_HARD : PF_CONSTRAINT_SOFT;
+
+    const json_t *l = json_object_get(n, "loss");
+    pf_loss_config *lc = &tc->loss;
+    static const char *const wn[] = {"fixed", "lr_annealing", "self_adaptive"};
+    lc->weighting = (pf_weighting)je(l, "weighting.method", wn, 3, 0);
+    lc->annealing_alpha = jr(l, "weighting.alpha", 0.9);
+    lc->annealing_every = (int)ji(l, "weighting.every", 10);
+    lc->sa_lr = jr(l, "weighting.lr", 0.005);
+    const char *names[PF_TRAIN_MAX_TERMS];
+    int active[PF_TRAIN_MAX_TERMS];
+    lc->nterms = loss_terms(p, tc->constraints.transform, names, active);
+    const json_t *w = json_object_get(l, "weights");
+    for (int i = 0; i < lc->nterms; i++) lc->weights[i] = jr(w, names[i], 1);
+    lc->causal = jb(l, "causal.enabled", 0);
+    lc->causal_epsilon = jr(l, "causal.epsilon", 1);
+    lc->causal_chunks = (int)ji(l, "causal.chunks", 32);
+    lc->residual_norm = (pf_residual_norm)je(l, "residual_normalization", rnorm_names, 2, 0);
+
+    const json_t *st = jget(n, "optimization.stages");
+    tc->nstages = 0;
+    json_array_foreach((json_t *)st, k, e) {
+        if (tc->nstages >= PF_TRAIN_MAX_STAGES) break;
+        static const char *const on[] = {"adam", "adamw", "lbfgs"};
+        pf_optimizer_kind kind = (pf_optimizer_kind)je(e, "optimizer", on, 3, 0);
+        pf_stage_config *sg = &tc->stages[tc->nstages++];
+        *sg = pf_stage_default(kind);
+        sg->steps = ji(e, "steps", 0);
+        double lr = jr(e, "lr", sg->schedule.lr);
+        static const char *const sn[] = {"constant", "exponential", "step", "cosine", "one_cycle"};
+        _Static_assert(N(sn) == PF_SCHEDULE_COUNT, "schedule names");
+        sg->schedule = pf_schedule_defaults((pf_schedule_kind)je(e, "schedule.kind", sn, 5, 0), lr);
+        sg->schedule.gamma = jr(e, "schedule.gamma", sg->schedule.gamma);
+        sg->schedule.decay_steps = ji(e, "schedule.decay_steps", sg->schedule.decay_steps);
+        sg->schedule.step_size = ji(e, "schedule.step_size", sg->schedule.step_size);
+        sg->schedule.lr_min = jr(e, "schedule.lr_min", sg->schedule.lr_min);
+        sg->schedule.warmup_steps = ji(e, "schedule.warmup_steps", sg->schedule.warmup_steps);
+        sg->schedule.pct_start = jr(e, "schedule.pct_start", sg->schedule.pct_start);
+        sg->schedule.div_factor = jr(e, "schedule.div_factor", sg->schedule.div_factor);
+        sg->schedule.final_div_factor = jr(e, "schedule.final_div_factor", sg->schedule.final_div_factor);
+        const json_t *b = json_object_get(e, "betas");
+        if (json_is_array(b) && json_array_size(b) == 2) {
+            sg->adam.beta1 = json_number_value(json_array_get(b, 0));
+            sg->adam.beta2 = json_number_value(json_array_get(b, 1));
+        }
+        sg->adam.eps = jr(e, "eps", sg->adam.eps);
+        sg->adam.weight_decay = jr(e, "weight_decay", sg->adam.weight_decay);
+        sg->grad_clip = jr(e, "grad_clip", 0);
+        sg->lbfgs.lr = lr;
+        sg->lbfgs.history = (int)ji(e, "history", sg->lbfgs.history);
+        sg->lbfgs.line_search = jb(e, "line_search", sg->lbfgs.line_search);
+    }
+    const json_t *t = json_object_get(n, "training");
+    tc->log_every = (int)ji(t, "log_every", 100);
+    tc->eval_every = (int)ji(t, "eval_every", 100);
+}
+
+/* ------------------------------------------------------- validate */
+
+static void validate(ctx *c, const json_t *n, pf_fidelity f)
+{
+    const pf_pde *p = c->p;
+    pf_model_config mc;
+    pf_train_config tc;
+    fill(n, p, &mc, &tc);
+    char a[32], b[32];
+
+    /* compatibility */
+    if (!c->sec_err[S_LOSS] && tc.loss.causal && p->time_input < 0) {
+        c->section = S_LOSS;
+        reason(c, "loss.causal.enabled must be false because %s is steady (causal weighting needs a time input).",
+               p->name);
+    }
+    if (!c->sec_err[S_ARCH]) {
+        c->section = S_ARCH;
+        if (mc.arch == PF_ARCH_MODIFIED_MLP && mc.depth < 2)
+            reason(c, "architecture.depth must be at least 2 for modified_mlp (got %d).", mc.depth);
+        if (mc.rwf && mc.init != PF_WEIGHT_INIT_GLOROT_NORMAL)
+            reason(c, "architecture.init must be glorot_normal when architecture.rwf is true (got %s).",
+                   init_names[mc.init]);
+    }
+    if (!c->sec_err[S_SAMP]) {
+        c->section = S_SAMP;
+        const pf_sampling_config *s = &tc.sampling;
+        if (s->adaptive.method == PF_ADAPTIVE_RAD && s->resample_every != 0)
+            reason(c, "sampling.resample_every must be 0 when sampling.adaptive.method is rad, which redraws the points every sampling.adaptive.every steps (got %d).",
+                   s->resample_every);
+        if (s->adaptive.method == PF_ADAPTIVE_RAR_D && s->adaptive.cap < s->interior)
+            reason(c, "sampling.adaptive.cap must be at least sampling.interior (%d) (got %d).", s->interior,
+                   s->adaptive.cap);
+        if (!c->sec_err[S_CONS] && tc.constraints.mode == PF_CONSTRAINT_SOFT && p->time_input >= 0 &&
+            s->initial == 0)
+            for (int j = 0; j < p->ncon; j++)
+                if (p->con[j].kind == PF_CON_INITIAL) {
+                    reason(c, "sampling.initial must be at least 1 because %s has the initial condition '%s' and constraints.mode is soft.",
+                           p->name, p->con[j].name);
+                    break;
+                }
+        long pts = pf_train_config_points(&tc);
+        if (pts > PF_SPEC_MAX_POINTS) {
+            fmt_count(pts, a, sizeof a);
+            fmt_count(PF_SPEC_MAX_POINTS, b, sizeof b);
+            reason(c, "sampling uses %s training points (%s + boundary + initial); the limit is %s.", a,
+                   s->adaptive.method == PF_ADAPTIVE_RAR_D ? "adaptive.cap" : "interior", b);
+        }
+    }
+    if (!c->sec_err[S_ARCH] && !c->sec_err[S_REPR]) {
+        c->section = S_ARCH;
+        if (pf_model_config_check(&mc) != PF_OK) {
+            reason(c, "architecture and representation do not form a valid model: %s.", pf_errmsg());
+        } else {
+            long np = (long)pf_model_config_nparams(&mc);
+            if (np > PF_SPEC_MAX_PARAMS) {
+                fmt_count(np, a, sizeof a);
+                fmt_count(PF_SPEC_MAX_PARAMS, b, sizeof b);
+                reason(c, "architecture has %s trainable parameters; the limit is %s (reduce architecture.width, architecture.depth or representation.fourier.features).",
+                       a, b);
+            }
+        }
+    }
+    if (!c->sec_err[S_OPT]) {
+        c->section = S_OPT;
+        for (int i = 0; i < tc.nstages; i++)
+            if (tc.stages[i].optimizer != PF_OPT_LBFGS && pf_schedule_check(&tc.stages[i].schedule) != PF_OK)
+                reason(c, "optimization.stages[%d].schedule is invalid: %s.", i, pf_errmsg());
+        long steps = pf_train_config_steps(&tc), budget = pf_fidelity_budget(f);
+        if (steps != budget) {
+            fmt_count(steps, a, sizeof a);
+            fmt_count(budget, b, sizeof b);
+            reason(c, "optimization.stages[*].steps sum to %s; the %s-fidelity budget is exactly %s optimizer steps.",
+                   a, pf_fidelity_name(f), b);
+        }
+    }
+    c->section = -1;
+}
+
+/* ------------------------------------------------------- public API */
+
+static const char *const fidelity_names[] = {"low", "high"};
+
+const char *pf_fidelity_name(pf_fidelity f)
+{
+    return ((int)f >= 0 && f < PF_FIDELITY_COUNT) ? fidelity_names[f] : "?";
+}
+
+pf_status pf_fidelity_from_name(const char *name, pf_fidelity *out)
+{
+    int i;
+    PF_TRY(pf_name_lookup("fidelity", name, fidelity_names, PF_FIDELITY_COUNT, &i));
+    *out = (pf_fidelity)i;
+    return PF_OK;
+}
+
+long pf_fidelity_budget(pf_fidelity f)
+{
+    return f == PF_FIDELITY_HIGH ? PF_SPEC_BUDGET_HIGH : PF_SPEC_BUDGET_LOW;
+}
+
+pf_status pf_spec_parse(const char *text, json_t **out)
+{
+    json_error_t err;
+    *out = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+    if (!*out)
+        return pf_fail(PF_ERR_INVALID, "spec: line %d column %d: %s", err.line, err.column, err.text);
+    return PF_OK;
+}
+
+static pf_status run(const json_t *spec, const pf_pde *p, int validate_too, pf_fidelity f, json_t **norm,
+                     pf_spec_report *rep)
+{
+    PF_ASSERT(p && rep && norm);
+    memset(rep, 0, sizeof *rep);
+    ctx c = {.p = p, .rep = rep, .section = -1};
+    json_t *n = normalize(&c, spec);
+    if (validate_too && json_is_object(spec)) validate(&c, n, f);
+    if (rep->n) {
+        json_decref(n);
+        *norm = NULL;
+        return pf_fail(PF_ERR_INVALID, "%s", rep->reason[0]);
+    }
+    *norm = n;
+    return PF_OK;
+}
+
+pf_status pf_spec_check(const json_t *spec, const pf_pde *p, pf_fidelity f, json_t **norm,
+                        pf_spec_report *rep)
+{
+    return run(spec, p, 1, f, norm, rep);
+}
+
+pf_status pf_spec_normalize(const json_t *spec, const pf_pde *p, json_t **norm, pf_spec_report *rep)
+{
+    return run(spec, p, 0, PF_FIDELITY_LOW, norm, rep);
+}
+
+char *pf_spec_canonical(const json_t *norm)
+{
+    return json_dumps(norm, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+}
+
+pf_status pf_spec_hash(const json_t *norm, char hex[PF_SPEC_HASH_HEX])
+{
+    char *s = pf_spec_canonical(norm);
+    if (!s) return pf_fail(PF_ERR_NOMEM, "cannot serialize the spec");
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    int ok = EVP_Digest(s, strlen(s), md, &len, EVP_sha256(), NULL);
+    free(s);
+    if (!ok || len != 32) return pf_fail(PF_ERR_EXTERNAL, "SHA-256 failed (OpenSSL EVP_Digest)");
+    for (unsigned i = 0; i < len; i++) snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    return PF_OK;
+}
+
+pf_status pf_spec_instantiate(const json_t *norm, const pf_pde *p, pf_model_config *mc,
+                              pf_train_config *tc)
+{
+    json_t *n2;
+    pf_spec_report *rep = malloc(sizeof *rep);
+    if (!rep) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    ctx c = {.p = p, .rep = rep, .section = -1};
+    memset(rep, 0, sizeof *rep);
+    n2 = normalize(&c, norm);
+    int bad = rep->n > 0;
+    if (bad) pf_fail(PF_ERR_INVALID, "%s", rep->reason[0]);
+    free(rep);
+    if (!bad) fill(n2, p, mc, tc);
+    json_decref(n2);
+    return bad ? PF_ERR_INVALID : PF_OK;
+}
+
+json_t *pf_spec_example(const pf_pde *p, pf_fidelity f)
+{
+    json_t *raw = json_pack("{s:{}, s:{}, s:{}, s:{}, s:{}, s:{s:[{s:s, s:I, s:f}]}, s:{}}",
+                            "representation", "architecture", "sampling", "constraints", "loss",
+                            "optimization", "stages", "optimizer", "adam", "steps",
+                            (json_int_t)pf_fidelity_budget(f), "lr", 1e-3, "training");
+    PF_ASSERT(raw);
+    pf_spec_report *rep = malloc(sizeof *rep);
+    PF_ASSERT(rep);
+    json_t *n = NULL;
+    memset(rep, 0, sizeof *rep);
+    ctx c = {.p = p, .rep = rep, .section = -1};
+    n = normalize(&c, raw);
+    free(rep);
+    json_decref(raw);
+    return n;
+}
+
+/* ------------------------------------------------------- describe */
+
+typedef struct sbuf {
+    char *s;
+    size_t n, cap;
+} sbuf;
+
+__attribute__((format(printf, 2, 3))) static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) return;
+        if (b->s && b->n + (size_t)k < b->cap) {
+            b->n += (size_t)k;
+            return;
+        }
+        size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)k;
+        char *s = realloc(b->s, cap);
+        PF_ASSERT(s);
+        b->s = s;
+        b->cap = cap;
+    }
+}
+
+static void describe_fields(sbuf *b, const pf_pde *p, const field *fs, int n, const char *path, int indent);
+
+static void describe_field(sbuf *b, const pf_pde *p, const field *f, const char *path, int indent)
+{
+    char ok[400], list[400];
+    switch (f->k) {
+    case K_OBJ:
+        sb_printf(b, "%*s- %s: object — %s\n", indent, "", path, f->doc);
+        describe_fields(b, p, f->sub, f->nsub, path, indent + 2);
+        return;
+    case K_VARIANT: {
+        const char *names[8];
+        for (int i = 0; i < f->nvar; i++) names[i] = f->var[i].name;
+        join(list, sizeof list, names, f->nvar);
+        sb_printf(b, "%*s- %s: object chosen by \"%s\" (%s", indent, "", path, f->sel, list);
+        if (f->required)
+            sb_printf(b, "; required) — %s\n", f->doc);
+        else
+            sb_printf(b, "; default %s) — %s\n", f->var[(int)f->def].name, f->doc);
+        for (int i = 0; i < f->nvar; i++) {
+            sb_printf(b, "%*s  %s = %s: %s%s\n", indent, "", f->sel, f->var[i].name, f->var[i].doc,
+                      f->var[i].n ? "; keys:" : "");
+            describe_fields(b, p, f->var[i].f, f->var[i].n, path, indent + 4);
+        }
+        return;
+    }
+    case K_CUSTOM:
+        switch (f->custom) {
+        case C_INITIAL:
+            sb_printf(b, "%*s- %s: an integer in [0, %ld] (default %d) — %s\n", indent, "", path,
+                      PF_SPEC_MAX_POINTS, p->time_input >= 0 ? 2048 : 0, f->doc);
+            return;
+        case C_PERIODIC_INPUTS:
+            periodic_names(p, list, sizeof list);
+            sb_printf(b, "%*s- %s: array of input names (default []) — %s; allowed: %s\n", indent, "", path,
+                      f->doc, list);
+            return;
+        case C_TRANSFORM:
+            if (p->nhard == 0) {
+                sb_printf(b, "%*s- %s: %s provides no transform, so mode must be soft\n", indent, "", path,
+                          p->name);
+                return;
+            }
+            sb_printf(b, "%*s- %s: one of (default %s):\n", indent, "", path, p->hard[0].name);
+            for (int i = 0; i < p->nhard; i++)
+                sb_printf(b, "%*s    %s: %s (satisfies %s)\n", indent, "", p->hard[i].name, p->hard[i].what,
+                          p->hard[i].satisfies);
+            return;
+        case C_WEIGHTS: {
+            const char *names[PF_TRAIN_MAX_TERMS];
+            int active[PF_TRAIN_MAX_TERMS], nt = loss_terms(p, -1, names, active);
+            join(list, sizeof list, names, nt);
+            sb_printf(b, "%*s- %s: object, %s; terms: %s (a term a hard transform satisfies is dropped)\n",
+                      indent, "", path, f->doc, list);
+            return;
+        }
+        default:
+            sb_printf(b, "%*s- %s: %s\n", indent, "", path, f->doc);
+            if (f->custom == C_STAGES) {
+                char sub[256];
+                snprintf(sub, sizeof sub, "%s[i]", path);
+                describe_field(b, p, &stage_field, sub, indent + 2);
+            }
+            return;
+        }
+    default:
+        allowed(f, ok, sizeof ok);
+        sb_printf(b, "%*s- %s: %s", indent, "", path, ok);
+        if (f->required)
+            sb_printf(b, " (required)");
+        else if (f->k == K_ENUM)
+            sb_printf(b, " (default %s)", f->names[(int)f->def]);
+        else if (f->k == K_BOOL)
+            sb_printf(b, " (default %s)", f->def ? "true" : "false");
+        else
+            sb_printf(b, " (default %g)", f->def);
+        sb_printf(b, " — %s\n", f->doc);
+    }
+}
+
+static void describe_fields(sbuf *b, const pf_pde *p, const field *fs, int n, const char *path, int indent)
+{
+    for (int i = 0; i < n; i++) {
+        char sub[256];
+        snprintf(sub, sizeof sub, "%s%s%s", path ? path : "", path ? "." : "", fs[i].key);
+        describe_field(b, p, &fs[i], sub, indent);
+    }
+}
+
+char *pf_spec_describe(const pf_pde *p)
+{
+    sbuf b = {0};
+    char list[400], a[32], c2[32], d[32];
+    sb_printf(&b, "AlgorithmSpec for %s (%s): inputs", p->name, p->time_input >= 0 ? "time-dependent" : "steady");
+    for (int i = 0; i < p->d_in; i++) sb_printf(&b, "%s%s", i ? ", " : " ", p->inputs[i]);
+    sb_printf(&b, "; outputs");
+    for (int i = 0; i < p->d_out; i++) sb_printf(&b, "%s%s", i ? ", " : " ", p->outputs[i]);
+    periodic_names(p, list, sizeof list);
+    sb_printf(&b, "; periodic inputs: %s.\n", list);
+    sections_list(list, sizeof list);
+    sb_printf(&b, "A JSON object with the seven sections %s, all required (an empty object takes the defaults). "
+                  "A key may be omitted to take its default; unknown keys are rejected. An object chosen by a key "
+                  "may be written as that key's value alone (\"schedule\": \"cosine\").\n\n", list);
+    describe_fields(&b, p, sections, S_COUNT, NULL, 0);
+    fmt_count(PF_SPEC_MAX_PARAMS, a, sizeof a);
+    fmt_count(PF_SPEC_MAX_POINTS, c2, sizeof c2);
+    fmt_count(PF_SPEC_BUDGET_LOW, d, sizeof d);
+    sb_printf(&b, "\nLimits: at most %s trainable parameters; at most %s training points "
+                  "(interior, or adaptive.cap with rar_d, + boundary + initial); the stages' steps sum to exactly "
+                  "the fidelity budget: %s steps at low fidelity, ", a, c2, d);
+    fmt_count(PF_SPEC_BUDGET_HIGH, d, sizeof d);
+    sb_printf(&b, "%s at high fidelity.\n", d);
+    return b.s;
+}

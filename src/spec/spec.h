@@ -1,0 +1,180 @@
+/*
+ * spec.h — the AlgorithmSpec: one complete PINN configuration as JSON.
+ *
+ * A proposer (an LLM or the offline operators) writes a spec; this module
+ * turns it into a pf_model_config and a pf_train_config, or says, one
+ * sentence per problem, why it cannot (paper, appendix A.5):
+ *
+ *     parse -> normalize -> validate -> hash -> instantiate
+ *
+ *     json_t *raw, *norm;
+ *     pf_spec_report rep;
+ *     if (pf_spec_parse(text, &raw) != PF_OK) ...;             // pf_errmsg()
+ *     if (pf_spec_check(raw, pde, PF_FIDELITY_LOW, &norm, &rep) != PF_OK)
+ *         for (int i = 0; i < rep.n; i++) puts(rep.reason[i]); // fed back
+ *     char hex[PF_SPEC_HASH_HEX];
+ *     pf_spec_hash(norm, hex);
+ *     pf_model_config mc; pf_train_config tc;
+ *     pf_spec_instantiate(norm, pde, &mc, &tc);
+ *
+ * ----------------------------------------------------------------- shape
+ *
+ * Seven sections, each an object, all required (an empty object takes every
+ * default); within a section a key may be omitted to take its default. The
+ * canonical (normalized) form of `pf-spec example --pde burgers_1d` is
+ *
+ *   {"representation": {"normalize": false,
+ *                       "fourier": {"features": 0, "sigma": 1.0, "trainable": false},
+ *                       "periodic": {"inputs": [], "harmonics": 1}},
+ *    "architecture": {"type": "mlp", "depth": 5, "width": 100, "activation": "tanh",
+ *                     "init": "glorot_normal", "adaptive": "none", "adapt_factor": 10.0,
+ *                     "rwf": false, "rwf_mean": 1.0, "rwf_sigma": 0.10000000000000001},
+ *    "sampling": {"interior": 8192, "boundary": 2048, "initial": 2048, "method": "uniform",
+ *                 "resample_every": 0, "adaptive": {"method": "none"}},
+ *    "constraints": {"mode": "soft"},
+ *    "loss": {"weighting": {"method": "fixed"}, "weights": {"pde": 1.0, "ic": 1.0, "bc": 1.0},
+ *             "causal": {"enabled": false}, "residual_normalization": "none"},
+ *    "optimization": {"stages": [{"optimizer": "adam", "steps": 1000, "lr": 0.001,
+ *                                 "schedule": {"kind": "constant"},
+ *                                 "betas": [0.90000000000000002, 0.999], "eps": 1e-8,
+ *                                 "weight_decay": 0.0, "grad_clip": 0.0}]},
+ *    "training": {"log_every": 100, "eval_every": 100}}
+ *
+ * Some objects are *variants*: their first key selects which other keys
+ * exist (sampling.adaptive by "method": rad adds k, c, every; rar_d also add,
+ * cap; constraints by "mode": hard adds transform; loss.weighting by
+ * "method": lr_annealing adds alpha, every, self_adaptive adds lr;
+ * loss.causal by "enabled": true adds epsilon, chunks; a stage by
+ * "optimizer": adam/adamw have lr, schedule, betas, eps, weight_decay,
+ * grad_clip, lbfgs has lr, history, line_search; a schedule by "kind").
+ * A key that the selected variant does not have is rejected rather than
+ * ignored. A variant may be written as its selector alone: "schedule":
+ * "cosine" is {"kind": "cosine"} (and "adaptive": "rad", "weighting":
+ * "lr_annealing", "causal": true, ...).
+ *
+ * Every key, type, range, allowed name and default lives in one table in
+ * spec.c; pf_spec_describe() prints that table as prompt text, so the prompt
+ * and the validator cannot drift apart.
+ *
+ * ------------------------------------------------------------- normalize
+ *
+ * Defaults expanded (some depend on the PDE: sampling.initial is 2048 for
+ * a time-dependent PDE and 0 for a steady one, loss.weights lists the
+ * PDE's terms — "pde" then its constraints — and constraints.transform
+ * defaults to the PDE's first transform), keys in the order of the table
+ * (the order above), integers as JSON integers (an integral real such as
+ * 1000.0 is accepted for an integer field), reals as JSON reals (printed
+ * with "%.17g", which round-trips). Two specs that differ only in key order
+ * or in spelled-out defaults normalize to the same bytes, hence one hash.
+ *
+ * ------------------------------------------------------------- validate
+ *
+ * All reasons are collected (up to PF_SPEC_MAX_REASONS), each one sentence
+ * that names the field path ("optimization.stages[1].steps") and the
+ * allowed values or the limit:
+ *   completeness   the seven sections are present; stages has 1..8 entries,
+ *                  each with optimizer and steps;
+ *   allowed space  types, ranges and names from the table; unknown keys;
+ *   compatibility  a hard transform the PDE provides; periodic embedding only
+ *                  on inputs with pde->period[i] > 0; causal weighting only on
+ *                  time-dependent PDEs; sampling.initial 0 on steady PDEs;
+ *                  loss.weights keys are the PDE's terms; rad with
+ *                  resample_every 0; rar_d cap >= interior; rwf with
+ *                  glorot_normal; modified_mlp depth >= 2; adapt slopes ...
+ *                  (whatever pf_model_config_check() refuses);
+ *   limits         <= PF_SPEC_MAX_PARAMS trainable parameters
+ *                  (pf_model_config_nparams), <= PF_SPEC_MAX_POINTS
+ *                  training points (pf_train_config_points), stage steps
+ *                  summing to exactly the fidelity budget.
+ * A limit or compatibility rule is checked only when the sections it reads
+ * normalized cleanly, so a type error does not also produce a misleading
+ * limit message. Limits are the paper's (appendix A.1 and table B.1): 2M parameters,
+ * 65,536 training points, 1K steps at low and 10K at high fidelity.
+ */
+#ifndef PF_SPEC_SPEC_H
+#define PF_SPEC_SPEC_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "core/status.h"
+#include "geom/pde.h"
+#include "nn/model.h"
+#include "train/config.h"
+
+#define PF_SPEC_MAX_PARAMS 2000000L     /* trainable parameters (paper A.1) */
+#define PF_SPEC_MAX_POINTS 65536L       /* training points (paper A.1, B.1) */
+#define PF_SPEC_BUDGET_LOW 1000L        /* optimizer steps, low fidelity    */
+#define PF_SPEC_BUDGET_HIGH 10000L      /* optimizer steps, high fidelity   */
+#define PF_SPEC_MAX_REASONS 64
+#define PF_SPEC_REASON_LEN 384
+#define PF_SPEC_HASH_HEX 65             /* 64 hex digits + NUL */
+
+typedef enum pf_fidelity {
+    PF_FIDELITY_LOW = 0, /* "low"  */
+    PF_FIDELITY_HIGH,    /* "high" */
+    PF_FIDELITY_COUNT
+} pf_fidelity;
+
+const char *pf_fidelity_name(pf_fidelity f);
+pf_status pf_fidelity_from_name(const char *name, pf_fidelity *out);
+/* The optimizer-step budget of a fidelity: 1,000 or 10,000. */
+long pf_fidelity_budget(pf_fidelity f);
+
+/* Why a spec was rejected: n sentences (n <= PF_SPEC_MAX_REASONS; when more
+ * problems exist the last one says so). Plain storage, no freeing. */
+typedef struct pf_spec_report {
+    int n;
+    char reason[PF_SPEC_MAX_REASONS][PF_SPEC_REASON_LEN];
+} pf_spec_report;
+
+/* Parse JSON text; PF_ERR_INVALID with "spec: line L column C: ..." on a
+ * syntax error. The caller owns *out (json_decref). */
+pf_status pf_spec_parse(const char *text, json_t **out);
+
+/* Normalize and validate `spec` for PDE p at fidelity f. On PF_OK *norm is
+ * the canonical spec (new reference, caller decrefs) and rep->n == 0. On
+ * PF_ERR_INVALID rep holds every reason, *norm is NULL and pf_errmsg() holds
+ * the first reason. `rep` may not be NULL. */
+pf_status pf_spec_check(const json_t *spec, const pf_pde *p, pf_fidelity f, json_t **norm,
+                        pf_spec_report *rep);
+
+/* Normalization alone (no budget, limit or compatibility checks, but a
+ * type or name error still fails, with reasons in rep). */
+pf_status pf_spec_normalize(const json_t *spec, const pf_pde *p, json_t **norm,
+                            pf_spec_report *rep);
+
+/* Compact canonical text (what the hash covers); caller frees. */
+char *pf_spec_canonical(const json_t *norm);
+
+/* SHA-256 of pf_spec_canonical(norm), as 64 lower-case hex digits. */
+pf_status pf_spec_hash(const json_t *norm, char hex[PF_SPEC_HASH_HEX]);
+
+/* Fill the model and training configurations from a spec that
+ * pf_spec_check() accepted. The spec is normalized again here (so a raw
+ * spec works too), but the limits and compatibility rules are not
+ * re-checked: call pf_spec_check() first. PF_ERR_INVALID with the first
+ * reason if normalization fails. The model gets p's
+ * input/output sizes, its bounding box for normalization and its periods. */
+pf_status pf_spec_instantiate(const json_t *norm, const pf_pde *p, pf_model_config *mc,
+                              pf_train_config *tc);
+
+/* Canonical JSON <-> msgpack: a map per object with the same key order,
+ * integers as msgpack integers, reals as float64, strings, booleans, null,
+ * arrays. to: *buf is malloc'ed (caller frees). from: *out is a new
+ * reference; PF_ERR_IO if the bytes are not one well-formed value. */
+pf_status pf_spec_to_msgpack(const json_t *norm, char **buf, size_t *len);
+pf_status pf_spec_from_msgpack(const char *buf, size_t len, json_t **out);
+
+/* The allowed space for PDE p as prompt text (malloc'ed, caller frees),
+ * generated from the validator's table, with the PDE's terms, transforms,
+ * periodic inputs and the limits and budgets. */
+char *pf_spec_describe(const pf_pde *p);
+
+/* PINNacle's default PINN as a canonical spec: a 5 x 100 tanh MLP, 8,192
+ * interior, 2,048 boundary and (time-dependent PDEs only) 2,048 initial
+ * points, Adam at lr 1e-3 for the whole budget of f, unit loss weights. New
+ * reference; never NULL. */
+json_t *pf_spec_example(const pf_pde *p, pf_fidelity f);
+
+#endif

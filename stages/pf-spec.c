@@ -1,0 +1,161 @@
+/*
+ * pf-spec — the AlgorithmSpec's allowed space, checker and default example.
+ *
+ *   pf-spec describe --pde P                        the allowed space, as prompt text
+ *   pf-spec check SPEC --pde P --fidelity low|high  normalized spec + "hash: <hex>" (exit 0),
+ *                                                   or the reasons, one per line (exit 1)
+ *   pf-spec example --pde P [--fidelity low|high]   PINNacle's default PINN as a valid spec
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/status.h"
+#include "registry.h"
+#include "spec/spec.h"
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: pf-spec describe --pde P\n"
+                "       pf-spec check SPEC --pde P --fidelity low|high\n"
+                "       pf-spec example --pde P [--fidelity low|high]\n"
+                "describe prints the allowed AlgorithmSpec space for P as prompt text (the\n"
+                "validator's own table). check reads SPEC (a JSON file, - for stdin), prints the\n"
+                "normalized spec and \"hash: <sha256>\" and exits 0, or prints every reason it\n"
+                "is rejected, one per line, and exits 1. example prints PINNacle's default PINN\n"
+                "(5 x 100 tanh MLP, 8,192 interior, 2,048 boundary and initial points, Adam at\n"
+                "lr 1e-3 for the whole budget; default fidelity low = 1,000 steps, high = 10,000).\n"
+                "Exit codes: 0 ok, 1 spec rejected or unreadable, 2 usage error or unknown PDE.\n");
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    char *s = malloc(cap);
+    for (size_t k; s && (k = fread(s + n, 1, cap - n - 1, f)) > 0;) {
+        n += k;
+        if (n + 1 == cap) {
+            char *t = realloc(s, cap *= 2);
+            if (!t) free(s);
+            s = t;
+        }
+    }
+    if (f != stdin) fclose(f);
+    if (s) s[n] = 0;
+    return s;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1], *pde_name = NULL, *fid_name = NULL, *file = NULL;
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--pde") && i + 1 < argc)
+            pde_name = argv[++i];
+        else if (!strcmp(argv[i], "--fidelity") && i + 1 < argc)
+            fid_name = argv[++i];
+        else if (argv[i][0] != '-' || !strcmp(argv[i], "-")) {
+            if (file) {
+                fprintf(stderr, "pf-spec: unexpected argument '%s'\n", argv[i]);
+                return 2;
+            }
+            file = argv[i];
+        } else {
+            fprintf(stderr, "pf-spec: unknown option '%s' (or it lacks its value)\n", argv[i]);
+            return 2;
+        }
+    }
+    int is_check = !strcmp(cmd, "check");
+    if (strcmp(cmd, "describe") && !is_check && strcmp(cmd, "example")) {
+        fprintf(stderr, "pf-spec: unknown command '%s'; allowed: describe, check, example\n", cmd);
+        return 2;
+    }
+    if (!pde_name) {
+        fprintf(stderr, "pf-spec: %s needs --pde P\n", cmd);
+        return 2;
+    }
+    if (is_check != (file != NULL)) {
+        fprintf(stderr, is_check ? "pf-spec: check needs a SPEC file\n" : "pf-spec: unexpected argument '%s'\n",
+                file);
+        return 2;
+    }
+    if (is_check && !fid_name) {
+        fprintf(stderr, "pf-spec: check needs --fidelity low|high\n");
+        return 2;
+    }
+    if (!strcmp(cmd, "describe") && fid_name) {
+        fprintf(stderr, "pf-spec: describe takes no --fidelity\n");
+        return 2;
+    }
+    const pf_pde *p;
+    if (pf_pdes_lookup(pde_name, &p) != PF_OK) {
+        fprintf(stderr, "pf-spec: %s\n", pf_errmsg());
+        return 2;
+    }
+    pf_fidelity fid = PF_FIDELITY_LOW;
+    if (fid_name && pf_fidelity_from_name(fid_name, &fid) != PF_OK) {
+        fprintf(stderr, "pf-spec: %s\n", pf_errmsg());
+        return 2;
+    }
+
+    if (!strcmp(cmd, "describe")) {
+        char *s = pf_spec_describe(p);
+        fputs(s, stdout);
+        free(s);
+        return 0;
+    }
+    if (!strcmp(cmd, "example")) {
+        json_t *n = pf_spec_example(p, fid);
+        char *s = json_dumps(n, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+        puts(s);
+        free(s);
+        json_decref(n);
+        return 0;
+    }
+    char *text = slurp(file);
+    if (!text) {
+        fprintf(stderr, "pf-spec: cannot read '%s'\n", file);
+        return 1;
+    }
+    json_t *raw, *norm;
+    pf_status st = pf_spec_parse(text, &raw);
+    free(text);
+    if (st != PF_OK) {
+        printf("%s\n", pf_errmsg());
+        return 1;
+    }
+    pf_spec_report *rep = malloc(sizeof *rep);
+    if (!rep) return 1;
+    st = pf_spec_check(raw, p, fid, &norm, rep);
+    json_decref(raw);
+    if (st != PF_OK) {
+        for (int i = 0; i < rep->n; i++) printf("%s\n", rep->reason[i]);
+        free(rep);
+        return 1;
+    }
+    free(rep);
+    char hex[PF_SPEC_HASH_HEX];
+    if (pf_spec_hash(norm, hex) != PF_OK) {
+        fprintf(stderr, "pf-spec: %s\n", pf_errmsg());
+        json_decref(norm);
+        return 1;
+    }
+    char *s = json_dumps(norm, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    printf("%s\nhash: %s\n", s, hex);
+    free(s);
+    json_decref(norm);
+    return 0;
+}

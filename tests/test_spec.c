@@ -1,0 +1,609 @@
+/*
+ * test_spec.c — AlgorithmSpec (src/spec/): normalization, hashing, msgpack
+ * round trips, every validation rule with its message, the limits exactly
+ * at their boundaries, the default example for every PDE, instantiation.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+#include "spec/spec.h"
+
+static const pf_pde *pde(const char *name)
+{
+    const pf_pde *p = NULL;
+    cr_assert_eq(pf_pdes_lookup(name, &p), PF_OK, "%s", pf_errmsg());
+    return p;
+}
+
+/* Set root.a.b.c = v (steals v), creating objects on the way. */
+static void set(json_t *root, const char *path, json_t *v)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    json_t *o = root;
+    char *save = NULL, *t = strtok_r(buf, ".", &save);
+    for (char *next; (next = strtok_r(NULL, ".", &save)); t = next) {
+        json_t *sub = json_object_get(o, t);
+        if (!sub) json_object_set_new(o, t, sub = json_object());
+        o = sub;
+    }
+    json_object_set_new(o, t, v);
+}
+
+static json_t *load(const char *text)
+{
+    json_t *j = NULL;
+    cr_assert_eq(pf_spec_parse(text, &j), PF_OK, "%s", pf_errmsg());
+    return j;
+}
+
+static pf_spec_report rep;
+
+static int has_reason(const char *want)
+{
+    for (int i = 0; i < rep.n; i++)
+        if (!strcmp(rep.reason[i], want)) return 1;
+    return 0;
+}
+
+static void dump_reasons(void)
+{
+    for (int i = 0; i < rep.n; i++) cr_log_info("reason: %s", rep.reason[i]);
+}
+
+/* spec must be rejected with exactly the sentence `want` among the reasons */
+static void expect_reject(json_t *spec, const pf_pde *p, pf_fidelity f, const char *want)
+{
+    json_t *n = NULL;
+    pf_status st = pf_spec_check(spec, p, f, &n, &rep);
+    if (!has_reason(want)) dump_reasons();
+    cr_assert_eq(st, PF_ERR_INVALID, "spec accepted; expected: %s", want);
+    cr_assert_null(n);
+    cr_assert(has_reason(want), "missing reason: %s (first: %s)", want, rep.n ? rep.reason[0] : "");
+    json_decref(spec);
+}
+
+static void expect_accept(json_t *spec, const pf_pde *p, pf_fidelity f)
+{
+    json_t *n = NULL;
+    pf_status st = pf_spec_check(spec, p, f, &n, &rep);
+    if (st != PF_OK) dump_reasons();
+    cr_assert_eq(st, PF_OK, "rejected: %s", rep.n ? rep.reason[0] : "");
+    cr_assert_eq(rep.n, 0);
+    json_decref(n);
+    json_decref(spec);
+}
+
+static char *canon(const json_t *j)
+{
+    char *s = pf_spec_canonical(j);
+    cr_assert_not_null(s);
+    return s;
+}
+
+/* A spec that exercises variants, custom fields and several stages. */
+static const char *rich =
+    "{\"training\": {\"eval_every\": 50},"
+    " \"optimization\": {\"stages\": [{\"steps\": 600, \"optimizer\": \"adamw\", \"lr\": 2e-3,"
+    "     \"schedule\": {\"kind\": \"cosine\", \"lr_min\": 1e-5, \"warmup_steps\": 50},"
+    "     \"betas\": [0.9, 0.99], \"grad_clip\": 1}, {\"optimizer\": \"lbfgs\", \"steps\": 400.0,"
+    "     \"history\": 50}]},"
+    " \"loss\": {\"weights\": {\"pde\": 10}, \"weighting\": \"lr_annealing\", \"causal\": true},"
+    " \"constraints\": {\"mode\": \"hard\"},"
+    " \"sampling\": {\"adaptive\": {\"method\": \"rar_d\", \"cap\": 20000}, \"method\": \"sobol\"},"
+    " \"architecture\": {\"width\": 64, \"type\": \"modified_mlp\", \"activation\": \"sin\"},"
+    " \"representation\": {\"normalize\": true, \"fourier\": {\"features\": 32, \"sigma\": 2}}}";
+
+Test(spec, msgpack_round_trip_is_identical)
+{
+    const pf_pde *p = pde("burgers_1d");
+    json_t *raw = load(rich), *n = NULL, *back = NULL;
+    cr_assert_eq(pf_spec_check(raw, p, PF_FIDELITY_LOW, &n, &rep), PF_OK, "%s", pf_errmsg());
+    char *buf;
+    size_t len;
+    cr_assert_eq(pf_spec_to_msgpack(n, &buf, &len), PF_OK);
+    cr_assert_eq(pf_spec_from_msgpack(buf, len, &back), PF_OK, "%s", pf_errmsg());
+    char *a = canon(n), *b = canon(back);
+    cr_assert_str_eq(a, b);
+    cr_assert(json_equal(n, back));
+    /* the round trip is also normalized already: normalizing again changes nothing */
+    json_t *n2 = NULL;
+    cr_assert_eq(pf_spec_normalize(back, p, &n2, &rep), PF_OK);
+    char *c = canon(n2);
+    cr_assert_str_eq(a, c);
+    /* a truncated buffer is an error, not a crash */
+    json_t *bad = NULL;
+    cr_assert_eq(pf_spec_from_msgpack(buf, len - 1, &bad), PF_ERR_IO);
+    free(a), free(b), free(c), free(buf);
+    json_decref(raw), json_decref(n), json_decref(n2), json_decref(back);
+}
+
+Test(spec, msgpack_round_trip_every_example)
+{
+    for (int i = 0; i < pf_pdes_count(); i++) {
+        json_t *n = pf_spec_example(pf_pdes_at(i), PF_FIDELITY_HIGH), *back = NULL;
+        char *buf;
+        size_t len;
+        cr_assert_eq(pf_spec_to_msgpack(n, &buf, &len), PF_OK);
+        cr_assert_eq(pf_spec_from_msgpack(buf, len, &back), PF_OK);
+        char *a = canon(n), *b = canon(back);
+        cr_assert_str_eq(a, b, "%s", pf_pdes_at(i)->name);
+        free(a), free(b), free(buf);
+        json_decref(n), json_decref(back);
+    }
+}
+
+Test(spec, hash_stable_under_reordering_and_defaults)
+{
+    const pf_pde *p = pde("burgers_1d");
+    /* the rich spec with every object's keys in another order */
+    const char *reordered =
+        "{\"representation\": {\"fourier\": {\"sigma\": 2.0, \"features\": 32}, \"normalize\": true},"
+        " \"architecture\": {\"activation\": \"sin\", \"type\": \"modified_mlp\", \"width\": 64},"
+        " \"sampling\": {\"method\": \"sobol\", \"adaptive\": {\"cap\": 20000, \"method\": \"rar_d\"}},"
+        " \"constraints\": {\"mode\": \"hard\"},"
+        " \"loss\": {\"causal\": {\"enabled\": true}, \"weighting\": {\"method\": \"lr_annealing\"},"
+        "     \"weights\": {\"pde\": 10.0}},"
+        " \"optimization\": {\"stages\": [{\"grad_clip\": 1.0, \"betas\": [0.9, 0.99], \"lr\": 0.002,"
+        "     \"optimizer\": \"adamw\", \"schedule\": {\"warmup_steps\": 50, \"lr_min\": 0.00001,"
+        "     \"kind\": \"cosine\"}, \"steps\": 600}, {\"history\": 50, \"steps\": 400, \"optimizer\": \"lbfgs\"}]},"
+        " \"training\": {\"eval_every\": 50}}";
+    json_t *a = load(rich), *b = load(reordered), *na, *nb;
+    cr_assert_eq(pf_spec_check(a, p, PF_FIDELITY_LOW, &na, &rep), PF_OK);
+    cr_assert_eq(pf_spec_check(b, p, PF_FIDELITY_LOW, &nb, &rep), PF_OK);
+    char ha[PF_SPEC_HASH_HEX], hb[PF_SPEC_HASH_HEX], hc[PF_SPEC_HASH_HEX], hd[PF_SPEC_HASH_HEX];
+    cr_assert_eq(pf_spec_hash(na, ha), PF_OK);
+    cr_assert_eq(pf_spec_hash(nb, hb), PF_OK);
+    cr_assert_str_eq(ha, hb);
+    cr_assert_eq(strlen(ha), 64);
+
+    /* defaults omitted vs spelled out: the minimal example against the expanded one */
+    json_t *min = load("{\"representation\": {}, \"architecture\": {}, \"sampling\": {},"
+                       " \"constraints\": {}, \"loss\": {}, \"training\": {},"
+                       " \"optimization\": {\"stages\": [{\"optimizer\": \"adam\", \"steps\": 1000}]}}");
+    json_t *full = pf_spec_example(p, PF_FIDELITY_LOW), *nm, *nf;
+    cr_assert_eq(pf_spec_check(min, p, PF_FIDELITY_LOW, &nm, &rep), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_spec_check(full, p, PF_FIDELITY_LOW, &nf, &rep), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_spec_hash(nm, hc), PF_OK);
+    cr_assert_eq(pf_spec_hash(nf, hd), PF_OK);
+    cr_assert_str_eq(hc, hd);
+    cr_assert_str_neq(ha, hc);
+    /* a changed value changes the hash */
+    set(full, "architecture.width", json_integer(101));
+    json_t *nw;
+    cr_assert_eq(pf_spec_check(full, p, PF_FIDELITY_LOW, &nw, &rep), PF_OK);
+    cr_assert_eq(pf_spec_hash(nw, ha), PF_OK);
+    cr_assert_str_neq(ha, hd);
+    json_decref(a), json_decref(b), json_decref(na), json_decref(nb), json_decref(min);
+    json_decref(full), json_decref(nm), json_decref(nf), json_decref(nw);
+}
+
+Test(spec, numbers_are_canonical)
+{
+    const pf_pde *p = pde("poisson_5d");
+    json_t *s = pf_spec_example(p, PF_FIDELITY_LOW), *n;
+    set(s, "architecture.depth", json_real(4.0));   /* integral real -> integer */
+    set(s, "architecture.adapt_factor", json_integer(5)); /* integer -> real */
+    json_t *st = json_array_get(json_object_get(json_object_get(s, "optimization"), "stages"), 0);
+    json_object_set_new(st, "lr", json_real(0.1));
+    cr_assert_eq(pf_spec_check(s, p, PF_FIDELITY_LOW, &n, &rep), PF_OK);
+    char *c = canon(n);
+    cr_assert_not_null(strstr(c, "\"depth\":4,"), "%s", c);
+    cr_assert_not_null(strstr(c, "\"adapt_factor\":5.0,"), "%s", c);
+    cr_assert_not_null(strstr(c, "\"lr\":0.10000000000000001,"), "%s", c);
+    free(c);
+    json_decref(s), json_decref(n);
+}
+
+/* ------------------------------------------------------------ rules */
+
+static json_t *ex(const char *name)
+{
+    return pf_spec_example(pde(name), PF_FIDELITY_LOW);
+}
+
+static json_t *stage(json_t *s, int i)
+{
+    return json_array_get(json_object_get(json_object_get(s, "optimization"), "stages"), (size_t)i);
+}
+
+Test(spec, rejects_missing_section)
+{
+    json_t *s = ex("poisson_5d");
+    json_object_del(s, "loss");
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "loss is missing; an AlgorithmSpec needs all seven sections: representation, architecture, "
+                  "sampling, constraints, loss, optimization, training.");
+}
+
+Test(spec, rejects_unknown_section_and_key)
+{
+    json_t *s = ex("poisson_5d");
+    json_object_set_new(s, "extras", json_object());
+    set(s, "architecture.dropout", json_real(0.1));
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "architecture.dropout is not allowed; allowed keys: type, depth, width, activation, init, "
+                  "adaptive, adapt_factor, rwf, rwf_mean, rwf_sigma.");
+    s = ex("poisson_5d");
+    json_object_set_new(s, "extras", json_object());
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "extras is not a section of an AlgorithmSpec; allowed: representation, architecture, "
+                  "sampling, constraints, loss, optimization, training.");
+}
+
+Test(spec, rejects_names_outside_the_space)
+{
+    json_t *s = ex("poisson_5d");
+    set(s, "architecture.activation", json_string("relu"));
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "architecture.activation 'relu' is unknown; allowed: tanh, sin, silu, gelu, softplus, sigmoid.");
+    s = ex("poisson_5d");
+    set(s, "sampling.adaptive", json_string("rar"));
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "sampling.adaptive.method 'rar' is unknown; allowed: none, rad, rar_d.");
+    s = ex("poisson_5d");
+    json_object_set_new(stage(s, 0), "optimizer", json_string("sgd"));
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "optimization.stages[0].optimizer 'sgd' is unknown; allowed: adam, adamw, lbfgs.");
+    s = ex("poisson_5d");
+    json_object_set_new(stage(s, 0), "schedule", json_string("linear"));
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "optimization.stages[0].schedule.kind 'linear' is unknown; allowed: constant, exponential, "
+                  "step, cosine, one_cycle.");
+}
+
+Test(spec, rejects_out_of_range_and_wrong_types)
+{
+    json_t *s = ex("poisson_5d");
+    set(s, "architecture.depth", json_integer(0));
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "architecture.depth must be an integer in [1, 128] (got 0).");
+    s = ex("poisson_5d");
+    set(s, "architecture.width", json_real(64.5));
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "architecture.width must be an integer in [1, 8192] (got 64.5).");
+    s = ex("poisson_5d");
+    json_object_set_new(stage(s, 0), "lr", json_real(0));
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "optimization.stages[0].lr must be a number in (0, 10] (got 0.0).");
+    s = ex("poisson_5d");
+    json_object_set_new(stage(s, 0), "betas", json_pack("[f]", 0.9));
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "optimization.stages[0].betas must be an array of two numbers in [0, 1) (got [0.90000000000000002]).");
+    s = ex("poisson_5d");
+    set(s, "representation.normalize", json_string("yes"));
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "representation.normalize must be true or false (got \"yes\").");
+}
+
+Test(spec, rejects_keys_of_another_variant)
+{
+    json_t *s = ex("poisson_5d");
+    json_array_append_new(json_object_get(json_object_get(s, "optimization"), "stages"),
+                          json_pack("{s:s, s:i, s:[ff]}", "optimizer", "lbfgs", "steps", 100, "betas", 0.9, 0.99));
+    json_object_set_new(stage(s, 0), "steps", json_integer(900));
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "optimization.stages[1].betas is not allowed when optimization.stages[1].optimizer is 'lbfgs'; "
+                  "allowed keys: optimizer, steps, lr, history, line_search.");
+    s = ex("poisson_5d");
+    set(s, "sampling.adaptive", json_pack("{s:s, s:i}", "method", "rad", "cap", 100));
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "sampling.adaptive.cap is not allowed when sampling.adaptive.method is 'rad'; allowed keys: "
+                  "method, k, c, every.");
+}
+
+Test(spec, rejects_incomplete_stages)
+{
+    json_t *s = ex("poisson_5d");
+    json_object_del(stage(s, 0), "steps");
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "optimization.stages[0].steps is missing; it must be an integer in [1, 10000].");
+    s = ex("poisson_5d");
+    json_object_del(stage(s, 0), "optimizer");
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "optimization.stages[0].optimizer is missing; it must be one of: adam, adamw, lbfgs.");
+    s = ex("poisson_5d");
+    set(s, "optimization.stages", json_array());
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "optimization.stages must be an array of 1 to 8 stages (got []).");
+}
+
+Test(spec, rejects_transform_the_pde_lacks)
+{
+    json_t *s = ex("burgers_1d");
+    set(s, "constraints", json_pack("{s:s, s:s}", "mode", "hard", "transform", "box_bubble"));
+    expect_reject(s, pde("burgers_1d"), PF_FIDELITY_LOW,
+                  "constraints.transform \"box_bubble\" is not a transform that burgers_1d provides; allowed: "
+                  "initial_and_walls.");
+    for (int i = 0; i < pf_pdes_count(); i++) {
+        const pf_pde *p = pf_pdes_at(i);
+        if (p->nhard) continue;
+        s = pf_spec_example(p, PF_FIDELITY_LOW);
+        set(s, "constraints", json_string("hard"));
+        char want[256];
+        snprintf(want, sizeof want,
+                 "constraints.mode 'hard' needs an exact transform, and %s provides none; allowed: soft.", p->name);
+        expect_reject(s, p, PF_FIDELITY_LOW, want);
+    }
+}
+
+Test(spec, rejects_periodic_embedding_on_non_periodic_input)
+{
+    const pf_pde *p = pde("poisson_5d");
+    json_t *s = ex("poisson_5d");
+    set(s, "representation.periodic.inputs", json_pack("[s]", p->inputs[0]));
+    char want[256];
+    snprintf(want, sizeof want,
+             "representation.periodic.inputs[0] \"%s\" is not a periodic input of poisson_5d, so it cannot have "
+             "a periodic embedding; allowed: none (poisson_5d is periodic in no input).", p->inputs[0]);
+    expect_reject(s, p, PF_FIDELITY_LOW, want);
+    /* and accepted where the PDE is periodic: burgers_2d in x and y */
+    const pf_pde *q = pde("burgers_2d");
+    s = pf_spec_example(q, PF_FIDELITY_LOW);
+    set(s, "representation.periodic.inputs", json_pack("[ss]", q->inputs[1], q->inputs[0]));
+    json_t *n;
+    cr_assert_eq(pf_spec_check(s, q, PF_FIDELITY_LOW, &n, &rep), PF_OK, "%s", pf_errmsg());
+    pf_model_config mc;
+    pf_train_config tc;
+    cr_assert_eq(pf_spec_instantiate(n, q, &mc, &tc), PF_OK);
+    cr_assert(mc.periodic[0] && mc.periodic[1] && !mc.periodic[2]);
+    cr_assert_eq(mc.period[0], q->period[0]);
+    json_decref(s), json_decref(n);
+}
+
+Test(spec, rejects_causal_and_initial_on_steady_pde)
+{
+    json_t *s = ex("poisson_5d");
+    set(s, "loss.causal", json_true());
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "loss.causal.enabled must be false because poisson_5d is steady (causal weighting needs a time "
+                  "input).");
+    s = ex("poisson_5d");
+    set(s, "sampling.initial", json_integer(10));
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "sampling.initial must be 0 because poisson_5d is steady (it has no initial condition).");
+}
+
+Test(spec, rejects_unknown_and_dropped_loss_terms)
+{
+    json_t *s = ex("burgers_1d");
+    set(s, "loss.weights.data", json_real(2));
+    expect_reject(s, pde("burgers_1d"), PF_FIDELITY_LOW,
+                  "loss.weights.data is not a loss term of burgers_1d; allowed: pde, ic, bc.");
+    s = ex("burgers_1d");
+    set(s, "constraints", json_string("hard"));   /* initial_and_walls satisfies ic and bc */
+    expect_reject(s, pde("burgers_1d"), PF_FIDELITY_LOW,
+                  "loss.weights.ic is not a loss term because the hard transform 'initial_and_walls' satisfies "
+                  "ic exactly; allowed: pde.");
+}
+
+Test(spec, rejects_incompatible_sampling_and_model)
+{
+    json_t *s = ex("poisson_5d");
+    set(s, "sampling.adaptive", json_string("rad"));
+    set(s, "sampling.resample_every", json_integer(100));
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "sampling.resample_every must be 0 when sampling.adaptive.method is rad, which redraws the "
+                  "points every sampling.adaptive.every steps (got 100).");
+    s = ex("poisson_5d");
+    set(s, "sampling.adaptive", json_pack("{s:s, s:i}", "method", "rar_d", "cap", 4096));
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "sampling.adaptive.cap must be at least sampling.interior (8192) (got 4096).");
+    s = ex("poisson_5d");
+    set(s, "architecture.rwf", json_true());
+    set(s, "architecture.init", json_string("glorot_uniform"));
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "architecture.init must be glorot_normal when architecture.rwf is true (got glorot_uniform).");
+    s = ex("poisson_5d");
+    set(s, "architecture.type", json_string("modified_mlp"));
+    set(s, "architecture.depth", json_integer(1));
+    expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
+                  "architecture.depth must be at least 2 for modified_mlp (got 1).");
+    s = ex("burgers_1d");
+    set(s, "sampling.initial", json_integer(0));
+    expect_reject(s, pde("burgers_1d"), PF_FIDELITY_LOW,
+                  "sampling.initial must be at least 1 because burgers_1d has the initial condition 'ic' and "
+                  "constraints.mode is soft.");
+}
+
+Test(spec, collects_every_reason)
+{
+    json_t *s = ex("poisson_5d"), *n;
+    set(s, "architecture.depth", json_integer(0));
+    set(s, "architecture.activation", json_string("relu"));
+    set(s, "training.log_every", json_integer(-1));
+    json_object_set_new(stage(s, 0), "steps", json_integer(999));
+    cr_assert_eq(pf_spec_check(s, pde("poisson_5d"), PF_FIDELITY_LOW, &n, &rep), PF_ERR_INVALID);
+    cr_assert_eq(rep.n, 4, "got %d reasons", rep.n);
+    cr_assert(has_reason("training.log_every must be an integer in [1, 10000] (got -1)."));
+    cr_assert(has_reason("optimization.stages[*].steps sum to 999; the low-fidelity budget is exactly 1,000 "
+                         "optimizer steps."));
+    json_decref(s);
+}
+
+/* ------------------------------------------------------------ limits */
+
+Test(spec, step_sum_exactly_at_budget)
+{
+    const pf_pde *p = pde("poisson_5d");
+    json_t *s = ex("poisson_5d");
+    json_object_set_new(stage(s, 0), "steps", json_integer(800));
+    json_array_append_new(json_object_get(json_object_get(s, "optimization"), "stages"),
+                          json_pack("{s:s, s:i}", "optimizer", "lbfgs", "steps", 200));
+    json_t *s2 = json_deep_copy(s), *s3 = json_deep_copy(s), *s4 = json_deep_copy(s);
+    expect_accept(s, p, PF_FIDELITY_LOW);
+    json_object_set_new(stage(s2, 1), "steps", json_integer(201));
+    expect_reject(s2, p, PF_FIDELITY_LOW,
+                  "optimization.stages[*].steps sum to 1,001; the low-fidelity budget is exactly 1,000 optimizer "
+                  "steps.");
+    json_object_set_new(stage(s3, 1), "steps", json_integer(199));
+    expect_reject(s3, p, PF_FIDELITY_LOW,
+                  "optimization.stages[*].steps sum to 999; the low-fidelity budget is exactly 1,000 optimizer "
+                  "steps.");
+    json_object_set_new(stage(s4, 0), "steps", json_integer(8000));
+    json_object_set_new(stage(s4, 1), "steps", json_integer(2000));
+    json_t *s5 = json_deep_copy(s4);
+    expect_accept(s4, p, PF_FIDELITY_HIGH);
+    json_object_set_new(stage(s5, 1), "steps", json_integer(1999));
+    expect_reject(s5, p, PF_FIDELITY_HIGH,
+                  "optimization.stages[*].steps sum to 9,999; the high-fidelity budget is exactly 10,000 "
+                  "optimizer steps.");
+}
+
+Test(spec, point_limit_exactly_at_65536)
+{
+    const pf_pde *p = pde("burgers_1d");
+    json_t *s = ex("burgers_1d");
+    set(s, "sampling.interior", json_integer(65536 - 4096));
+    json_t *s2 = json_deep_copy(s), *s3 = json_deep_copy(s);
+    expect_accept(s, p, PF_FIDELITY_LOW);
+    set(s2, "sampling.boundary", json_integer(2049));
+    expect_reject(s2, p, PF_FIDELITY_LOW,
+                  "sampling uses 65,537 training points (interior + boundary + initial); the limit is 65,536.");
+    /* with rar_d the cap counts */
+    set(s3, "sampling.interior", json_integer(8192));
+    set(s3, "sampling.adaptive", json_pack("{s:s, s:i}", "method", "rar_d", "cap", 65536 - 4096 + 1));
+    expect_reject(s3, p, PF_FIDELITY_LOW,
+                  "sampling uses 65,537 training points (adaptive.cap + boundary + initial); the limit is 65,536.");
+}
+
+Test(spec, parameter_limit_exactly_at_2M)
+{
+    /* poisson_5d, 5 inputs: a depth-2, width-299 MLP on 3,167 trainable
+     * Fourier features has 5*3167 + (6334*299 + 299) + (299*299 + 299) +
+     * (299 + 1) = 2,000,000 parameters; a depth-1, width-1000 MLP on 999
+     * frozen features has (1998*1000 + 1000) + 1001 = 2,000,001. */
+    const pf_pde *p = pde("poisson_5d");
+    json_t *s = ex("poisson_5d"), *n;
+    set(s, "architecture.depth", json_integer(2));
+    set(s, "architecture.width", json_integer(299));
+    set(s, "representation.fourier", json_pack("{s:i, s:b}", "features", 3167, "trainable", 1));
+    cr_assert_eq(pf_spec_check(s, p, PF_FIDELITY_LOW, &n, &rep), PF_OK, "%s", pf_errmsg());
+    pf_model_config mc;
+    pf_train_config tc;
+    cr_assert_eq(pf_spec_instantiate(n, p, &mc, &tc), PF_OK);
+    cr_assert_eq(pf_model_config_nparams(&mc), 2000000);
+    json_decref(n), json_decref(s);
+
+    s = ex("poisson_5d");
+    set(s, "architecture.depth", json_integer(1));
+    set(s, "architecture.width", json_integer(1000));
+    set(s, "representation.fourier.features", json_integer(999));
+    expect_reject(s, p, PF_FIDELITY_LOW,
+                  "architecture has 2,000,001 trainable parameters; the limit is 2,000,000 (reduce "
+                  "architecture.width, architecture.depth or representation.fourier.features).");
+}
+
+/* ------------------------------------------------- example, instantiate */
+
+Test(spec, example_passes_check_for_every_pde)
+{
+    for (int i = 0; i < pf_pdes_count(); i++) {
+        const pf_pde *p = pf_pdes_at(i);
+        for (int f = 0; f < PF_FIDELITY_COUNT; f++) {
+            json_t *s = pf_spec_example(p, (pf_fidelity)f), *n;
+            pf_status st = pf_spec_check(s, p, (pf_fidelity)f, &n, &rep);
+            if (st != PF_OK) dump_reasons();
+            cr_assert_eq(st, PF_OK, "%s: %s", p->name, pf_errmsg());
+            /* the example is canonical already */
+            char *a = canon(s), *b = canon(n);
+            cr_assert_str_eq(a, b, "%s", p->name);
+            pf_model_config mc;
+            pf_train_config tc;
+            cr_assert_eq(pf_spec_instantiate(n, p, &mc, &tc), PF_OK);
+            cr_assert_eq(mc.depth, 5);
+            cr_assert_eq(mc.width, 100);
+            cr_assert_eq(mc.activation, PF_UNARY_TANH);
+            cr_assert_eq(tc.sampling.interior, 8192);
+            cr_assert_eq(tc.sampling.boundary, 2048);
+            cr_assert_eq(tc.sampling.initial, p->time_input >= 0 ? 2048 : 0);
+            cr_assert_eq(tc.nstages, 1);
+            cr_assert_eq(tc.stages[0].optimizer, PF_OPT_ADAM);
+            cr_assert_eq(tc.stages[0].steps, pf_fidelity_budget((pf_fidelity)f));
+            cr_assert_eq(tc.stages[0].schedule.lr, 1e-3);
+            cr_assert_eq(tc.loss.nterms, 1 + p->ncon);
+            for (int t = 0; t < tc.loss.nterms; t++) cr_assert_eq(tc.loss.weights[t], 1.0);
+            free(a), free(b);
+            json_decref(s), json_decref(n);
+        }
+    }
+}
+
+Test(spec, instantiate_fills_every_section)
+{
+    const pf_pde *p = pde("burgers_1d");
+    json_t *raw = load(rich), *n;
+    cr_assert_eq(pf_spec_check(raw, p, PF_FIDELITY_LOW, &n, &rep), PF_OK);
+    pf_model_config mc;
+    pf_train_config tc;
+    cr_assert_eq(pf_spec_instantiate(n, p, &mc, &tc), PF_OK);
+    cr_assert_eq(mc.arch, PF_ARCH_MODIFIED_MLP);
+    cr_assert_eq(mc.width, 64);
+    cr_assert_eq(mc.activation, PF_UNARY_SIN);
+    cr_assert(mc.normalize);
+    cr_assert_eq(mc.lo[0], p->lo[0]);
+    cr_assert_eq(mc.fourier_features, 32);
+    cr_assert_eq(mc.fourier_sigma, 2.0);
+    cr_assert_eq(tc.sampling.method, PF_SAMPLE_SOBOL);
+    cr_assert_eq(tc.sampling.adaptive.method, PF_ADAPTIVE_RAR_D);
+    cr_assert_eq(tc.sampling.adaptive.cap, 20000);
+    cr_assert_eq(pf_train_config_points(&tc), 20000 + 2048 + 2048);
+    cr_assert_eq(tc.constraints.mode, PF_CONSTRAINT_HARD);
+    cr_assert_eq(tc.constraints.transform, 0);
+    cr_assert_eq(tc.loss.weighting, PF_WEIGHTING_LR_ANNEALING);
+    cr_assert_eq(tc.loss.annealing_alpha, 0.9);
+    cr_assert_eq(tc.loss.weights[0], 10.0);
+    cr_assert(tc.loss.causal);
+    cr_assert_eq(tc.loss.causal_chunks, 32);
+    cr_assert_eq(tc.nstages, 2);
+    cr_assert_eq(tc.stages[0].optimizer, PF_OPT_ADAMW);
+    cr_assert_eq(tc.stages[0].steps, 600);
+    cr_assert_eq(tc.stages[0].schedule.kind, PF_SCHEDULE_COSINE);
+    cr_assert_eq(tc.stages[0].schedule.lr, 2e-3);
+    cr_assert_eq(tc.stages[0].schedule.lr_min, 1e-5);
+    cr_assert_eq(tc.stages[0].schedule.warmup_steps, 50);
+    cr_assert_eq(tc.stages[0].adam.beta2, 0.99);
+    cr_assert(tc.stages[0].adam.decoupled);
+    cr_assert_eq(tc.stages[0].adam.weight_decay, 0.01);
+    cr_assert_eq(tc.stages[0].grad_clip, 1.0);
+    cr_assert_eq(tc.stages[1].optimizer, PF_OPT_LBFGS);
+    cr_assert_eq(tc.stages[1].steps, 400);
+    cr_assert_eq(tc.stages[1].lbfgs.history, 50);
+    cr_assert_eq(tc.stages[1].lbfgs.lr, 1.0);
+    cr_assert_eq(tc.eval_every, 50);
+    cr_assert_eq(tc.log_every, 100);
+
+    /* high fidelity: the same stages scaled to 10,000 steps */
+    cr_assert_eq(pf_train_config_scale_steps(&tc, PF_SPEC_BUDGET_HIGH), PF_OK);
+    cr_assert_eq(tc.stages[0].steps, 6000);
+    cr_assert_eq(tc.stages[1].steps, 4000);
+    cr_assert_eq(tc.stages[0].schedule.warmup_steps, 500);
+    json_decref(raw), json_decref(n);
+}
+
+Test(spec, scale_steps_keeps_the_sum_exact)
+{
+    pf_train_config tc = pf_train_config_default();
+    tc.nstages = 3;
+    for (int i = 0; i < 3; i++) tc.stages[i] = pf_stage_default(PF_OPT_ADAM);
+    tc.stages[0].steps = 333, tc.stages[1].steps = 333, tc.stages[2].steps = 334;
+    cr_assert_eq(pf_train_config_scale_steps(&tc, 10000), PF_OK);
+    cr_assert_eq(pf_train_config_steps(&tc), 10000);
+    cr_assert_eq(tc.stages[0].steps, 3330);
+    cr_assert_eq(tc.stages[2].steps, 3340);
+}
+
+Test(spec, describe_comes_from_the_table)
+{
+    char *d = pf_spec_describe(pde("burgers_1d"));
+    cr_assert_not_null(d);
+    const char *want[] = {"architecture.activation: one of: tanh, sin, silu, gelu, softplus, sigmoid (default tanh)",
+                          "initial_and_walls", "terms: pde, ic, bc", "65,536", "2,000,000", "1,000 steps",
+                          "10,000 at high fidelity", "sampling.adaptive: object chosen by \"method\"",
+                          "optimization.stages[i].history: an integer in [1, 1000] (default 10)"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_assert_not_null(strstr(d, want[i]), "describe lacks: %s", want[i]);
+    free(d);
+}
