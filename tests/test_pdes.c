@@ -22,23 +22,18 @@ static void residual_ratios(const pf_pde *p, bool collapse, double *ratio)
     enum { N = 257 };
     pf_graph *g = pf_graph_alloc(pf_backend_cpu());
     pf_pde_ctx c;
-    memset(&c, 0, sizeof c);
-    c.pde = p;
-    c.g = g;
-    pf_jet_layout L;
-    pf_real dirs[PF_JET_MAX_DIRS * PF_PDE_MAX_IN] = {0};
-    pf_pde_layout(p, p->orders, collapse, &L, dirs, &c);
-    c.x = pf_input(g, "x", N, p->d_in, &L, dirs);
+    pf_pde_ctx_init(&c, p, g, p->orders, collapse, N);
+    const pf_jet_layout *L = pf_node_layout(c.x);
     pf_pde_ctx_add_aux(&c, N);
     c.u = p->exact_fields(&c);
     for (int e = 0; e < p->neq; e++) pf_loss(g, "res", pf_mean_square(g, p->residual(&c, e), NULL));
     /* the size of every term the residuals are made of: u* and each stream */
     int S = 0;
     pf_loss(g, "u", pf_mean_square(g, pf_deriv(g, c.u, 0, 0), NULL)), S++;
-    for (int d = 0; d < L.ndir; d++)
-        for (int k = 1; k <= L.order[d]; k++, S++)
+    for (int d = 0; d < L->ndir; d++)
+        for (int k = 1; k <= L->order[d]; k++, S++)
             pf_loss(g, "d", pf_mean_square(g, pf_deriv(g, c.u, d, k), NULL));
-    for (int cc = 0; cc < L.ncoll; cc++, S++)
+    for (int cc = 0; cc < L->ncoll; cc++, S++)
         pf_loss(g, "lap", pf_mean_square(g, pf_deriv_collapsed(g, c.u, cc), NULL));
     cr_assert_eq(pf_graph_compile(g, 1), PF_OK, "%s", pf_errmsg());
     pf_rng *r = pf_rng_alloc(42);
@@ -153,20 +148,6 @@ static pf_real *periodic_images(const pf_pde *p, const pf_constraint *k, int n, 
     return xi;
 }
 
-/* A second context on the same graph for the image points of a periodic
- * constraint (same layout, its own memo). */
-static pf_pde_ctx image_ctx(const pf_pde_ctx *c, const pf_jet_layout *L, const pf_real *dirs, int n)
-{
-    pf_pde_ctx ci;
-    memset(&ci, 0, sizeof ci);
-    ci.pde = c->pde;
-    ci.g = c->g;
-    memcpy(ci.dir, c->dir, sizeof ci.dir);
-    ci.lap = c->lap;
-    ci.x = pf_input(c->g, "x_image", n, c->pde->d_in, L, dirs);
-    return ci;
-}
-
 /* Constraint residual RMS over the size of the solution: the largest of the
  * RMS of u* over the domain and of the fields and their first derivatives
  * (when the constraint takes them) on points sampled where the constraint
@@ -183,16 +164,10 @@ static double constraint_ratio(const pf_pde *p, const pf_geom *geo, const pf_con
     pf_real *nrm = ps.normal ? ps.normal : calloc((size_t)(n * p->d_in), sizeof(pf_real));
 
     pf_graph *g = pf_graph_alloc(pf_backend_cpu());
-    pf_pde_ctx c;
-    memset(&c, 0, sizeof c);
-    c.pde = p;
-    c.g = g;
     int orders[PF_PDE_MAX_IN];
     for (int i = 0; i < p->d_in; i++) orders[i] = k->order;
-    pf_jet_layout L;
-    pf_real dirs[PF_JET_MAX_DIRS * PF_PDE_MAX_IN] = {0};
-    pf_pde_layout(p, orders, false, &L, dirs, &c);
-    c.x = pf_input(g, "x", n, p->d_in, &L, dirs);
+    pf_pde_ctx c;
+    pf_pde_ctx_init(&c, p, g, orders, false, n);
     c.normal = pf_input(g, "normal", n, p->d_in, NULL, NULL);
     pf_pde_ctx_add_aux(&c, n);
     if (k->observe) c.target = pf_input(g, "target", n, 1, NULL, NULL);
@@ -200,13 +175,14 @@ static double constraint_ratio(const pf_pde *p, const pf_geom *geo, const pf_con
     pf_real *xi = NULL;
     if (k->kind == PF_CON_PERIODIC) {
         xi = periodic_images(p, k, n, x);
-        ci = image_ctx(&c, &L, dirs, n);
+        pf_pde_ctx_init(&ci, p, g, orders, false, n); /* the image points */
         c.u_pair = hard ? hard->apply(&ci, some_field(&ci)) : p->exact_fields(&ci);
     }
     c.u = hard ? hard->apply(&c, some_field(&c)) : p->exact_fields(&c);
     pf_loss(g, "con", pf_mean_square(g, k->residual(&c), NULL));
     pf_loss(g, "u", pf_mean_square(g, pf_deriv(g, c.u, 0, 0), NULL));
-    for (int d = 0; d < L.ndir; d++) pf_loss(g, "du", pf_mean_square(g, pf_deriv(g, c.u, d, 1), NULL));
+    for (int d = 0; d < pf_node_layout(c.x)->ndir; d++)
+        pf_loss(g, "du", pf_mean_square(g, pf_deriv(g, c.u, d, 1), NULL));
     cr_assert_eq(pf_graph_compile(g, 1), PF_OK, "%s", pf_errmsg());
     pf_graph_set_input(g, c.x, x);
     pf_graph_set_input(g, c.normal, nrm); /* fixed points have none: zeros */
@@ -527,13 +503,7 @@ static void manufactured_ratios(const pf_pde *p, bool collapse, int n, const dou
 {
     pf_graph *g = pf_graph_alloc(pf_backend_cpu());
     pf_pde_ctx c;
-    memset(&c, 0, sizeof c);
-    c.pde = p;
-    c.g = g;
-    pf_jet_layout L;
-    pf_real dirs[PF_JET_MAX_DIRS * PF_PDE_MAX_IN] = {0};
-    pf_pde_layout(p, p->orders, collapse, &L, dirs, &c);
-    c.x = pf_input(g, "x", n, p->d_in, &L, dirs);
+    pf_pde_ctx_init(&c, p, g, p->orders, collapse, n);
     pf_pde_ctx_add_aux(&c, n);
     c.u = mf_field(&c);
     pf_node *want[PF_PDE_MAX_EQ];
@@ -655,12 +625,7 @@ Test(pdes, shallow_water_positivity_is_max_of_zero_and_the_deficit)
     const double h[N] = {2, 1, 1.001e-3, 1e-3, 0.999e-3, 5e-4, 1e-9, 0, -1e-9, -3};
     pf_graph *g = pf_graph_alloc(pf_backend_cpu());
     pf_pde_ctx c;
-    memset(&c, 0, sizeof c);
-    c.pde = p;
-    c.g = g;
-    for (int i = 0; i < PF_PDE_MAX_IN; i++) c.dir[i] = -1;
-    c.lap = -1;
-    c.x = pf_input(g, "x", N, p->d_in, NULL, NULL);
+    pf_pde_ctx_init(&c, p, g, NULL, false, N);
     c.u = pf_input(g, "u", N, p->d_out, NULL, NULL);
     pf_node *want = pf_input(g, "want", N, 1, NULL, NULL);
     pf_loss(g, "diff", pf_mean_square(g, pf_sub(g, con->residual(&c), want), NULL));
@@ -865,16 +830,10 @@ static double mc_ratio(const pf_pde *p, const pf_geom *geo, const pf_constraint 
                          (mc_table[row].fn ? mc_table[row].fn(xd, nd, &f) : 0));
     }
     pf_graph *g = pf_graph_alloc(pf_backend_cpu());
-    pf_pde_ctx c;
-    memset(&c, 0, sizeof c);
-    c.pde = p;
-    c.g = g;
     int orders[PF_PDE_MAX_IN];
     for (int i = 0; i < d; i++) orders[i] = k->order;
-    pf_jet_layout L;
-    pf_real dirs[PF_JET_MAX_DIRS * PF_PDE_MAX_IN] = {0};
-    pf_pde_layout(p, orders, false, &L, dirs, &c);
-    c.x = pf_input(g, "x", n, d, &L, dirs);
+    pf_pde_ctx c;
+    pf_pde_ctx_init(&c, p, g, orders, false, n);
     c.normal = pf_input(g, "normal", n, d, NULL, NULL);
     pf_pde_ctx_add_aux(&c, n);
     c.u = mf_field(&c);
@@ -947,12 +906,7 @@ static double exact_forms_disagree(const pf_pde *p, const pf_reference *r)
 {
     pf_graph *g = pf_graph_alloc(pf_backend_cpu());
     pf_pde_ctx c;
-    memset(&c, 0, sizeof c);
-    c.pde = p;
-    c.g = g;
-    for (int i = 0; i < PF_PDE_MAX_IN; i++) c.dir[i] = -1;
-    c.lap = -1;
-    c.x = pf_input(g, "x", r->n, p->d_in, NULL, NULL);
+    pf_pde_ctx_init(&c, p, g, NULL, false, r->n);
     pf_node *u = p->exact_fields(&c);
     cr_assert_eq(pf_graph_compile(g, 1), PF_OK, "%s", pf_errmsg());
     pf_graph_set_input(g, c.x, r->x);
@@ -1108,17 +1062,12 @@ static double periodic_rms(const pf_pde *p, const pf_geom *geo, const pf_constra
     int n = constraint_points(p, geo, k, 9, &ps, &x);
     pf_real *xi = periodic_images(p, k, n, x);
     pf_graph *g = pf_graph_alloc(pf_backend_cpu());
-    pf_pde_ctx c;
-    memset(&c, 0, sizeof c);
-    c.pde = p;
-    c.g = g;
     int orders[PF_PDE_MAX_IN];
     for (int i = 0; i < p->d_in; i++) orders[i] = k->order;
-    pf_jet_layout L;
-    pf_real dirs[PF_JET_MAX_DIRS * PF_PDE_MAX_IN] = {0};
-    pf_pde_layout(p, orders, false, &L, dirs, &c);
-    c.x = pf_input(g, "x", n, p->d_in, &L, dirs);
-    pf_pde_ctx ci = image_ctx(&c, &L, dirs, n);
+    pf_pde_ctx c;
+    pf_pde_ctx_init(&c, p, g, orders, false, n);
+    pf_pde_ctx ci;
+    pf_pde_ctx_init(&ci, p, g, orders, false, n); /* the image points */
     c.u = periodic_field(&c, k->periodic_input, tilt);
     c.u_pair = periodic_field(&ci, k->periodic_input, tilt);
     pf_loss(g, "con", pf_mean_square(g, k->residual(&c), NULL));

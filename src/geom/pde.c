@@ -120,6 +120,19 @@ pf_node *pf_pde_pair(pf_pde_ctx *c, int k)
     return channel(c, pf_deriv(c->g, c->u_pair, 0, 0), k);
 }
 
+void pf_pde_ctx_init(pf_pde_ctx *c, const pf_pde *p, pf_graph *g, const int *orders,
+                     bool collapse_lap, int n)
+{
+    static const int none[PF_PDE_MAX_IN];
+    memset(c, 0, sizeof *c);
+    c->pde = p;
+    c->g = g;
+    pf_jet_layout L;
+    pf_real dirs[PF_JET_MAX_DIRS * PF_PDE_MAX_IN] = {0};
+    pf_pde_layout(p, orders ? orders : none, collapse_lap, &L, dirs, c);
+    c->x = pf_input(g, "x", n, p->d_in, &L, dirs);
+}
+
 void pf_pde_ctx_add_aux(pf_pde_ctx *c, int n)
 {
     for (int k = 0; k < c->pde->naux; k++) c->aux[k] = pf_input(c->g, c->pde->aux_names[k], n, 1, NULL, NULL);

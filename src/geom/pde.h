@@ -133,6 +133,12 @@ pf_node *pf_pde_target(pf_pde_ctx *c);
 /* u_k at the image points of a periodic constraint (value-only n x 1). */
 pf_node *pf_pde_pair(pf_pde_ctx *c, int k);
 
+/* Start a context for n points in graph g: zeroes c, builds the jet layout
+ * for `orders` (per input, as pf_pde_layout; NULL = values only) and makes
+ * c->x, the n x d_in input of the points. The caller adds u, normals, aux. */
+void pf_pde_ctx_init(pf_pde_ctx *c, const pf_pde *p, pf_graph *g, const int *orders,
+                     bool collapse_lap, int n);
+
 /* Before compile: one value-only input per auxiliary field of c->pde, for
  * the n points of c->x. */
 void pf_pde_ctx_add_aux(pf_pde_ctx *c, int n);
