@@ -7,35 +7,17 @@
 # (0 ok, 1 runtime failure, 2 usage error), that failures leave no file,
 # and that the same seed gives a byte-identical file. Needs h5dump
 # (hdf5-tools, installed by scripts/install-deps.sh).
-set -u
-BIN=${1:?usage: $0 BUILD/bin float|double}
-PRECISION=${2:?usage: $0 BUILD/bin float|double}
+. "$(dirname "$0")/lib.sh"
 PF_PDE=$BIN/pf-pde
-case $PRECISION in
-float) REAL=H5T_IEEE_F32LE ;;
-double) REAL=H5T_IEEE_F64LE ;;
-*) echo "$0: precision must be float or double, not '$PRECISION'" >&2; exit 2 ;;
-esac
+REAL=H5T_IEEE_F32LE
+[ "$PRECISION" = double ] && REAL=H5T_IEEE_F64LE
 command -v h5dump >/dev/null 2>&1 || { echo "$0: h5dump not found (apt-get install hdf5-tools)" >&2; exit 1; }
 
-tmp=$(mktemp -d /tmp/pf_t0100_XXXXXX) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fails=0 count=0
-
-ok() { count=$((count + 1)); }
-not_ok() { count=$((count + 1)); fails=$((fails + 1)); echo "not ok: $*" >&2; }
-check() { # check DESCRIPTION COMMAND...
-    d=$1; shift
-    if "$@" >/dev/null 2>&1; then ok; else not_ok "$d"; fi
-}
 # attr FILE OBJECT/NAME -> the attribute's value, quotes removed
 attr() { h5dump -a "$2" "$1" 2>/dev/null | sed -n 's/^ *(0): "\{0,1\}\([^"]*\)"\{0,1\}$/\1/p'; }
 # shape FILE DATASET -> "( r, c )"
 shape() { h5dump -H -d "$2" "$1" 2>/dev/null | sed -n 's/.*SIMPLE { \(([^)]*)\).*/\1/p'; }
 dtype() { h5dump -H -d "$2" "$1" 2>/dev/null | sed -n 's/^ *DATATYPE  *\([A-Z0-9_]*\).*/\1/p' | head -n 1; }
-eq() { # eq DESCRIPTION GOT EXPECTED
-    if [ "$2" = "$3" ]; then ok; else not_ok "$1: got '$2', expected '$3'"; fi
-}
 
 # ---------------------------------------------------------------- wave_1d
 f=$tmp/wave.h5
@@ -132,8 +114,4 @@ eq "output is a folder: exit code" $? 1
 check "failed run prints no summary" test ! -s "$tmp/out"
 check "failures leave no file" test -z "$(find "$tmp" -name 'bad.h5*' -o -name '*.tmp.*')"
 
-if [ "$fails" -ne 0 ]; then
-    echo "t0100-pf-pde-sample: $fails of $count checks failed" >&2
-    exit 1
-fi
-echo "t0100-pf-pde-sample: $count checks passed"
+finish

@@ -4,19 +4,8 @@
 # errors and an unknown PDE (exit 2).
 #
 #   tests/t0200-pf-spec.sh BUILD/bin float|double     (make test runs it)
-set -u
-BIN=${1:?usage: $0 BUILD/bin float|double}
+. "$(dirname "$0")/lib.sh"
 PF_SPEC=$BIN/pf-spec
-tmp=$(mktemp -d /tmp/pf_t0200_XXXXXX) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fails=0 count=0
-ok() { count=$((count + 1)); }
-not_ok() { count=$((count + 1)); fails=$((fails + 1)); echo "not ok: $*" >&2; }
-expect_rc() { # expect_rc RC DESCRIPTION COMMAND...
-    want=$1 d=$2; shift 2
-    "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
-    if [ "$got" -eq "$want" ]; then ok; else not_ok "$d (exit $got, wanted $want)"; fi
-}
 
 expect_rc 0 "--help" "$PF_SPEC" --help
 expect_rc 2 "no command" "$PF_SPEC"
@@ -49,5 +38,4 @@ printf '%s' '{"training": {}, "optimization": {"stages": [{"steps": 1000, "optim
 printf '{"bad json' >"$tmp/bad.json"
 expect_rc 1 "malformed JSON" "$PF_SPEC" check "$tmp/bad.json" --pde poisson_5d --fidelity low
 
-echo "t0200-pf-spec: $((count - fails))/$count passed"
-[ "$fails" -eq 0 ]
+finish

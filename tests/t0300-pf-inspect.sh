@@ -6,29 +6,10 @@
 # Checks the HDF5 summary (paths, types, shapes, attributes), the JSON printed
 # for msgpack (written with python3's msgpack when it is installed, else with
 # printf), and the exit codes (0 ok, 1 unreadable or unknown format, 2 usage).
-set -u
-BIN=${1:?usage: $0 BUILD/bin float|double}
-PRECISION=${2:?usage: $0 BUILD/bin float|double}
+. "$(dirname "$0")/lib.sh"
 PF_INSPECT=$BIN/pf-inspect
-case $PRECISION in
-float) REAL=float32 ;;
-double) REAL=float64 ;;
-*) echo "$0: precision must be float or double, not '$PRECISION'" >&2; exit 2 ;;
-esac
-
-tmp=$(mktemp -d /tmp/pf_t0300_XXXXXX) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fails=0 count=0
-
-ok() { count=$((count + 1)); }
-not_ok() { count=$((count + 1)); fails=$((fails + 1)); echo "not ok: $*" >&2; }
-check() { # check DESCRIPTION COMMAND...
-    d=$1; shift
-    if "$@" >/dev/null 2>&1; then ok; else not_ok "$d"; fi
-}
-eq() { # eq DESCRIPTION GOT EXPECTED
-    if [ "$2" = "$3" ]; then ok; else not_ok "$1: got '$2', expected '$3'"; fi
-}
+REAL=float32
+[ "$PRECISION" = double ] && REAL=float64
 
 # ---------------------------------------------------------------- HDF5
 f=$tmp/s.h5
@@ -114,8 +95,4 @@ eq "unknown option: exit code" $? 2
 eq "--help: exit code" $? 0
 check "--help: describes bin values" grep -q base64 "$tmp/out"
 
-if [ "$fails" -ne 0 ]; then
-    echo "t0300-pf-inspect: $fails of $count checks failed" >&2
-    exit 1
-fi
-echo "t0300-pf-inspect: $count/$count passed"
+finish

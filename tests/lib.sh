@@ -1,0 +1,40 @@
+# lib.sh — what every shell-level stage test shares (sourced, not run).
+#
+#   . "$(dirname "$0")/lib.sh"       # in tests/tNNNN-name.sh BUILD/bin float|double
+#   check "file exists" test -f "$tmp/x"
+#   eq "exit code" "$rc" 0
+#   expect_rc 2 "no arguments" "$BIN/pf-x"     # stdout/stderr in $tmp/out, $tmp/err
+#   finish
+#
+# Sets BIN, PRECISION, tmp (removed on exit) and counts checks; finish prints
+# "tNNNN-name: P/T passed" and exits non-zero when any check failed.
+set -u
+BIN=${1:?usage: $0 BUILD/bin float|double}
+PRECISION=${2:?usage: $0 BUILD/bin float|double}
+case $PRECISION in
+float | double) ;;
+*) echo "$0: precision must be float or double, not '$PRECISION'" >&2; exit 2 ;;
+esac
+TEST_NAME=$(basename "$0" .sh)
+tmp=$(mktemp -d "/tmp/pf_${TEST_NAME}_XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fails=0 count=0
+
+ok() { count=$((count + 1)); }
+not_ok() { count=$((count + 1)); fails=$((fails + 1)); echo "not ok: $*" >&2; }
+check() { # check DESCRIPTION COMMAND...
+    d=$1; shift
+    if "$@" >/dev/null 2>&1; then ok; else not_ok "$d"; fi
+}
+eq() { # eq DESCRIPTION GOT EXPECTED
+    if [ "$2" = "$3" ]; then ok; else not_ok "$1: got '$2', expected '$3'"; fi
+}
+expect_rc() { # expect_rc RC DESCRIPTION COMMAND...
+    want=$1 d=$2; shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
+    if [ "$got" -eq "$want" ]; then ok; else not_ok "$d (exit $got, wanted $want)"; fi
+}
+finish() {
+    echo "$TEST_NAME: $((count - fails))/$count passed"
+    [ "$fails" -eq 0 ]
+}
