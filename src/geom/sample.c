@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
+#include "core/mem.h"
 #include "core/names.h"
 #include "core/rng.h"
 #include "geom/geom_internal.h"

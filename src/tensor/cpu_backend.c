@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
+#include "core/mem.h"
 #include "tensor/cpu_ops.h"
 
 static pf_status cpu_alloc(size_t bytes, void **out)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
+#include "core/mem.h"
 
 #ifdef PF_DOUBLE
 #define real_sqrt sqrt

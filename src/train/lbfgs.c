@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
+#include "core/mem.h"
 
 #ifdef PF_DOUBLE
 #define xdot cblas_ddot
