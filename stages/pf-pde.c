@@ -334,13 +334,8 @@ static pf_status write_set(pf_h5 *f, const char *grp, const pf_pde *p, const pf_
     return PF_OK;
 }
 
-/* The points of constraint c into *ps, described by *si (parts into pbuf).
- * Initial conditions, and any constraint on exactly the "initial" part, use
- * the initial-slice sampler with the chosen method; boundary constraints the
- * boundary sampler; an inequality without parts holds in the interior;
- * PF_CON_POINTS gives its fixed points, or its observations (points, and
- * their values into *v, noise drawn from the set's seed; *v stays NULL
- * otherwise, the caller frees it). */
+/* The points of constraint c into *ps (pf_pde_constraint_points), described
+ * by *si (parts into pbuf). */
 static pf_status constraint_points(const pf_pde *p, const pf_geom *g, const pf_constraint *c,
                                    const sample_opts *o, set_info *si, char *pbuf, size_t cap,
                                    pf_point_set *ps, pf_real **v)
@@ -353,36 +348,18 @@ static pf_status constraint_points(const pf_pde *p, const pf_geom *g, const pf_c
     si->source = "sampled";
     si->parts = pbuf;
     pbuf[0] = 0;
-    *v = NULL;
-    if (c->kind == PF_CON_POINTS && c->observe) {
-        si->method = "fixed";
-        si->source = "observations";
-        ps->dim = p->d_in;
-        return c->observe(p, si->set_seed, &ps->n, &ps->x, v);
-    }
     if (c->kind == PF_CON_POINTS) {
         si->method = "fixed";
-        si->source = c->npoints ? "fixed" : "reference data";
-        ps->n = c->npoints;
-        ps->dim = p->d_in;
-        if (c->npoints) {
-            ps->x = malloc(sizeof(pf_real) * (size_t)c->npoints * (size_t)p->d_in);
-            if (!ps->x) return pf_fail(PF_ERR_NOMEM, "out of memory for %d points", c->npoints);
-            for (int i = 0; i < c->npoints * p->d_in; i++) ps->x[i] = (pf_real)c->points[i];
-        }
-        return PF_OK;
-    }
-    if (c->kind == PF_CON_INITIAL || (c->parts && !strcmp(c->parts, "initial"))) {
+        si->source = c->observe ? "observations" : c->npoints ? "fixed" : "reference data";
+    } else if (c->kind == PF_CON_INITIAL || (c->parts && !strcmp(c->parts, "initial"))) {
         si->method = pf_sample_method_name(o->method);
         snprintf(pbuf, cap, "initial");
-        return pf_sample_initial(g, o->method, o->n, si->set_seed, PF_SAMPLE_NORMALS, ps);
-    }
-    if (c->kind == PF_CON_INEQUALITY && !c->parts) {
+    } else if (c->kind == PF_CON_INEQUALITY && !c->parts) {
         si->method = pf_sample_method_name(o->method);
-        return pf_sample_interior(g, o->method, o->n, si->set_seed, ps);
+    } else {
+        PF_TRY(part_list(g, false, c->parts, pbuf, cap));
     }
-    PF_TRY(part_list(g, false, c->parts, pbuf, cap));
-    return pf_sample_boundary(g, c->parts, o->n, si->set_seed, PF_SAMPLE_NORMALS, ps);
+    return pf_pde_constraint_points(p, g, c, o->method, o->n, si->set_seed, ps, v);
 }
 
 /* An observation set's target values: grp/v, n x 1. */
@@ -402,10 +379,8 @@ static pf_status write_images(pf_h5 *f, const char *grp, const pf_pde *p, const 
 {
     char in[256], path[256];
     join(in, sizeof in, p->inputs, p->d_in, ",");
-    pf_real *xi = malloc(sizeof(pf_real) * ((size_t)ps->n * (size_t)p->d_in + 1));
-    if (!xi) return pf_fail(PF_ERR_NOMEM, "out of memory for %d image points", ps->n);
-    memcpy(xi, ps->x, sizeof(pf_real) * (size_t)ps->n * (size_t)p->d_in);
-    for (int i = 0; i < ps->n; i++) xi[(size_t)i * p->d_in + c->periodic_input] = (pf_real)p->hi[c->periodic_input];
+    pf_real *xi = pf_pde_periodic_images(p, c, ps->n, ps->x);
+    if (!xi) return PF_ERR_NOMEM;
     snprintf(path, sizeof path, "%s/x_image", grp);
     pf_status st = pf_h5_write_real(f, path, xi, (size_t)ps->n, (size_t)p->d_in);
     free(xi);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/status.h"
+#include "io/msgpack_json.h"
 #include "registry.h"
 #include "spec/spec.h"
 
@@ -27,25 +28,6 @@ static void usage(FILE *to)
                 "(5 x 100 tanh MLP, 8,192 interior, 2,048 boundary and initial points, Adam at\n"
                 "lr 1e-3 for the whole budget; default fidelity low = 1,000 steps, high = 10,000).\n"
                 "Exit codes: 0 ok, 1 spec rejected or unreadable, 2 usage error or unknown PDE.\n");
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f) return NULL;
-    size_t cap = 4096, n = 0;
-    char *s = malloc(cap);
-    for (size_t k; s && (k = fread(s + n, 1, cap - n - 1, f)) > 0;) {
-        n += k;
-        if (n + 1 == cap) {
-            char *t = realloc(s, cap *= 2);
-            if (!t) free(s);
-            s = t;
-        }
-    }
-    if (f != stdin) fclose(f);
-    if (s) s[n] = 0;
-    return s;
 }
 
 int main(int argc, char **argv)
@@ -125,9 +107,10 @@ int main(int argc, char **argv)
         json_decref(n);
         return 0;
     }
-    char *text = slurp(file);
-    if (!text) {
-        fprintf(stderr, "pf-spec: cannot read '%s'\n", file);
+    char *text;
+    size_t len;
+    if (pf_file_read(file, &text, &len) != PF_OK) {
+        fprintf(stderr, "pf-spec: %s\n", pf_errmsg());
         return 1;
     }
     json_t *raw, *norm;

@@ -245,3 +245,42 @@ pf_status pf_pde_data_check(const pf_pde *p)
     }
     return PF_OK;
 }
+
+pf_status pf_pde_constraint_points(const pf_pde *p, const pf_geom *g, const pf_constraint *c,
+                                   int method, int n, uint64_t seed, pf_point_set *ps, pf_real **v)
+{
+    *v = NULL;
+    if (c->kind == PF_CON_POINTS && c->observe) {
+        pf_point_set_release(ps);
+        ps->dim = p->d_in;
+        return c->observe(p, seed, &ps->n, &ps->x, v);
+    }
+    if (c->kind == PF_CON_POINTS) {
+        pf_point_set_release(ps);
+        ps->n = c->npoints;
+        ps->dim = p->d_in;
+        if (!c->npoints) return PF_OK;
+        ps->x = malloc(sizeof(pf_real) * (size_t)c->npoints * (size_t)p->d_in);
+        if (!ps->x) return pf_fail(PF_ERR_NOMEM, "out of memory for %d points", c->npoints);
+        for (int i = 0; i < c->npoints * p->d_in; i++) ps->x[i] = (pf_real)c->points[i];
+        return PF_OK;
+    }
+    if (c->kind == PF_CON_INITIAL || (c->parts && !strcmp(c->parts, "initial")))
+        return pf_sample_initial(g, (pf_sample_method)method, n, seed, PF_SAMPLE_NORMALS, ps);
+    if (c->kind == PF_CON_INEQUALITY && !c->parts)
+        return pf_sample_interior(g, (pf_sample_method)method, n, seed, ps);
+    return pf_sample_boundary(g, c->parts, n, seed, PF_SAMPLE_NORMALS, ps);
+}
+
+pf_real *pf_pde_periodic_images(const pf_pde *p, const pf_constraint *c, int n, const pf_real *x)
+{
+    size_t len = (size_t)n * (size_t)p->d_in;
+    pf_real *xi = malloc(sizeof(pf_real) * (len + 1));
+    if (!xi) {
+        pf_fail(PF_ERR_NOMEM, "out of memory for %d image points", n);
+        return NULL;
+    }
+    memcpy(xi, x, sizeof(pf_real) * len);
+    for (int i = 0; i < n; i++) xi[(size_t)i * p->d_in + c->periodic_input] = (pf_real)p->hi[c->periodic_input];
+    return xi;
+}

@@ -257,6 +257,26 @@ struct pf_pde {
     void (*exact)(const double *x, double *u);
 };
 
+/* The points where constraint c holds, into ps (zeroed or reusable; the
+ * caller releases it):
+ *   - PF_CON_POINTS with observe: the observation points, their noisy
+ *     target values into *v (noise drawn from `seed`; caller frees);
+ *   - PF_CON_POINTS with fixed points: those points (n and method unused);
+ *   - an initial condition, or any constraint on exactly the "initial"
+ *     part: n points on the initial slice by `method`;
+ *   - an inequality without parts: n interior points by `method`;
+ *   - otherwise n boundary points on c->parts (uniform, by measure), with
+ *     normals (a periodic constraint's parts are its <input>_lo face).
+ * *v is NULL unless the constraint observes. */
+pf_status pf_pde_constraint_points(const pf_pde *p, const struct pf_geom *g, const pf_constraint *c,
+                                   int method, int n, uint64_t seed, struct pf_point_set *ps,
+                                   pf_real **v);
+
+/* A periodic constraint's image points: x (n x d_in) with the periodic
+ * input moved from its lo face to its hi face (malloc'ed; NULL when out of
+ * memory, with pf_errmsg set). */
+pf_real *pf_pde_periodic_images(const pf_pde *p, const pf_constraint *c, int n, const pf_real *x);
+
 /* PF_OK when every file in p->data_files is in PF_DATA_DIR, else PF_ERR_IO
  * naming the first missing one (training and tests need them; the reference
  * file is checked separately, by pf_pde_reference). */

@@ -1,0 +1,267 @@
+/* msgpack_json.c — JSON <-> msgpack and atomic msgpack files
+ * (msgpack_json.h). */
+#include "io/msgpack_json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <msgpack.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ JSON -> msgpack */
+
+/* depth: the number of enclosing containers */
+static int pack(msgpack_packer *pk, const json_t *v, int depth)
+{
+    if ((json_is_object(v) || json_is_array(v)) && depth >= PF_MSGPACK_JSON_MAX_NESTING)
+        return -1;
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        if (msgpack_pack_map(pk, json_object_size(v))) return -1;
+        const char *key;
+        json_t *val;
+        json_object_foreach((json_t *)v, key, val) {
+            size_t n = strlen(key);
+            if (msgpack_pack_str(pk, n) || msgpack_pack_str_body(pk, key, n) ||
+                pack(pk, val, depth + 1))
+                return -1;
+        }
+        return 0;
+    }
+    case JSON_ARRAY: {
+        if (msgpack_pack_array(pk, json_array_size(v))) return -1;
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) if (pack(pk, e, depth + 1)) return -1;
+        return 0;
+    }
+    case JSON_STRING: {
+        size_t n = json_string_length(v);
+        return msgpack_pack_str(pk, n) || msgpack_pack_str_body(pk, json_string_value(v), n);
+    }
+    case JSON_INTEGER: return msgpack_pack_int64(pk, (int64_t)json_integer_value(v));
+    case JSON_REAL: return msgpack_pack_double(pk, json_real_value(v));
+    case JSON_TRUE: return msgpack_pack_true(pk);
+    case JSON_FALSE: return msgpack_pack_false(pk);
+    case JSON_NULL: return msgpack_pack_nil(pk);
+    }
+    return -1;
+}
+
+pf_status pf_json_to_msgpack(const json_t *v, char **buf, size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    if (!v) return pf_fail(PF_ERR_IO, "msgpack: no JSON value to encode");
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    if (pack(&pk, v, 0)) {
+        msgpack_sbuffer_destroy(&sb);
+        return pf_fail(PF_ERR_IO, "cannot encode JSON as msgpack (containers nested more than "
+                                  "%d deep, or out of memory)",
+                       PF_MSGPACK_JSON_MAX_NESTING);
+    }
+    *len = sb.size;
+    *buf = msgpack_sbuffer_release(&sb);
+    if (!*buf) {
+        *len = 0;
+        *buf = malloc(1);
+        if (!*buf) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
+    return PF_OK;
+}
+
+/* ------------------------------------------------------------ msgpack -> JSON */
+
+static json_t *unpack(const msgpack_object *o, int depth)
+{
+    if ((o->type == MSGPACK_OBJECT_ARRAY || o->type == MSGPACK_OBJECT_MAP) &&
+        depth >= PF_MSGPACK_JSON_MAX_NESTING)
+        return NULL;
+    switch (o->type) {
+    case MSGPACK_OBJECT_NIL: return json_null();
+    case MSGPACK_OBJECT_BOOLEAN: return json_boolean(o->via.boolean);
+    case MSGPACK_OBJECT_POSITIVE_INTEGER:
+        if (o->via.u64 > (uint64_t)INT64_MAX) return NULL;
+        return json_integer((json_int_t)o->via.u64);
+    case MSGPACK_OBJECT_NEGATIVE_INTEGER: return json_integer((json_int_t)o->via.i64);
+    case MSGPACK_OBJECT_FLOAT32:
+    case MSGPACK_OBJECT_FLOAT64: return json_real(o->via.f64); /* NULL for NaN, Inf */
+    case MSGPACK_OBJECT_STR: return json_stringn(o->via.str.ptr, o->via.str.size);
+    case MSGPACK_OBJECT_ARRAY: {
+        json_t *a = json_array();
+        for (uint32_t i = 0; a && i < o->via.array.size; i++) {
+            json_t *e = unpack(&o->via.array.ptr[i], depth + 1);
+            if (!e || json_array_append_new(a, e)) {
+                json_decref(a);
+                return NULL;
+            }
+        }
+        return a;
+    }
+    case MSGPACK_OBJECT_MAP: {
+        json_t *m = json_object();
+        for (uint32_t i = 0; m && i < o->via.map.size; i++) {
+            const msgpack_object_kv *kv = &o->via.map.ptr[i];
+            if (kv->key.type != MSGPACK_OBJECT_STR) {
+                json_decref(m);
+                return NULL;
+            }
+            char *key = strndup(kv->key.via.str.ptr, kv->key.via.str.size);
+            json_t *e = unpack(&kv->val, depth + 1);
+            if (!key || !e || json_object_set_new(m, key, e)) {
+                free(key);
+                json_decref(m);
+                return NULL;
+            }
+            free(key);
+        }
+        return m;
+    }
+    default: return NULL;
+    }
+}
+
+pf_status pf_json_from_msgpack(const char *buf, size_t len, json_t **out)
+{
+    *out = NULL;
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    size_t off = 0;
+    if (msgpack_unpack_next(&u, buf, len, &off) != MSGPACK_UNPACK_SUCCESS || off != len) {
+        msgpack_unpacked_destroy(&u);
+        return pf_fail(PF_ERR_IO, "msgpack: not exactly one well-formed value (%zu of %zu bytes used; "
+                                  "containers nest at most %d deep)",
+                       off, len, PF_MSGPACK_JSON_MAX_NESTING);
+    }
+    *out = unpack(&u.data, 0);
+    msgpack_unpacked_destroy(&u);
+    if (!*out)
+        return pf_fail(PF_ERR_IO, "msgpack: a value has no JSON form (binary, ext, non-string key, "
+                                  "invalid UTF-8, or a non-finite float)");
+    return PF_OK;
+}
+
+/* ------------------------------------------------------------ files */
+
+pf_status pf_file_write_atomic(const char *path, const void *data, size_t len)
+{
+    size_t cap = strlen(path) + 32;
+    char *tmp = malloc(cap);
+    if (!tmp) return pf_fail(PF_ERR_NOMEM, "out of memory writing '%s'", path);
+    snprintf(tmp, cap, "%s.tmp.%ld", path, (long)getpid());
+
+    const char *what = "create";
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int err = fd < 0 ? errno : 0;
+    const char *p = data;
+    for (size_t left = len; !err && left > 0;) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            err = w < 0 ? errno : EIO;
+            what = "write";
+            break;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (!err && fsync(fd) != 0) {
+        err = errno;
+        what = "sync";
+    }
+    if (fd >= 0 && close(fd) != 0 && !err) {
+        err = errno;
+        what = "close";
+    }
+    if (!err && rename(tmp, path) != 0) {
+        err = errno;
+        what = "rename the temp file onto";
+    }
+    if (err) {
+        if (fd >= 0) unlink(tmp);
+        pf_status st = pf_fail(PF_ERR_IO, "cannot %s '%s' (temp file '%s'): %s", what, path, tmp,
+                               strerror(err));
+        free(tmp);
+        return st;
+    }
+    free(tmp);
+    return PF_OK;
+}
+
+pf_status pf_msgpack_write_file(const char *path, const json_t *v)
+{
+    char *buf;
+    size_t len;
+    pf_status st = pf_json_to_msgpack(v, &buf, &len);
+    if (st != PF_OK) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", pf_errmsg());
+        return pf_fail(st, "cannot write '%s': %s", path, msg);
+    }
+    st = pf_file_write_atomic(path, buf, len);
+    free(buf);
+    return st;
+}
+
+pf_status pf_file_read(const char *path, char **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    bool std_in = !strcmp(path, "-");
+    int fd = std_in ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return pf_fail(PF_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+    struct stat sb;
+    size_t cap = fstat(fd, &sb) == 0 && sb.st_size > 0 ? (size_t)sb.st_size + 1 : 4096;
+    size_t n = 0;
+    char *buf = malloc(cap);
+    int err = buf ? 0 : ENOMEM;
+    while (!err) {
+        if (n + 1 >= cap) {
+            char *bigger = realloc(buf, cap * 2);
+            if (!bigger) {
+                err = ENOMEM;
+                break;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, buf + n, cap - n - 1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) err = errno;
+        if (r <= 0) break;
+        n += (size_t)r;
+    }
+    if (!std_in) close(fd);
+    if (err) {
+        free(buf);
+        return pf_fail(PF_ERR_IO, "cannot read '%s': %s", path, strerror(err));
+    }
+    buf[n] = 0;
+    *out = buf;
+    *len = n;
+    return PF_OK;
+}
+
+pf_status pf_msgpack_read_file(const char *path, json_t **out)
+{
+    *out = NULL;
+    size_t len = 0;
+    char *buf;
+    PF_TRY(pf_file_read(path, &buf, &len));
+    pf_status st = pf_json_from_msgpack(buf, len, out);
+    free(buf);
+    if (st != PF_OK) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", pf_errmsg());
+        return pf_fail(st, "'%s': %s", path, msg);
+    }
+    return PF_OK;
+}

@@ -1,0 +1,94 @@
+/*
+ * msgpack_json.h — JSON (jansson) <-> msgpack, and msgpack files written
+ * atomically.
+ *
+ * Our msgpack artifacts (the canonical spec, the trainer's evidence, ...)
+ * are JSON documents stored as msgpack. The conversion is exact both ways
+ * for what JSON can hold, so JSON -> msgpack -> JSON gives back the same
+ * bytes under json_dumps(JSON_PRESERVE_ORDER | JSON_COMPACT):
+ *
+ *     json_t *v = json_pack("{s:i, s:[f, s, b, n]}", "steps", 1000,
+ *                           "curve", 0.5, "adam", 1);
+ *     PF_TRY(pf_msgpack_write_file("run/evidence.msgpack", v));
+ *     json_t *back;
+ *     PF_TRY(pf_msgpack_read_file("run/evidence.msgpack", &back));
+ *     ...
+ *     json_decref(back);
+ *
+ * ------------------------------------------------------------- mapping
+ *
+ *   JSON object   -> map, keys as str, in the object's iteration order
+ *                    (jansson keeps insertion order), so key order is kept
+ *   JSON array    -> array
+ *   JSON string   -> str (the bytes as they are, UTF-8)
+ *   JSON integer  -> int (the smallest msgpack int encoding of the int64)
+ *   JSON real     -> float64, always (also an integral value such as 1.0,
+ *                    which therefore comes back as a JSON real)
+ *   true / false  -> bool;  null -> nil
+ *
+ * Back from msgpack: nil, bool, int (an unsigned value above INT64_MAX is
+ * rejected), float32/float64 (to a JSON real), str (must be valid UTF-8),
+ * array, and map with str keys. bin, ext and non-str map keys have no JSON
+ * form and are rejected (pf-inspect shows such files by its own rules).
+ * Containers (arrays, maps) nested more than PF_MSGPACK_JSON_MAX_NESTING deep
+ * are rejected both ways: that is the fixed parser stack of msgpack-c
+ * (MSGPACK_EMBED_STACK_SIZE), so nothing is written that cannot be read.
+ *
+ * Non-finite reals: jansson cannot hold NaN or +-Inf (json_real() refuses
+ * them), so a caller with a possibly non-finite number stores JSON null in
+ * its place, and readers treat null as "not a finite number". A float NaN
+ * or Inf in msgpack written by someone else is rejected by
+ * pf_json_from_msgpack() (PF_ERR_IO), since it has no JSON form.
+ *
+ * ------------------------------------------------------------- files
+ *
+ * pf_file_write_atomic() writes "<path>.tmp.<pid>" in the same folder,
+ * fsyncs it and rename(2)s it over `path`, so a reader (or Make) never sees
+ * a half-written file and an older file at `path` survives any failure; on
+ * failure the temp file is removed. A file written by
+ * pf_msgpack_write_file() holds exactly one msgpack value, and
+ * pf_msgpack_read_file() accepts exactly one value (no trailing bytes).
+ *
+ * Errors: PF_ERR_IO with a message naming the file (and strerror for system
+ * failures) or saying why the bytes are not one well-formed value;
+ * PF_ERR_NOMEM when an allocation fails.
+ */
+#ifndef PF_IO_MSGPACK_JSON_H
+#define PF_IO_MSGPACK_JSON_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "core/status.h"
+
+/* Most levels of nested containers: a top-level array is one level, an
+ * array inside it two, and so on; scalars add no level. msgpack-c's parser
+ * cannot read deeper values (its stack is MSGPACK_EMBED_STACK_SIZE = 32). */
+#define PF_MSGPACK_JSON_MAX_NESTING 32
+
+/* v as msgpack: *buf malloc'ed (caller frees), *len its size. */
+pf_status pf_json_to_msgpack(const json_t *v, char **buf, size_t *len);
+
+/* The JSON value of buf[0..len), which must be exactly one well-formed
+ * msgpack value with a JSON form (PF_ERR_IO otherwise: truncated, trailing
+ * bytes, invalid, bin/ext/non-str key/non-finite float/nested too deeply).
+ * *out is a new reference (caller json_decref's), NULL on failure. */
+pf_status pf_json_from_msgpack(const char *buf, size_t len, json_t **out);
+
+/* Write data[0..len) to path atomically (see above). PF_ERR_IO naming the
+ * path and strerror on any failure, with the temp file removed. */
+pf_status pf_file_write_atomic(const char *path, const void *data, size_t len);
+
+/* The whole file ("-": standard input) into *out, malloc'ed and
+ * NUL-terminated (so text can be parsed in place), its length in *len.
+ * PF_ERR_IO naming the path and strerror. */
+pf_status pf_file_read(const char *path, char **out, size_t *len);
+
+/* pf_json_to_msgpack() then pf_file_write_atomic(). */
+pf_status pf_msgpack_write_file(const char *path, const json_t *v);
+
+/* Read the whole file and pf_json_from_msgpack() it; PF_ERR_IO naming the
+ * path on failure. *out as for pf_json_from_msgpack(). */
+pf_status pf_msgpack_read_file(const char *path, json_t **out);
+
+#endif

@@ -1,0 +1,713 @@
+/* trainer.c — the training loop and its evidence (trainer.h). */
+#include "train/trainer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/mem.h"
+#include "core/rng.h"
+#include "train/adam.h"
+#include "train/graph_objective.h"
+#include "train/lbfgs.h"
+#include "train/schedule.h"
+#include "train/train_graph.h"
+
+const char *pf_train_status_name(pf_train_status s)
+{
+    static const char *const n[] = {"ok", "nan", "diverged", "timeout"};
+    return (unsigned)s < 4 ? n[s] : "?";
+}
+
+pf_train_options pf_train_options_default(void)
+{
+    return (pf_train_options){.seed = 0, .timeout_s = 0, .progress = PF_PROGRESS_NONE,
+                              .progress_every = 0, .label = "pf-train"};
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* Everything the loop carries between steps. */
+typedef struct run {
+    pf_train_graph *t;
+    const pf_train_config *tc;
+    const pf_train_options *o;
+    pf_train_result *r;
+    pf_reference ref;
+    bool has_ref;
+    double base[PF_TRAIN_MAX_TERMS];    /* fixed / annealed weights */
+    double norm[PF_TRAIN_MAX_TERMS];    /* residual normalisation factors */
+    double causal[PF_TRAIN_MAX_CHUNKS]; /* causal chunk weights */
+    double term_val[PF_TRAIN_MAX_TERMS];
+    double total;                       /* weighted loss of the last pass */
+    pf_real *good;                      /* last parameters with a finite loss */
+    pf_real *scratch;                   /* nflat reals */
+    pf_adam *sa;                        /* ascent on the self-adaptive weights */
+    size_t sa_n;
+    long step, total_steps;
+    double t0, t_steps;
+    int log_cap, eval_cap;
+    int pool_draws;
+    bool stop;
+} run;
+
+/* ------------------------------------------------------------- weights */
+
+static void set_weights(run *R)
+{
+    pf_train_graph *t = R->t;
+    for (int l = 0; l < t->nloss; l++) {
+        int k = t->loss_term[l];
+        double w = t->term_hard[k] ? 0 : R->base[k] * R->norm[k];
+        if (t->loss_chunk[l] >= 0) w *= R->causal[t->loss_chunk[l]] / t->nchunks;
+        t->w[l] = (pf_real)w;
+    }
+}
+
+/* Per-term unweighted values and the weighted total of the last pass. */
+static void read_losses(run *R)
+{
+    pf_train_graph *t = R->t;
+    for (int k = 0; k < t->nterms; k++) R->term_val[k] = 0;
+    R->total = 0;
+    for (int l = 0; l < t->nloss; l++) {
+        double v = pf_graph_loss_value(t->g, l);
+        R->term_val[t->loss_term[l]] += t->loss_chunk[l] >= 0 ? v / t->nchunks : v;
+        R->total += (double)t->w[l] * v;
+    }
+}
+
+/* Causal weights from the chunk losses of the last pass. */
+static void update_causal(run *R)
+{
+    pf_train_graph *t = R->t;
+    if (!R->tc->loss.causal) return;
+    double chunk[PF_TRAIN_MAX_CHUNKS] = {0};
+    for (int l = 0; l < t->nloss; l++)
+        if (t->loss_chunk[l] >= 0) chunk[t->loss_chunk[l]] += pf_graph_loss_value(t->g, l);
+    double acc = 0;
+    for (int i = 0; i < t->nchunks; i++) {
+        R->causal[i] = exp(-R->tc->loss.causal_epsilon * acc);
+        acc += chunk[i];
+    }
+}
+
+/* One pass with only term k switched on: its gradient statistics over the
+ * network's parameters. */
+static void term_grad(run *R, int k, double *gmax, double *gmean, double *gnorm)
+{
+    pf_train_graph *t = R->t;
+    pf_real w[PF_TRAIN_MAX_LOSSES];
+    for (int l = 0; l < t->nloss; l++)
+        w[l] = t->loss_term[l] != k ? 0
+               : t->loss_chunk[l] >= 0 ? (pf_real)(R->causal[t->loss_chunk[l]] / t->nchunks)
+                                       : 1;
+    pf_graph_forward_backward(t->g, w);
+    const pf_real *g = pf_graph_grads(t->g);
+    double mx = 0, sa = 0, s2 = 0;
+    for (size_t i = 0; i < t->nmodel; i++) {
+        double a = fabs((double)g[i]);
+        mx = a > mx ? a : mx;
+        sa += a;
+        s2 += a * a;
+    }
+    *gmax = mx;
+    *gmean = sa / (double)t->nmodel;
+    *gnorm = sqrt(s2);
+}
+
+static void anneal(run *R)
+{
+    pf_train_graph *t = R->t;
+    double gmax, gmean, gnorm, pmax;
+    term_grad(R, 0, &pmax, &gmean, &gnorm);
+    double a = R->tc->loss.annealing_alpha;
+    for (int k = 1; k < t->nterms; k++) {
+        if (t->term_hard[k] || R->base[k] == 0 || t->term_set[k] < 0) continue;
+        term_grad(R, k, &gmax, &gmean, &gnorm);
+        if (gmean > 0 && isfinite(pmax / gmean)) R->base[k] = a * R->base[k] + (1 - a) * pmax / gmean;
+    }
+}
+
+/* ------------------------------------------------------------- records */
+
+static pf_status grow(void **p, int *cap, int n, size_t each)
+{
+    if (n < *cap) return PF_OK;
+    int nc = *cap ? 2 * *cap : 64;
+    void *q = realloc(*p, (size_t)nc * each);
+    if (!q) return pf_fail(PF_ERR_NOMEM, "out of memory for the training records");
+    *p = q;
+    *cap = nc;
+    return PF_OK;
+}
+
+static pf_status record_log(run *R)
+{
+    pf_train_result *r = R->r;
+    pf_train_graph *t = R->t;
+    int n = r->nlog, cap = R->log_cap, T = t->nterms;
+    PF_TRY(grow((void **)&r->log_step, &cap, n, sizeof *r->log_step));
+    cap = R->log_cap;
+    PF_TRY(grow((void **)&r->log_total, &cap, n, sizeof *r->log_total));
+    cap = R->log_cap;
+    PF_TRY(grow((void **)&r->log_interior, &cap, n, sizeof *r->log_interior));
+    cap = R->log_cap;
+    PF_TRY(grow((void **)&r->log_term, &cap, n, sizeof *r->log_term * T));
+    cap = R->log_cap;
+    PF_TRY(grow((void **)&r->log_weight, &cap, n, sizeof *r->log_weight * T));
+    R->log_cap = cap;
+    r->log_step[n] = R->step;
+    r->log_total[n] = R->total;
+    r->log_interior[n] = pf_train_graph_interior(t);
+    for (int k = 0; k < T; k++) {
+        r->log_term[n * T + k] = R->term_val[k];
+        r->log_weight[n * T + k] = t->term_hard[k] ? 0 : R->base[k] * R->norm[k];
+    }
+    r->nlog++;
+    return PF_OK;
+}
+
+/* MSE over every point and output of the reference (probes synced). */
+static pf_status eval_mse(run *R, pf_real *u, double *mse)
+{
+    PF_TRY(pf_train_graph_values(R->t, R->ref.x, R->ref.n, u));
+    double s = 0;
+    size_t m = (size_t)R->ref.n * R->ref.d_out;
+    for (size_t i = 0; i < m; i++) {
+        double e = (double)u[i] - (double)R->ref.u[i];
+        s += e * e;
+    }
+    *mse = s / (double)m;
+    return PF_OK;
+}
+
+static pf_status record_eval(run *R)
+{
+    if (!R->has_ref) return PF_OK;
+    pf_train_result *r = R->r;
+    int n = r->neval, cap = R->eval_cap;
+    PF_TRY(grow((void **)&r->eval_step, &cap, n, sizeof *r->eval_step));
+    cap = R->eval_cap;
+    PF_TRY(grow((void **)&r->eval_mse, &cap, n, sizeof *r->eval_mse));
+    R->eval_cap = cap;
+    pf_train_graph_sync_probes(R->t);
+    PF_TRY(eval_mse(R, r->u_eval, &r->eval_mse[n]));
+    r->eval_step[n] = R->step;
+    r->neval++;
+    return PF_OK;
+}
+
+/* ------------------------------------------------------------- sampling */
+
+typedef struct keyed {
+    double key;
+    int i;
+} keyed;
+
+static int by_key_desc(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? 1 : -1;
+    return x->i - y->i;
+}
+
+/* Draw m points out of a fresh uniform pool, without replacement, with
+ * probability ~ |r|^k / mean |r|^k + c, into out (m x d_in). */
+static pf_status draw_by_residual(run *R, int pool_n, int m, pf_real *out)
+{
+    pf_train_graph *t = R->t;
+    const pf_adaptive_config *ac = &R->tc->sampling.adaptive;
+    char tag[64];
+    snprintf(tag, sizeof tag, "train.pool.%d", R->pool_draws++);
+    uint64_t seed = pf_rng_derive(R->o->seed, tag);
+    pf_point_set pool = {0};
+    PF_TRY(pf_sample_interior(t->geom, PF_SAMPLE_UNIFORM, pool_n, seed, &pool));
+    double *res = malloc(sizeof(double) * (size_t)pool.n);
+    keyed *key = malloc(sizeof(keyed) * (size_t)pool.n);
+    pf_rng *rng = pf_rng_alloc(pf_rng_derive(seed, "keys"));
+    pf_status st = !res || !key || !rng ? pf_fail(PF_ERR_NOMEM, "out of memory for a pool of %d", pool.n) : PF_OK;
+    if (st == PF_OK) {
+        pf_train_graph_sync_probes(t);
+        st = pf_train_graph_residual(t, pool.x, pool.n, res);
+    }
+    if (st == PF_OK) {
+        double mean = 0;
+        for (int i = 0; i < pool.n; i++) {
+            res[i] = isfinite(res[i]) ? pow(res[i], ac->k) : 0;
+            mean += res[i] / pool.n;
+        }
+        for (int i = 0; i < pool.n; i++) {
+            double p = (mean > 0 ? res[i] / mean : 0) + ac->c;
+            double u = pf_rng_uniform(rng);
+            key[i].key = p > 0 ? log(u > 0 ? u : 1e-300) / p : -INFINITY;
+            key[i].i = i;
+        }
+        qsort(key, (size_t)pool.n, sizeof *key, by_key_desc);
+        int d = t->pde->d_in;
+        for (int j = 0; j < m; j++) memcpy(out + (size_t)j * d, pool.x + (size_t)key[j].i * d, sizeof(pf_real) * d);
+    }
+    pf_rng_free(rng);
+    free(key);
+    free(res);
+    pf_point_set_release(&pool);
+    return st;
+}
+
+/* Point updates scheduled before the pass of step s; *changed says if the
+ * objective changed. */
+static pf_status update_points(run *R, bool *changed)
+{
+    const pf_sampling_config *sc = &R->tc->sampling;
+    pf_train_graph *t = R->t;
+    long s = R->step;
+    if (s == 0) return PF_OK;
+    if (sc->resample_every > 0 && s % sc->resample_every == 0) {
+        PF_TRY(pf_train_graph_resample(t));
+        *changed = true;
+    }
+    const pf_adaptive_config *ac = &sc->adaptive;
+    if (ac->method == PF_ADAPTIVE_NONE || s % ac->every) return PF_OK;
+    int n = pf_train_graph_interior(t);
+    if (ac->method == PF_ADAPTIVE_RAD) {
+        pf_real *x = malloc(sizeof(pf_real) * (size_t)n * t->pde->d_in);
+        if (!x) return pf_fail(PF_ERR_NOMEM, "out of memory");
+        pf_status st = draw_by_residual(R, PF_TRAIN_POOL_FACTOR * n, n, x);
+        if (st == PF_OK) st = pf_train_graph_set_interior(t, x);
+        free(x);
+        *changed = true;
+        return st;
+    }
+    int add = ac->cap - n < ac->add ? ac->cap - n : ac->add;
+    if (add <= 0) return PF_OK;
+    pf_real *x = malloc(sizeof(pf_real) * (size_t)add * t->pde->d_in);
+    if (!x) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    int pool = PF_TRAIN_POOL_FACTOR * (n > add ? n : add);
+    pf_status st = draw_by_residual(R, pool, add, x);
+    if (st == PF_OK) st = pf_train_graph_add_interior(t, x, add);
+    free(x);
+    *changed = true;
+    return st;
+}
+
+/* ------------------------------------------------------------- the pass */
+
+/* The loss check after a pass: false (and the status set) on NaN/Inf or
+ * divergence. */
+static bool healthy(run *R)
+{
+    pf_train_result *r = R->r;
+    if (!isfinite(R->total)) {
+        const char *which = "the total";
+        for (int k = 0; k < R->t->nterms; k++)
+            if (!isfinite(R->term_val[k])) {
+                which = R->t->term_name[k];
+                break;
+            }
+        r->status = PF_TRAIN_NAN;
+        snprintf(r->detail, sizeof r->detail, "the loss (%s term) became non-finite at step %ld", which, R->step);
+        return false;
+    }
+    if (R->total > PF_TRAIN_DIVERGED_FACTOR * r->loss_first && R->total > 1) {
+        r->status = PF_TRAIN_DIVERGED;
+        snprintf(r->detail, sizeof r->detail, "the loss diverged at step %ld: %.3g, %.3g times its start",
+                 R->step, R->total, R->total / r->loss_first);
+        return false;
+    }
+    return true;
+}
+
+/* Adam ascent on the self-adaptive weights from the gradient in the graph. */
+static void sa_ascent(run *R)
+{
+    pf_train_graph *t = R->t;
+    if (!R->sa) return;
+    size_t n = pf_graph_nparams(t->g) - t->nmodel;
+    if (n != R->sa_n) { /* RAR-D rebuilt the graph: restart the ascent state */
+        pf_adam_free(R->sa);
+        pf_adam_config ac = pf_adam_config_default();
+        R->sa = pf_adam_alloc(n, &ac);
+        R->sa_n = n;
+        if (!R->sa) return;
+    }
+    pf_real *p = pf_graph_params(t->g) + t->nmodel, *g = pf_graph_grads(t->g) + t->nmodel;
+    for (size_t i = 0; i < n; i++) g[i] = -g[i];
+    pf_adam_step(R->sa, p, g, R->tc->loss.sa_lr);
+    for (size_t i = 0; i < n; i++)
+        if (p[i] < 0) p[i] = 0;
+}
+
+static void progress(run *R, bool last)
+{
+    const pf_train_options *o = R->o;
+    if (o->progress == PF_PROGRESS_NONE) return;
+    double el = now() - R->t0;
+    double rate = el > 0 ? R->step / el : 0;
+    if (o->progress == PF_PROGRESS_BAR) {
+        static double shown;
+        if (!last && el - shown < 0.2) return;
+        shown = el;
+        int w = 30, f = (int)(w * (double)R->step / R->total_steps);
+        char bar[64];
+        for (int i = 0; i < w; i++) bar[i] = i < f ? '#' : '.';
+        bar[w] = 0;
+        fprintf(stderr, "\r%s [%s] %ld/%ld loss %.3e %.0f steps/s%s", o->label, bar, R->step, R->total_steps,
+                R->total, rate, last ? "\n" : "");
+        fflush(stderr);
+        return;
+    }
+    int every = o->progress_every > 0 ? o->progress_every : (int)(R->total_steps / 10 > 0 ? R->total_steps / 10 : 1);
+    if (!last && R->step % every) return;
+    fprintf(stderr, "%s: step %ld/%ld loss %.4e %.1f steps/s %.1f s\n", o->label, R->step, R->total_steps,
+            R->total, rate, el);
+}
+
+/* One pass (losses + gradients) with the current weights; records. */
+static pf_status pass(run *R, bool *ok)
+{
+    pf_train_graph *t = R->t;
+    set_weights(R);
+    pf_graph_forward_backward(t->g, t->w);
+    read_losses(R);
+    *ok = healthy(R);
+    return PF_OK;
+}
+
+static pf_status after_pass(run *R)
+{
+    const pf_train_config *tc = R->tc;
+    if (R->step % tc->log_every == 0) PF_TRY(record_log(R));
+    if (R->step % tc->eval_every == 0) {
+        double a = now();
+        PF_TRY(record_eval(R));
+        R->t_steps -= now() - a;
+    }
+    return PF_OK;
+}
+
+static bool out_of_time(run *R)
+{
+    if (R->o->timeout_s > 0 && now() - R->t0 > R->o->timeout_s) {
+        R->r->status = PF_TRAIN_TIMEOUT;
+        snprintf(R->r->detail, sizeof R->r->detail, "the %.0f s time limit ran out at step %ld",
+                 R->o->timeout_s, R->step);
+        return true;
+    }
+    return false;
+}
+
+static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_log *lg)
+{
+    pf_train_graph *t = R->t;
+    pf_adam *opt = pf_adam_alloc(t->nmodel, &sg->adam);
+    if (!opt) return PF_ERR_INVALID;
+    pf_status st = PF_OK;
+    for (long k = 0; k < sg->steps && !R->stop; k++) {
+        double a = now();
+        bool changed = false, ok;
+        st = update_points(R, &changed);
+        if (st == PF_OK && R->tc->loss.weighting == PF_WEIGHTING_LR_ANNEALING && R->step > 0 &&
+            R->step % R->tc->loss.annealing_every == 0)
+            anneal(R);
+        if (st != PF_OK) break;
+        double b = now();
+        R->t_steps -= b - a;
+        pass(R, &ok);
+        if (!ok) {
+            R->stop = true;
+            break;
+        }
+        memcpy(R->good, pf_graph_params(t->g), sizeof(pf_real) * t->nmodel);
+        update_causal(R);
+        if (sg->grad_clip > 0) pf_clip_grad_norm(pf_graph_grads(t->g), t->nmodel, sg->grad_clip);
+        pf_adam_step(opt, pf_graph_params(t->g), pf_graph_grads(t->g), pf_schedule_lr(&sg->schedule, k, sg->steps));
+        sa_ascent(R);
+        R->t_steps += now() - a;
+        st = after_pass(R);
+        if (st != PF_OK) break;
+        R->step++;
+        lg->done++;
+        progress(R, false);
+        if (out_of_time(R)) R->stop = true;
+    }
+    pf_adam_free(opt);
+    return st;
+}
+
+static pf_status lbfgs_stage(run *R, const pf_stage_config *sg, pf_train_stage_log *lg)
+{
+    pf_train_graph *t = R->t;
+    pf_lbfgs_config lc = sg->lbfgs;
+    lc.lr = sg->schedule.lr;
+    pf_lbfgs *opt = pf_lbfgs_alloc(t->nmodel, &lc);
+    if (!opt) return PF_ERR_INVALID;
+    pf_status st = PF_OK;
+    for (long k = 0; k < sg->steps && !R->stop; k++) {
+        double a = now();
+        bool changed = false, ok;
+        st = update_points(R, &changed);
+        if (st != PF_OK) break;
+        if (k > 0 && k % PF_TRAIN_LBFGS_REFRESH == 0) {
+            update_causal(R);
+            if (R->tc->loss.weighting == PF_WEIGHTING_LR_ANNEALING) anneal(R);
+            if (R->sa) {
+                pass(R, &ok); /* the self-adaptive weights' gradient at the current point */
+                if (ok) sa_ascent(R);
+            }
+            changed = changed || R->tc->loss.causal || R->tc->loss.weighting != PF_WEIGHTING_FIXED;
+        }
+        if (changed) pf_lbfgs_reset(opt);
+        R->t_steps -= now() - a;
+        double b = now();
+        set_weights(R);
+        pf_graph_objective ctx = {t->g, t->w, 0};
+        pf_lbfgs_objective obj = pf_graph_objective_lbfgs(&ctx);
+        pf_lbfgs_step_info info;
+        memcpy(R->good, pf_graph_params(t->g), sizeof(pf_real) * t->nmodel);
+        pf_status ls = pf_lbfgs_step(opt, pf_graph_params(t->g), pf_graph_grads(t->g), &obj, &info);
+        R->t_steps += now() - b;
+        if (ls != PF_OK) { /* non-finite: the step kept the last good point */
+            R->r->status = PF_TRAIN_NAN;
+            snprintf(R->r->detail, sizeof R->r->detail,
+                     "the loss became non-finite in an L-BFGS line search at step %ld", R->step);
+            R->stop = true;
+            break;
+        }
+        if (R->step % R->tc->log_every == 0) {
+            pass(R, &ok); /* the terms at the accepted point (the last evaluation may be a trial) */
+        } else {
+            R->total = info.loss_after;
+            ok = healthy(R);
+        }
+        if (!ok) {
+            R->stop = true;
+            break;
+        }
+        st = after_pass(R);
+        if (st != PF_OK) break;
+        R->step++;
+        lg->done++;
+        progress(R, false);
+        if (info.outcome != PF_LBFGS_PROGRESS) {
+            lg->outcome = pf_lbfgs_outcome_name(info.outcome);
+            break;
+        }
+        if (out_of_time(R)) R->stop = true;
+    }
+    pf_lbfgs_free(opt);
+    return st;
+}
+
+/* ------------------------------------------------------------ evidence */
+
+static pf_status first_pass(run *R)
+{
+    pf_train_graph *t = R->t;
+    pf_train_result *r = R->r;
+    double gmax, gmean;
+    for (int k = 0; k < t->nterms; k++) {
+        term_grad(R, k, &gmax, &gmean, &r->term[k].grad_first);
+        if (k == 0) { /* every loss is computed by any pass */
+            set_weights(R);
+            read_losses(R);
+        }
+    }
+    if (R->tc->loss.residual_norm == PF_RESIDUAL_NORM_INITIAL)
+        for (int k = 0; k < t->nterms; k++)
+            R->norm[k] = R->term_val[k] > 0 && isfinite(R->term_val[k]) ? 1 / R->term_val[k] : 1;
+    set_weights(R);
+    read_losses(R);
+    for (int k = 0; k < t->nterms; k++) r->term[k].loss_first = R->term_val[k];
+    r->loss_first = R->total;
+    return PF_OK;
+}
+
+static pf_status last_pass(run *R)
+{
+    pf_train_graph *t = R->t;
+    pf_train_result *r = R->r;
+    double gmax, gmean;
+    for (int k = 0; k < t->nterms; k++) term_grad(R, k, &gmax, &gmean, &r->term[k].grad_last);
+    set_weights(R);
+    pf_graph_forward_backward(t->g, t->w);
+    read_losses(R);
+    for (int k = 0; k < t->nterms; k++) {
+        r->term[k].loss_last = R->term_val[k];
+        r->term[k].weight = t->term_hard[k] ? 0 : R->base[k] * R->norm[k];
+    }
+    r->loss_last = R->total;
+    r->stagnation = pf_stagnation_steps(r->log_step, r->log_total, r->nlog, 0.01);
+    /* residual statistics and hotspots on fixed uniform points */
+    pf_point_set ps = {0};
+    PF_TRY(pf_sample_interior(t->geom, PF_SAMPLE_UNIFORM, PF_TRAIN_EVIDENCE_POINTS,
+                              pf_rng_derive(R->o->seed, "train.evidence"), &ps));
+    double *res = malloc(sizeof(double) * 2 * (size_t)ps.n);
+    pf_status st = res ? PF_OK : pf_fail(PF_ERR_NOMEM, "out of memory");
+    pf_train_graph_sync_probes(t);
+    if (st == PF_OK) st = pf_train_graph_residual(t, ps.x, ps.n, res);
+    if (st == PF_OK) {
+        r->residual = pf_abs_stats(res, ps.n, res + ps.n);
+        r->nhot = pf_hotspots(ps.x, res, ps.n, t->pde->d_in, t->pde->lo, t->pde->hi, PF_TRAIN_HOTSPOT_CELLS,
+                              PF_TRAIN_MAX_HOTSPOTS, r->hot);
+    }
+    free(res);
+    pf_point_set_release(&ps);
+    PF_TRY(st);
+    if (R->has_ref) {
+        PF_TRY(eval_mse(R, r->u_eval, &r->y));
+        r->has_y = isfinite(r->y);
+        if (!r->has_y) snprintf(r->y_missing, sizeof r->y_missing, "the predictions are not finite");
+    }
+    return PF_OK;
+}
+
+static pf_status copy_out(run *R)
+{
+    pf_train_graph *t = R->t;
+    pf_train_result *r = R->r;
+    int n = pf_train_graph_interior(t), d = t->pde->d_in;
+    r->n_interior = n;
+    r->x_interior = malloc(sizeof(pf_real) * (size_t)n * d + 1);
+    int np = pf_graph_param_count(t->g);
+    r->param = calloc((size_t)np, sizeof *r->param);
+    if (!r->x_interior || !r->param) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    memcpy(r->x_interior, t->set[0].ps.x, sizeof(pf_real) * (size_t)n * d);
+    for (int id = 0; id < np; id++) {
+        pf_train_param *q = &r->param[id];
+        snprintf(q->name, sizeof q->name, "%s", pf_graph_param_name(t->g, id));
+        pf_graph_param_shape(t->g, id, &q->rows, &q->cols);
+        q->trainable = pf_graph_param_grad(t->g, id) != NULL;
+        size_t m = (size_t)q->rows * q->cols;
+        q->data = malloc(sizeof(pf_real) * m + 1);
+        if (!q->data) return pf_fail(PF_ERR_NOMEM, "out of memory");
+        memcpy(q->data, pf_graph_param_data(t->g, id), sizeof(pf_real) * m);
+        r->nparam++;
+    }
+    return PF_OK;
+}
+
+static pf_status setup(run *R, const pf_pde *p, const pf_model_config *mc)
+{
+    pf_train_result *r = R->r;
+    const pf_train_config *tc = R->tc;
+    PF_TRY(pf_train_graph_alloc(p, mc, tc, R->o->seed, &R->t));
+    pf_train_graph *t = R->t;
+    r->nterms = t->nterms;
+    r->nparams = t->nmodel;
+    r->d_in = p->d_in;
+    r->d_out = p->d_out;
+    for (int k = 0; k < t->nterms; k++) {
+        r->term[k].name = t->term_name[k];
+        r->term[k].hard = t->term_hard[k];
+        R->base[k] = k < tc->loss.nterms ? tc->loss.weights[k] : 1;
+        R->norm[k] = 1;
+    }
+    for (int i = 0; i < PF_TRAIN_MAX_CHUNKS; i++) R->causal[i] = 1;
+    for (int s = 1; s < t->nsets; s++) {
+        int n = t->set[s].ps.n;
+        if (!strcmp(t->set[s].name, "initial")) r->n_initial += n;
+        else if (t->set[s].sampled) r->n_boundary += n;
+        else r->n_observed += n;
+    }
+    size_t nflat = pf_graph_nparams(t->g);
+    R->good = malloc(sizeof(pf_real) * nflat + 1);
+    if (!R->good) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    if (tc->loss.weighting == PF_WEIGHTING_SELF_ADAPTIVE && nflat > t->nmodel) {
+        pf_adam_config ac = pf_adam_config_default();
+        R->sa_n = nflat - t->nmodel;
+        R->sa = pf_adam_alloc(R->sa_n, &ac);
+        if (!R->sa) return PF_ERR_NOMEM;
+    }
+    /* the reference: absent or unreadable -> no y, and the reason */
+    pf_status st = pf_pde_reference(p, &R->ref);
+    if (st == PF_OK) {
+        R->has_ref = true;
+        r->n_eval = R->ref.n;
+        r->x_eval = malloc(sizeof(pf_real) * (size_t)R->ref.n * p->d_in + 1);
+        r->u_eval = malloc(sizeof(pf_real) * (size_t)R->ref.n * p->d_out + 1);
+        r->u_ref = malloc(sizeof(pf_real) * (size_t)R->ref.n * p->d_out + 1);
+        if (!r->x_eval || !r->u_eval || !r->u_ref) return pf_fail(PF_ERR_NOMEM, "out of memory");
+        memcpy(r->x_eval, R->ref.x, sizeof(pf_real) * (size_t)R->ref.n * p->d_in);
+        memcpy(r->u_ref, R->ref.u, sizeof(pf_real) * (size_t)R->ref.n * p->d_out);
+    } else {
+        snprintf(r->y_missing, sizeof r->y_missing, "no reference solution: %s", pf_errmsg());
+    }
+    return PF_OK;
+}
+
+pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_train_config *tc,
+                       const pf_train_options *o, pf_train_result *r)
+{
+    memset(r, 0, sizeof *r);
+    run R = {.tc = tc, .o = o, .r = r, .t0 = now()};
+    R.total_steps = r->budget = pf_train_config_steps(tc);
+    pf_status st = setup(&R, p, mc);
+    if (st == PF_OK) st = first_pass(&R);
+    r->nstages = tc->nstages;
+    for (int i = 0; i < tc->nstages; i++)
+        r->stage[i] = (pf_train_stage_log){tc->stages[i].optimizer, tc->stages[i].steps, 0, "completed"};
+    if (st == PF_OK && !healthy(&R)) R.stop = true;
+    for (int i = 0; st == PF_OK && i < tc->nstages && !R.stop; i++) {
+        const pf_stage_config *sg = &tc->stages[i];
+        st = sg->optimizer == PF_OPT_LBFGS ? lbfgs_stage(&R, sg, &r->stage[i]) : adam_stage(&R, sg, &r->stage[i]);
+        if (st == PF_OK && r->stage[i].done < sg->steps && r->status == PF_TRAIN_OK && !R.stop)
+            continue; /* an L-BFGS stage that converged: the next stage goes on */
+    }
+    for (int i = 0; i < tc->nstages; i++)
+        if (r->stage[i].done < r->stage[i].planned && !strcmp(r->stage[i].outcome, "completed"))
+            r->stage[i].outcome = r->status == PF_TRAIN_OK ? "not reached" : pf_train_status_name(r->status);
+    if (st == PF_OK) {
+        r->steps = R.step;
+        if (r->status == PF_TRAIN_NAN || r->status == PF_TRAIN_DIVERGED)
+            memcpy(pf_graph_params(R.t->g), R.good, sizeof(pf_real) * R.t->nmodel);
+        else if (r->status == PF_TRAIN_OK)
+            snprintf(r->detail, sizeof r->detail, "trained %ld of %ld steps", R.step, r->budget);
+        if (!r->nlog || r->log_step[r->nlog - 1] != R.step) {
+            set_weights(&R);
+            pf_graph_forward_backward(R.t->g, R.t->w);
+            read_losses(&R);
+            st = record_log(&R);
+        }
+        double a = now();
+        if (st == PF_OK && (!r->neval || r->eval_step[r->neval - 1] != R.step)) st = record_eval(&R);
+        if (st == PF_OK) st = last_pass(&R);
+        if (st == PF_OK) st = copy_out(&R);
+        r->wall_s = now() - R.t0;
+        r->step_s = R.t_steps;
+        r->other_s = r->wall_s - R.t_steps;
+        (void)a;
+        if (o->progress != PF_PROGRESS_NONE) progress(&R, true);
+    }
+    pf_train_graph_free(R.t);
+    pf_reference_release(&R.ref);
+    pf_adam_free(R.sa);
+    free(R.good);
+    free(R.scratch);
+    if (st != PF_OK) pf_train_result_release(r);
+    return st;
+}
+
+void pf_train_result_release(pf_train_result *r)
+{
+    free(r->log_step);
+    free(r->log_total);
+    free(r->log_term);
+    free(r->log_weight);
+    free(r->log_interior);
+    free(r->eval_step);
+    free(r->eval_mse);
+    free(r->x_eval);
+    free(r->u_eval);
+    free(r->u_ref);
+    free(r->x_interior);
+    for (int i = 0; i < r->nparam; i++) free(r->param[i].data);
+    free(r->param);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,184 @@
+/*
+ * trainer.h — train one candidate (a PDE, a model, a training config) and
+ * gather its execution evidence (design.md section 6).
+ *
+ *     pf_train_options o = pf_train_options_default();
+ *     o.seed = 3;
+ *     pf_train_result r;
+ *     if (pf_train_run(pde, &mc, &tc, &o, &r) != PF_OK) ...; // setup failed: pf_errmsg()
+ *     printf("%s %g\n", pf_train_status_name(r.status), r.has_y ? r.y : NAN);
+ *     pf_train_result_release(&r);
+ *
+ * pf_train_run fails only when the candidate cannot be set up (a data file
+ * missing, out of memory, a sampler that cannot fill the domain). A
+ * training that goes wrong is a RESULT: NaN or Inf in the loss ends it with
+ * status nan, a loss above PF_TRAIN_DIVERGED_FACTOR times its starting value
+ * with status diverged, the wall-clock limit with status timeout; the
+ * network then goes back to the last parameters whose loss was finite, and
+ * everything below is still filled in from there.
+ *
+ * ----------------------------------------------------------- one step
+ *
+ * Stages run in order; a step is one optimizer step (an L-BFGS step is one
+ * outer iteration, line search included). Before the pass of global step s:
+ *   - resampling (s > 0, s % resample_every == 0): every sampled set is
+ *     redrawn with the next seed of its stream;
+ *   - RAD (s > 0, s % every == 0): a pool of PF_TRAIN_POOL_FACTOR x interior
+ *     uniform points is drawn, |r| computed there, and the interior set
+ *     replaced by `interior` pool points drawn without replacement with
+ *     probability ~ |r|^k / mean |r|^k + c (Efraimidis-Spirakis keys);
+ *   - RAR-D (same test): `add` points drawn that way are appended, up to
+ *     `cap` interior points (the graph is rebuilt with the new size);
+ *   - lr annealing (s > 0, s % annealing.every == 0): one extra pass per
+ *     term gives max |grad L_pde| and mean |grad L_t|, and
+ *     w_t <- alpha w_t + (1 - alpha) max |grad L_pde| / mean |grad L_t|.
+ * Then the pass (all losses and gradients with the current weights), the
+ * finite/divergence checks, and the optimizer: Adam/AdamW on the network
+ * (clipped to grad_clip) with the stage's schedule, plus, with
+ * self-adaptive weighting, an Adam ASCENT step of rate sa_lr on the point
+ * weights (clamped at >= 0). Causal weights are recomputed after every pass
+ * from its chunk losses: chunk i gets exp(-epsilon sum_{j<i} L_j), used by
+ * the next pass (one step of lag; the weights carry no gradient).
+ *
+ * L-BFGS minimises a fixed objective, so in L-BFGS stages the weights
+ * (annealing, causal, self-adaptive ascent from the last gradient) are
+ * refreshed every PF_TRAIN_LBFGS_REFRESH steps, points change on their own
+ * schedule, and any such change restarts the L-BFGS history. An L-BFGS
+ * stage that converges or stalls ends early; its unused steps are recorded.
+ *
+ * Residual normalisation "initial" divides each term's weight by the term's
+ * value at step 0.
+ *
+ * -------------------------------------------------------- what it records
+ *
+ * Every log_every steps (and at the last step): the total weighted loss,
+ * each term's unweighted value and weight, and the interior point count;
+ * every eval_every steps (and at the end): the MSE on the PDE's evaluation
+ * points. At the end: the per-term first and last values and gradient
+ * norms ||grad_theta L_t||_2, residual statistics and hotspot boxes on
+ * PF_TRAIN_EVIDENCE_POINTS fixed uniform points, stagnation length, the
+ * predictions at the evaluation points and all parameters. The time spent
+ * in steps and outside them (sampling, probes, evaluation) is split.
+ *
+ * Everything is a pure function of (pde, configs, seed) on the CPU with a
+ * given thread count.
+ */
+#ifndef PF_TRAIN_TRAINER_H
+#define PF_TRAIN_TRAINER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "geom/pde.h"
+#include "nn/model.h"
+#include "train/config.h"
+#include "train/evidence.h"
+
+#define PF_TRAIN_DIVERGED_FACTOR 1e8
+#define PF_TRAIN_POOL_FACTOR 4
+#define PF_TRAIN_LBFGS_REFRESH 25
+#define PF_TRAIN_EVIDENCE_POINTS 4096
+#define PF_TRAIN_MAX_HOTSPOTS 5
+#define PF_TRAIN_HOTSPOT_CELLS 256
+
+typedef enum pf_train_status {
+    PF_TRAIN_OK = 0,
+    PF_TRAIN_NAN,
+    PF_TRAIN_DIVERGED,
+    PF_TRAIN_TIMEOUT,
+} pf_train_status;
+
+/* "ok", "nan", "diverged", "timeout". */
+const char *pf_train_status_name(pf_train_status s);
+
+typedef enum pf_progress {
+    PF_PROGRESS_NONE = 0,
+    PF_PROGRESS_LINES,   /* a line to stderr every `progress_every` steps */
+    PF_PROGRESS_BAR,     /* a redrawn bar on stderr (a terminal) */
+} pf_progress;
+
+typedef struct pf_train_options {
+    uint64_t seed;
+    double timeout_s;     /* wall-clock limit, 0 = none */
+    pf_progress progress;
+    int progress_every;   /* lines: steps between lines (0: a tenth of the run) */
+    const char *label;    /* progress prefix ("pf-train") */
+} pf_train_options;
+
+pf_train_options pf_train_options_default(void);
+
+typedef struct pf_train_term {
+    const char *name;     /* "pde", or the constraint's name */
+    bool hard;            /* satisfied exactly by the hard transform (weight 0) */
+    double weight;        /* final weight */
+    double loss_first, loss_last;     /* unweighted, at step 0 and at the end */
+    double grad_first, grad_last;     /* ||grad_theta L_t||_2 at step 0 and at the end */
+} pf_train_term;
+
+typedef struct pf_train_stage_log {
+    pf_optimizer_kind optimizer;
+    long planned, done;
+    const char *outcome;  /* "completed", or L-BFGS's "converged" / "stalled" / ... */
+} pf_train_stage_log;
+
+typedef struct pf_train_param {
+    char name[64];
+    int rows, cols;
+    bool trainable;
+    pf_real *data;
+} pf_train_param;
+
+typedef struct pf_train_result {
+    pf_train_status status;
+    char detail[320];            /* one sentence: how the run ended */
+    long budget, steps;          /* planned and performed optimizer steps */
+    double wall_s, step_s, other_s; /* total, inside steps, outside (sampling, probes, eval) */
+    size_t nparams;              /* trainable network scalars */
+    int n_interior, n_initial, n_boundary, n_observed;
+
+    int nterms;
+    pf_train_term term[PF_TRAIN_MAX_TERMS];
+    double loss_first, loss_last;  /* total weighted loss */
+    long stagnation;             /* pf_stagnation_steps of the total loss, tol 1% */
+    int nstages;
+    pf_train_stage_log stage[PF_TRAIN_MAX_STAGES];
+
+    /* curves */
+    int nlog;
+    long *log_step;
+    double *log_total;           /* nlog */
+    double *log_term;            /* nlog x nterms, unweighted */
+    double *log_weight;          /* nlog x nterms */
+    int *log_interior;           /* nlog */
+    int neval;
+    long *eval_step;
+    double *eval_mse;
+
+    /* y */
+    bool has_y;
+    double y;
+    char y_missing[320];         /* why there is no y */
+
+    /* evidence on the fixed residual points */
+    pf_stats residual;
+    int nhot;
+    pf_hotspot hot[PF_TRAIN_MAX_HOTSPOTS];
+
+    /* predictions at the evaluation points (n_eval = 0 without a reference) */
+    int n_eval, d_in, d_out;
+    pf_real *x_eval, *u_eval, *u_ref;
+    /* the final interior points */
+    pf_real *x_interior;
+    /* the parameters (network, then self-adaptive weights) */
+    int nparam;
+    pf_train_param *param;
+} pf_train_result;
+
+/* Train; see above. On PF_OK *r is filled (release it); otherwise *r is
+ * empty and pf_errmsg() says why the candidate could not be set up. */
+pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_train_config *tc,
+                       const pf_train_options *o, pf_train_result *r);
+
+void pf_train_result_release(pf_train_result *r);
+
+#endif

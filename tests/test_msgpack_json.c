@@ -1,0 +1,338 @@
+/*
+ * test_msgpack_json.c — JSON <-> msgpack and atomic msgpack files
+ * (src/io/msgpack_json.h).
+ *
+ * The round trip is checked on the bytes of json_dumps(JSON_PRESERVE_ORDER |
+ * JSON_COMPACT), the encoding on hand-written msgpack bytes (from the msgpack
+ * spec), and the file functions in a fresh mkdtemp() folder whose listing
+ * shows that no temp file is ever left behind.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/status.h"
+#include "io/msgpack_json.h"
+
+/* ---------------------------------------------------------------- helpers --- */
+
+static char dir[64];
+
+static void rm_tree(const char *p)
+{
+    DIR *d = opendir(p);
+    if (!d) {
+        unlink(p);
+        return;
+    }
+    struct dirent *e;
+    char sub[512];
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(sub, sizeof sub, "%s/%s", p, e->d_name);
+            rm_tree(sub);
+        }
+    closedir(d);
+    rmdir(p);
+}
+
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/pf_test_mpj_XXXXXX");
+    cr_assert_not_null(mkdtemp(dir), "mkdtemp failed");
+}
+
+static void teardown(void) { rm_tree(dir); }
+
+TestSuite(msgpack_json, .init = setup, .fini = teardown);
+
+/* Names in the test folder, sorted, comma-separated. */
+static void list_dir(char *buf, size_t cap)
+{
+    struct dirent **names;
+    int n = scandir(dir, &names, NULL, alphasort);
+    cr_assert_geq(n, 0, "cannot list %s", dir);
+    buf[0] = 0;
+    for (int i = 0; i < n; i++) {
+        const char *s = names[i]->d_name;
+        if (strcmp(s, ".") && strcmp(s, "..")) {
+            if (buf[0]) strncat(buf, ",", cap - strlen(buf) - 1);
+            strncat(buf, s, cap - strlen(buf) - 1);
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
+static char *dumps(const json_t *v)
+{
+    char *s = json_dumps(v, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_ENCODE_ANY);
+    cr_assert_not_null(s);
+    return s;
+}
+
+/* A nested value with every JSON type, keys deliberately not sorted. */
+static json_t *every_type(void)
+{
+    json_error_t err;
+    json_t *v = json_loads(
+        "{\"z\": 1, \"a\": -1, \"big\": 9223372036854775807, \"small\": -9223372036854775808,"
+        " \"m\": 300, \"real\": 0.10000000000000001, \"one\": 1.0, \"negzero\": -0.0,"
+        " \"huge\": 1e300, \"tiny\": 5e-324, \"s\": \"h\\u00e9llo \\u2713\", \"empty\": \"\","
+        " \"t\": true, \"f\": false, \"n\": null,"
+        " \"arr\": [1, 2.5, \"x\", [], {}, [null, [true, {\"k\": [0]}]]],"
+        " \"obj\": {\"y\": {\"b\": 2, \"a\": 1}, \"x\": []}}",
+        0, &err);
+    cr_assert_not_null(v, "test JSON: %s", err.text);
+    /* a string with an embedded NUL (json_loads would refuse it) */
+    cr_assert_eq(json_object_set_new(v, "nul", json_stringn("a\0b", 3)), 0);
+    return v;
+}
+
+/* -------------------------------------------------------------- encoding --- */
+
+Test(msgpack_json, round_trip_every_type_is_byte_identical)
+{
+    json_t *v = every_type();
+    char *buf;
+    size_t len;
+    cr_assert_eq(pf_json_to_msgpack(v, &buf, &len), PF_OK, "%s", pf_errmsg());
+    json_t *back;
+    cr_assert_eq(pf_json_from_msgpack(buf, len, &back), PF_OK, "%s", pf_errmsg());
+    char *a = dumps(v), *b = dumps(back);
+    cr_assert_str_eq(b, a);
+    /* and the types survive: 1.0 stays a real, 300 an integer */
+    cr_assert(json_is_real(json_object_get(back, "one")));
+    cr_assert(json_is_integer(json_object_get(back, "m")));
+    cr_assert_eq(json_string_length(json_object_get(back, "nul")), 3);
+    /* re-encoding gives the same msgpack bytes */
+    char *buf2;
+    size_t len2;
+    cr_assert_eq(pf_json_to_msgpack(back, &buf2, &len2), PF_OK);
+    cr_assert_eq(len2, len);
+    cr_assert_eq(memcmp(buf2, buf, len), 0);
+    free(a);
+    free(b);
+    free(buf);
+    free(buf2);
+    json_decref(v);
+    json_decref(back);
+}
+
+/* {"b": 1, "a": 1.0, "c": [null, true, -1, 300]} by the msgpack spec:
+ * fixmap 2+1, fixstr keys in insertion order, positive fixint, float64,
+ * fixarray, nil, true, negative fixint, uint16. */
+Test(msgpack_json, encoding_is_the_expected_bytes)
+{
+    json_t *v = json_object();
+    json_object_set_new(v, "b", json_integer(1));
+    json_object_set_new(v, "a", json_real(1.0));
+    json_object_set_new(v, "c", json_pack("[n, b, i, i]", 1, -1, 300));
+    static const unsigned char want[] = {
+        0x83, 0xa1, 'b', 0x01, 0xa1, 'a', 0xcb, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0,
+        0xa1, 'c', 0x94, 0xc0, 0xc3, 0xff, 0xcd, 0x01, 0x2c};
+    char *buf;
+    size_t len;
+    cr_assert_eq(pf_json_to_msgpack(v, &buf, &len), PF_OK);
+    cr_assert_eq(len, sizeof want);
+    cr_assert_eq(memcmp(buf, want, len), 0);
+    free(buf);
+    json_decref(v);
+}
+
+Test(msgpack_json, scalar_top_level)
+{
+    json_t *v = json_null();
+    char *buf;
+    size_t len;
+    cr_assert_eq(pf_json_to_msgpack(v, &buf, &len), PF_OK);
+    cr_assert_eq(len, 1);
+    cr_assert_eq((unsigned char)buf[0], 0xc0);
+    json_t *back;
+    cr_assert_eq(pf_json_from_msgpack(buf, len, &back), PF_OK);
+    cr_assert(json_is_null(back));
+    free(buf);
+    json_decref(back);
+}
+
+/* ------------------------------------------------------------- rejection --- */
+
+Test(msgpack_json, truncated_buffer_is_rejected)
+{
+    json_t *v = every_type();
+    char *buf;
+    size_t len;
+    cr_assert_eq(pf_json_to_msgpack(v, &buf, &len), PF_OK);
+    for (size_t cut = 0; cut < len; cut++) {
+        json_t *out = (json_t *)1;
+        cr_assert_eq(pf_json_from_msgpack(buf, cut, &out), PF_ERR_IO, "prefix of %zu bytes", cut);
+        cr_assert_null(out);
+    }
+    free(buf);
+    json_decref(v);
+}
+
+Test(msgpack_json, trailing_garbage_is_rejected)
+{
+    json_t *v = every_type();
+    char *buf;
+    size_t len;
+    cr_assert_eq(pf_json_to_msgpack(v, &buf, &len), PF_OK);
+    char *more = malloc(2 * len);
+    memcpy(more, buf, len);
+    more[len] = (char)0xc1; /* never used in msgpack */
+    json_t *out;
+    cr_assert_eq(pf_json_from_msgpack(more, len + 1, &out), PF_ERR_IO);
+    cr_assert(strstr(pf_errmsg(), "not exactly one"), "%s", pf_errmsg());
+    /* two well-formed values are not one */
+    memcpy(more + len, buf, len);
+    cr_assert_eq(pf_json_from_msgpack(more, 2 * len, &out), PF_ERR_IO);
+    cr_assert_null(out);
+    free(more);
+    free(buf);
+    json_decref(v);
+}
+
+Test(msgpack_json, values_without_json_form_are_rejected)
+{
+    static const struct {
+        const char *what;
+        const char *bytes;
+        size_t len;
+    } bad[] = {
+        {"bin", "\xc4\x01x", 3},
+        {"ext", "\xd4\x01\x00", 3},
+        {"integer key", "\x81\x07\xa1x", 4},
+        {"NaN", "\xcb\x7f\xf8\x00\x00\x00\x00\x00\x00", 9},
+        {"+Inf", "\xcb\x7f\xf0\x00\x00\x00\x00\x00\x00", 9},
+        {"uint64 above INT64_MAX", "\xcf\x80\x00\x00\x00\x00\x00\x00\x00", 9},
+        {"invalid UTF-8", "\xa2\xff\xfe", 3},
+        {"invalid byte", "\xc1", 1},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        json_t *out = (json_t *)1;
+        cr_assert_eq(pf_json_from_msgpack(bad[i].bytes, bad[i].len, &out), PF_ERR_IO, "%s",
+                     bad[i].what);
+        cr_assert_null(out, "%s", bad[i].what);
+    }
+}
+
+/* 32 nested arrays pass, 33 do not, in both directions (msgpack-c cannot
+ * parse 33, so they must not be written either). */
+Test(msgpack_json, nesting_limit)
+{
+    for (int levels = PF_MSGPACK_JSON_MAX_NESTING; levels <= PF_MSGPACK_JSON_MAX_NESTING + 1;
+         levels++) {
+        json_t *v = json_array();
+        for (int i = 1; i < levels; i++) {
+            json_t *outer = json_array();
+            json_array_append_new(outer, v);
+            v = outer;
+        }
+        char *buf;
+        size_t len;
+        pf_status want = levels <= PF_MSGPACK_JSON_MAX_NESTING ? PF_OK : PF_ERR_IO;
+        cr_assert_eq(pf_json_to_msgpack(v, &buf, &len), want, "%d levels", levels);
+        if (want == PF_OK) free(buf);
+        json_decref(v);
+
+        char raw[80];
+        memset(raw, 0x91, (size_t)levels - 1); /* fixarray of 1 */
+        raw[levels - 1] = (char)0x90;          /* empty fixarray */
+        json_t *out;
+        cr_assert_eq(pf_json_from_msgpack(raw, (size_t)levels, &out), want, "%d levels", levels);
+        json_decref(out);
+    }
+}
+
+/* ----------------------------------------------------------------- files --- */
+
+Test(msgpack_json, atomic_write_then_read_back)
+{
+    char path[128], names[512];
+    snprintf(path, sizeof path, "%s/ev.msgpack", dir);
+    json_t *v = every_type();
+    cr_assert_eq(pf_msgpack_write_file(path, v), PF_OK, "%s", pf_errmsg());
+    list_dir(names, sizeof names);
+    cr_assert_str_eq(names, "ev.msgpack");
+    json_t *back;
+    cr_assert_eq(pf_msgpack_read_file(path, &back), PF_OK, "%s", pf_errmsg());
+    char *a = dumps(v), *b = dumps(back);
+    cr_assert_str_eq(b, a);
+    free(a);
+    free(b);
+    json_decref(back);
+
+    /* replacing the file: the new content, still no temp file */
+    json_t *w = json_pack("{s:i}", "v", 2);
+    cr_assert_eq(pf_msgpack_write_file(path, w), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_msgpack_read_file(path, &back), PF_OK);
+    cr_assert(json_equal(back, w));
+    list_dir(names, sizeof names);
+    cr_assert_str_eq(names, "ev.msgpack");
+    json_decref(back);
+    json_decref(w);
+    json_decref(v);
+}
+
+Test(msgpack_json, raw_atomic_write)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/raw.bin", dir);
+    cr_assert_eq(pf_file_write_atomic(path, "abc", 3), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_file_write_atomic(path, "", 0), PF_OK, "%s", pf_errmsg());
+    struct stat sb;
+    cr_assert_eq(stat(path, &sb), 0);
+    cr_assert_eq(sb.st_size, 0);
+}
+
+Test(msgpack_json, write_into_missing_directory_fails)
+{
+    char path[128], names[512];
+    snprintf(path, sizeof path, "%s/missing/ev.msgpack", dir);
+    json_t *v = json_pack("{s:i}", "a", 1);
+    cr_assert_eq(pf_msgpack_write_file(path, v), PF_ERR_IO);
+    cr_assert(strstr(pf_errmsg(), path), "message names the path: %s", pf_errmsg());
+    cr_assert(strstr(pf_errmsg(), strerror(ENOENT)), "message has strerror: %s", pf_errmsg());
+    list_dir(names, sizeof names);
+    cr_assert_str_eq(names, "", "left behind: %s", names);
+    json_decref(v);
+}
+
+/* The temp file is created but the rename fails (the target is a
+ * directory): the temp file is removed, the directory untouched. */
+Test(msgpack_json, failed_rename_removes_the_temp_file)
+{
+    char path[128], names[512];
+    snprintf(path, sizeof path, "%s/target", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    json_t *v = json_pack("{s:i}", "a", 1);
+    cr_assert_eq(pf_msgpack_write_file(path, v), PF_ERR_IO);
+    cr_assert(strstr(pf_errmsg(), path), "%s", pf_errmsg());
+    list_dir(names, sizeof names);
+    cr_assert_str_eq(names, "target", "left behind: %s", names);
+    json_decref(v);
+}
+
+Test(msgpack_json, read_failures_name_the_path)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/none.msgpack", dir);
+    json_t *out = (json_t *)1;
+    cr_assert_eq(pf_msgpack_read_file(path, &out), PF_ERR_IO);
+    cr_assert_null(out);
+    cr_assert(strstr(pf_errmsg(), path), "%s", pf_errmsg());
+
+    snprintf(path, sizeof path, "%s/bad.msgpack", dir);
+    cr_assert_eq(pf_file_write_atomic(path, "\x82\xa1" "a", 3), PF_OK);
+    cr_assert_eq(pf_msgpack_read_file(path, &out), PF_ERR_IO);
+    cr_assert_null(out);
+    cr_assert(strstr(pf_errmsg(), path), "%s", pf_errmsg());
+    cr_assert(strstr(pf_errmsg(), "not exactly one"), "%s", pf_errmsg());
+}
