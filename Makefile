@@ -190,7 +190,7 @@ test-run: all $(TEST_BIN)
 	$(Q)for t in $(TEST_SH); do OMP_NUM_THREADS=1 $$t $(BUILD)/bin $(PRECISION) || exit 1; done
 
 # ---------------------------------------------------------------- bench
-bench: $(BENCH_BIN)
+bench: $(BENCH_BIN) $(BUILD)/bin/pf-train
 	$(Q)scripts/install-deps.sh bench
 	$(Q)mkdir -p $(BUILD)/bench
 	$(Q)$(BENCH_BIN) --out $(BUILD)/bench/engine.jsonl $(BENCH_ARGS)

@@ -8,6 +8,12 @@
  * (the comparator's `taylor_min_gflop`), timed here with the same BLAS on the
  * same shapes. A step can't beat it; the ratio ms / bound_ms says how much
  * the elementwise jet work and the rest cost on top.
+ *
+ * Then whole candidates: pf-train runs bench/typical_spec.json (4 x 64 tanh,
+ * 4,096 Sobol points with RAD, Adam 900 + L-BFGS 100) at low fidelity on
+ * poisson_5d and burgers_1d, and the line gives the process's wall time, the
+ * time inside optimizer steps, and everything else (setup, sampling, probes,
+ * evaluation, evidence, writing the artifacts) as a share of the steps.
  */
 #include <cblas.h>
 #include <getopt.h>
@@ -17,8 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
 
 #include "core/rng.h"
+#include "io/msgpack_json.h"
 #include "nn/model.h"
 #include "tensor/graph.h"
 #include "train/adam.h"
@@ -292,6 +302,46 @@ static double time_torch(const char *script, const bench_case *c, int threads, i
     return ms;
 }
 
+/* The number at a "/"-separated path of a JSON object, or NaN. */
+static double jnum(json_t *o, const char *a, const char *b)
+{
+    json_t *v = json_object_get(json_object_get(o, a), b);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* One full low-fidelity candidate through the pf-train binary. */
+static int time_candidate(const char *train, const char *spec, const char *pde, int threads, const char *dir,
+                          FILE *js)
+{
+    char cmd[4096], ev[2048];
+    snprintf(cmd, sizeof cmd, "%s %s --pde %s --fidelity low --seed 0 --out %s/%s --threads %d --quiet", train,
+             spec, pde, dir, pde, threads);
+    double t0 = now();
+    int rc = system(cmd);
+    double wall = now() - t0;
+    snprintf(ev, sizeof ev, "%s/%s/evidence.msgpack", dir, pde);
+    json_t *e = NULL;
+    if (rc != 0 || pf_msgpack_read_file(ev, &e) != PF_OK) {
+        fprintf(stderr, "pf-bench: '%s' failed (exit %d)\n", cmd, rc);
+        return 1;
+    }
+    json_t *E = json_object_get(e, "evidence");
+    json_t *jy = json_object_get(e, "y");
+    double steps_s = jnum(E, "time", "steps_s"), y = json_is_number(jy) ? json_number_value(jy) : NAN;
+    double other = wall - steps_s;
+    printf("%-24s %8.2f s wall %8.2f s in steps %6.2f s else (%4.1f%% of the steps)  %s, y %.3e\n", pde, wall,
+           steps_s, other, 100 * other / steps_s, json_string_value(json_object_get(e, "status")), y);
+    char ys[32] = "null";
+    if (isfinite(y)) snprintf(ys, sizeof ys, "%.6g", y);
+    if (js)
+        fprintf(js,
+                "{\"candidate\":\"%s\",\"spec\":\"%s\",\"wall_s\":%.3f,\"steps_s\":%.3f,\"other_s\":%.3f,"
+                "\"other_pct\":%.2f,\"y\":%s,\"threads\":%d,\"precision\":\"%s\"}\n",
+                pde, spec, wall, steps_s, other, 100 * other / steps_s, ys, threads, PF_REAL_NAME);
+    json_decref(e);
+    return 0;
+}
+
 static void usage(FILE *to)
 {
     fprintf(to,
@@ -304,6 +354,9 @@ static void usage(FILE *to)
             "PyTorch's, their ratio, our GEMM GFLOP/s and the Taylor-mode GEMM bound.\n"
             "--profile prints the time per graph node (stderr); --chunk-kib sets the\n"
             "graph's chunk size (0: no chunks; default: the graph's own).\n"
+            "Then one full low-fidelity candidate (pf-train on bench/typical_spec.json)\n"
+            "per PDE of --candidates (default poisson_5d,burgers_1d; none: skip), as wall\n"
+            "time, split into optimizer steps and the rest.\n"
             "Defaults: --rounds 5 --steps 25 --warmup 5 --threads 2\n"
             "          --torch ../shared/bench/torch_pinn_step.py (or $PF_TORCH_BENCH)\n");
 }
@@ -311,6 +364,7 @@ static void usage(FILE *to)
 int main(int argc, char **argv)
 {
     const char *out = NULL, *only = NULL, *script = getenv("PF_TORCH_BENCH");
+    const char *candidates = "poisson_5d,burgers_1d";
     int rounds = 5, steps = 25, warmup = 5, threads = 2, torch = 1;
     if (!script) script = "../shared/bench/torch_pinn_step.py";
     static const struct option opts[] = {
@@ -319,6 +373,7 @@ int main(int argc, char **argv)
         {"warmup", required_argument, 0, 'w'}, {"threads", required_argument, 0, 't'},
         {"torch", required_argument, 0, 'T'},  {"no-torch", no_argument, 0, 'N'},
         {"profile", no_argument, 0, 'P'},      {"chunk-kib", required_argument, 0, 'k'},
+        {"candidates", required_argument, 0, 'C'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int ch;
@@ -334,6 +389,7 @@ int main(int argc, char **argv)
         case 'N': torch = 0; break;
         case 'P': profile_ops = 1; break;
         case 'k': chunk_kib = atol(optarg); break;
+        case 'C': candidates = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -392,6 +448,27 @@ int main(int argc, char **argv)
                     "\"steps\":%d,\"precision\":\"%s\",\"final_loss\":%.6g}\n",
                     c->name, ms, nt ? tms : -1.0, nt ? tms / ms : -1.0, bound, gf / (ms * 1e-3), gf,
                     threads, nr, steps, PF_REAL_NAME, loss);
+    }
+    if (strcmp(candidates, "none")) {
+        /* pf-train sits beside pf-bench in the build's bin folder */
+        char train[2048], dir[] = "/tmp/pf_bench_XXXXXX";
+        snprintf(train, sizeof train, "%s", argv[0]);
+        char *slash = strrchr(train, '/');
+        snprintf(slash ? slash + 1 : train, sizeof train - (size_t)(slash ? slash + 1 - train : 0), "pf-train");
+        if (!mkdtemp(dir)) {
+            fprintf(stderr, "pf-bench: cannot make a temporary folder\n");
+            return 1;
+        }
+        printf("\nfull low-fidelity candidates (bench/typical_spec.json, 1,000 steps, %d threads):\n", threads);
+        char list[512];
+        snprintf(list, sizeof list, "%s", candidates);
+        int rc = 0;
+        for (char *tok = strtok(list, ","); tok && !rc; tok = strtok(NULL, ","))
+            rc = time_candidate(train, "bench/typical_spec.json", tok, threads, dir, js);
+        char rm[128];
+        snprintf(rm, sizeof rm, "rm -rf %s", dir);
+        if (system(rm) != 0) fprintf(stderr, "pf-bench: could not remove %s\n", dir);
+        if (rc) return 1;
     }
     if (js) fclose(js);
     return 0;

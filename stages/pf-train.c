@@ -245,6 +245,7 @@ static json_t *evidence(const pf_pde *p, const pf_train_result *r)
     json_object_set_new(e, "loss_final", num(r->loss_last));
     json_object_set_new(e, "loss_reduction", num(r->loss_last > 0 ? r->loss_first / r->loss_last : NAN));
     json_object_set_new(e, "stagnation_steps", json_integer(r->stagnation));
+    if (!isnan(r->causal_min)) json_object_set_new(e, "causal_min_weight", num(r->causal_min));
     json_t *terms = json_array();
     double gmin = INFINITY, gmax = 0;
     for (int k = 0; k < r->nterms; k++) {

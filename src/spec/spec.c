@@ -165,7 +165,7 @@ static const variant weighting_v[] = {
 };
 static const field causal_f[] = {
     REAL("epsilon", 0, 1, 1000, 0, 1, "causality parameter: chunk i weighted by exp(-epsilon sum_{j<i} L_j)"),
-    INT("chunks", 2, 1024, 32, "time chunks"),
+    INT("chunks", 2, PF_TRAIN_MAX_CHUNKS, 32, "time chunks"),
 };
 static const variant causal_v[] = {
     {"false", NULL, 0, "off"},

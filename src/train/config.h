@@ -42,6 +42,7 @@
 
 #define PF_TRAIN_MAX_STAGES 8    /* optimization stages */
 #define PF_TRAIN_MAX_TERMS 16    /* loss terms: "pde" + one per constraint */
+#define PF_TRAIN_MAX_CHUNKS 64   /* causal weighting: time chunks */
 
 /* ------------------------------------------------------------ sampling */
 

@@ -23,7 +23,8 @@ const char *pf_train_status_name(pf_train_status s)
 
 pf_train_options pf_train_options_default(void)
 {
-    return (pf_train_options){.seed = 0, .timeout_s = 0, .progress = PF_PROGRESS_NONE,
+    return (pf_train_options){.seed = 0, .timeout_s = 0, .diverge_factor = PF_TRAIN_DIVERGED_FACTOR,
+                              .progress = PF_PROGRESS_NONE,
                               .progress_every = 0, .label = "pf-train"};
 }
 
@@ -315,7 +316,7 @@ static bool healthy(run *R)
         snprintf(r->detail, sizeof r->detail, "the loss (%s term) became non-finite at step %ld", which, R->step);
         return false;
     }
-    if (R->total > PF_TRAIN_DIVERGED_FACTOR * r->loss_first && R->total > 1) {
+    if (R->total > R->o->diverge_factor * r->loss_first && R->total > 1) {
         r->status = PF_TRAIN_DIVERGED;
         snprintf(r->detail, sizeof r->detail, "the loss diverged at step %ld: %.3g, %.3g times its start",
                  R->step, R->total, R->total / r->loss_first);
@@ -426,7 +427,13 @@ static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_lo
         }
         memcpy(R->good, pf_graph_params(t->g), sizeof(pf_real) * t->nmodel);
         update_causal(R);
-        if (sg->grad_clip > 0) pf_clip_grad_norm(pf_graph_grads(t->g), t->nmodel, sg->grad_clip);
+        double gn = pf_clip_grad_norm(pf_graph_grads(t->g), t->nmodel, sg->grad_clip > 0 ? sg->grad_clip : INFINITY);
+        if (!isfinite(gn)) {
+            R->r->status = PF_TRAIN_NAN;
+            snprintf(R->r->detail, sizeof R->r->detail, "the gradient became non-finite at step %ld", R->step);
+            R->stop = true;
+            break;
+        }
         pf_adam_step(opt, pf_graph_params(t->g), pf_graph_grads(t->g), pf_schedule_lr(&sg->schedule, k, sg->steps));
         sa_ascent(R);
         R->t_steps += now() - a;
@@ -544,6 +551,9 @@ static pf_status last_pass(run *R)
     }
     r->loss_last = R->total;
     r->stagnation = pf_stagnation_steps(r->log_step, r->log_total, r->nlog, 0.01);
+    update_causal(R);
+    r->causal_min = R->tc->loss.causal ? 1 : NAN;
+    for (int i = 0; R->tc->loss.causal && i < t->nchunks; i++) r->causal_min = fmin(r->causal_min, R->causal[i]);
     /* residual statistics and hotspots on fixed uniform points */
     pf_point_set ps = {0};
     PF_TRY(pf_sample_interior(t->geom, PF_SAMPLE_UNIFORM, PF_TRAIN_EVIDENCE_POINTS,

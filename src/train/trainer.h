@@ -11,9 +11,9 @@
  *
  * pf_train_run fails only when the candidate cannot be set up (a data file
  * missing, out of memory, a sampler that cannot fill the domain). A
- * training that goes wrong is a RESULT: NaN or Inf in the loss ends it with
- * status nan, a loss above PF_TRAIN_DIVERGED_FACTOR times its starting value
- * with status diverged, the wall-clock limit with status timeout; the
+ * training that goes wrong is a RESULT: NaN or Inf in the loss or the
+ * gradient ends it with status nan, a loss above `diverge_factor`
+ * (PF_TRAIN_DIVERGED_FACTOR) times its starting value with status diverged, the wall-clock limit with status timeout; the
  * network then goes back to the last parameters whose loss was finite, and
  * everything below is still filled in from there.
  *
@@ -100,6 +100,8 @@ typedef enum pf_progress {
 typedef struct pf_train_options {
     uint64_t seed;
     double timeout_s;     /* wall-clock limit, 0 = none */
+    double diverge_factor;/* loss / starting loss that counts as divergence
+                             (PF_TRAIN_DIVERGED_FACTOR; INFINITY: never) */
     pf_progress progress;
     int progress_every;   /* lines: steps between lines (0: a tenth of the run) */
     const char *label;    /* progress prefix ("pf-train") */
@@ -140,6 +142,8 @@ typedef struct pf_train_result {
     pf_train_term term[PF_TRAIN_MAX_TERMS];
     double loss_first, loss_last;  /* total weighted loss */
     long stagnation;             /* pf_stagnation_steps of the total loss, tol 1% */
+    double causal_min;           /* causal weighting: the smallest chunk weight at
+                                    the end (1 = every time chunk trained), else NaN */
     int nstages;
     pf_train_stage_log stage[PF_TRAIN_MAX_STAGES];
 

@@ -1,0 +1,79 @@
+#!/bin/sh
+# t0400-pf-train.sh — `pf-train SPEC --pde P --fidelity F --seed S --out DIR`.
+#
+#   tests/t0400-pf-train.sh BUILD/bin float|double     (make test runs it)
+#
+# Exit codes (0 trained, 2 usage / unknown PDE / invalid spec), the two
+# artifacts (h5dump and pf-inspect read them; the spec hash agrees with
+# pf-spec check), bit-identical datasets for the same seed, progress lines
+# when stderr is not a terminal, and fidelity scaling (a low-fidelity spec
+# run at high fidelity plans 10,000 steps; stopped here by --timeout).
+. "$(dirname "$0")/lib.sh"
+T=$BIN/pf-train
+
+spec=$tmp/spec.json
+cat >"$spec" <<'EOF'
+{"representation": {}, "architecture": {"depth": 2, "width": 16},
+ "sampling": {"interior": 256, "boundary": 128, "method": "sobol"},
+ "constraints": {}, "loss": {},
+ "optimization": {"stages": [{"optimizer": "adam", "steps": 900, "lr": 0.003},
+                             {"optimizer": "lbfgs", "steps": 100}]},
+ "training": {"log_every": 50, "eval_every": 250}}
+EOF
+
+# ------------------------------------------------------------ usage
+expect_rc 0 "--help" "$T" --help
+check "--help prints the usage" grep -q '^usage: pf-train SPEC' "$tmp/out"
+expect_rc 2 "no arguments" "$T"
+expect_rc 2 "unknown PDE" "$T" "$spec" --pde no_such_pde --seed 0 --out "$tmp/x"
+check "unknown PDE: says so" grep -q 'no_such_pde' "$tmp/err"
+expect_rc 2 "missing --seed" "$T" "$spec" --pde poisson_5d --out "$tmp/x"
+expect_rc 2 "bad fidelity" "$T" "$spec" --pde poisson_5d --fidelity medium --seed 0 --out "$tmp/x"
+sed 's/"width": 16/"width": 0/' "$spec" >"$tmp/bad.json"
+expect_rc 2 "invalid spec" "$T" "$tmp/bad.json" --pde poisson_5d --seed 0 --out "$tmp/x"
+check "invalid spec: the reason names the field" grep -q 'architecture.width' "$tmp/err"
+check "invalid spec: no output folder" test ! -e "$tmp/x"
+expect_rc 2 "unreadable spec" "$T" "$tmp/none.json" --pde poisson_5d --seed 0 --out "$tmp/x"
+
+# ------------------------------------------------------------ a run
+expect_rc 0 "train" "$T" "$spec" --pde poisson_5d --seed 3 --out "$tmp/a" --threads 1
+check "result.h5 written" test -s "$tmp/a/result.h5"
+check "evidence.msgpack written" test -s "$tmp/a/evidence.msgpack"
+eq "no temp files left" "$(ls "$tmp/a" | tr '\n' ' ')" "evidence.msgpack result.h5 "
+check "progress: a start line" grep -q '^pf-train: start poisson_5d' "$tmp/err"
+check "progress: step lines (stderr is no terminal)" grep -q '^pf-train: step 100/1000' "$tmp/err"
+check "progress: a done line" grep -q '^pf-train: done poisson_5d: ok' "$tmp/err"
+check "h5dump reads result.h5" h5dump -H "$tmp/a/result.h5"
+hash=$("$BIN/pf-spec" check "$spec" --pde poisson_5d --fidelity low | sed -n 's/^hash: //p')
+"$BIN/pf-inspect" "$tmp/a/result.h5" >"$tmp/h5" 2>&1
+eq "result.h5: spec_hash is pf-spec's" "$(sed -n 's/^  @spec_hash = "\(.*\)"$/\1/p' "$tmp/h5")" "$hash"
+check "result.h5: loss terms" grep -q '^/loss/terms/bc  dataset float64 (21)' "$tmp/h5"
+check "result.h5: eval curve" grep -q '^/eval/mse  dataset float64 (5)' "$tmp/h5"
+check "result.h5: predictions" grep -q '^/predictions/u  dataset' "$tmp/h5"
+check "result.h5: parameters" grep -q '^/params/00.h1.W  dataset' "$tmp/h5"
+"$BIN/pf-inspect" "$tmp/a/evidence.msgpack" >"$tmp/ev" 2>&1
+eq "pf-inspect reads evidence.msgpack" $? 0
+check "evidence: y" grep -qE '^  "y": [0-9]' "$tmp/ev"
+check "evidence: status ok" grep -q '^  "status": "ok",' "$tmp/ev"
+check "evidence: spec hash" grep -q "^  \"spec_hash\": \"$hash\"" "$tmp/ev"
+for key in loss_reduction stagnation_steps grad_imbalance hotspots constraint_errors steps_per_second parameters; do
+    check "evidence: $key" grep -q "^    \"$key\": " "$tmp/ev"
+done
+
+# ------------------------------------------------------------ determinism
+"$T" "$spec" --pde poisson_5d --seed 3 --out "$tmp/b" --threads 1 --quiet
+"$T" "$spec" --pde poisson_5d --seed 4 --out "$tmp/c" --threads 1 --quiet
+data() { h5dump -d "$2" "$1/result.h5" | sed 1d; }
+for d in /loss/total /loss/terms/pde /eval/mse /predictions/u /params/00.h1.W /params/05.out.b; do
+    eq "same seed: $d is identical" "$(data "$tmp/a" "$d" | md5sum)" "$(data "$tmp/b" "$d" | md5sum)"
+done
+check "another seed: a different loss curve" test "$(data "$tmp/a" /loss/total | md5sum)" != "$(data "$tmp/c" /loss/total | md5sum)"
+
+# ------------------------------------------------------------ fidelity
+expect_rc 0 "high fidelity, stopped by --timeout" "$T" "$spec" --pde poisson_5d --fidelity high --seed 0 \
+    --out "$tmp/h" --timeout 0.5
+check "high fidelity: the start line says scaled" grep -q '(10000 steps, scaled)' "$tmp/err"
+"$BIN/pf-inspect" "$tmp/h/evidence.msgpack" >"$tmp/ev" 2>&1
+check "high fidelity: budget 10000" grep -q '^    "budget": 10000,' "$tmp/ev"
+check "high fidelity: status timeout" grep -q '^  "status": "timeout",' "$tmp/ev"
+finish

@@ -1,0 +1,258 @@
+/* The trainer end to end: accuracy on poisson_5d, determinism, failures as
+ * results (nan, timeout), a missing reference, fidelity scaling. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+#include "spec/spec.h"
+#include "train/trainer.h"
+
+/* A small PINN that solves poisson_5d in about a second: 3 x 32 tanh,
+ * 1,024 Sobol interior and 512 boundary points, Adam then L-BFGS. */
+static const char *SMALL =
+    "{\"representation\": {}, \"architecture\": {\"depth\": 3, \"width\": 32},"
+    " \"sampling\": {\"interior\": 1024, \"boundary\": 512, \"method\": \"sobol\"},"
+    " \"constraints\": {}, \"loss\": {},"
+    " \"optimization\": {\"stages\": [{\"optimizer\": \"adam\", \"steps\": 200, \"lr\": 0.01},"
+    "                                 {\"optimizer\": \"lbfgs\", \"steps\": 800}]},"
+    " \"training\": {}}";
+
+/* A tinier one for runs whose accuracy does not matter. */
+static const char *TINY =
+    "{\"representation\": {}, \"architecture\": {\"depth\": 2, \"width\": 16},"
+    " \"sampling\": {\"interior\": 256, \"boundary\": 128, \"initial\": %d},"
+    " \"constraints\": {}, \"loss\": {},"
+    " \"optimization\": {\"stages\": [{\"optimizer\": \"adam\", \"steps\": 1000, \"lr\": 0.003}]},"
+    " \"training\": {\"log_every\": 10, \"eval_every\": 50}}";
+
+static const pf_pde *pde(const char *name)
+{
+    const pf_pde *p;
+    cr_assert_eq(pf_pdes_lookup(name, &p), PF_OK, "%s", pf_errmsg());
+    return p;
+}
+
+/* Instantiate `text` for p at low fidelity, then scale to `steps`. */
+static void configs(const char *text, const pf_pde *p, long steps, pf_model_config *mc, pf_train_config *tc)
+{
+    json_t *raw, *norm;
+    static pf_spec_report rep;
+    cr_assert_eq(pf_spec_parse(text, &raw), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_spec_check(raw, p, PF_FIDELITY_LOW, &norm, &rep), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_spec_instantiate(norm, p, mc, tc), PF_OK, "%s", pf_errmsg());
+    if (steps != PF_SPEC_BUDGET_LOW) cr_assert_eq(pf_train_config_scale_steps(tc, steps), PF_OK);
+    json_decref(raw);
+    json_decref(norm);
+}
+
+static void tiny(const pf_pde *p, long steps, pf_model_config *mc, pf_train_config *tc)
+{
+    char text[1024];
+    snprintf(text, sizeof text, TINY, p->time_input >= 0 ? 64 : 0);
+    configs(text, p, steps, mc, tc);
+}
+
+static void train(const pf_pde *p, const pf_model_config *mc, const pf_train_config *tc, uint64_t seed,
+                  double timeout, pf_train_result *r)
+{
+    pf_train_options o = pf_train_options_default();
+    o.seed = seed;
+    o.timeout_s = timeout;
+    cr_assert_eq(pf_train_run(p, mc, tc, &o, r), PF_OK, "%s: %s", p->name, pf_errmsg());
+}
+
+Test(trainer, poisson_5d_small_spec_reaches_mse_below_1e4)
+{
+    const pf_pde *p = pde("poisson_5d");
+    pf_model_config mc;
+    pf_train_config tc;
+    configs(SMALL, p, PF_SPEC_BUDGET_LOW, &mc, &tc);
+    pf_train_result r;
+    train(p, &mc, &tc, 0, 0, &r);
+    cr_assert_eq(r.status, PF_TRAIN_OK, "status %s: %s", pf_train_status_name(r.status), r.detail);
+    cr_assert(r.has_y, "no y: %s", r.y_missing);
+    cr_assert_lt(r.y, 1e-4, "MSE %.3e after %ld steps", r.y, r.steps);
+    cr_assert_eq(r.steps, 1000);
+    /* the curves: records every 100 steps and at the end, and the last
+     * evaluation MSE is y */
+    cr_assert_eq(r.nlog, 11);
+    cr_assert_eq(r.log_step[10], 1000);
+    cr_assert_eq(r.neval, 11);
+    cr_assert_float_eq(r.eval_mse[10], r.y, 1e-12 + 1e-9 * r.y);
+    cr_assert_lt(r.loss_last, 1e-2 * r.loss_first, "loss %.3e -> %.3e", r.loss_first, r.loss_last);
+    /* evidence */
+    cr_assert_eq(r.nterms, 2);
+    cr_assert_str_eq(r.term[0].name, "pde");
+    cr_assert_str_eq(r.term[1].name, "bc");
+    for (int k = 0; k < 2; k++) {
+        cr_assert(isfinite(r.term[k].grad_first) && r.term[k].grad_first > 0);
+        cr_assert(isfinite(r.term[k].grad_last) && r.term[k].grad_last > 0);
+    }
+    cr_assert(r.residual.mean > 0 && r.residual.mean <= r.residual.p95 && r.residual.p95 <= r.residual.max);
+    cr_assert_gt(r.nhot, 0);
+    for (int d = 0; d < 5; d++) cr_assert(r.hot[0].lo[d] >= 0 && r.hot[0].hi[d] <= 1 && r.hot[0].lo[d] < r.hot[0].hi[d]);
+    cr_assert_eq(r.n_interior, 1024);
+    cr_assert_eq(r.n_boundary, 512);
+    cr_assert_eq(r.nparams, pf_model_config_nparams(&mc));
+    cr_assert_str_eq(r.stage[0].outcome, "completed");
+    cr_assert_eq(r.stage[0].done, 200);
+    pf_train_result_release(&r);
+}
+
+static bool same(const void *a, const void *b, size_t n) { return !memcmp(a, b, n); }
+
+Test(trainer, same_seed_is_bit_identical_and_another_seed_is_not)
+{
+    const pf_pde *p = pde("burgers_1d");
+    pf_model_config mc;
+    pf_train_config tc;
+    tiny(p, 120, &mc, &tc);
+    tc.nstages = 2; /* some of each optimizer */
+    tc.stages[0].steps = 100;
+    tc.stages[1] = pf_stage_default(PF_OPT_LBFGS);
+    tc.stages[1].steps = 20;
+    pf_train_result a, b, c;
+    train(p, &mc, &tc, 7, 0, &a);
+    train(p, &mc, &tc, 7, 0, &b);
+    train(p, &mc, &tc, 8, 0, &c);
+    cr_assert_eq(a.nlog, b.nlog);
+    cr_assert(same(a.log_total, b.log_total, sizeof(double) * a.nlog));
+    cr_assert(same(a.log_term, b.log_term, sizeof(double) * a.nlog * a.nterms));
+    cr_assert_eq(a.neval, b.neval);
+    cr_assert(same(a.eval_mse, b.eval_mse, sizeof(double) * a.neval));
+    cr_assert(same(a.u_eval, b.u_eval, sizeof(pf_real) * a.n_eval * a.d_out));
+    cr_assert_eq(a.nparam, b.nparam);
+    for (int i = 0; i < a.nparam; i++)
+        cr_assert(same(a.param[i].data, b.param[i].data, sizeof(pf_real) * a.param[i].rows * a.param[i].cols),
+                  "parameter %s differs", a.param[i].name);
+    cr_assert(!same(a.log_total, c.log_total, sizeof(double) * a.nlog), "seed 8 gave seed 7's curve");
+    pf_train_result_release(&a);
+    pf_train_result_release(&b);
+    pf_train_result_release(&c);
+}
+
+/* lr = 1e3 makes every parameter jump by about 1e3 per Adam step. On
+ * burgers_1d the loss explodes (finite, 1e8 times its start within two
+ * steps: diverged); on poisson_5d the tanh units saturate instead and the
+ * loss stays finite and bounded, so training goes on (a bad result, not a
+ * failure). Either way: no crash, and the evidence of the last good state. */
+static void huge_lr(const char *name, pf_train_result *r)
+{
+    const pf_pde *p = pde(name);
+    pf_model_config mc;
+    pf_train_config tc;
+    tiny(p, 200, &mc, &tc);
+    tc.stages[0].schedule.lr = 1e3;
+    train(p, &mc, &tc, 0, 0, r);
+}
+
+Test(trainer, a_huge_learning_rate_fails_as_a_result_with_its_evidence)
+{
+    pf_train_result r;
+    huge_lr("burgers_1d", &r);
+    cr_assert(r.status == PF_TRAIN_DIVERGED || r.status == PF_TRAIN_NAN, "status %s (%s), loss %.3e -> %.3e",
+              pf_train_status_name(r.status), r.detail, r.loss_first, r.loss_last);
+    cr_assert_lt(r.steps, 10, "%s", r.detail);
+    /* everything is reported from the last parameters whose loss was finite
+     * and below the divergence bound */
+    cr_assert(isfinite(r.loss_first) && isfinite(r.loss_last) && isfinite(r.term[0].loss_first));
+    cr_assert_lt(r.loss_last, PF_TRAIN_DIVERGED_FACTOR * r.loss_first);
+    cr_assert_gt(r.nlog, 0);
+    cr_assert(r.has_y ? isfinite(r.y) : r.y_missing[0] != 0);
+    cr_assert(isfinite(r.residual.mean));
+    cr_assert(r.n_eval > 0 && r.nparam > 0);
+    pf_train_result_release(&r);
+    huge_lr("poisson_5d", &r);
+    cr_assert_eq(r.status, PF_TRAIN_OK, "%s", r.detail);
+    cr_assert_gt(r.y, 0.1, "a saturated network should be far off, MSE %.3e", r.y);
+    pf_train_result_release(&r);
+}
+
+/* A non-finite loss is caught where it appears: L-BFGS without line
+ * search at step length 10 overflows within a few steps once divergence is
+ * not called first. */
+Test(trainer, a_non_finite_loss_ends_as_nan)
+{
+    const pf_pde *p = pde("burgers_1d");
+    pf_model_config mc;
+    pf_train_config tc;
+    tiny(p, 50, &mc, &tc);
+    tc.stages[0] = pf_stage_default(PF_OPT_LBFGS);
+    tc.stages[0].steps = 50;
+    tc.stages[0].schedule.lr = 10;
+    tc.stages[0].lbfgs.line_search = false;
+    pf_train_result r;
+    pf_train_options o = pf_train_options_default();
+    o.diverge_factor = INFINITY;
+    cr_assert_eq(pf_train_run(p, &mc, &tc, &o, &r), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(r.status, PF_TRAIN_NAN, "status %s (%s) loss %g -> %g", pf_train_status_name(r.status), r.detail,
+                 r.loss_first, r.loss_last);
+    cr_assert(strstr(r.detail, "non-finite"), "%s", r.detail);
+    cr_assert(isfinite(r.loss_last), "the evidence must come from the last finite state");
+    pf_train_result_release(&r);
+}
+
+Test(trainer, the_time_limit_ends_as_timeout)
+{
+    const pf_pde *p = pde("poisson_5d");
+    pf_model_config mc;
+    pf_train_config tc;
+    tiny(p, 1000, &mc, &tc);
+    pf_train_result r;
+    train(p, &mc, &tc, 0, 1e-9, &r);
+    cr_assert_eq(r.status, PF_TRAIN_TIMEOUT, "%s", pf_train_status_name(r.status));
+    cr_assert_eq(r.steps, 1);
+    cr_assert_str_eq(r.stage[0].outcome, "timeout");
+    cr_assert(r.has_y);
+    pf_train_result_release(&r);
+}
+
+Test(trainer, a_pde_without_reference_trains_without_y)
+{
+    const pf_pde *p = pde("kuramoto_sivashinsky_1d");
+    pf_model_config mc;
+    pf_train_config tc;
+    tiny(p, 20, &mc, &tc);
+    pf_train_result r;
+    train(p, &mc, &tc, 0, 0, &r);
+    cr_assert_eq(r.status, PF_TRAIN_OK, "%s", r.detail);
+    cr_assert(!r.has_y);
+    cr_assert(strstr(r.y_missing, "no reference"), "%s", r.y_missing);
+    cr_assert_eq(r.neval, 0);
+    cr_assert_eq(r.n_eval, 0);
+    cr_assert_eq(r.steps, 20);
+    pf_train_result_release(&r);
+}
+
+Test(trainer, a_missing_reference_file_is_named_and_training_goes_on)
+{
+    const pf_pde *p = pde("burgers_1d");
+    pf_model_config mc;
+    pf_train_config tc;
+    tiny(p, 10, &mc, &tc);
+    char *old = getenv("PF_DATA_DIR") ? strdup(getenv("PF_DATA_DIR")) : NULL;
+    setenv("PF_DATA_DIR", "/nonexistent-pinnforge-data", 1);
+    pf_train_result r;
+    train(p, &mc, &tc, 0, 0, &r);
+    if (old) setenv("PF_DATA_DIR", old, 1);
+    else unsetenv("PF_DATA_DIR");
+    free(old);
+    cr_assert_eq(r.status, PF_TRAIN_OK);
+    cr_assert(!r.has_y);
+    cr_assert(strstr(r.y_missing, "burgers1d.dat"), "%s", r.y_missing);
+    pf_train_result_release(&r);
+}
+
+Test(trainer, high_fidelity_scales_every_stage_to_ten_thousand_steps)
+{
+    const pf_pde *p = pde("poisson_5d");
+    pf_model_config mc;
+    pf_train_config tc;
+    configs(SMALL, p, PF_SPEC_BUDGET_HIGH, &mc, &tc);
+    cr_assert_eq(tc.stages[0].steps, 2000);
+    cr_assert_eq(tc.stages[1].steps, 8000);
+    cr_assert_eq(pf_train_config_steps(&tc), PF_SPEC_BUDGET_HIGH);
+}
