@@ -181,16 +181,23 @@ static int ref_embed(pf_graph *g, const pf_model_config *c, const double *x, dou
         memcpy(f, e, (size_t)ne * sizeof *e);
         return ne;
     }
-    int B = param_id(g, "fourier.B"), m = c->fourier_features;
-    cr_assert(B >= 0);
-    const pf_real *Bd = pf_graph_param_data(g, B);   /* holds 2 pi B */
-    for (int j = 0; j < m; j++) {
-        double z = 0;
-        for (int l = 0; l < ne; l++) z += Bd[j * ne + l] * e[l];
-        f[j] = cos(z);
-        f[m + j] = sin(z);
+    int S = c->fourier_scales, nf = 0;
+    for (int k = 0; k < S; k++) { /* [cos z_k, sin z_k] per scale, z_k = 2 pi B_k e */
+        char name[32];
+        snprintf(name, sizeof name, S == 1 ? "fourier.B" : "fourier.B%d", k);
+        int B = param_id(g, name), m, cols;
+        cr_assert(B >= 0, "no parameter %s", name);
+        pf_graph_param_shape(g, B, &m, &cols);
+        const pf_real *Bd = pf_graph_param_data(g, B); /* holds 2 pi B_k */
+        for (int j = 0; j < m; j++) {
+            double z = 0;
+            for (int l = 0; l < ne; l++) z += Bd[j * ne + l] * e[l];
+            f[nf + j] = cos(z);
+            f[nf + m + j] = sin(z);
+        }
+        nf += 2 * m;
     }
-    return 2 * m;
+    return nf;
 }
 
 /* The whole model at one point, in the paper's own form of each arch. */
@@ -392,7 +399,7 @@ Test(nn, nparams_match_graph)
     /* every arch x every option that changes the count: the formula the
      * validator uses equals what the graph actually registers */
     for (int arch = 0; arch < PF_ARCH_COUNT; arch++)
-        for (int variant = 0; variant < 7; variant++) {
+        for (int variant = 0; variant < 8; variant++) {
             pf_model_config c = pf_model_config_default(3, 2);
             c.arch = (pf_arch)arch;
             c.depth = 3;
@@ -403,6 +410,7 @@ Test(nn, nparams_match_graph)
             case 3: c.fourier_features = 5; break;
             case 4: c.fourier_features = 5; c.fourier_trainable = true; break;
             case 5: c.periodic[1] = true; c.period[1] = 1; c.harmonics[1] = 2; break;
+            case 7: c.fourier_features = 7; c.fourier_scales = 3; c.fourier_trainable = true; break;
             case 6:
                 c.rwf = true;
                 c.adapt = PF_ADAPT_LAYERWISE;
@@ -570,6 +578,37 @@ Test(nn, fourier_matrix_init_and_frozen)
     cr_assert_null(pf_graph_param_grad(r.g, B), "a frozen B has no gradient");
     cr_assert_eq(pf_graph_nparams(r.g), pf_model_config_nparams(&c));
     rig_free(&r);
+}
+
+Test(nn, multiscale_fourier_groups_and_scales)
+{
+    pf_model_config c = pf_model_config_default(2, 1);
+    c.depth = 1;
+    c.width = 4;
+    c.fourier_features = 3001;
+    c.fourier_sigma = 0.5;
+    c.fourier_scales = 3;
+    c.fourier_ratio = 4;
+    rig r = rig_new(&c, 1, 5, true);
+    for (int k = 0; k < 3; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "fourier.B%d", k);
+        int B = param_id(r.g, name), rows, cols;
+        cr_assert_geq(B, 0, "no %s", name);
+        pf_graph_param_shape(r.g, B, &rows, &cols);
+        cr_assert(rows == (k == 0 ? 1001 : 1000) && cols == 2, "%s is %d x %d", name, rows, cols);
+        double mean, sd, want = TWO_PI * 0.5 * pow(4, k);
+        mean_std(pf_graph_param_data(r.g, B), rows * cols, &mean, &sd);
+        cr_assert(fabs(sd - want) <= 0.06 * want, "%s: std %g, want %g", name, sd, want);
+    }
+    cr_assert_eq(pf_model_config_features(&c), 2 * 3001);
+    rig_free(&r);
+    /* more scales than features, or a ratio <= 1, is refused */
+    c.fourier_features = 2;
+    cr_assert_eq(pf_model_config_check(&c), PF_ERR_INVALID);
+    c.fourier_features = 6;
+    c.fourier_ratio = 1;
+    cr_assert_eq(pf_model_config_check(&c), PF_ERR_INVALID);
 }
 
 /* ---------------------------------------------------- forward vs reference */

@@ -22,7 +22,7 @@ typedef struct layer {
 struct pf_model {
     pf_model_config cfg;
     pf_graph *g;
-    int B;          /* Fourier matrix (2 pi B), -1 = none */
+    int B[PF_MODEL_MAX_SCALES]; /* Fourier matrices (2 pi B_k), -1 = none */
     layer enc[2];   /* modified MLP: U, V */
     int nhidden;
     layer *hidden;  /* forward order */
@@ -121,6 +121,8 @@ pf_model_config pf_model_config_default(int in_dim, int out_dim)
     c.fourier_features = 0;
     c.fourier_sigma = 1;
     c.fourier_trainable = false;
+    c.fourier_scales = 1;
+    c.fourier_ratio = 10;
     return c;
 }
 
@@ -196,6 +198,13 @@ pf_status pf_model_config_check(const pf_model_config *c)
     if (!in_range(c->fourier_features, 0, PF_MODEL_MAX_FOURIER))
         return pf_fail(PF_ERR_INVALID, "fourier_features must be an integer in [0, %d] (got %d)",
                        PF_MODEL_MAX_FOURIER, c->fourier_features);
+    if (c->fourier_scales < 1 || c->fourier_scales > PF_MODEL_MAX_SCALES ||
+        (c->fourier_features > 0 && c->fourier_scales > c->fourier_features))
+        return pf_fail(PF_ERR_INVALID, "fourier_scales must be an integer in [1, %d] and at most fourier_features "
+                       "(got %d scales for %d features)", PF_MODEL_MAX_SCALES, c->fourier_scales, c->fourier_features);
+    if (c->fourier_scales > 1 && !(isfinite(c->fourier_ratio) && c->fourier_ratio > 1))
+        return pf_fail(PF_ERR_INVALID, "fourier_ratio must be a finite number > 1 with several scales (got %g)",
+                       c->fourier_ratio);
     if (c->fourier_features > 0 && !(isfinite(c->fourier_sigma) && c->fourier_sigma > 0))
         return pf_fail(PF_ERR_INVALID,
                        "fourier_sigma must be a positive finite number with fourier_features > 0 "
@@ -283,13 +292,18 @@ pf_model *pf_model_alloc(pf_graph *g, const pf_model_config *cfg)
     m->g = g;
     m->nhidden = nh;
     m->hidden = hidden;
-    m->B = -1;
+    for (int k = 0; k < PF_MODEL_MAX_SCALES; k++) m->B[k] = -1;
 
     int e = embed_dim(c), d0 = pf_model_config_features(c), w = c->width;
-    if (c->fourier_features > 0)
-        m->B = pf_param(g, "fourier.B", c->fourier_features, e,
-                        c->fourier_trainable ? PF_PARAM_TRAINABLE : PF_PARAM_FROZEN,
-                        pf_init_normal(0, TWO_PI * c->fourier_sigma));
+    int S = c->fourier_features > 0 ? c->fourier_scales : 0;
+    double sigma = c->fourier_sigma;
+    for (int k = 0; k < S; k++, sigma *= c->fourier_ratio) {
+        int rows = c->fourier_features / S + (k < c->fourier_features % S);
+        char name[32];
+        snprintf(name, sizeof name, S == 1 ? "fourier.B" : "fourier.B%d", k);
+        m->B[k] = pf_param(g, name, rows, e, c->fourier_trainable ? PF_PARAM_TRAINABLE : PF_PARAM_FROZEN,
+                           pf_init_normal(0, TWO_PI * sigma));
+    }
     if (c->arch == PF_ARCH_MODIFIED_MLP) {
         m->enc[0] = add_layer(g, c, "U", d0, w, true);
         m->enc[1] = add_layer(g, c, "V", d0, w, true);
@@ -371,10 +385,15 @@ pf_node *pf_model_embed(pf_model *m, pf_graph *g, pf_node *x)
     }
 
     /* 3. Fourier features; the parameter already holds 2 pi B */
-    if (m->B >= 0) {
-        pf_node *z = pf_linear(g, h, m->B, -1);
-        pf_node *cs[2] = {pf_unary(g, PF_UNARY_COS, z, 0), pf_unary(g, PF_UNARY_SIN, z, 0)};
-        h = pf_concat(g, 2, cs);
+    if (m->B[0] >= 0) {
+        pf_node *cs[2 * PF_MODEL_MAX_SCALES];
+        int n = 0;
+        for (int k = 0; k < PF_MODEL_MAX_SCALES && m->B[k] >= 0; k++) {
+            pf_node *z = pf_linear(g, h, m->B[k], -1);
+            cs[n++] = pf_unary(g, PF_UNARY_COS, z, 0);
+            cs[n++] = pf_unary(g, PF_UNARY_SIN, z, 0);
+        }
+        h = pf_concat(g, n, cs);
     }
     return h;
 }

@@ -51,6 +51,11 @@
  *     parameter "fourier.B" stores 2 pi B (initialised N(0, (2 pi sigma)^2))
  *     so no extra scaling node is needed; it is frozen (no gradient, not
  *     counted as trainable) unless fourier_trainable.
+ *     Multiscale (fourier_scales = S > 1, Wang, Wang & Perdikaris 2021): the
+ *     m rows are split into S groups (m / S each, the remainder to the first
+ *     ones), group k drawn with sigma_k = sigma * fourier_ratio^k, each its
+ *     own parameter "fourier.B<k>"; the channels are [cos, sin] of group 0,
+ *     then of group 1, ...
  *
  * pf_model_config_features() is the channel count that reaches the first
  * layer: 2 m with Fourier features, else sum_i (periodic[i] ? 2 H_i : 1).
@@ -101,7 +106,7 @@
  * hidden layers from 1 in forward order: for the residual MLP h1 is the
  * input layer and block b holds h(2b) and h(2b+1)):
  *
- *     fourier.B                      m x e (see above)
+ *     fourier.B (fourier.B0, B1, ...) m x e (m_k x e per scale; see above)
  *     U.* V.*                        the modified MLP's encoders
  *     h<k>.s  h<k>.W  h<k>.b  h<k>.a rwf scale (out x 1), weight (out x in;
  *                                    the V factor under rwf), bias (1 x out),
@@ -142,6 +147,7 @@
 #define PF_MODEL_MAX_WIDTH 8192     /* width */
 #define PF_MODEL_MAX_HARMONICS 64   /* harmonics[i] */
 #define PF_MODEL_MAX_FOURIER 4096   /* fourier_features */
+#define PF_MODEL_MAX_SCALES 8       /* fourier_scales */
 
 typedef enum pf_arch {
     PF_ARCH_MLP,          /* "mlp" */
@@ -193,6 +199,8 @@ typedef struct pf_model_config {
     int fourier_features;         /* m, 0 = none */
     double fourier_sigma;         /* > 0 when m > 0 (default 1) */
     bool fourier_trainable;
+    int fourier_scales;           /* S in 1..PF_MODEL_MAX_SCALES, <= m (default 1) */
+    double fourier_ratio;         /* sigma_{k+1} / sigma_k, > 1 (default 10) */
 } pf_model_config;
 
 /* The defaults: a tanh MLP of 5 hidden layers of 100 units (PINNacle's

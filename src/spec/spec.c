@@ -96,6 +96,8 @@ static const field fourier_f[] = {
     INT("features", 0, PF_MODEL_MAX_FOURIER, 0, "Fourier features m (0 = none): [cos 2piBz, sin 2piBz], B ~ N(0, sigma^2)"),
     REAL("sigma", 0, 1, 1000, 0, 1, "scale of B"),
     BOOL("trainable", 0, "train B (its entries then count as parameters)"),
+    INT("scales", 1, PF_MODEL_MAX_SCALES, 1, "multiscale features (Wang, Wang & Perdikaris 2021): the m rows split into this many groups, group k drawn with sigma * ratio^k (at most features)"),
+    REAL("ratio", 1, 1, 1000, 0, 10, "sigma ratio between consecutive scales"),
 };
 static const field periodic_f[] = {
     CUSTOM("inputs", C_PERIODIC_INPUTS, "inputs replaced by [cos(k w x), sin(k w x)], k = 1..harmonics, w = 2 pi / period; only inputs in which the PDE is periodic"),
@@ -784,6 +786,8 @@ static void fill(const json_t *n, const pf_pde *p, pf_model_config *mc, pf_train
     mc->fourier_features = (int)ji(r, "fourier.features", 0);
     mc->fourier_sigma = jr(r, "fourier.sigma", 1);
     mc->fourier_trainable = jb(r, "fourier.trainable", 0);
+    mc->fourier_scales = (int)ji(r, "fourier.scales", 1);
+    mc->fourier_ratio = jr(r, "fourier.ratio", 10);
     const json_t *pin = jget(r, "periodic.inputs");
     int h = (int)ji(r, "periodic.harmonics", 1);
     size_t k;

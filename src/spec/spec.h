@@ -24,7 +24,8 @@
  * canonical (normalized) form of `pf-spec example --pde burgers_1d` is
  *
  *   {"representation": {"normalize": false,
- *                       "fourier": {"features": 0, "sigma": 1.0, "trainable": false},
+ *                       "fourier": {"features": 0, "sigma": 1.0, "trainable": false,
+ *                                   "scales": 1, "ratio": 10.0},
  *                       "periodic": {"inputs": [], "harmonics": 1}},
  *    "architecture": {"type": "mlp", "depth": 5, "width": 100, "activation": "tanh",
  *                     "init": "glorot_normal", "adaptive": "none", "adapt_factor": 10.0,
