@@ -1,14 +1,16 @@
 # pipeline.mk — experiment runs, included by the Makefile.
 #
-# Until the search pipeline exists (issue 6), the one run is the demo: a real
-# PINN training on an analytic PDE with the offline tooling of this build.
+# Until the search pipeline exists (issue 6), the one run is the demo: one
+# candidate trained for real by pf-train, from a typical spec
+# (data/specs/typical.json: 4 x 64 tanh, 4,096 Sobol points with RAD,
+# Adam 900 + L-BFGS 100 = the 1,000-step low-fidelity budget).
 #
-#   make demo                       poisson5d (PINNacle PoissonND, 5-D), ~2 min on 2 cores
-#   make demo DEMO_PDE=poisson1d    the 1-D Poisson problem, seconds
-#   make demo DEMO_ARGS='--adam 5000 --width 128'
+#   make demo                          poisson_5d, about 30 s on 2 cores
+#   make demo DEMO_PDE=burgers_1d      any PDE of `pf-pde list`
+#   make demo DEMO_SPEC=my.json DEMO_ARGS='--fidelity high'
 #
-# The summary is written to runs/demo/<pde>.txt (atomically: a temporary
-# file renamed once the training has finished), progress goes to the terminal.
+# It writes runs/demo/<pde>/result.h5 and evidence.msgpack (both atomically)
+# and prints the evidence.
 
 # Reference data: the PINNacle files, downloaded where a network exists and
 # verified by SHA-256 (data/pinnacle.sha256), into $(PF_DATA_DIR).
@@ -16,13 +18,12 @@
 data:
 	$(Q)scripts/fetch-data.sh "$(PF_DATA_DIR)"
 
-DEMO_PDE ?= poisson5d
-DEMO_OUT := runs/demo/$(DEMO_PDE).txt
+DEMO_PDE ?= poisson_5d
+DEMO_SPEC ?= data/specs/typical.json
+DEMO_OUT := runs/demo/$(DEMO_PDE)
 
 .PHONY: demo
-demo: $(BUILD)/bin/pf-demo
-	@mkdir -p $(dir $(DEMO_OUT))
-	$(Q)$(BUILD)/bin/pf-demo --pde $(DEMO_PDE) $(DEMO_ARGS) > $(DEMO_OUT).tmp
-	@mv $(DEMO_OUT).tmp $(DEMO_OUT)
-	@cat $(DEMO_OUT)
-	@echo "(written to $(DEMO_OUT))"
+demo: $(BUILD)/bin/pf-train $(BUILD)/bin/pf-inspect
+	$(Q)$(BUILD)/bin/pf-train $(DEMO_SPEC) --pde $(DEMO_PDE) --seed 0 --out $(DEMO_OUT) $(DEMO_ARGS)
+	$(Q)$(BUILD)/bin/pf-inspect $(DEMO_OUT)/evidence.msgpack
+	@echo "(written to $(DEMO_OUT)/result.h5 and evidence.msgpack; pf-inspect reads both)"

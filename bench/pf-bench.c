@@ -9,7 +9,7 @@
  * same shapes. A step can't beat it; the ratio ms / bound_ms says how much
  * the elementwise jet work and the rest cost on top.
  *
- * Then whole candidates: pf-train runs bench/typical_spec.json (4 x 64 tanh,
+ * Then whole candidates: pf-train runs data/specs/typical.json (4 x 64 tanh,
  * 4,096 Sobol points with RAD, Adam 900 + L-BFGS 100) at low fidelity on
  * poisson_5d and burgers_1d, and the line gives the process's wall time, the
  * time inside optimizer steps, and everything else (setup, sampling, probes,
@@ -354,7 +354,7 @@ static void usage(FILE *to)
             "PyTorch's, their ratio, our GEMM GFLOP/s and the Taylor-mode GEMM bound.\n"
             "--profile prints the time per graph node (stderr); --chunk-kib sets the\n"
             "graph's chunk size (0: no chunks; default: the graph's own).\n"
-            "Then one full low-fidelity candidate (pf-train on bench/typical_spec.json)\n"
+            "Then one full low-fidelity candidate (pf-train on data/specs/typical.json)\n"
             "per PDE of --candidates (default poisson_5d,burgers_1d; none: skip), as wall\n"
             "time, split into optimizer steps and the rest.\n"
             "Defaults: --rounds 5 --steps 25 --warmup 5 --threads 2\n"
@@ -459,12 +459,12 @@ int main(int argc, char **argv)
             fprintf(stderr, "pf-bench: cannot make a temporary folder\n");
             return 1;
         }
-        printf("\nfull low-fidelity candidates (bench/typical_spec.json, 1,000 steps, %d threads):\n", threads);
+        printf("\nfull low-fidelity candidates (data/specs/typical.json, 1,000 steps, %d threads):\n", threads);
         char list[512];
         snprintf(list, sizeof list, "%s", candidates);
         int rc = 0;
         for (char *tok = strtok(list, ","); tok && !rc; tok = strtok(NULL, ","))
-            rc = time_candidate(train, "bench/typical_spec.json", tok, threads, dir, js);
+            rc = time_candidate(train, "data/specs/typical.json", tok, threads, dir, js);
         char rm[128];
         snprintf(rm, sizeof rm, "rm -rf %s", dir);
         if (system(rm) != 0) fprintf(stderr, "pf-bench: could not remove %s\n", dir);

@@ -94,7 +94,9 @@ static inline pf_init pf_init_rwf_v(int s_param) { return (pf_init){PF_INIT_RWF_
 
 /* Register a rows x cols parameter (row-major); returns its id (0, 1, ...).
  * Parameters are initialised in id order at compile time, each from its own
- * sub-stream of the seed, so adding a parameter never changes the others. */
+ * sub-stream of the seed keyed by its id and name, so a parameter registered
+ * after the others never changes them (one inserted before them does: the
+ * later ids shift). */
 int pf_param(pf_graph *g, const char *name, int rows, int cols, unsigned flags, pf_init init);
 
 /* --------------------------------------------------------------------- nodes */

@@ -155,6 +155,7 @@ static pf_status record_log(run *R)
     pf_train_result *r = R->r;
     pf_train_graph *t = R->t;
     int n = r->nlog, cap = R->log_cap, T = t->nterms;
+    if (n && r->log_step[n - 1] == R->step) return PF_OK; /* recorded already */
     PF_TRY(grow((void **)&r->log_step, &cap, n, sizeof *r->log_step));
     cap = R->log_cap;
     PF_TRY(grow((void **)&r->log_total, &cap, n, sizeof *r->log_total));
@@ -195,6 +196,7 @@ static pf_status record_eval(run *R)
     if (!R->has_ref) return PF_OK;
     pf_train_result *r = R->r;
     int n = r->neval, cap = R->eval_cap;
+    if (n && r->eval_step[n - 1] == R->step) return PF_OK;
     PF_TRY(grow((void **)&r->eval_step, &cap, n, sizeof *r->eval_step));
     cap = R->eval_cap;
     PF_TRY(grow((void **)&r->eval_mse, &cap, n, sizeof *r->eval_mse));
@@ -426,6 +428,8 @@ static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_lo
             break;
         }
         memcpy(R->good, pf_graph_params(t->g), sizeof(pf_real) * t->nmodel);
+        st = after_pass(R); /* records at step s: the state after s updates */
+        if (st != PF_OK) break;
         update_causal(R);
         double gn = pf_clip_grad_norm(pf_graph_grads(t->g), t->nmodel, sg->grad_clip > 0 ? sg->grad_clip : INFINITY);
         if (!isfinite(gn)) {
@@ -437,8 +441,6 @@ static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_lo
         pf_adam_step(opt, pf_graph_params(t->g), pf_graph_grads(t->g), pf_schedule_lr(&sg->schedule, k, sg->steps));
         sa_ascent(R);
         R->t_steps += now() - a;
-        st = after_pass(R);
-        if (st != PF_OK) break;
         R->step++;
         lg->done++;
         progress(R, false);
@@ -456,6 +458,12 @@ static pf_status lbfgs_stage(run *R, const pf_stage_config *sg, pf_train_stage_l
     pf_lbfgs *opt = pf_lbfgs_alloc(t->nmodel, &lc);
     if (!opt) return PF_ERR_INVALID;
     pf_status st = PF_OK;
+    if (R->step % R->tc->log_every == 0 || R->step % R->tc->eval_every == 0) {
+        bool ok; /* the state this stage starts from is due a record (its records come after each step) */
+        pass(R, &ok);
+        st = ok ? after_pass(R) : PF_OK;
+        R->stop = !ok;
+    }
     for (long k = 0; k < sg->steps && !R->stop; k++) {
         double a = now();
         bool changed = false, ok;
@@ -487,7 +495,9 @@ static pf_status lbfgs_stage(run *R, const pf_stage_config *sg, pf_train_stage_l
             R->stop = true;
             break;
         }
-        if (R->step % R->tc->log_every == 0) {
+        R->step++;
+        lg->done++;
+        if (R->step % R->tc->log_every == 0 || R->step == R->total_steps) {
             pass(R, &ok); /* the terms at the accepted point (the last evaluation may be a trial) */
         } else {
             R->total = info.loss_after;
@@ -499,8 +509,6 @@ static pf_status lbfgs_stage(run *R, const pf_stage_config *sg, pf_train_stage_l
         }
         st = after_pass(R);
         if (st != PF_OK) break;
-        R->step++;
-        lg->done++;
         progress(R, false);
         if (info.outcome != PF_LBFGS_PROGRESS) {
             lg->outcome = pf_lbfgs_outcome_name(info.outcome);
@@ -660,6 +668,7 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
     R.total_steps = r->budget = pf_train_config_steps(tc);
     pf_status st = setup(&R, p, mc);
     if (st == PF_OK) st = first_pass(&R);
+    if (st == PF_OK) st = after_pass(&R); /* the records of step 0 */
     r->nstages = tc->nstages;
     for (int i = 0; i < tc->nstages; i++)
         r->stage[i] = (pf_train_stage_log){tc->stages[i].optimizer, tc->stages[i].steps, 0, "completed"};
@@ -679,6 +688,12 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
             memcpy(pf_graph_params(R.t->g), R.good, sizeof(pf_real) * R.t->nmodel);
         else if (r->status == PF_TRAIN_OK)
             snprintf(r->detail, sizeof r->detail, "trained %ld of %ld steps", R.step, r->budget);
+        if (r->status == PF_TRAIN_OK) { /* the state after the last update */
+            set_weights(&R);
+            pf_graph_forward_backward(R.t->g, R.t->w);
+            read_losses(&R);
+            if (!healthy(&R)) memcpy(pf_graph_params(R.t->g), R.good, sizeof(pf_real) * R.t->nmodel);
+        }
         if (!r->nlog || r->log_step[r->nlog - 1] != R.step) {
             set_weights(&R);
             pf_graph_forward_backward(R.t->g, R.t->w);
