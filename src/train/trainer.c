@@ -56,6 +56,7 @@ typedef struct run {
     double t0, t_steps;
     int log_cap, eval_cap;
     int pool_draws;
+    double bar_shown;                   /* when the progress bar was last drawn */
     bool stop;
 } run;
 
@@ -354,9 +355,8 @@ static void progress(run *R, bool last)
     double el = now() - R->t0;
     double rate = el > 0 ? R->step / el : 0;
     if (o->progress == PF_PROGRESS_BAR) {
-        static double shown;
-        if (!last && el - shown < 0.2) return;
-        shown = el;
+        if (!last && el - R->bar_shown < 0.2) return;
+        R->bar_shown = el;
         int w = 30, f = (int)(w * (double)R->step / R->total_steps);
         char bar[64];
         for (int i = 0; i < w; i++) bar[i] = i < f ? '#' : '.';
