@@ -10,13 +10,13 @@
 #include "spec/spec.h"
 
 #include <math.h>
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/names.h"
+#include "core/sha256.h"
 
 /* ------------------------------------------------------------ the table */
 
@@ -1030,13 +1030,9 @@ pf_status pf_spec_hash(const json_t *norm, char hex[PF_SPEC_HASH_HEX])
 {
     char *s = pf_spec_canonical(norm);
     if (!s) return pf_fail(PF_ERR_NOMEM, "cannot serialize the spec");
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    int ok = EVP_Digest(s, strlen(s), md, &len, EVP_sha256(), NULL);
+    pf_status st = pf_sha256_hex(s, strlen(s), hex);
     free(s);
-    if (!ok || len != 32) return pf_fail(PF_ERR_EXTERNAL, "SHA-256 failed (OpenSSL EVP_Digest)");
-    for (unsigned i = 0; i < len; i++) snprintf(hex + 2 * i, 3, "%02x", md[i]);
-    return PF_OK;
+    return st;
 }
 
 pf_status pf_spec_instantiate(const json_t *norm, const pf_pde *p, pf_model_config *mc,

@@ -1,0 +1,118 @@
+/* transcript.c — canonical LLM requests and the transcript store
+ * (transcript.h). */
+#include "llm/transcript.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/msgpack_json.h"
+
+void pf_llm_response_release(pf_llm_response *r)
+{
+    free(r->text);
+    memset(r, 0, sizeof *r);
+}
+
+/* {"model", "messages", "temperature", "slot"}: what the address covers. */
+static json_t *request_json(const pf_llm_request *q)
+{
+    json_t *o = json_object(), *m = json_array();
+    json_object_set_new(o, "model", json_string(q->model ? q->model : ""));
+    for (int i = 0; i < q->nmsg; i++)
+        json_array_append_new(m, json_pack("{s:s, s:s}", "role", q->msg[i].role, "content", q->msg[i].content));
+    json_object_set_new(o, "messages", m);
+    json_object_set_new(o, "temperature", json_real(q->temperature));
+    json_object_set_new(o, "slot", json_string(q->slot ? q->slot : ""));
+    return o;
+}
+
+static char *dump(const json_t *o)
+{
+    return json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+}
+
+char *pf_llm_request_canonical(const pf_llm_request *q)
+{
+    json_t *o = request_json(q);
+    char *s = dump(o);
+    json_decref(o);
+    return s;
+}
+
+pf_status pf_llm_request_hash(const pf_llm_request *q, char hex[PF_SHA256_HEX])
+{
+    char *s = pf_llm_request_canonical(q);
+    if (!s) return pf_fail(PF_ERR_NOMEM, "cannot serialize an LLM request");
+    pf_status st = pf_sha256_hex(s, strlen(s), hex);
+    free(s);
+    return st;
+}
+
+static void path_of(char *buf, size_t cap, const char *dir, const char *hex)
+{
+    snprintf(buf, cap, "%s/%s.msgpack", dir, hex);
+}
+
+pf_status pf_transcript_write(const char *dir, const pf_llm_request *q, const pf_llm_response *r)
+{
+    char hex[PF_SHA256_HEX], path[4096];
+    PF_TRY(pf_llm_request_hash(q, hex));
+    path_of(path, sizeof path, dir, hex);
+    json_t *req = request_json(q);
+    json_object_set_new(req, "max_tokens", json_integer(q->max_tokens));
+    json_t *t = json_object();
+    json_object_set_new(t, "format", json_string("pinnforge.transcript"));
+    json_object_set_new(t, "version", json_integer(1));
+    json_object_set_new(t, "hash", json_string(hex));
+    json_object_set_new(t, "request", req);
+    json_object_set_new(t, "response", json_string(r->text ? r->text : ""));
+    json_object_set_new(t, "usage", json_pack("{s:I, s:I}", "prompt_tokens", (json_int_t)r->prompt_tokens,
+                                              "completion_tokens", (json_int_t)r->completion_tokens));
+    json_object_set_new(t, "latency_s", json_real(r->latency_s));
+    json_object_set_new(t, "provider", json_string(r->provider));
+    pf_status st = pf_msgpack_write_file(path, t);
+    json_decref(t);
+    return st;
+}
+
+pf_status pf_transcript_read(const char *dir, const pf_llm_request *q, pf_llm_response *r)
+{
+    memset(r, 0, sizeof *r);
+    char hex[PF_SHA256_HEX], path[4096];
+    PF_TRY(pf_llm_request_hash(q, hex));
+    path_of(path, sizeof path, dir, hex);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pf_fail(PF_ERR_IO, "no stored transcript for request %s (slot '%s') in '%s'", hex,
+                       q->slot ? q->slot : "", dir);
+    fclose(f);
+    json_t *t;
+    PF_TRY(pf_msgpack_read_file(path, &t));
+    /* the stored request must be this one, field for field */
+    json_t *want = request_json(q), *got = json_deep_copy(json_object_get(t, "request"));
+    if (got) json_object_del(got, "max_tokens");
+    bool same = got && json_equal(want, got);
+    json_decref(want);
+    json_decref(got);
+    const char *text = json_string_value(json_object_get(t, "response"));
+    const char *prov = json_string_value(json_object_get(t, "provider"));
+    json_t *u = json_object_get(t, "usage");
+    pf_status st = PF_OK;
+    if (!same)
+        st = pf_fail(PF_ERR_INVALID, "'%s' holds another request than the one that hashes to it", path);
+    else if (!text || !prov)
+        st = pf_fail(PF_ERR_INVALID, "'%s' is not a transcript (no response or provider)", path);
+    else if (!(r->text = strdup(text)))
+        st = pf_fail(PF_ERR_NOMEM, "out of memory");
+    if (st == PF_OK) {
+        snprintf(r->provider, sizeof r->provider, "%s", prov);
+        r->prompt_tokens = (long)json_integer_value(json_object_get(u, "prompt_tokens"));
+        r->completion_tokens = (long)json_integer_value(json_object_get(u, "completion_tokens"));
+        r->latency_s = json_number_value(json_object_get(t, "latency_s"));
+    }
+    json_decref(t);
+    return st;
+}
