@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/msgpack_json.h"
+
 /* Array attributes up to this many elements are printed in full. */
 #define SHORT_ARRAY 16
 
@@ -50,44 +52,6 @@ static void usage(FILE *to)
 
 /* ------------------------------------------------------------------ file */
 
-/* The whole file in *buf (NUL-terminated), or NULL with errno set. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n + 1 >= cap) {
-            char *bigger = realloc(buf, cap * 2);
-            if (!bigger) {
-                free(buf);
-                buf = NULL;
-                errno = ENOMEM;
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f)) {
-                int e = errno ? errno : EIO;
-                free(buf);
-                buf = NULL;
-                errno = e;
-            }
-            break;
-        }
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = 0;
-        *len = n;
-    }
-    return buf;
-}
 
 static const char HDF5_SIG[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
 
@@ -563,9 +527,9 @@ int main(int argc, char **argv)
     }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     size_t len = 0;
-    char *buf = slurp(file, &len);
-    if (!buf) {
-        fprintf(stderr, "pf-inspect: %s: %s\n", file, strerror(errno));
+    char *buf;
+    if (pf_file_read(file, &buf, &len) != PF_OK) {
+        fprintf(stderr, "pf-inspect: %s\n", pf_errmsg());
         return 1;
     }
     int rc = is_hdf5(buf, len) ? inspect_hdf5(file) : inspect_msgpack(file, buf, len);
