@@ -351,10 +351,10 @@ static pf_status constraint_points(const pf_pde *p, const pf_geom *g, const pf_c
     if (c->kind == PF_CON_POINTS) {
         si->method = "fixed";
         si->source = c->observe ? "observations" : c->npoints ? "fixed" : "reference data";
-    } else if (c->kind == PF_CON_INITIAL || (c->parts && !strcmp(c->parts, "initial"))) {
+    } else if (pf_constraint_on_initial(c)) {
         si->method = pf_sample_method_name(o->method);
         snprintf(pbuf, cap, "initial");
-    } else if (c->kind == PF_CON_INEQUALITY && !c->parts) {
+    } else if (pf_constraint_in_interior(c)) {
         si->method = pf_sample_method_name(o->method);
     } else {
         PF_TRY(part_list(g, false, c->parts, pbuf, cap));

@@ -246,6 +246,16 @@ pf_status pf_pde_data_check(const pf_pde *p)
     return PF_OK;
 }
 
+bool pf_constraint_on_initial(const pf_constraint *c)
+{
+    return c->kind == PF_CON_INITIAL || (c->parts && !strcmp(c->parts, "initial"));
+}
+
+bool pf_constraint_in_interior(const pf_constraint *c)
+{
+    return c->kind == PF_CON_INEQUALITY && !c->parts;
+}
+
 pf_status pf_pde_constraint_points(const pf_pde *p, const pf_geom *g, const pf_constraint *c,
                                    int method, int n, uint64_t seed, pf_point_set *ps, pf_real **v)
 {
@@ -265,9 +275,9 @@ pf_status pf_pde_constraint_points(const pf_pde *p, const pf_geom *g, const pf_c
         for (int i = 0; i < c->npoints * p->d_in; i++) ps->x[i] = (pf_real)c->points[i];
         return PF_OK;
     }
-    if (c->kind == PF_CON_INITIAL || (c->parts && !strcmp(c->parts, "initial")))
+    if (pf_constraint_on_initial(c))
         return pf_sample_initial(g, (pf_sample_method)method, n, seed, PF_SAMPLE_NORMALS, ps);
-    if (c->kind == PF_CON_INEQUALITY && !c->parts)
+    if (pf_constraint_in_interior(c))
         return pf_sample_interior(g, (pf_sample_method)method, n, seed, ps);
     return pf_sample_boundary(g, c->parts, n, seed, PF_SAMPLE_NORMALS, ps);
 }

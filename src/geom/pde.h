@@ -257,6 +257,13 @@ struct pf_pde {
     void (*exact)(const double *x, double *u);
 };
 
+/* Where a constraint's points lie: on the initial slice (an initial
+ * condition, or any constraint on exactly the "initial" part), in the
+ * interior (an inequality without parts), else on its own points or
+ * boundary parts. The samplers below and the trainer's point sets use this. */
+bool pf_constraint_on_initial(const pf_constraint *c);
+bool pf_constraint_in_interior(const pf_constraint *c);
+
 /* The points where constraint c holds, into ps (zeroed or reusable; the
  * caller releases it):
  *   - PF_CON_POINTS with observe: the observation points, their noisy

@@ -12,16 +12,6 @@
 
 /* ------------------------------------------------------------- point sets */
 
-static bool is_initial(const pf_constraint *c)
-{
-    return c->kind == PF_CON_INITIAL || (c->parts && !strcmp(c->parts, "initial"));
-}
-
-static bool is_interior(const pf_constraint *c)
-{
-    return c->kind == PF_CON_INEQUALITY && !c->parts;
-}
-
 /* Draw set s again with the next seed of its stream (n points). */
 static pf_status draw(pf_train_graph *t, int s, int n)
 {
@@ -69,10 +59,10 @@ static pf_status make_sets(pf_train_graph *t)
     int ninit = -1, nbound = 0;
     for (int j = 0; j < p->ncon; j++) {
         const pf_constraint *c = &p->con[j];
-        if (is_interior(c)) {
+        if (pf_constraint_in_interior(c)) {
             in->con[in->ncon++] = j;
             t->term_set[1 + j] = 0;
-        } else if (is_initial(c)) {
+        } else if (pf_constraint_on_initial(c)) {
             if (ninit < 0) {
                 ninit = t->nsets++;
                 t->set[ninit].name = "initial";
