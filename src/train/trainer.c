@@ -465,7 +465,6 @@ static pf_status lbfgs_stage(run *R, const pf_stage_config *sg, pf_train_stage_l
         R->stop = !ok;
     }
     for (long k = 0; k < sg->steps && !R->stop; k++) {
-        double a = now();
         bool changed = false, ok;
         st = update_points(R, &changed);
         if (st != PF_OK) break;
@@ -479,7 +478,6 @@ static pf_status lbfgs_stage(run *R, const pf_stage_config *sg, pf_train_stage_l
             changed = changed || R->tc->loss.causal || R->tc->loss.weighting != PF_WEIGHTING_FIXED;
         }
         if (changed) pf_lbfgs_reset(opt);
-        R->t_steps -= now() - a;
         double b = now();
         set_weights(R);
         pf_graph_objective ctx = {t->g, t->w, 0};
