@@ -49,7 +49,6 @@ typedef struct run {
     double term_val[PF_TRAIN_MAX_TERMS];
     double total;                       /* weighted loss of the last pass */
     pf_real *good;                      /* last parameters with a finite loss */
-    pf_real *scratch;                   /* nflat reals */
     pf_adam *sa;                        /* ascent on the self-adaptive weights */
     size_t sa_n;
     long step, total_steps;
@@ -140,14 +139,12 @@ static void anneal(run *R)
 
 /* ------------------------------------------------------------- records */
 
-static pf_status grow(void **p, int *cap, int n, size_t each)
+/* Make room for `cap` records of `each` bytes in *p. */
+static pf_status resize(void *p, int cap, size_t each)
 {
-    if (n < *cap) return PF_OK;
-    int nc = *cap ? 2 * *cap : 64;
-    void *q = realloc(*p, (size_t)nc * each);
+    void *q = realloc(*(void **)p, (size_t)cap * each);
     if (!q) return pf_fail(PF_ERR_NOMEM, "out of memory for the training records");
-    *p = q;
-    *cap = nc;
+    *(void **)p = q;
     return PF_OK;
 }
 
@@ -155,18 +152,17 @@ static pf_status record_log(run *R)
 {
     pf_train_result *r = R->r;
     pf_train_graph *t = R->t;
-    int n = r->nlog, cap = R->log_cap, T = t->nterms;
+    int n = r->nlog, T = t->nterms;
     if (n && r->log_step[n - 1] == R->step) return PF_OK; /* recorded already */
-    PF_TRY(grow((void **)&r->log_step, &cap, n, sizeof *r->log_step));
-    cap = R->log_cap;
-    PF_TRY(grow((void **)&r->log_total, &cap, n, sizeof *r->log_total));
-    cap = R->log_cap;
-    PF_TRY(grow((void **)&r->log_interior, &cap, n, sizeof *r->log_interior));
-    cap = R->log_cap;
-    PF_TRY(grow((void **)&r->log_term, &cap, n, sizeof *r->log_term * T));
-    cap = R->log_cap;
-    PF_TRY(grow((void **)&r->log_weight, &cap, n, sizeof *r->log_weight * T));
-    R->log_cap = cap;
+    if (n == R->log_cap) {
+        int c = n ? 2 * n : 64;
+        PF_TRY(resize(&r->log_step, c, sizeof *r->log_step));
+        PF_TRY(resize(&r->log_total, c, sizeof *r->log_total));
+        PF_TRY(resize(&r->log_interior, c, sizeof *r->log_interior));
+        PF_TRY(resize(&r->log_term, c, sizeof *r->log_term * T));
+        PF_TRY(resize(&r->log_weight, c, sizeof *r->log_weight * T));
+        R->log_cap = c;
+    }
     r->log_step[n] = R->step;
     r->log_total[n] = R->total;
     r->log_interior[n] = pf_train_graph_interior(t);
@@ -196,12 +192,14 @@ static pf_status record_eval(run *R)
 {
     if (!R->has_ref) return PF_OK;
     pf_train_result *r = R->r;
-    int n = r->neval, cap = R->eval_cap;
+    int n = r->neval;
     if (n && r->eval_step[n - 1] == R->step) return PF_OK;
-    PF_TRY(grow((void **)&r->eval_step, &cap, n, sizeof *r->eval_step));
-    cap = R->eval_cap;
-    PF_TRY(grow((void **)&r->eval_mse, &cap, n, sizeof *r->eval_mse));
-    R->eval_cap = cap;
+    if (n == R->eval_cap) {
+        int c = n ? 2 * n : 64;
+        PF_TRY(resize(&r->eval_step, c, sizeof *r->eval_step));
+        PF_TRY(resize(&r->eval_mse, c, sizeof *r->eval_mse));
+        R->eval_cap = c;
+    }
     pf_train_graph_sync_probes(R->t);
     PF_TRY(eval_mse(R, r->u_eval, &r->eval_mse[n]));
     r->eval_step[n] = R->step;
@@ -413,7 +411,6 @@ static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_lo
     if (!opt) return PF_ERR_INVALID;
     pf_status st = PF_OK;
     for (long k = 0; k < sg->steps && !R->stop; k++) {
-        double a = now();
         bool changed = false, ok;
         st = update_points(R, &changed);
         if (st == PF_OK && R->tc->loss.weighting == PF_WEIGHTING_LR_ANNEALING && R->step > 0 &&
@@ -421,7 +418,6 @@ static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_lo
             anneal(R);
         if (st != PF_OK) break;
         double b = now();
-        R->t_steps -= b - a;
         pass(R, &ok);
         if (!ok) {
             R->stop = true;
@@ -440,7 +436,7 @@ static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_lo
         }
         pf_adam_step(opt, pf_graph_params(t->g), pf_graph_grads(t->g), pf_schedule_lr(&sg->schedule, k, sg->steps));
         sa_ascent(R);
-        R->t_steps += now() - a;
+        R->t_steps += now() - b;
         R->step++;
         lg->done++;
         progress(R, false);
@@ -525,13 +521,8 @@ static pf_status first_pass(run *R)
     pf_train_graph *t = R->t;
     pf_train_result *r = R->r;
     double gmax, gmean;
-    for (int k = 0; k < t->nterms; k++) {
-        term_grad(R, k, &gmax, &gmean, &r->term[k].grad_first);
-        if (k == 0) { /* every loss is computed by any pass */
-            set_weights(R);
-            read_losses(R);
-        }
-    }
+    for (int k = 0; k < t->nterms; k++) term_grad(R, k, &gmax, &gmean, &r->term[k].grad_first);
+    read_losses(R); /* every pass computes every loss: the values do not depend on the weights */
     if (R->tc->loss.residual_norm == PF_RESIDUAL_NORM_INITIAL)
         for (int k = 0; k < t->nterms; k++)
             R->norm[k] = R->term_val[k] > 0 && isfinite(R->term_val[k]) ? 1 / R->term_val[k] : 1;
@@ -549,7 +540,6 @@ static pf_status last_pass(run *R)
     double gmax, gmean;
     for (int k = 0; k < t->nterms; k++) term_grad(R, k, &gmax, &gmean, &r->term[k].grad_last);
     set_weights(R);
-    pf_graph_forward_backward(t->g, t->w);
     read_losses(R);
     for (int k = 0; k < t->nterms; k++) {
         r->term[k].loss_last = R->term_val[k];
@@ -673,9 +663,8 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
     if (st == PF_OK && !healthy(&R)) R.stop = true;
     for (int i = 0; st == PF_OK && i < tc->nstages && !R.stop; i++) {
         const pf_stage_config *sg = &tc->stages[i];
+        /* an L-BFGS stage that converges ends early; the next stage goes on */
         st = sg->optimizer == PF_OPT_LBFGS ? lbfgs_stage(&R, sg, &r->stage[i]) : adam_stage(&R, sg, &r->stage[i]);
-        if (st == PF_OK && r->stage[i].done < sg->steps && r->status == PF_TRAIN_OK && !R.stop)
-            continue; /* an L-BFGS stage that converged: the next stage goes on */
     }
     for (int i = 0; i < tc->nstages; i++)
         if (r->stage[i].done < r->stage[i].planned && !strcmp(r->stage[i].outcome, "completed"))
@@ -686,33 +675,27 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
             memcpy(pf_graph_params(R.t->g), R.good, sizeof(pf_real) * R.t->nmodel);
         else if (r->status == PF_TRAIN_OK)
             snprintf(r->detail, sizeof r->detail, "trained %ld of %ld steps", R.step, r->budget);
-        if (r->status == PF_TRAIN_OK) { /* the state after the last update */
-            set_weights(&R);
-            pf_graph_forward_backward(R.t->g, R.t->w);
-            read_losses(&R);
-            if (!healthy(&R)) memcpy(pf_graph_params(R.t->g), R.good, sizeof(pf_real) * R.t->nmodel);
+        /* one pass at the final state; the state after the last update is
+         * checked like every other, and falls back to the last good one */
+        bool ok;
+        pass(&R, &ok);
+        if (!ok) {
+            memcpy(pf_graph_params(R.t->g), R.good, sizeof(pf_real) * R.t->nmodel);
+            pass(&R, &ok);
         }
-        if (!r->nlog || r->log_step[r->nlog - 1] != R.step) {
-            set_weights(&R);
-            pf_graph_forward_backward(R.t->g, R.t->w);
-            read_losses(&R);
-            st = record_log(&R);
-        }
-        double a = now();
-        if (st == PF_OK && (!r->neval || r->eval_step[r->neval - 1] != R.step)) st = record_eval(&R);
+        st = record_log(&R);
+        if (st == PF_OK) st = record_eval(&R);
         if (st == PF_OK) st = last_pass(&R);
         if (st == PF_OK) st = copy_out(&R);
         r->wall_s = now() - R.t0;
         r->step_s = R.t_steps;
         r->other_s = r->wall_s - R.t_steps;
-        (void)a;
         if (o->progress != PF_PROGRESS_NONE) progress(&R, true);
     }
     pf_train_graph_free(R.t);
     pf_reference_release(&R.ref);
     pf_adam_free(R.sa);
     free(R.good);
-    free(R.scratch);
     if (st != PF_OK) pf_train_result_release(r);
     return st;
 }
