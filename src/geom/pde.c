@@ -246,6 +246,18 @@ pf_status pf_pde_data_check(const pf_pde *p)
     return PF_OK;
 }
 
+bool pf_hard_satisfies(const pf_hard_transform *h, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *q = h->satisfies; q && *q;) {
+        const char *e = strchr(q, ',');
+        size_t len = e ? (size_t)(e - q) : strlen(q);
+        if (len == n && !strncmp(q, name, n)) return true;
+        q = e ? e + 1 : NULL;
+    }
+    return false;
+}
+
 bool pf_constraint_on_initial(const pf_constraint *c)
 {
     return c->kind == PF_CON_INITIAL || (c->parts && !strcmp(c->parts, "initial"));

@@ -257,6 +257,10 @@ struct pf_pde {
     void (*exact)(const double *x, double *u);
 };
 
+/* Whether transform h makes the constraint called `name` exact (its name is
+ * in h->satisfies). */
+bool pf_hard_satisfies(const pf_hard_transform *h, const char *name);
+
 /* Where a constraint's points lie: on the initial slice (an initial
  * condition, or any constraint on exactly the "initial" part), in the
  * interior (an inequality without parts), else on its own points or

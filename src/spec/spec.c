@@ -471,17 +471,7 @@ static int loss_terms(const pf_pde *p, int transform, const char **names, int *a
     active[n++] = 1;
     for (int j = 0; j < p->ncon && n < PF_TRAIN_MAX_TERMS; j++) {
         names[n] = p->con[j].name;
-        active[n] = 1;
-        if (transform >= 0) {
-            const char *s = p->hard[transform].satisfies;
-            size_t L = strlen(p->con[j].name);
-            for (const char *q = s; q && *q;) {
-                const char *e = strchr(q, ',');
-                size_t len = e ? (size_t)(e - q) : strlen(q);
-                if (len == L && !strncmp(q, p->con[j].name, L)) active[n] = 0;
-                q = e ? e + 1 : NULL;
-            }
-        }
+        active[n] = !(transform >= 0 && pf_hard_satisfies(&p->hard[transform], p->con[j].name));
         n++;
     }
     return n;

@@ -368,13 +368,7 @@ pf_status pf_train_graph_alloc(const pf_pde *p, const pf_model_config *mc, const
     for (int j = 0; j < p->ncon; j++) {
         t->term_name[1 + j] = p->con[j].name;
         t->term_set[1 + j] = -1;
-        if (t->hard >= 0) {
-            char list[256];
-            snprintf(list, sizeof list, ",%s,", p->hard[t->hard].satisfies);
-            char key[96];
-            snprintf(key, sizeof key, ",%s,", p->con[j].name);
-            t->term_hard[1 + j] = strstr(list, key) != NULL;
-        }
+        t->term_hard[1 + j] = t->hard >= 0 && pf_hard_satisfies(&p->hard[t->hard], p->con[j].name);
     }
     t->nchunks = tc->loss.causal ? tc->loss.causal_chunks : 1;
     pf_status st = PF_OK;
