@@ -135,28 +135,13 @@ static int show(const char *name)
         fprintf(stderr, "pf-pde: %s\n", pf_errmsg());
         return 2;
     }
-    char in[128], out[64], path[PF_DATA_PATH_MAX];
-    join(in, sizeof in, p->inputs, p->d_in, ", ");
-    join(out, sizeof out, p->outputs, p->d_out, ", ");
-    printf("%s — %s\n\n%s\n\nLaTeX: %s\n\n", p->name, p->title, p->statement, p->latex);
-    printf("inputs   %s\noutputs  %s\ndomain  ", in, out);
-    for (int i = 0; i < p->d_in; i++)
-        printf("%s %s in [%g, %g]", i ? "," : "", p->inputs[i], p->lo[i], p->hi[i]);
-    printf("\nresidual equations: %d\nconstraints:\n", p->neq);
-    for (int k = 0; k < p->ncon; k++) {
-        const pf_constraint *q = &p->con[k];
-        char where[160];
-        if (q->kind == PF_CON_POINTS)
-            snprintf(where, sizeof where, "at %d fixed point%s", q->npoints, q->npoints == 1 ? "" : "s");
-        else if (q->parts)
-            snprintf(where, sizeof where, "on %s", q->parts);
-        else
-            snprintf(where, sizeof where, "%s",
-                     q->kind == PF_CON_INEQUALITY ? "at interior points" : "on the whole boundary");
-        printf("  %-10s %-10s %s\n", q->name, pf_constraint_kind_name(q->kind), where);
+    char *text = pf_pde_describe(p), path[PF_DATA_PATH_MAX];
+    if (!text) {
+        fprintf(stderr, "pf-pde: out of memory\n");
+        return 1;
     }
-    printf("hard-constraint transforms:%s\n", p->nhard ? "" : " none");
-    for (int k = 0; k < p->nhard; k++) printf("  %-18s %s\n", p->hard[k].name, p->hard[k].what);
+    fputs(text, stdout);
+    free(text);
     const char *ref = ref_status(p, path, sizeof path);
     printf("reference: %s%s%s\n", ref, path[0] ? " " : "", path);
     int neval = eval_points(p);

@@ -1,5 +1,6 @@
 #include "geom/pde.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -305,4 +306,40 @@ pf_real *pf_pde_periodic_images(const pf_pde *p, const pf_constraint *c, int n, 
     memcpy(xi, x, sizeof(pf_real) * len);
     for (int i = 0; i < n; i++) xi[(size_t)i * p->d_in + c->periodic_input] = (pf_real)p->hi[c->periodic_input];
     return xi;
+}
+
+char *pf_pde_describe(const pf_pde *p)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return NULL;
+    fprintf(f, "%s — %s\n\n%s\n\nLaTeX: %s\n\n", p->name, p->title, p->statement, p->latex);
+    fputs("inputs   ", f);
+    for (int i = 0; i < p->d_in; i++) fprintf(f, "%s%s", i ? ", " : "", p->inputs[i]);
+    fputs("\noutputs  ", f);
+    for (int i = 0; i < p->d_out; i++) fprintf(f, "%s%s", i ? ", " : "", p->outputs[i]);
+    fputs("\ndomain  ", f);
+    for (int i = 0; i < p->d_in; i++) fprintf(f, "%s %s in [%g, %g]", i ? "," : "", p->inputs[i], p->lo[i], p->hi[i]);
+    fputs("\ntags     ", f);
+    int nt = 0;
+    for (int b = 0; b < PF_TAG_COUNT; b++)
+        if (p->tags & (1u << b)) fprintf(f, "%s%s", nt++ ? ", " : "", pf_pde_tag_name(b));
+    fprintf(f, "%s\nresidual equations: %d\nconstraints:\n", nt ? "" : "none", p->neq);
+    for (int k = 0; k < p->ncon; k++) {
+        const pf_constraint *q = &p->con[k];
+        fprintf(f, "  %-10s %-10s ", q->name, pf_constraint_kind_name(q->kind));
+        if (q->kind == PF_CON_POINTS && q->observe) fputs("at observation points\n", f);
+        else if (q->kind == PF_CON_POINTS) fprintf(f, "at %d fixed point%s\n", q->npoints, q->npoints == 1 ? "" : "s");
+        else if (q->parts) fprintf(f, "on %s\n", q->parts);
+        else fputs(q->kind == PF_CON_INEQUALITY ? "at interior points\n" : "on the whole boundary\n", f);
+    }
+    fprintf(f, "hard-constraint transforms:%s\n", p->nhard ? "" : " none");
+    for (int k = 0; k < p->nhard; k++)
+        fprintf(f, "  %-18s %s (satisfies %s)\n", p->hard[k].name, p->hard[k].what, p->hard[k].satisfies);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }

@@ -261,6 +261,13 @@ struct pf_pde {
  * in h->satisfies). */
 bool pf_hard_satisfies(const pf_hard_transform *h, const char *name);
 
+/* The problem as text, for people and prompts (malloc'ed; NULL only when
+ * out of memory): name and title, the statement, LaTeX, inputs, outputs,
+ * domain, property tags, the number of residual equations, the constraints
+ * (name, kind, where) and the hard-constraint transforms. `pf-pde show`
+ * prints it before the reference status. */
+char *pf_pde_describe(const pf_pde *p);
+
 /* Where a constraint's points lie: on the initial slice (an initial
  * condition, or any constraint on exactly the "initial" part), in the
  * interior (an inequality without parts), else on its own points or

@@ -63,6 +63,7 @@ pf_status pf_transcript_write(const char *dir, const pf_llm_request *q, const pf
     path_of(path, sizeof path, dir, hex);
     json_t *req = request_json(q);
     json_object_set_new(req, "max_tokens", json_integer(q->max_tokens));
+    if (q->context) json_object_set(req, "context", (json_t *)q->context);
     json_t *t = json_object();
     json_object_set_new(t, "format", json_string("pinnforge.transcript"));
     json_object_set_new(t, "version", json_integer(1));
@@ -93,7 +94,10 @@ pf_status pf_transcript_read(const char *dir, const pf_llm_request *q, pf_llm_re
     PF_TRY(pf_msgpack_read_file(path, &t));
     /* the stored request must be this one, field for field */
     json_t *want = request_json(q), *got = json_deep_copy(json_object_get(t, "request"));
-    if (got) json_object_del(got, "max_tokens");
+    if (got) {
+        json_object_del(got, "max_tokens");
+        json_object_del(got, "context");
+    }
     bool same = got && json_equal(want, got);
     json_decref(want);
     json_decref(got);

@@ -22,13 +22,15 @@
  *
  * A transcript file <hash>.msgpack (written atomically) holds
  *   {"format": "pinnforge.transcript", "version": 1, "hash",
- *    "request": {model, messages, temperature, slot, max_tokens},
+ *    "request": {model, messages, temperature, slot, max_tokens[, context]},
  *    "response": text, "usage": {"prompt_tokens", "completion_tokens"},
  *    "latency_s", "provider"}.
  * Nothing else: no header, no URL, no key — secrets never reach disk.
  */
 #ifndef PF_LLM_TRANSCRIPT_H
 #define PF_LLM_TRANSCRIPT_H
+
+#include <jansson.h>
 
 #include "core/sha256.h"
 #include "core/status.h"
@@ -45,6 +47,11 @@ typedef struct pf_llm_request {
     double temperature;
     int max_tokens;
     const char *slot;     /* which proposal this is, e.g. "gen00/role3" */
+    /* The structured context the prompt was rendered from (offline.h gives
+     * its shape), for the offline proposer; NULL when there is none. It is
+     * stored with the request but is not part of its address: the messages
+     * already carry everything it says. */
+    const json_t *context;
 } pf_llm_request;
 
 typedef struct pf_llm_response {

@@ -1,0 +1,853 @@
+/*
+ * offline_ops.c — the operator table of the offline rule-based proposer.
+ *
+ * An operator introduces one mechanism into a working spec (Fourier
+ * features, a periodic embedding, RAD, a hard transform, causal weighting,
+ * an Adam -> L-BFGS split, ...), draws its free parameters from o->rng
+ * among a few values the literature uses, and writes one rationale note
+ * saying why (PDE tags, knowledge, evidence are mentioned by the caller's
+ * note; the operator names what it did). Roles and strategies are lists of
+ * operator ids over this table; pf_off_op_weight() ranks them by PDE tags,
+ * retrieved knowledge and the memory's good and failed mechanisms.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm/offline.h"
+#include "llm/offline_impl.h"
+
+#define NUM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static void set_int(json_t *o, const char *k, long v) { json_object_set_new(o, k, json_integer(v)); }
+static void set_real(json_t *o, const char *k, double v) { json_object_set_new(o, k, json_real(v)); }
+static void set_str(json_t *o, const char *k, const char *v) { json_object_set_new(o, k, json_string(v)); }
+static void set_bool(json_t *o, const char *k, int v) { json_object_set_new(o, k, json_boolean(v)); }
+
+static double pickd(pf_off *o, const double *v, int n) { return v[pf_off_pick(o, n)]; }
+static long pickl(pf_off *o, const long *v, int n) { return v[pf_off_pick(o, n)]; }
+#define PICKD(o, ...) pickd((o), (const double[]){__VA_ARGS__}, NUM(((const double[]){__VA_ARGS__})))
+#define PICKL(o, ...) pickl((o), (const long[]){__VA_ARGS__}, NUM(((const long[]){__VA_ARGS__})))
+
+static json_t *REPR(json_t *s) { return pf_off_sec(s, "representation"); }
+static json_t *ARCH(json_t *s) { return pf_off_sec(s, "architecture"); }
+static json_t *SAMP(json_t *s) { return pf_off_sec(s, "sampling"); }
+static json_t *LOSS(json_t *s) { return pf_off_sec(s, "loss"); }
+static json_t *STAGES(json_t *s)
+{
+    json_t *o = pf_off_sec(s, "optimization"), *a = json_object_get(o, "stages");
+    if (!json_is_array(a)) {
+        a = json_array();
+        json_object_set_new(o, "stages", a);
+    }
+    return a;
+}
+
+static long budget(const pf_off *o) { return pf_fidelity_budget(o->fid); }
+
+static int is_adam(const json_t *st)
+{
+    const char *k = pf_off_str(st, "optimizer", "adam");
+    return !strcmp(k, "adam") || !strcmp(k, "adamw");
+}
+
+/* Points other than the interior, for the point limit. */
+static long other_points(json_t *spec)
+{
+    json_t *s = SAMP(spec);
+    return (long)pf_off_num(s, "boundary", 0) + (long)pf_off_num(s, "initial", 0);
+}
+
+/* ------------------------------------------------------ applicability */
+
+static int always(const pf_off *o, const json_t *s) { (void)o, (void)s; return 1; }
+static int time_dep(const pf_off *o, const json_t *s) { (void)s; return o->pde->time_input >= 0; }
+static int has_period(const pf_off *o, const json_t *s)
+{
+    (void)s;
+    for (int i = 0; i < o->pde->d_in; i++)
+        if (o->pde->period[i] > 0) return 1;
+    return 0;
+}
+static int has_hard(const pf_off *o, const json_t *s) { return o->pde->nhard > 0 && pf_off_hard_index(s, o->pde) < 0; }
+static int has_boundary(const pf_off *o, const json_t *s)
+{
+    (void)s;
+    for (int i = 0; i < o->pde->ncon; i++)
+        if (!pf_constraint_on_initial(&o->pde->con[i]) && o->pde->con[i].kind != PF_CON_POINTS &&
+            !pf_constraint_in_interior(&o->pde->con[i]))
+            return 1;
+    return 0;
+}
+static int has_obs(const pf_off *o, const json_t *s)
+{
+    (void)s;
+    for (int i = 0; i < o->pde->ncon; i++)
+        if (o->pde->con[i].kind == PF_CON_POINTS && o->pde->con[i].observe) return 1;
+    return 0;
+}
+static int has_soft_constraint(const pf_off *o, const json_t *s)
+{
+    const char *n[PF_PDE_MAX_CONSTRAINTS + 1];
+    return pf_off_active_terms(s, o->pde, n, PF_PDE_MAX_CONSTRAINTS + 1) > 1;
+}
+
+/* ------------------------------------------------------ representation */
+
+static int op_normalize(pf_off *o, json_t *spec)
+{
+    if (json_is_true(json_object_get(REPR(spec), "normalize"))) return 0;
+    set_bool(REPR(spec), "normalize", 1);
+    pf_off_note(o, "Inputs normalized to [-1, 1] so that every coordinate of the %s domain enters the first layer at a comparable scale.",
+                o->pde->name);
+    return 1;
+}
+
+static int op_fourier(pf_off *o, json_t *spec)
+{
+    json_t *f = pf_off_obj(REPR(spec), "fourier");
+    if (pf_off_num(f, "features", 0) > 0) return 0;
+    long m = PICKL(o, 32, 64, 128);
+    double sigma = pf_off_has_tag(o, PF_TAG_MULTISCALE) ? PICKD(o, 2.0, 5.0, 10.0) : PICKD(o, 1.0, 2.0, 3.0);
+    set_int(f, "features", m);
+    set_real(f, "sigma", sigma);
+    set_int(f, "scales", 1);
+    int tr = pf_off_chance(o, 0.25);
+    set_bool(f, "trainable", tr);
+    pf_off_note(o, "Random Fourier features (m = %ld, sigma = %g%s) to counter the spectral bias of a plain MLP.", m, sigma,
+                tr ? ", trainable" : "");
+    return 1;
+}
+
+static int op_multiscale(pf_off *o, json_t *spec)
+{
+    json_t *f = pf_off_obj(REPR(spec), "fourier");
+    if (pf_off_num(f, "scales", 1) > 1) return 0;
+    long m = PICKL(o, 64, 128), sc = PICKL(o, 2, 3);
+    double ratio = PICKD(o, 5.0, 10.0);
+    set_int(f, "features", m);
+    set_real(f, "sigma", 1.0);
+    set_int(f, "scales", sc);
+    set_real(f, "ratio", ratio);
+    pf_off_note(o, "Multiscale Fourier features (%ld features in %ld scales, ratio %g) so that both the coarse and the fine scales are representable.",
+                m, sc, ratio);
+    return 1;
+}
+
+static int op_periodic(pf_off *o, json_t *spec)
+{
+    json_t *p = pf_off_obj(REPR(spec), "periodic");
+    if (json_array_size(json_object_get(p, "inputs")) > 0) return 0;
+    json_t *in = json_array();
+    char list[128] = "";
+    for (int i = 0; i < o->pde->d_in; i++)
+        if (o->pde->period[i] > 0) {
+            json_array_append_new(in, json_string(o->pde->inputs[i]));
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", *list ? ", " : "", o->pde->inputs[i]);
+        }
+    long h = PICKL(o, 1, 2, 3, 4);
+    json_object_set_new(p, "inputs", in);
+    set_int(p, "harmonics", h);
+    pf_off_note(o, "Exact periodic embedding on %s (%ld harmonics): periodicity holds by construction instead of as a penalty.", list, h);
+    return 1;
+}
+
+/* ------------------------------------------------------ architecture */
+
+static int op_act_sin(pf_off *o, json_t *spec)
+{
+    if (!strcmp(pf_off_str(ARCH(spec), "activation", "tanh"), "sin")) return 0;
+    set_str(ARCH(spec), "activation", "sin");
+    pf_off_note(o, "sin activations, which suit oscillatory solutions and pair well with Fourier-type inputs.");
+    return 1;
+}
+
+static int op_act_smooth(pf_off *o, json_t *spec)
+{
+    static const char *const acts[] = {"silu", "gelu", "softplus"};
+    char cur[32];
+    snprintf(cur, sizeof cur, "%s", pf_off_str(ARCH(spec), "activation", "tanh"));
+    int k = pf_off_pick(o, 3);
+    if (!strcmp(cur, acts[k])) k = (k + 1 + pf_off_pick(o, 2)) % 3;
+    const char *a = acts[k];
+    set_str(ARCH(spec), "activation", a);
+    pf_off_note(o, "%s activations instead of %s: smooth, non-saturating, a less common choice worth testing.", a, cur);
+    return 1;
+}
+
+static int op_modified_mlp(pf_off *o, json_t *spec)
+{
+    json_t *a = ARCH(spec);
+    if (!strcmp(pf_off_str(a, "type", "mlp"), "modified_mlp")) return 0;
+    long d = PICKL(o, 4, 5, 6), w = PICKL(o, 64, 100, 128);
+    set_str(a, "type", "modified_mlp");
+    set_int(a, "depth", d);
+    set_int(a, "width", w);
+    pf_off_note(o, "modified_mlp (%ld x %ld): its gating encoders improve gradient flow across the loss terms.", d, w);
+    return 1;
+}
+
+static int op_resnet(pf_off *o, json_t *spec)
+{
+    json_t *a = ARCH(spec);
+    if (!strcmp(pf_off_str(a, "type", "mlp"), "resnet")) return 0;
+    long d = PICKL(o, 2, 3, 4), w = PICKL(o, 64, 100, 128);
+    set_str(a, "type", "resnet");
+    set_int(a, "depth", d);
+    set_int(a, "width", w);
+    pf_off_note(o, "resnet with %ld residual blocks of width %ld: deeper effective networks that still train stably.", d, w);
+    return 1;
+}
+
+static int op_wider(pf_off *o, json_t *spec)
+{
+    json_t *a = ARCH(spec);
+    long w = (long)pf_off_num(a, "width", 100), nw = (long)(w * PICKD(o, 1.5, 2.0));
+    if (nw > 512) nw = 512;
+    if (nw <= w) return 0;
+    set_int(a, "width", nw);
+    pf_off_note(o, "Width %ld -> %ld for more capacity (well inside the 2M-parameter limit).", w, nw);
+    return 1;
+}
+
+static int op_deeper(pf_off *o, json_t *spec)
+{
+    json_t *a = ARCH(spec);
+    long cap = !strcmp(pf_off_str(a, "type", "mlp"), "resnet") ? 6 : 10;
+    long d = (long)pf_off_num(a, "depth", 5), nd = d + PICKL(o, 1, 2);
+    if (nd > cap) nd = cap;
+    if (nd <= d) return 0;
+    set_int(a, "depth", nd);
+    pf_off_note(o, "Depth %ld -> %ld for a richer composition of features.", d, nd);
+    return 1;
+}
+
+static int op_rwf(pf_off *o, json_t *spec)
+{
+    json_t *a = ARCH(spec);
+    if (json_is_true(json_object_get(a, "rwf"))) return 0;
+    set_bool(a, "rwf", 1);
+    set_str(a, "init", "glorot_normal");
+    set_real(a, "rwf_mean", PICKD(o, 0.5, 1.0));
+    set_real(a, "rwf_sigma", 0.1);
+    pf_off_note(o, "Random weight factorization, which speeds up the fitting of high-frequency components.");
+    return 1;
+}
+
+static int op_adaptive_act(pf_off *o, json_t *spec)
+{
+    json_t *a = ARCH(spec);
+    if (strcmp(pf_off_str(a, "adaptive", "none"), "none")) return 0;
+    double n = PICKD(o, 5.0, 10.0);
+    set_str(a, "adaptive", "layerwise");
+    set_real(a, "adapt_factor", n);
+    pf_off_note(o, "Layer-wise adaptive activation slopes (n = %g) to accelerate early convergence.", n);
+    return 1;
+}
+
+/* ------------------------------------------------------ sampling */
+
+static long every_steps(const pf_off *o, long low)
+{
+    return o->fid == PF_FIDELITY_HIGH ? low * 5 : low;
+}
+
+static int op_rad(pf_off *o, json_t *spec)
+{
+    json_t *s = SAMP(spec);
+    if (!strcmp(pf_off_str(json_object_get(s, "adaptive"), "method", "none"), "rad")) return 0;
+    double k = PICKD(o, 1.0, 2.0), c = PICKD(o, 0.5, 1.0);
+    long every = every_steps(o, PICKL(o, 50, 100, 200));
+    json_object_set_new(s, "adaptive", json_pack("{s:s,s:f,s:f,s:I}", "method", "rad", "k", k, "c", c, "every",
+                                                  (json_int_t)every));
+    set_int(s, "resample_every", 0);
+    pf_off_note(o, "RAD adaptive sampling (k = %g, c = %g, every %ld steps) to put collocation points where the residual is large.", k,
+                c, every);
+    return 1;
+}
+
+static int op_rar_d(pf_off *o, json_t *spec)
+{
+    json_t *s = SAMP(spec);
+    if (!strcmp(pf_off_str(json_object_get(s, "adaptive"), "method", "none"), "rar_d")) return 0;
+    long in = (long)pf_off_num(s, "interior", 8192), add = PICKL(o, 100, 200, 500);
+    long every = every_steps(o, PICKL(o, 100, 200));
+    long cap = in + add * (budget(o) / every);
+    long room = PF_SPEC_MAX_POINTS - other_points(spec);
+    if (cap > room) cap = room;
+    if (cap < in) cap = in;
+    json_object_set_new(s, "adaptive", json_pack("{s:s,s:f,s:f,s:I,s:I,s:I}", "method", "rar_d", "k", 2.0, "c", 0.0,
+                                                  "every", (json_int_t)every, "add", (json_int_t)add, "cap",
+                                                  (json_int_t)cap));
+    pf_off_note(o, "RAR-D refinement (add %ld points every %ld steps, up to %ld) to resolve steep, localized features.", add, every,
+                cap);
+    return 1;
+}
+
+static int set_method(pf_off *o, json_t *spec, const char *m)
+{
+    json_t *s = SAMP(spec);
+    if (!strcmp(pf_off_str(s, "method", "uniform"), m)) return 0;
+    set_str(s, "method", m);
+    pf_off_note(o, "%s collocation points: lower-discrepancy coverage than uniform random draws.", m);
+    return 1;
+}
+static int op_sobol(pf_off *o, json_t *spec) { return set_method(o, spec, "sobol"); }
+static int op_lhs(pf_off *o, json_t *spec) { return set_method(o, spec, "lhs"); }
+
+static int op_resample(pf_off *o, json_t *spec)
+{
+    json_t *s = SAMP(spec);
+    if (pf_off_num(s, "resample_every", 0) > 0 ||
+        !strcmp(pf_off_str(json_object_get(s, "adaptive"), "method", "none"), "rad"))
+        return 0;
+    long e = every_steps(o, PICKL(o, 100, 250));
+    set_int(s, "resample_every", e);
+    pf_off_note(o, "Points redrawn every %ld steps, so the residual is controlled everywhere rather than on one fixed set.", e);
+    return 1;
+}
+
+static int grow(pf_off *o, json_t *spec, const char *key, long max, const char *why)
+{
+    json_t *s = SAMP(spec);
+    long v = (long)pf_off_num(s, key, 0), nv = (long)(v * PICKD(o, 1.5, 2.0));
+    long in = (long)pf_off_num(s, "interior", 0);
+    long total = in + (long)pf_off_num(s, "boundary", 0) + (long)pf_off_num(s, "initial", 0);
+    if (!strcmp(pf_off_str(json_object_get(s, "adaptive"), "method", "none"), "rar_d"))
+        total += (long)pf_off_num(json_object_get(s, "adaptive"), "cap", in) - in;
+    if (nv > max) nv = max;
+    if (nv > v + (PF_SPEC_MAX_POINTS - total)) nv = v + (PF_SPEC_MAX_POINTS - total);
+    if (v <= 0 || nv <= v) return 0;
+    set_int(s, key, nv);
+    json_t *a = json_object_get(s, "adaptive");
+    if (!strcmp(key, "interior") && !strcmp(pf_off_str(a, "method", "none"), "rar_d")) {
+        /* keep RAR-D's headroom: the cap moves with the interior set */
+        long cap = (long)pf_off_num(a, "cap", nv) + (nv - v);
+        set_int(a, "cap", cap);
+        pf_off_note(o, "%s points %ld -> %ld %s (RAR-D cap moved to %ld).", key, v, nv, why, cap);
+        return 1;
+    }
+    pf_off_note(o, "%s points %ld -> %ld %s.", key, v, nv, why);
+    return 1;
+}
+static int op_more_interior(pf_off *o, json_t *spec)
+{
+    return grow(o, spec, "interior", 32768, "for a denser residual sampling");
+}
+static int op_more_boundary(pf_off *o, json_t *spec)
+{
+    return grow(o, spec, "boundary", 8192, "so that the boundary conditions are enforced on a finer sample");
+}
+static int op_more_initial(pf_off *o, json_t *spec)
+{
+    return grow(o, spec, "initial", 8192, "to pin the initial condition down");
+}
+
+/* ------------------------------------------------------ constraints */
+
+/* The transform satisfying the most constraints (first on ties). */
+static int best_transform(const pf_pde *p)
+{
+    int best = 0, bn = -1;
+    for (int h = 0; h < p->nhard; h++) {
+        int n = 0;
+        for (int i = 0; i < p->ncon; i++) n += pf_hard_satisfies(&p->hard[h], p->con[i].name);
+        if (n > bn) best = h, bn = n;
+    }
+    return best;
+}
+
+static int op_hard(pf_off *o, json_t *spec)
+{
+    if (!has_hard(o, spec)) return 0;
+    int h = best_transform(o->pde);
+    json_object_set_new(spec, "constraints", json_pack("{s:s,s:s}", "mode", "hard", "transform", o->pde->hard[h].name));
+    pf_off_fit_weights(spec, o->pde);
+    pf_off_note(o, "Hard constraints with the '%s' transform, which satisfies %s exactly and removes those terms from the loss.",
+                o->pde->hard[h].name, o->pde->hard[h].satisfies);
+    return 1;
+}
+
+/* ------------------------------------------------------ loss */
+
+static int op_causal(pf_off *o, json_t *spec)
+{
+    json_t *l = LOSS(spec);
+    if (json_is_true(json_object_get(json_object_get(l, "causal"), "enabled"))) return 0;
+    double eps = PICKD(o, 0.5, 1.0, 5.0);
+    long ch = PICKL(o, 16, 32);
+    json_object_set_new(l, "causal", json_pack("{s:b,s:f,s:I}", "enabled", 1, "epsilon", eps, "chunks", (json_int_t)ch));
+    pf_off_note(o, "Causal weighting (epsilon = %g, %ld time chunks) so that later times are trained only once earlier ones are resolved.",
+                eps, ch);
+    return 1;
+}
+
+static int op_raise_constraints(pf_off *o, json_t *spec)
+{
+    const char *n[PF_PDE_MAX_CONSTRAINTS + 1];
+    int k = pf_off_active_terms(spec, o->pde, n, PF_PDE_MAX_CONSTRAINTS + 1);
+    if (k < 2) return 0;
+    json_t *w = pf_off_obj(LOSS(spec), "weights");
+    double f = PICKD(o, 5.0, 10.0);
+    for (int i = 1; i < k; i++) set_real(w, n[i], fmin(1e6, pf_off_num(w, n[i], 1.0) * f));
+    pf_off_note(o, "Constraint weights x%g relative to the residual: initial and boundary data anchor the solution.", f);
+    return 1;
+}
+
+static int op_obs_weight(pf_off *o, json_t *spec)
+{
+    json_t *w = pf_off_obj(LOSS(spec), "weights");
+    double f = PICKD(o, 10.0, 100.0);
+    int any = 0;
+    for (int i = 0; i < o->pde->ncon; i++)
+        if (o->pde->con[i].kind == PF_CON_POINTS && o->pde->con[i].observe && json_object_get(w, o->pde->con[i].name)) {
+            set_real(w, o->pde->con[i].name, fmin(1e6, pf_off_num(w, o->pde->con[i].name, 1.0) * f));
+            any = 1;
+        }
+    if (any) pf_off_note(o, "Observation terms weighted x%g: in this inverse problem the data identify the unknown field.", f);
+    return any;
+}
+
+static int set_weighting(pf_off *o, json_t *spec, json_t *w, const char *why)
+{
+    json_t *l = LOSS(spec);
+    const char *m = json_string_value(json_object_get(w, "method"));
+    if (!strcmp(pf_off_str(json_object_get(l, "weighting"), "method", "fixed"), m)) {
+        json_decref(w);
+        return 0;
+    }
+    json_object_set_new(l, "weighting", w);
+    pf_off_note(o, "%s loss weighting %s.", m, why);
+    return 1;
+}
+static int op_lr_annealing(pf_off *o, json_t *spec)
+{
+    return set_weighting(o, spec,
+                         json_pack("{s:s,s:f,s:I}", "method", "lr_annealing", "alpha", 0.9, "every",
+                                   (json_int_t)PICKL(o, 10, 50)),
+                         "to balance the gradients of the residual and the constraint terms");
+}
+static int op_self_adaptive(pf_off *o, json_t *spec)
+{
+    return set_weighting(o, spec, json_pack("{s:s,s:f}", "method", "self_adaptive", "lr", PICKD(o, 0.001, 0.005, 0.01)),
+                         "so that hard-to-fit points receive more weight during training");
+}
+
+static int op_resnorm(pf_off *o, json_t *spec)
+{
+    json_t *l = LOSS(spec);
+    if (!strcmp(pf_off_str(l, "residual_normalization", "none"), "initial")) return 0;
+    set_str(l, "residual_normalization", "initial");
+    pf_off_note(o, "Every loss term divided by its initial value, so that terms of very different magnitudes start on equal footing.");
+    return 1;
+}
+
+/* ------------------------------------------------------ optimization */
+
+static int op_adamw(pf_off *o, json_t *spec)
+{
+    size_t i;
+    json_t *st;
+    int any = 0;
+    double wd = PICKD(o, 1e-5, 1e-4, 1e-3);
+    json_array_foreach(STAGES(spec), i, st) if (!strcmp(pf_off_str(st, "optimizer", ""), "adam")) {
+        set_str(st, "optimizer", "adamw");
+        set_real(st, "weight_decay", wd);
+        any = 1;
+    }
+    if (any) pf_off_note(o, "AdamW (decoupled weight decay %g) for better-conditioned late training.", wd);
+    return any;
+}
+
+static json_t *first_adam(json_t *spec)
+{
+    size_t i;
+    json_t *st;
+    json_array_foreach(STAGES(spec), i, st) if (is_adam(st)) return st;
+    return NULL;
+}
+
+static int op_schedule(pf_off *o, json_t *spec)
+{
+    json_t *st = first_adam(spec);
+    if (!st) return 0;
+    char cur[32];
+    snprintf(cur, sizeof cur, "%s", pf_off_str(json_object_get(st, "schedule"), "kind", "constant"));
+    long steps = (long)pf_off_num(st, "steps", 1000);
+    double lr = pf_off_num(st, "lr", 1e-3);
+    static const char *const kinds[] = {"cosine", "exponential", "step"};
+    int k = pf_off_pick(o, 3);
+    if (!strcmp(kinds[k], cur)) k = (k + 1) % 3;
+    json_t *s;
+    if (k == 0)
+        s = json_pack("{s:s,s:f,s:I}", "kind", "cosine", "lr_min", lr / 100, "warmup_steps",
+                      (json_int_t)(pf_off_chance(o, 0.5) ? steps / 20 : 0));
+    else if (k == 1)
+        s = json_pack("{s:s,s:f,s:I}", "kind", "exponential", "gamma", PICKD(o, 0.1, 0.3), "decay_steps",
+                      (json_int_t)(steps > 0 ? steps : 1));
+    else
+        s = json_pack("{s:s,s:f,s:I}", "kind", "step", "gamma", 0.5, "step_size", (json_int_t)(steps / 4 > 0 ? steps / 4 : 1));
+    json_object_set_new(st, "schedule", s);
+    pf_off_note(o, "Learning-rate schedule %s (was %s) so that the late steps refine instead of oscillating.", kinds[k], cur);
+    return 1;
+}
+
+static int op_one_cycle(pf_off *o, json_t *spec)
+{
+    json_t *st = first_adam(spec);
+    if (!st || !strcmp(pf_off_str(json_object_get(st, "schedule"), "kind", "constant"), "one_cycle")) return 0;
+    double peak = PICKD(o, 2e-3, 5e-3);
+    set_real(st, "lr", peak);
+    json_object_set_new(st, "schedule", json_pack("{s:s,s:f,s:f,s:f}", "kind", "one_cycle", "pct_start", 0.3, "div_factor",
+                                                  25.0, "final_div_factor", 1e4));
+    pf_off_note(o, "One-cycle schedule peaking at lr %g: a fast warm-up, then annealing to a small rate.", peak);
+    return 1;
+}
+
+static int op_clip(pf_off *o, json_t *spec)
+{
+    size_t i;
+    json_t *st;
+    int any = 0;
+    double c = PICKD(o, 1.0, 10.0);
+    json_array_foreach(STAGES(spec), i, st) if (is_adam(st) && pf_off_num(st, "grad_clip", 0) == 0) {
+        set_real(st, "grad_clip", c);
+        any = 1;
+    }
+    if (any) pf_off_note(o, "Gradient clipping at global norm %g against loss spikes.", c);
+    return any;
+}
+
+static int op_lower_lr(pf_off *o, json_t *spec)
+{
+    size_t i;
+    json_t *st;
+    int any = 0;
+    double f = PICKD(o, 0.3, 0.5), lr0 = pf_off_first_lr(spec);
+    json_array_foreach(STAGES(spec), i, st) if (is_adam(st)) {
+        double lr = pf_off_num(st, "lr", 1e-3) * f;
+        if (lr < 1e-6) continue;
+        set_real(st, "lr", lr);
+        json_t *sc = json_object_get(st, "schedule");
+        if (pf_off_num(sc, "lr_min", 0) > lr) set_real(sc, "lr_min", lr / 100);
+        any = 1;
+    }
+    if (any) pf_off_note(o, "Learning rate x%g (first stage %g -> %g) for a more stable descent.", f, lr0, lr0 * f);
+    return any;
+}
+
+static int op_lbfgs_tail(pf_off *o, json_t *spec)
+{
+    size_t i;
+    json_t *st;
+    json_array_foreach(STAGES(spec), i, st) if (!is_adam(st)) return 0;
+    double frac = PICKD(o, 0.1, 0.2, 0.3);
+    long tail = (long)llround(frac * (double)budget(o));
+    pf_off_fit_budget(spec, budget(o) - tail);
+    long hist = PICKL(o, 20, 50);
+    json_array_append_new(STAGES(spec), json_pack("{s:s,s:I,s:f,s:I,s:b}", "optimizer", "lbfgs", "steps", (json_int_t)tail,
+                                                  "lr", 1.0, "history", (json_int_t)hist, "line_search", 1));
+    pf_off_note(o, "Adam first, then an L-BFGS tail of %ld steps (history %ld, line search) to polish the minimum.", tail, hist);
+    return 1;
+}
+
+/* ------------------------------------------------------ the table */
+
+#define T(x) PF_TAG_##x
+static const pf_off_op ops[OP_COUNT] = {
+    {OP_NORMALIZE, "normalize", 0, "normalize", T(HIGH_DIM) | T(COMPLEX_GEOMETRY), "normaliz,input scaling", op_normalize, always, 0},
+    {OP_FOURIER, "fourier", 0, "fourier", T(MULTISCALE) | T(PERIODIC), "fourier,spectral,frequency,multiscale", op_fourier, always, 1},
+    {OP_MULTISCALE, "multiscale", 0, "fourier:multiscale", T(MULTISCALE), "multiscale,multi-scale,fourier", op_multiscale, always, 1},
+    {OP_PERIODIC, "periodic", 0, "periodic", T(PERIODIC), "periodic,embedding,symmetry", op_periodic, has_period, 0},
+    {OP_ACT_SIN, "sin", 1, "act:sin", T(MULTISCALE) | T(PERIODIC), "siren,sine activation,sin activation,oscillat", op_act_sin, always, 2},
+    {OP_ACT_SMOOTH, "smooth_act", 1, NULL, 0, "gelu,silu,softplus,smooth activation", op_act_smooth, always, 2},
+    {OP_MODIFIED_MLP, "modified_mlp", 1, "arch:modified_mlp", T(NONLINEAR) | T(COUPLED) | T(STEEP), "modified,gated,architecture",
+     op_modified_mlp, always, 3},
+    {OP_RESNET, "resnet", 1, "arch:resnet", T(HIGH_DIM) | T(LONG_TIME), "resnet,residual connection,skip", op_resnet, always, 3},
+    {OP_WIDER, "wider", 1, NULL, T(HIGH_DIM) | T(COUPLED) | T(CHAOTIC), "capacity,width,wide", op_wider, always, 0},
+    {OP_DEEPER, "deeper", 1, NULL, T(NONLINEAR) | T(HIGH_ORDER), "capacity,depth,deep", op_deeper, always, 0},
+    {OP_RWF, "rwf", 1, "rwf", T(MULTISCALE) | T(STEEP), "factoriz,rwf", op_rwf, always, 0},
+    {OP_ADAPTIVE_ACT, "adaptive_act", 1, "adaptive_act", T(STEEP) | T(NONLINEAR), "adaptive activation,slope", op_adaptive_act, always, 0},
+    {OP_RAD, "rad", 2, "rad", T(STEEP) | T(CHAOTIC) | T(MULTISCALE), "adaptive sampling,residual-based,resampling,collocation", op_rad,
+     always, 4},
+    {OP_RAR_D, "rar_d", 2, "rar_d", T(STEEP) | T(COMPLEX_GEOMETRY), "refinement,adaptive sampling,rar-d,rar_d", op_rar_d, always, 4},
+    {OP_SOBOL, "sobol", 2, "sampling:sobol", T(HIGH_DIM), "sobol,quasi-random,low-discrepancy,sampling", op_sobol, always, 5},
+    {OP_LHS, "lhs", 2, "sampling:lhs", T(HIGH_DIM), "latin,lhs,sampling", op_lhs, always, 5},
+    {OP_RESAMPLE, "resample", 2, "resample", T(HIGH_DIM) | T(CHAOTIC), "resampling,stochastic", op_resample, always, 0},
+    {OP_MORE_INTERIOR, "more_interior", 2, NULL, T(HIGH_DIM) | T(STEEP) | T(MULTISCALE), "collocation,points,density",
+     op_more_interior, always, 0},
+    {OP_MORE_BOUNDARY, "more_boundary", 2, NULL, T(COMPLEX_GEOMETRY), "boundary,geometry", op_more_boundary, has_boundary, 0},
+    {OP_MORE_INITIAL, "more_initial", 2, NULL, T(TIME_DEPENDENT) | T(LONG_TIME), "initial condition", op_more_initial, time_dep, 0},
+    {OP_HARD, "hard", 3, "hard", T(COMPLEX_GEOMETRY) | T(TIME_DEPENDENT), "hard,exact,constraint,distance function", op_hard,
+     has_hard, 0},
+    {OP_CAUSAL, "causal", 4, "causal", T(TIME_DEPENDENT) | T(LONG_TIME) | T(CHAOTIC), "causal,temporal",
+     op_causal, time_dep, 0},
+    {OP_RAISE_CONSTRAINTS, "raise_constraints", 4, "weights", T(COMPLEX_GEOMETRY) | T(TIME_DEPENDENT), "loss weight,penalty,boundary condition",
+     op_raise_constraints, has_soft_constraint, 0},
+    {OP_OBS_WEIGHT, "obs_weight", 4, "weights", T(INVERSE), "inverse,observation", op_obs_weight, has_obs, 0},
+    {OP_LR_ANNEALING, "lr_annealing", 4, "weight:lr_annealing", T(COUPLED) | T(MULTISCALE) | T(INVERSE),
+     "annealing,balanc,gradient patholog", op_lr_annealing, has_soft_constraint, 6},
+    {OP_SELF_ADAPTIVE, "self_adaptive", 4, "weight:self_adaptive", T(STEEP) | T(NONLINEAR), "self-adaptive,self_adaptive,attention",
+     op_self_adaptive, always, 6},
+    {OP_RESNORM, "resnorm", 4, "residual_normalization", T(COUPLED) | T(VARIABLE_COEFFICIENT), "residual normaliz,loss scal,magnitude",
+     op_resnorm, always, 0},
+    {OP_ADAMW, "adamw", 5, "adamw", 0, "adamw,weight decay,regulari", op_adamw, always, 0},
+    {OP_SCHEDULE, "schedule", 5, NULL, T(LONG_TIME) | T(CHAOTIC), "schedule,decay,learning rate,cosine", op_schedule, always, 7},
+    {OP_CLIP, "clip", 5, "grad_clip", T(CHAOTIC) | T(STEEP), "clip,stabil", op_clip, always, 0},
+    {OP_LBFGS_TAIL, "lbfgs_tail", 5, "lbfgs", T(HIGH_DIM) | T(VARIABLE_COEFFICIENT), "l-bfgs,lbfgs,quasi-newton,second-order",
+     op_lbfgs_tail, always, 0},
+    {OP_LOWER_LR, "lower_lr", 5, NULL, T(CHAOTIC) | T(STEEP), "learning rate,stabil", op_lower_lr, always, 0},
+    {OP_ONE_CYCLE, "one_cycle", 5, "schedule:one_cycle", 0, "one-cycle,one_cycle,warmup", op_one_cycle, always, 7},
+};
+#undef T
+
+const pf_off_op *pf_off_op_get(pf_off_op_id id)
+{
+    PF_ASSERT((int)id >= 0 && id < OP_COUNT && ops[id].id == id);
+    return &ops[id];
+}
+
+/* Whether knowledge entry k's title or tags mention one of the operator's
+ * keywords (case-insensitive substrings). */
+static int entry_matches(const json_t *k, const pf_off_op *op)
+{
+    char hay[1024];
+    size_t n = (size_t)snprintf(hay, sizeof hay, "%s", pf_off_str(k, "title", ""));
+    size_t j;
+    json_t *t;
+    json_array_foreach(json_object_get(k, "tags"), j, t) if (json_is_string(t) && n < sizeof hay - 2)
+        n += (size_t)snprintf(hay + n, sizeof hay - n, " %s", json_string_value(t));
+    for (char *c = hay; *c; c++) *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+    char words[256];
+    snprintf(words, sizeof words, "%s", op->keywords);
+    for (char *save = NULL, *w = strtok_r(words, ",", &save); w; w = strtok_r(NULL, ",", &save))
+        if (strstr(hay, w)) return 1;
+    return 0;
+}
+
+/* The title (else id) of the first knowledge entry that matches, NULL when none. */
+static const char *knowledge_match(const pf_off *o, const pf_off_op *op)
+{
+    size_t i;
+    json_t *k;
+    json_array_foreach(o->knowledge, i, k) if (entry_matches(k, op))
+        return pf_off_str(k, "title", pf_off_str(k, "id", "?"));
+    return NULL;
+}
+
+static void append_note(pf_off *o, const char *fmt, const char *arg)
+{
+    if (!o->nnotes) return;
+    char *n = o->notes[o->nnotes - 1];
+    size_t len = strlen(n);
+    if (len && n[len - 1] == '.') n[--len] = 0;
+    snprintf(n + len, PF_OFF_NOTE_LEN - len, fmt, arg);
+}
+
+int pf_off_apply(pf_off *o, pf_off_op_id id, json_t *spec)
+{
+    const pf_off_op *op = pf_off_op_get(id);
+    if (op->group && (o->groups & (1u << op->group))) return 0;
+    if (!op->applicable(o, spec)) return 0;
+    int notes = o->nnotes;
+    if (!op->apply(o, spec)) return 0;
+    if (op->group) o->groups |= 1u << op->group;
+    if (o->nnotes > notes) {
+        const char *k = knowledge_match(o, op);
+        if (k)
+            append_note(o, " (retrieved knowledge: \"%s\").", k);
+        else if (op->mech && pf_off_json_has_string(o->good, op->mech))
+            append_note(o, " (%s is among the mechanisms of the best candidates so far).", op->mech);
+    }
+    return 1;
+}
+
+static int popcount(unsigned v)
+{
+    int n = 0;
+    for (; v; v &= v - 1) n++;
+    return n;
+}
+
+/* Knowledge entries that match the operator, at most 3. */
+static int knowledge_hits(const pf_off *o, const pf_off_op *op)
+{
+    int hits = 0;
+    size_t i;
+    json_t *k;
+    json_array_foreach(o->knowledge, i, k) hits += entry_matches(k, op);
+    return hits > 3 ? 3 : hits;
+}
+
+double pf_off_op_weight(const pf_off *o, pf_off_op_id id)
+{
+    const pf_off_op *op = pf_off_op_get(id);
+    double w = 1.0 + 1.5 * popcount(op->tags & o->pde->tags);
+    w *= 1.0 + 0.75 * knowledge_hits(o, op);
+    if (op->mech && pf_off_json_has_string(o->good, op->mech)) w *= 2.0;
+    if (op->mech && pf_off_json_has_string(o->failed, op->mech)) w *= o->escape ? 0.0 : 0.2;
+    return w;
+}
+
+/* Mechanisms in `after` that are not in `before` and are in `avoid`. */
+static int adds_avoided(const json_t *before, json_t *after, const json_t *avoid)
+{
+    if (!json_is_array(avoid) || !json_array_size(avoid)) return 0;
+    json_t *mb = pf_offline_mechanisms(before), *ma = pf_offline_mechanisms(after);
+    int bad = 0;
+    size_t i;
+    json_t *m;
+    json_array_foreach(ma, i, m) if (!pf_off_json_has_string(mb, json_string_value(m)) &&
+                                     pf_off_json_has_string(avoid, json_string_value(m))) bad = 1;
+    json_decref(mb);
+    json_decref(ma);
+    return bad;
+}
+
+int pf_off_apply_some(pf_off *o, json_t *spec, const pf_off_op_id *pool, int n, int k, const json_t *avoid)
+{
+    double w[OP_COUNT];
+    int done = 0;
+    PF_ASSERT(n <= OP_COUNT);
+    for (int i = 0; i < n; i++) w[i] = pf_off_op_weight(o, pool[i]);
+    while (done < k) {
+        double tot = 0;
+        for (int i = 0; i < n; i++) tot += w[i];
+        if (tot <= 0) break;
+        double u = pf_rng_uniform(o->rng) * tot;
+        int i = 0;
+        for (; i < n - 1 && u >= w[i]; i++) u -= w[i];
+        w[i] = 0;
+        if (!pf_off_op_get(pool[i])->applicable(o, spec)) continue;
+        json_t *before = json_deep_copy(spec);
+        int saved = o->nnotes;
+        int ch = pf_off_apply(o, pool[i], spec);
+        if (ch && adds_avoided(before, spec, avoid)) {
+            /* undo: restore every section */
+            json_object_update(spec, before);
+            o->nnotes = saved;
+            ch = 0;
+        }
+        json_decref(before);
+        done += ch;
+    }
+    return done;
+}
+
+/* ------------------------------------------------------ removing, perturbing */
+
+static int starts(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
+
+int pf_off_remove_mechanism(pf_off *o, json_t *spec, const char *m)
+{
+    json_t *r = REPR(spec), *a = ARCH(spec), *s = SAMP(spec), *l = LOSS(spec);
+    if (!strcmp(m, "normalize")) set_bool(r, "normalize", 0);
+    else if (starts(m, "fourier")) {
+        json_t *f = pf_off_obj(r, "fourier");
+        set_int(f, "features", 0), set_int(f, "scales", 1), set_bool(f, "trainable", 0);
+    } else if (!strcmp(m, "periodic")) json_object_set_new(pf_off_obj(r, "periodic"), "inputs", json_array());
+    else if (starts(m, "act:")) set_str(a, "activation", "tanh");
+    else if (starts(m, "arch:")) set_str(a, "type", "mlp");
+    else if (starts(m, "init:")) set_str(a, "init", "glorot_normal");
+    else if (!strcmp(m, "rwf")) set_bool(a, "rwf", 0);
+    else if (!strcmp(m, "adaptive_act")) set_str(a, "adaptive", "none");
+    else if (!strcmp(m, "rad") || !strcmp(m, "rar_d")) json_object_set_new(s, "adaptive", json_pack("{s:s}", "method", "none"));
+    else if (starts(m, "sampling:")) set_str(s, "method", "uniform");
+    else if (!strcmp(m, "resample")) set_int(s, "resample_every", 0);
+    else if (!strcmp(m, "hard")) json_object_set_new(spec, "constraints", json_pack("{s:s}", "mode", "soft"));
+    else if (!strcmp(m, "causal")) json_object_set_new(l, "causal", json_pack("{s:b}", "enabled", 0));
+    else if (starts(m, "weight:")) json_object_set_new(l, "weighting", json_pack("{s:s}", "method", "fixed"));
+    else if (!strcmp(m, "weights")) json_object_set_new(l, "weights", json_object());
+    else if (!strcmp(m, "residual_normalization")) set_str(l, "residual_normalization", "none");
+    else {
+        size_t i;
+        json_t *st;
+        int any = 0;
+        json_array_foreach(STAGES(spec), i, st) {
+            if (!strcmp(m, "adamw") && !strcmp(pf_off_str(st, "optimizer", ""), "adamw")) {
+                set_str(st, "optimizer", "adam"), set_real(st, "weight_decay", 0), any = 1;
+            } else if (starts(m, "schedule:") && is_adam(st)) {
+                json_object_set_new(st, "schedule", json_pack("{s:s}", "kind", "constant")), any = 1;
+            } else if (!strcmp(m, "grad_clip") && is_adam(st)) {
+                set_real(st, "grad_clip", 0), any = 1;
+            }
+        }
+        if (!strcmp(m, "lbfgs")) {
+            json_t *keep = json_array();
+            json_array_foreach(STAGES(spec), i, st) if (is_adam(st)) json_array_append(keep, st);
+            if (!json_array_size(keep))
+                json_array_append_new(keep, json_pack("{s:s,s:I}", "optimizer", "adam", "steps", (json_int_t)budget(o)));
+            json_object_set_new(pf_off_sec(spec, "optimization"), "stages", keep);
+            pf_off_fit_budget(spec, budget(o));
+            any = 1;
+        }
+        if (!any) return 0;
+    }
+    pf_off_fit_weights(spec, o->pde);
+    return 1;
+}
+
+/* Section ids, for the pools below. */
+static const pf_off_op_id repr_pool[] = {OP_NORMALIZE, OP_FOURIER, OP_MULTISCALE, OP_PERIODIC};
+static const pf_off_op_id arch_pool[] = {OP_ACT_SIN, OP_ACT_SMOOTH, OP_MODIFIED_MLP, OP_RESNET, OP_WIDER, OP_DEEPER, OP_RWF,
+                                         OP_ADAPTIVE_ACT};
+static const pf_off_op_id samp_pool[] = {OP_RAD, OP_RAR_D, OP_SOBOL, OP_LHS, OP_RESAMPLE, OP_MORE_INTERIOR, OP_MORE_BOUNDARY,
+                                         OP_MORE_INITIAL};
+static const pf_off_op_id loss_pool[] = {OP_CAUSAL, OP_RAISE_CONSTRAINTS, OP_OBS_WEIGHT, OP_LR_ANNEALING, OP_SELF_ADAPTIVE,
+                                         OP_RESNORM};
+static const pf_off_op_id opt_pool[] = {OP_ADAMW, OP_SCHEDULE, OP_CLIP, OP_LBFGS_TAIL, OP_LOWER_LR, OP_ONE_CYCLE};
+
+/* A change that is certain to alter section s (when the PDE allows one):
+ * an operator of that section that still applies, else removing one of the
+ * section's mechanisms, else a numeric step. */
+int pf_off_perturb_section(pf_off *o, json_t *spec, int s)
+{
+    const char *name = pf_off_section_names[s];
+    json_t *before = json_deep_copy(json_object_get(spec, name));
+    static const struct {
+        const pf_off_op_id *ids;
+        int n;
+    } pools[] = {{repr_pool, NUM(repr_pool)}, {arch_pool, NUM(arch_pool)}, {samp_pool, NUM(samp_pool)},
+                 {NULL, 0},                   {loss_pool, NUM(loss_pool)}, {opt_pool, NUM(opt_pool)}};
+    int changed = 0;
+    if (s == 3) {
+        if (pf_off_hard_index(spec, o->pde) >= 0) {
+            pf_off_remove_mechanism(o, spec, "hard");
+            pf_off_note(o, "Constraints back to soft penalties, so that the network is not tied to the transform's ansatz.");
+        } else {
+            pf_off_apply(o, OP_HARD, spec);
+        }
+    } else if (s < 6 && pools[s].n) {
+        pf_off_apply_some(o, spec, pools[s].ids, pools[s].n, 1, o->failed);
+    }
+    changed = !json_equal(before, json_object_get(spec, name));
+    if (!changed && s < 6 && s != 3) {
+        /* every operator of the section is already in: drop one of its mechanisms */
+        json_t *mech = pf_offline_mechanisms(spec);
+        size_t i;
+        json_t *m;
+        json_array_foreach(mech, i, m) {
+            json_t *trial = json_deep_copy(spec);
+            pf_off_remove_mechanism(o, trial, json_string_value(m));
+            if (!json_equal(before, json_object_get(trial, name))) {
+                json_object_set(spec, name, json_object_get(trial, name));
+                json_object_set(spec, "loss", json_object_get(trial, "loss"));
+                pf_off_note(o, "Dropped %s to explore a different %s design.", json_string_value(m), name);
+                json_decref(trial);
+                break;
+            }
+            json_decref(trial);
+        }
+        json_decref(mech);
+        changed = !json_equal(before, json_object_get(spec, name));
+    }
+    if (!changed && s == 1) {
+        json_t *a = ARCH(spec);
+        long w = (long)pf_off_num(a, "width", 100);
+        set_int(a, "width", w > 64 ? w * 3 / 4 : w + 32);
+        changed = 1;
+    }
+    json_decref(before);
+    return changed;
+}

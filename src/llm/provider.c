@@ -1,0 +1,218 @@
+/*
+ * provider.c — the provider layer's dispatch (provider.h): options from the
+ * environment, choosing a provider, timing and naming its answers, and
+ * storing every answered call as a transcript.
+ *
+ * The providers themselves live in http.c, replay.c and offline.c; each
+ * fills a pf_llm_vtable and an opaque self pointer. This file owns what is
+ * common to all of them: the response is zeroed on failure, its latency is
+ * measured here when the provider leaves it 0 (http: the whole call,
+ * retries included), and its provider name is set here when the provider
+ * leaves it empty (replay keeps the name recorded in the transcript, so a
+ * replayed run reproduces the original run's records byte for byte).
+ */
+#include "llm/provider.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct pf_llm_provider {
+    pf_llm_kind kind;
+    const pf_llm_vtable *vt;
+    void *self;
+    char *transcripts; /* copy of o.transcripts, NULL: do not store */
+    char *describe;
+};
+
+static const char *const KIND_NAMES[PF_LLM_KIND_COUNT] = {"offline", "http", "replay"};
+
+const char *pf_llm_kind_name(pf_llm_kind k)
+{
+    if (k == PF_LLM_AUTO) return "auto";
+    if (k >= 0 && k < PF_LLM_KIND_COUNT) return KIND_NAMES[k];
+    return "?";
+}
+
+pf_status pf_llm_kind_from_name(const char *name, pf_llm_kind *out)
+{
+    if (name) {
+        for (int k = 0; k < PF_LLM_KIND_COUNT; k++)
+            if (strcmp(name, KIND_NAMES[k]) == 0) {
+                *out = (pf_llm_kind)k;
+                return PF_OK;
+            }
+        if (strcmp(name, "auto") == 0) {
+            *out = PF_LLM_AUTO;
+            return PF_OK;
+        }
+    }
+    return pf_fail(PF_ERR_INVALID, "unknown LLM provider '%s' (expected offline, http, replay or auto)",
+                   name ? name : "(null)");
+}
+
+void pf_llm_options_default(pf_llm_options *o)
+{
+    *o = (pf_llm_options){
+        .kind = PF_LLM_AUTO,
+        .url = NULL,
+        .model = "offline-rules",
+        .connect_timeout_s = 10,
+        .timeout_s = 300,
+        .max_attempts = 5,
+        .backoff_s = 1,
+        .backoff_max_s = 30,
+        .transcripts = NULL,
+        .seed = 0,
+    };
+}
+
+/* The variable's value, NULL when unset or empty. */
+static const char *env(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+pf_status pf_llm_options_from_env(pf_llm_options *o)
+{
+    pf_llm_options_default(o);
+    const char *v;
+    if ((v = env("PF_LLM_URL"))) o->url = v;
+    if ((v = env("PF_LLM_MODEL"))) o->model = v;
+    if ((v = env("PF_LLM_PROVIDER"))) {
+        if (pf_llm_kind_from_name(v, &o->kind) != PF_OK)
+            return pf_fail(PF_ERR_INVALID, "PF_LLM_PROVIDER='%s': expected offline, http, replay or auto", v);
+    }
+    if ((v = env("PF_LLM_TIMEOUT"))) {
+        char *end;
+        errno = 0;
+        double t = strtod(v, &end);
+        if (end == v || *end || errno || !isfinite(t) || t <= 0)
+            return pf_fail(PF_ERR_INVALID,
+                           "PF_LLM_TIMEOUT='%s': expected a positive number of seconds per attempt (e.g. 300)", v);
+        o->timeout_s = t;
+    }
+    if ((v = env("PF_LLM_RETRIES"))) {
+        char *end;
+        errno = 0;
+        long n = strtol(v, &end, 10);
+        if (end == v || *end || errno || n < 0 || n > 100)
+            return pf_fail(PF_ERR_INVALID,
+                           "PF_LLM_RETRIES='%s': expected a whole number of retries after the first attempt, "
+                           "0 to 100 (e.g. 4)", v);
+        o->max_attempts = (int)n + 1;
+    }
+    return PF_OK;
+}
+
+static char *dup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *dup_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (s) {
+        va_start(ap, fmt);
+        vsnprintf(s, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    return s;
+}
+
+pf_status pf_llm_provider_new(const pf_llm_options *o, pf_llm_provider **out)
+{
+    *out = NULL;
+    pf_llm_kind kind = o->kind;
+    if (kind == PF_LLM_AUTO) kind = o->url && *o->url ? PF_LLM_HTTP : PF_LLM_OFFLINE;
+    if (kind < 0 || kind >= PF_LLM_KIND_COUNT) return pf_fail(PF_ERR_INVALID, "invalid LLM provider kind %d", (int)kind);
+    if (kind == PF_LLM_HTTP && !(o->url && *o->url))
+        return pf_fail(PF_ERR_INVALID, "the http LLM provider needs a URL: set PF_LLM_URL "
+                                       "(e.g. http://localhost:8000/v1)");
+    if (kind == PF_LLM_REPLAY && !(o->transcripts && *o->transcripts))
+        return pf_fail(PF_ERR_INVALID, "the replay LLM provider needs the run's transcripts folder (llm/)");
+
+    pf_llm_provider *p = calloc(1, sizeof *p);
+    if (!p) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    p->kind = kind;
+    if (o->transcripts && *o->transcripts && !(p->transcripts = strdup(o->transcripts))) {
+        free(p);
+        return pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
+    switch (kind) {
+    case PF_LLM_HTTP:
+        p->describe = dup_printf("http %s model %s", o->url, o->model ? o->model : "");
+        break;
+    case PF_LLM_REPLAY: p->describe = dup_printf("replay %s", o->transcripts); break;
+    default: p->describe = strdup("offline rule-based proposer (no LLM)"); break;
+    }
+    if (!p->describe) {
+        pf_llm_provider_free(p);
+        return pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
+    pf_status st;
+    switch (kind) {
+    case PF_LLM_HTTP: st = pf_llm_http_new(o, &p->vt, &p->self); break;
+    case PF_LLM_REPLAY: st = pf_llm_replay_new(o, &p->vt, &p->self); break;
+    default: st = pf_llm_offline_new(o, &p->vt, &p->self); break;
+    }
+    if (st != PF_OK) {
+        p->vt = NULL;
+        pf_llm_provider_free(p);
+        return st;
+    }
+    *out = p;
+    return PF_OK;
+}
+
+void pf_llm_provider_free(pf_llm_provider *p)
+{
+    if (!p) return;
+    if (p->vt && p->vt->free) p->vt->free(p->self);
+    free(p->transcripts);
+    free(p->describe);
+    free(p);
+}
+
+pf_llm_kind pf_llm_provider_kind(const pf_llm_provider *p) { return p->kind; }
+
+const char *pf_llm_provider_describe(const pf_llm_provider *p) { return p->describe; }
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+pf_status pf_llm_complete(pf_llm_provider *p, const pf_llm_request *q, pf_llm_response *r)
+{
+    memset(r, 0, sizeof *r);
+    double t0 = now_s();
+    pf_status st = p->vt->complete(p->self, q, r);
+    double dt = now_s() - t0;
+    if (st == PF_OK && !r->text) st = pf_fail(PF_ERR_INVALID, "the %s LLM provider returned no text", pf_llm_kind_name(p->kind));
+    if (st != PF_OK) {
+        free(r->text);
+        memset(r, 0, sizeof *r);
+        return st;
+    }
+    if (r->latency_s == 0) r->latency_s = dt > 0 ? dt : 1e-9;
+    if (!r->provider[0]) snprintf(r->provider, sizeof r->provider, "%s", pf_llm_kind_name(p->kind));
+    return PF_OK;
+}
+
+pf_status pf_llm_call(pf_llm_provider *p, const pf_llm_request *q, pf_llm_response *r)
+{
+    PF_TRY(pf_llm_complete(p, q, r));
+    if (p->kind == PF_LLM_REPLAY || !p->transcripts) return PF_OK;
+    pf_status st = pf_transcript_write(p->transcripts, q, r);
+    if (st != PF_OK) pf_llm_response_release(r);
+    return st;
+}

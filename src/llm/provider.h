@@ -1,0 +1,99 @@
+/*
+ * provider.h — one interface to whoever answers a prompt.
+ *
+ *     pf_llm_options o;
+ *     pf_llm_options_from_env(&o);             // PF_LLM_URL, PF_LLM_MODEL, ...
+ *     o.transcripts = "runs/poisson_5d/pinnforge/run0/llm";
+ *     pf_llm_provider *p;
+ *     PF_TRY(pf_llm_provider_new(&o, &p));     // kind: o.kind, else http if a URL is set, else offline
+ *     pf_llm_response r;
+ *     PF_TRY(pf_llm_call(p, &q, &r));          // complete, then store the transcript
+ *     ...
+ *     pf_llm_response_release(&r);
+ *     pf_llm_provider_free(p);
+ *
+ * Providers:
+ *   http     OpenAI-compatible POST {url}/chat/completions through libcurl
+ *            (OpenAI, vLLM, Ollama, llama.cpp server, ...). The API key is
+ *            read from PF_LLM_API_KEY when the provider is made, sent in the
+ *            Authorization header, and never written, logged or echoed in an
+ *            error message. Retries 429, 5xx and timeouts with bounded
+ *            exponential backoff; 401, 404 and malformed bodies are errors
+ *            that say what to check.
+ *   replay   answers only from the transcripts in o.transcripts; a miss is an
+ *            error naming the request hash and the folder.
+ *   offline  the offline rule-based proposer (no LLM), offline.h: reads the
+ *            request's structured context, deterministic given o.seed.
+ *
+ * pf_llm_call() stores every answered call under o.transcripts (when set),
+ * whatever the provider; replay does not store again.
+ */
+#ifndef PF_LLM_PROVIDER_H
+#define PF_LLM_PROVIDER_H
+
+#include <stdint.h>
+
+#include "core/status.h"
+#include "llm/transcript.h"
+
+typedef enum pf_llm_kind {
+    PF_LLM_OFFLINE = 0, /* "offline" */
+    PF_LLM_HTTP,        /* "http"    */
+    PF_LLM_REPLAY,      /* "replay"  */
+    PF_LLM_KIND_COUNT,
+    PF_LLM_AUTO = -1    /* http when url is set, else offline */
+} pf_llm_kind;
+
+const char *pf_llm_kind_name(pf_llm_kind k);
+pf_status pf_llm_kind_from_name(const char *name, pf_llm_kind *out);
+
+typedef struct pf_llm_options {
+    pf_llm_kind kind;
+    const char *url;          /* http: base URL, e.g. "http://127.0.0.1:8000/v1" */
+    const char *model;        /* the model name sent in requests (all providers) */
+    double connect_timeout_s; /* http: TCP connect limit (default 10)           */
+    double timeout_s;         /* http: whole-request limit per attempt (default 300) */
+    int max_attempts;         /* http: attempts per call, >= 1 (default 5)      */
+    double backoff_s;         /* http: first retry delay, doubled each retry (default 1) */
+    double backoff_max_s;     /* http: cap on one delay (default 30)            */
+    const char *transcripts;  /* the run's llm/ folder; NULL: do not store (replay needs it) */
+    uint64_t seed;            /* offline: the run's seed                         */
+} pf_llm_options;
+
+/* Defaults (kind AUTO, model "offline-rules", timeouts and retries as above)
+ * overridden by PF_LLM_URL, PF_LLM_MODEL, PF_LLM_PROVIDER (offline, http or
+ * replay), PF_LLM_TIMEOUT and PF_LLM_RETRIES. PF_LLM_API_KEY is NOT read
+ * here: only the http provider reads it, into memory it owns. PF_ERR_INVALID
+ * for an unparsable value. The strings point into the environment. */
+pf_status pf_llm_options_from_env(pf_llm_options *o);
+void pf_llm_options_default(pf_llm_options *o);
+
+typedef struct pf_llm_provider pf_llm_provider;
+
+/* The provider o selects (see pf_llm_kind). http without a URL, or replay
+ * without a transcripts folder, is PF_ERR_INVALID. */
+pf_status pf_llm_provider_new(const pf_llm_options *o, pf_llm_provider **out);
+void pf_llm_provider_free(pf_llm_provider *p);
+pf_llm_kind pf_llm_provider_kind(const pf_llm_provider *p);
+/* "offline rule-based proposer (no LLM)", "http <url> model <model>", "replay <dir>". */
+const char *pf_llm_provider_describe(const pf_llm_provider *p);
+
+/* Ask. r is filled (text, token usage, latency, provider) on PF_OK and
+ * zeroed otherwise. Nothing is stored. */
+pf_status pf_llm_complete(pf_llm_provider *p, const pf_llm_request *q, pf_llm_response *r);
+
+/* pf_llm_complete(), then pf_transcript_write() under o.transcripts (unless
+ * the provider is replay or no folder was given). */
+pf_status pf_llm_call(pf_llm_provider *p, const pf_llm_request *q, pf_llm_response *r);
+
+/* ---- for the provider implementations (provider.c dispatches) ---- */
+typedef struct pf_llm_vtable {
+    pf_status (*complete)(void *self, const pf_llm_request *q, pf_llm_response *r);
+    void (*free)(void *self);
+} pf_llm_vtable;
+
+pf_status pf_llm_http_new(const pf_llm_options *o, const pf_llm_vtable **vt, void **self);
+pf_status pf_llm_replay_new(const pf_llm_options *o, const pf_llm_vtable **vt, void **self);
+pf_status pf_llm_offline_new(const pf_llm_options *o, const pf_llm_vtable **vt, void **self);
+
+#endif

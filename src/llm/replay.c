@@ -1,0 +1,61 @@
+/*
+ * replay.c — the replay LLM provider (provider.h): answers only from the
+ * transcripts stored under o.transcripts by an earlier run, byte for byte
+ * (text, token usage, latency and the name of the provider that answered),
+ * and never writes anything. A request with no stored transcript is an
+ * error naming the request hash, its slot and the folder.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "llm/provider.h"
+
+typedef struct replay_provider {
+    char *dir;
+} replay_provider;
+
+static pf_status replay_complete(void *self, const pf_llm_request *q, pf_llm_response *r)
+{
+    const replay_provider *p = self;
+    pf_status st = pf_transcript_read(p->dir, q, r);
+    if (st == PF_OK) return PF_OK;
+    char why[1536];
+    snprintf(why, sizeof why, "%s", pf_errmsg());
+    if (st == PF_ERR_IO)
+        return pf_fail(st, "replay: %s; replay answers only from stored transcripts: run with the original provider "
+                           "(PF_LLM_PROVIDER=http or offline) to record this call",
+                       why);
+    return pf_fail(st, "replay: %s", why);
+}
+
+static void replay_free(void *self)
+{
+    replay_provider *p = self;
+    if (!p) return;
+    free(p->dir);
+    free(p);
+}
+
+static const pf_llm_vtable REPLAY_VT = {replay_complete, replay_free};
+
+pf_status pf_llm_replay_new(const pf_llm_options *o, const pf_llm_vtable **vt, void **self)
+{
+    *vt = NULL;
+    *self = NULL;
+    if (!o->transcripts || !*o->transcripts)
+        return pf_fail(PF_ERR_INVALID, "the replay LLM provider needs the run's transcripts folder (llm/)");
+    struct stat sb;
+    if (stat(o->transcripts, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return pf_fail(PF_ERR_IO, "replay: '%s' is not a folder of transcripts (run with the original provider "
+                                  "first to record them)", o->transcripts);
+    replay_provider *p = calloc(1, sizeof *p);
+    if (!p || !(p->dir = strdup(o->transcripts))) {
+        free(p);
+        return pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
+    *vt = &REPLAY_VT;
+    *self = p;
+    return PF_OK;
+}

@@ -1,0 +1,125 @@
+/* context.c — the structured context of a proposer call, with the
+ * information isolation of appendix A.6 (context.h). */
+#include "search/context.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm/offline.h"
+
+static const char *const METHOD[PF_METHOD_COUNT] = {"pinnforge", "no_knowledge", "no_feedback", "no_evolution"};
+
+const char *pf_method_name(pf_method m)
+{
+    return m >= 0 && m < PF_METHOD_COUNT ? METHOD[m] : "?";
+}
+
+pf_status pf_method_from_name(const char *name, pf_method *out)
+{
+    for (int i = 0; i < PF_METHOD_COUNT; i++)
+        if (name && !strcmp(name, METHOD[i])) {
+            *out = (pf_method)i;
+            return PF_OK;
+        }
+    return pf_fail(PF_ERR_INVALID, "unknown method '%s' (pinnforge, no_knowledge, no_feedback or no_evolution)",
+                   name ? name : "");
+}
+
+bool pf_method_has_knowledge(pf_method m) { return m != PF_METHOD_NO_KNOWLEDGE; }
+bool pf_method_has_memory(pf_method m) { return m == PF_METHOD_PINNFORGE || m == PF_METHOD_NO_EVOLUTION; }
+bool pf_method_has_feedback(pf_method m) { return m != PF_METHOD_NO_FEEDBACK; }
+bool pf_method_has_parents(pf_method m) { return m != PF_METHOD_NO_EVOLUTION; }
+
+static json_t *candidate_json(const pf_candidate *c, bool feedback, bool with_slot)
+{
+    json_t *o = json_object();
+    if (with_slot) {
+        json_object_set_new(o, "generation", json_integer(c->generation));
+        json_object_set_new(o, "slot", json_string(c->slot ? c->slot : ""));
+    }
+    json_object_set_new(o, "spec", json_deep_copy(c->spec));
+    json_object_set_new(o, "spec_hash", json_string(c->spec_hash ? c->spec_hash : ""));
+    if (feedback) {
+        if (c->has_y) json_object_set_new(o, "y", json_real(c->y));
+        json_object_set_new(o, "status", json_string(c->status ? c->status : "ok"));
+        if (c->evidence) json_object_set_new(o, "evidence", json_deep_copy(c->evidence));
+    }
+    return o;
+}
+
+static int by_hash(const void *a, const void *b)
+{
+    const char *x = json_string_value(json_object_get(*(json_t *const *)a, "spec_hash"));
+    const char *y = json_string_value(json_object_get(*(json_t *const *)b, "spec_hash"));
+    return strcmp(x ? x : "", y ? y : "");
+}
+
+/* The parents as the method may see them: in rank order with feedback, in
+ * hash order without (the order would tell the ranking). */
+static json_t *parents_json(const pf_context_in *in)
+{
+    bool fb = pf_method_has_feedback(in->method);
+    json_t *tmp[16];
+    int n = in->nparents < 16 ? in->nparents : 16;
+    for (int i = 0; i < n; i++) tmp[i] = candidate_json(&in->parents[i], fb, false);
+    if (!fb) qsort(tmp, (size_t)n, sizeof *tmp, by_hash);
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++) json_array_append_new(a, tmp[i]);
+    return a;
+}
+
+static json_t *base(const pf_context_in *in, const char *task)
+{
+    json_t *c = json_object();
+    json_object_set_new(c, "format", json_string("pinnforge.context"));
+    json_object_set_new(c, "version", json_integer(1));
+    json_object_set_new(c, "task", json_string(task));
+    json_object_set_new(c, "method", json_string(pf_method_name(in->method)));
+    json_object_set_new(c, "pde", json_string(in->pde->name));
+    json_object_set_new(c, "fidelity", json_string(pf_fidelity_name(in->fidelity)));
+    json_object_set_new(c, "generation", json_integer(in->generation));
+    return c;
+}
+
+pf_status pf_context_propose(const pf_context_in *in, json_t **ctx)
+{
+    *ctx = NULL;
+    if (!in->pde) return pf_fail(PF_ERR_INVALID, "context: no PDE");
+    if (in->method < 0 || in->method >= PF_METHOD_COUNT) return pf_fail(PF_ERR_INVALID, "context: bad method");
+    if (in->generation == 0) {
+        if (!in->role || in->strategy || in->escape)
+            return pf_fail(PF_ERR_INVALID, "context: generation 0 takes a role, and no strategy or escape");
+        if (pf_offline_role_index(in->role) < 0) return pf_fail(PF_ERR_INVALID, "context: unknown role '%s'", in->role);
+    } else {
+        if (!in->strategy || in->role || in->generation < 0)
+            return pf_fail(PF_ERR_INVALID, "context: generation %d takes a strategy and no role", in->generation);
+        if (pf_offline_strategy_index(in->strategy) < 0)
+            return pf_fail(PF_ERR_INVALID, "context: unknown strategy '%s'", in->strategy);
+    }
+    json_t *c = base(in, "propose");
+    if (in->role) json_object_set_new(c, "role", json_string(in->role));
+    if (in->strategy) json_object_set_new(c, "strategy", json_string(in->strategy));
+    json_object_set_new(c, "escape", json_boolean(in->escape));
+    if (pf_method_has_knowledge(in->method) && in->knowledge)
+        json_object_set_new(c, "knowledge", json_deep_copy(in->knowledge));
+    if (in->generation > 0 && pf_method_has_parents(in->method) && in->nparents > 0)
+        json_object_set_new(c, "parents", parents_json(in));
+    if (in->generation > 0 && pf_method_has_memory(in->method) && in->memory && *in->memory)
+        json_object_set_new(c, "memory", json_string(in->memory));
+    *ctx = c;
+    return PF_OK;
+}
+
+pf_status pf_context_posterior(const pf_context_in *in, json_t **ctx)
+{
+    *ctx = NULL;
+    if (!in->pde) return pf_fail(PF_ERR_INVALID, "context: no PDE");
+    if (!pf_method_has_memory(in->method))
+        return pf_fail(PF_ERR_INVALID, "method %s forms no posterior memory (appendix A.6)", pf_method_name(in->method));
+    json_t *c = base(in, "posterior"), *h = json_array();
+    for (int i = 0; i < in->nhistory; i++) json_array_append_new(h, candidate_json(&in->history[i], true, true));
+    json_object_set_new(c, "history", h);
+    if (in->memory && *in->memory) json_object_set_new(c, "memory", json_string(in->memory));
+    *ctx = c;
+    return PF_OK;
+}

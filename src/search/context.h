@@ -1,0 +1,92 @@
+/*
+ * context.h — what a proposer is shown: the structured context of one call.
+ *
+ * Everything a prompt says comes from one JSON object (its shape is in
+ * llm/offline.h), built here from what the controller knows. The methods of
+ * appendix A.6 differ only in what this builder leaves out, so the LLM
+ * prompt (prompt.h renders the context) and the offline proposer (which
+ * reads it directly) are isolated the same way:
+ *
+ *   method         K_P   M_g   execution feedback   parents (Top-3 specs)
+ *   pinnforge       yes   yes   yes                  yes
+ *   no_knowledge    -     -     yes                  yes
+ *   no_feedback     yes   -     -                    yes, in hash order (no ranking)
+ *   no_evolution    yes   yes   yes (through M_g)    -
+ *
+ * "Execution feedback" is y, the status and the evidence of each parent;
+ * without it the parents are listed by spec hash, so their order does not
+ * leak the ranking either. No posterior memory is formed without knowledge
+ * guidance or feedback (pf_method_has_memory).
+ *
+ *     pf_context_in in = {.pde = p, .fidelity = PF_FIDELITY_LOW,
+ *                         .method = PF_METHOD_PINNFORGE, .generation = 4,
+ *                         .strategy = "refine", .escape = true,
+ *                         .knowledge = entries, .parents = top3, .nparents = 3,
+ *                         .memory = m3};
+ *     json_t *ctx;
+ *     PF_TRY(pf_context_propose(&in, &ctx));
+ */
+#ifndef PF_SEARCH_CONTEXT_H
+#define PF_SEARCH_CONTEXT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "core/status.h"
+#include "geom/pde.h"
+#include "spec/spec.h"
+
+typedef enum pf_method {
+    PF_METHOD_PINNFORGE = 0, /* "pinnforge"    */
+    PF_METHOD_NO_KNOWLEDGE,  /* "no_knowledge" */
+    PF_METHOD_NO_FEEDBACK,   /* "no_feedback"  */
+    PF_METHOD_NO_EVOLUTION,  /* "no_evolution" */
+    PF_METHOD_COUNT
+} pf_method;
+
+const char *pf_method_name(pf_method m);
+pf_status pf_method_from_name(const char *name, pf_method *out);
+/* Whether the method sees K_P, builds M_g, sees y/evidence, sees parents. */
+bool pf_method_has_knowledge(pf_method m);
+bool pf_method_has_memory(pf_method m);
+bool pf_method_has_feedback(pf_method m);
+bool pf_method_has_parents(pf_method m);
+
+/* One trained candidate as the controller records it. */
+typedef struct pf_candidate {
+    int generation;
+    const char *slot;        /* "gen03/refine" */
+    const char *spec_hash;
+    const json_t *spec;      /* canonical spec */
+    bool has_y;
+    double y;                /* low-fidelity MSE */
+    const char *status;      /* "ok", "nan", "diverged", "timeout" */
+    const json_t *evidence;  /* evidence.msgpack's "evidence" object, or NULL */
+} pf_candidate;
+
+typedef struct pf_context_in {
+    const pf_pde *pde;
+    pf_fidelity fidelity;
+    pf_method method;
+    int generation;
+    const char *role;                /* generation 0: a role name (llm/offline.h)       */
+    const char *strategy;            /* generation >= 1: a strategy name                */
+    bool escape;                     /* an escape generation (appendix B.5)              */
+    const json_t *knowledge;         /* K_P: array of entries {id, title, tags, rationale, text} */
+    int nparents;
+    const pf_candidate *parents;     /* the Global Top-3, best first                     */
+    const char *memory;              /* M_{g-1}, NULL when none yet                      */
+    int nhistory;
+    const pf_candidate *history;     /* the posterior task: H_g                          */
+} pf_context_in;
+
+/* The context of one proposal. Exactly one of role (generation 0) and
+ * strategy (generation >= 1) must be set, with a known name; escape only
+ * with a strategy. PF_ERR_INVALID otherwise. *ctx is a new reference. */
+pf_status pf_context_propose(const pf_context_in *in, json_t **ctx);
+
+/* The context of the posterior-summary call over in->history (and the
+ * previous memory). PF_ERR_INVALID for a method that forms no memory. */
+pf_status pf_context_posterior(const pf_context_in *in, json_t **ctx);
+
+#endif

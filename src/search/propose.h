@@ -1,0 +1,77 @@
+/*
+ * propose.h — one proposal slot: ask, extract, validate, ask again.
+ *
+ * Appendix A.5's pipeline for one slot of a generation:
+ *
+ *     render the context (prompt.h) -> call the provider (every call stored
+ *     as a transcript) -> extract the JSON -> parse -> normalize/validate
+ *     (spec.h) -> escape rules (escape generations) -> accepted
+ *
+ * A rejected answer is followed, in the same conversation, by reask.md with
+ * every reason, at most PF_PROPOSE_MAX_REASKS times; each attempt is its own
+ * call, hence its own transcript. A slot that never yields a valid spec
+ * ends with valid == false and the last reasons: the caller records it as
+ * invalid and it never enters the history.
+ *
+ * Escape generations (appendix B.5) also reject a spec that equals a parent,
+ * or that differs from some parent in fewer than two of the seven sections.
+ *
+ *     pf_proposal pr;
+ *     PF_TRY(pf_propose(llm, "qwen3", prompts, ctx, "gen04/novelty", &pr));
+ *     if (pr.valid) ... pr.spec, pr.spec_hash, pr.rationale ...
+ *     pf_proposal_release(&pr);
+ *
+ * PF_OK means the slot is settled (valid or not); an error status means the
+ * provider failed (network, replay miss...) and nothing was decided.
+ */
+#ifndef PF_SEARCH_PROPOSE_H
+#define PF_SEARCH_PROPOSE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "core/sha256.h"
+#include "core/status.h"
+#include "llm/provider.h"
+#include "spec/spec.h"
+
+#define PF_PROPOSE_MAX_REASKS 3
+#define PF_PROPOSE_MAX_ATTEMPTS (1 + PF_PROPOSE_MAX_REASKS)
+#define PF_PROPOSE_MAX_TOKENS 4096
+
+typedef struct pf_proposal {
+    bool valid;
+    json_t *spec;                     /* the canonical spec (valid only)           */
+    char spec_hash[PF_SPEC_HASH_HEX];
+    char *rationale;                  /* the accepted answer's text before its JSON */
+    char *reasons;                    /* invalid: why the last answer was rejected  */
+    int attempts;                     /* calls made, 1..PF_PROPOSE_MAX_ATTEMPTS     */
+    char request[PF_PROPOSE_MAX_ATTEMPTS][PF_SHA256_HEX]; /* each call's transcript */
+    long prompt_tokens, completion_tokens;
+    double latency_s;
+    char provider[32];
+} pf_proposal;
+
+void pf_proposal_release(pf_proposal *p);
+
+/* Settle one slot (see above). model is the request's model name. */
+pf_status pf_propose(pf_llm_provider *llm, const char *model, const char *prompts_dir, const json_t *ctx,
+                     const char *slot, pf_proposal *out);
+
+/* The posterior-summary call (task "posterior" context): M_g as the
+ * proposer wrote it, stored as a transcript like every call. *memory is
+ * malloc'ed; r's usage, latency and provider are filled (r->text is NULL:
+ * its text moved to *memory). */
+pf_status pf_summarize(pf_llm_provider *llm, const char *model, const char *prompts_dir, const json_t *ctx,
+                       const char *slot, char **memory, pf_llm_response *r);
+
+/* The JSON object in an LLM answer: the first ```json (or plain ```)
+ * fenced block that parses as an object, else the first balanced {...}
+ * in the prose that does. *json and *before (the text before it, trimmed;
+ * may be NULL) are malloc'ed. PF_ERR_INVALID when there is none. */
+pf_status pf_extract_json(const char *text, char **json, char **before);
+
+/* How many of the seven top-level sections of two canonical specs differ. */
+int pf_spec_sections_differing(const json_t *a, const json_t *b);
+
+#endif

@@ -1,0 +1,254 @@
+/*
+ * llm_fixture_server.c — the scripted loopback HTTP/1.1 server of the LLM
+ * provider tests (llm_fixture_server.h). No main(), no Test() cases: it
+ * links into pf-tests with the rest of tests/.
+ */
+#include "llm_fixture_server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_REQUESTS 64
+#define MAX_HEAD 65536
+#define MAX_BODY ((size_t)8 << 20)
+#define IO_WAIT_MS 5000 /* a client that stalls this long is dropped */
+
+struct llm_fixture {
+    int fd, port;
+    char url[64];
+    const llm_fixture_reply *script;
+    int nscript;
+    pthread_t thread;
+    atomic_int stop;
+    pthread_mutex_t mu;
+    int nreq;
+    llm_fixture_request req[MAX_REQUESTS];
+};
+
+static const char *reason(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    default: return "Status";
+    }
+}
+
+/* Wait until fd is readable: 1 ready, 0 stop requested or timed out. */
+static int wait_readable(llm_fixture *f, int fd, int ms)
+{
+    for (int waited = 0; waited < ms && !atomic_load(&f->stop); waited += 20) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int rc = poll(&p, 1, 20);
+        if (rc > 0) return 1;
+        if (rc < 0 && errno != EINTR) return 0;
+    }
+    return 0;
+}
+
+/* Read one request from c into rq; 0 on success. */
+static int read_request(llm_fixture *f, int c, llm_fixture_request *rq)
+{
+    char *buf = malloc(MAX_HEAD + 1);
+    if (!buf) return -1;
+    size_t len = 0;
+    char *end = NULL;
+    while (!end) {
+        if (len >= MAX_HEAD || !wait_readable(f, c, IO_WAIT_MS)) goto fail;
+        ssize_t k = recv(c, buf + len, MAX_HEAD - len, 0);
+        if (k <= 0) goto fail;
+        len += (size_t)k;
+        buf[len] = 0;
+        end = strstr(buf, "\r\n\r\n");
+    }
+    size_t head = (size_t)(end - buf) + 4;
+    char *eol = strstr(buf, "\r\n");
+    if (sscanf(buf, "%15s %255s", rq->method, rq->path) != 2) goto fail;
+    size_t hlen = (size_t)(end + 2 - (eol + 2));
+    rq->headers = malloc(hlen + 1);
+    if (!rq->headers) goto fail;
+    memcpy(rq->headers, eol + 2, hlen);
+    rq->headers[hlen] = 0;
+    const char *cl = llm_fixture_header(rq, "content-length");
+    size_t want = cl ? (size_t)strtoul(cl, NULL, 10) : 0;
+    if (want > MAX_BODY) goto fail;
+    rq->body = malloc(want + 1);
+    if (!rq->body) goto fail;
+    size_t have = len - head < want ? len - head : want;
+    memcpy(rq->body, buf + head, have);
+    while (have < want) {
+        if (!wait_readable(f, c, IO_WAIT_MS)) goto fail;
+        ssize_t k = recv(c, rq->body + have, want - have, 0);
+        if (k <= 0) goto fail;
+        have += (size_t)k;
+    }
+    rq->body[want] = 0;
+    rq->body_len = want;
+    free(buf);
+    return 0;
+fail:
+    free(buf);
+    free(rq->headers);
+    free(rq->body);
+    memset(rq, 0, sizeof *rq);
+    return -1;
+}
+
+static void send_all(int c, const char *s, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = send(c, s, n, MSG_NOSIGNAL);
+        if (k <= 0) {
+            if (k < 0 && errno == EINTR) continue;
+            return; /* the client went away (e.g. it timed out) */
+        }
+        s += k;
+        n -= (size_t)k;
+    }
+}
+
+static void serve(llm_fixture *f, int c, int idx)
+{
+    llm_fixture_request rq = {0};
+    if (read_request(f, c, &rq) != 0) return;
+    pthread_mutex_lock(&f->mu);
+    if (f->nreq < MAX_REQUESTS) {
+        f->req[f->nreq++] = rq;
+        rq.headers = rq.body = NULL; /* now owned by f */
+    }
+    pthread_mutex_unlock(&f->mu);
+    free(rq.headers);
+    free(rq.body);
+    llm_fixture_reply unscripted = {500, NULL, "{\"error\":{\"message\":\"fixture: unscripted request\"}}", 0};
+    const llm_fixture_reply *r = idx < f->nscript ? &f->script[idx] : &unscripted;
+    for (double waited = 0; waited < r->delay_s && !atomic_load(&f->stop); waited += 0.01) {
+        struct timespec t = {0, 10000000L};
+        nanosleep(&t, NULL);
+    }
+    const char *body = r->body ? r->body : "";
+    char head[4096];
+    int n = snprintf(head, sizeof head,
+                     "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+                     "Connection: close\r\n%s\r\n",
+                     r->status, reason(r->status), strlen(body), r->headers ? r->headers : "");
+    send_all(c, head, (size_t)n < sizeof head ? (size_t)n : sizeof head - 1);
+    send_all(c, body, strlen(body));
+}
+
+static void *loop(void *arg)
+{
+    llm_fixture *f = arg;
+    int idx = 0;
+    while (!atomic_load(&f->stop)) {
+        struct pollfd p = {.fd = f->fd, .events = POLLIN};
+        if (poll(&p, 1, 20) <= 0) continue;
+        int c = accept(f->fd, NULL, NULL);
+        if (c < 0) continue;
+        serve(f, c, idx++);
+        shutdown(c, SHUT_WR);
+        close(c);
+    }
+    return NULL;
+}
+
+llm_fixture *llm_fixture_start(const llm_fixture_reply *script, int n)
+{
+    llm_fixture *f = calloc(1, sizeof *f);
+    if (!f) return NULL;
+    f->script = script;
+    f->nscript = n;
+    atomic_init(&f->stop, 0);
+    pthread_mutex_init(&f->mu, NULL);
+    f->fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (f->fd < 0) goto fail;
+    int one = 1;
+    setsockopt(f->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t alen = sizeof a;
+    if (bind(f->fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(f->fd, 16) != 0 ||
+        getsockname(f->fd, (struct sockaddr *)&a, &alen) != 0)
+        goto fail;
+    f->port = ntohs(a.sin_port);
+    snprintf(f->url, sizeof f->url, "http://127.0.0.1:%d/v1", f->port);
+    if (pthread_create(&f->thread, NULL, loop, f) != 0) goto fail;
+    return f;
+fail:
+    if (f->fd >= 0) close(f->fd);
+    pthread_mutex_destroy(&f->mu);
+    free(f);
+    return NULL;
+}
+
+const char *llm_fixture_url(const llm_fixture *f) { return f->url; }
+
+int llm_fixture_port(const llm_fixture *f) { return f->port; }
+
+int llm_fixture_count(llm_fixture *f)
+{
+    pthread_mutex_lock(&f->mu);
+    int n = f->nreq;
+    pthread_mutex_unlock(&f->mu);
+    return n;
+}
+
+const llm_fixture_request *llm_fixture_request_at(llm_fixture *f, int i)
+{
+    pthread_mutex_lock(&f->mu);
+    const llm_fixture_request *r = i >= 0 && i < f->nreq ? &f->req[i] : NULL;
+    pthread_mutex_unlock(&f->mu);
+    return r;
+}
+
+const char *llm_fixture_header(const llm_fixture_request *rq, const char *name)
+{
+    static char value[4096];
+    size_t n = strlen(name);
+    for (const char *line = rq->headers; line && *line;) {
+        const char *eol = strstr(line, "\r\n");
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        if (len > n && line[n] == ':' && strncasecmp(line, name, n) == 0) {
+            const char *v = line + n + 1;
+            while (*v == ' ' || *v == '\t') v++;
+            size_t k = (size_t)(line + len - v);
+            if (k >= sizeof value) k = sizeof value - 1;
+            memcpy(value, v, k);
+            value[k] = 0;
+            return value;
+        }
+        line = eol ? eol + 2 : line + len;
+    }
+    return NULL;
+}
+
+void llm_fixture_stop(llm_fixture *f)
+{
+    if (!f) return;
+    atomic_store(&f->stop, 1);
+    pthread_join(f->thread, NULL);
+    close(f->fd);
+    for (int i = 0; i < f->nreq; i++) {
+        free(f->req[i].headers);
+        free(f->req[i].body);
+    }
+    pthread_mutex_destroy(&f->mu);
+    free(f);
+}

@@ -1,0 +1,60 @@
+/*
+ * llm_fixture_server.h — a tiny scripted HTTP/1.1 server on 127.0.0.1 for
+ * the LLM provider tests (no network beyond the loopback).
+ *
+ *     llm_fixture_reply script[] = {
+ *         {429, "Retry-After: 0\r\n", "{\"error\":{\"message\":\"slow down\"}}", 0},
+ *         {200, NULL, "{\"choices\":[...]}", 0},
+ *     };
+ *     llm_fixture *f = llm_fixture_start(script, 2);   // binds an ephemeral port, starts a thread
+ *     o.url = llm_fixture_url(f);                     // "http://127.0.0.1:PORT/v1"
+ *     ...
+ *     cr_assert_eq(llm_fixture_count(f), 2);
+ *     const llm_fixture_request *rq = llm_fixture_request_at(f, 0);
+ *     llm_fixture_header(rq, "authorization");          // case-insensitive, NULL if absent
+ *     llm_fixture_stop(f);
+ *
+ * One scripted reply per connection, in order (Connection: close,
+ * Content-Length); a connection past the script gets HTTP 500
+ * "fixture: unscripted request" and is recorded too. A reply's delay is
+ * waited before answering (in short slices, so stopping is never slow).
+ * Every request is recorded: method, path, raw header block, body.
+ */
+#ifndef PF_TESTS_LLM_FIXTURE_SERVER_H
+#define PF_TESTS_LLM_FIXTURE_SERVER_H
+
+#include <stddef.h>
+
+typedef struct llm_fixture_reply {
+    int status;
+    const char *headers; /* extra header lines, each ending in "\r\n", or NULL */
+    const char *body;    /* NULL: empty */
+    double delay_s;      /* wait this long before answering */
+} llm_fixture_reply;
+
+typedef struct llm_fixture_request {
+    char method[16];
+    char path[256];
+    char *headers; /* the header lines after the request line, NUL-terminated */
+    char *body;    /* NUL-terminated */
+    size_t body_len;
+} llm_fixture_request;
+
+typedef struct llm_fixture llm_fixture;
+
+/* The script is copied by reference: it must outlive the server. NULL on
+ * failure (socket, bind, thread). */
+llm_fixture *llm_fixture_start(const llm_fixture_reply *script, int n);
+const char *llm_fixture_url(const llm_fixture *f);
+int llm_fixture_port(const llm_fixture *f);
+/* Requests received so far. */
+int llm_fixture_count(llm_fixture *f);
+/* The i-th request (valid until llm_fixture_stop). */
+const llm_fixture_request *llm_fixture_request_at(llm_fixture *f, int i);
+/* The value of a header (name without ':', case-insensitive), in a static
+ * buffer, NULL if absent. */
+const char *llm_fixture_header(const llm_fixture_request *rq, const char *name);
+/* Stop the thread, close the socket, free everything. */
+void llm_fixture_stop(llm_fixture *f);
+
+#endif

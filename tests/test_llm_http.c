@@ -1,0 +1,572 @@
+/* The LLM provider layer and the http provider, against the scripted
+ * loopback server of llm_fixture_server.c: request bodies and headers,
+ * answers and token usage, retries with backoff on 429/5xx, timeouts,
+ * actionable errors, and the API key never leaving the request header. */
+#define _GNU_SOURCE /* memmem */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "io/msgpack_json.h"
+#include "llm/provider.h"
+#include "llm_fixture_server.h"
+
+#define KEY "sk-test-SECRET-123"
+#define ANSWER "Rationale: smoother activations.\n```json\n{\"architecture\": {\"depth\": 4}}\n```"
+#define OK_BODY                                                                                                    \
+    "{\"id\":\"c1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","  \
+    "\"content\":\"Rationale: smoother activations.\\n```json\\n{\\\"architecture\\\": {\\\"depth\\\": 4}}\\n```\"},"  \
+    "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":42,\"completion_tokens\":7,\"total_tokens\":49}}"
+
+static const pf_llm_message MSG[2] = {{"system", "You design PINNs."}, {"user", "Propose a spec for burgers_1d."}};
+
+/* every log line of the library, so tests can look for retries and the key */
+static char logs[16384];
+static void capture(pf_log_level level, const char *msg, void *user)
+{
+    (void)level;
+    (void)user;
+    size_t n = strlen(logs);
+    snprintf(logs + n, sizeof logs - n, "%s\n", msg);
+}
+
+static void setup(void)
+{
+    logs[0] = 0;
+    pf_log_set(capture, NULL);
+    static const char *const vars[] = {"PF_LLM_URL", "PF_LLM_MODEL", "PF_LLM_PROVIDER", "PF_LLM_TIMEOUT",
+                                       "PF_LLM_RETRIES", "PF_LLM_API_KEY", "http_proxy", "HTTP_PROXY",
+                                       "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) unsetenv(vars[i]);
+}
+
+static void teardown(void) { pf_log_set(NULL, NULL); }
+
+TestSuite(llm_http, .init = setup, .fini = teardown, .timeout = 30);
+
+static pf_llm_request request(void)
+{
+    return (pf_llm_request){.model = "m-test", .nmsg = 2, .msg = MSG, .temperature = 0.7, .max_tokens = 512,
+                            .slot = "gen01/refine"};
+}
+
+static pf_llm_options http_opts(const char *url)
+{
+    pf_llm_options o;
+    pf_llm_options_default(&o);
+    o.kind = PF_LLM_HTTP;
+    o.url = url;
+    o.model = "m-test";
+    o.connect_timeout_s = 2;
+    o.timeout_s = 5;
+    o.backoff_s = 0.01;
+    o.backoff_max_s = 0.05;
+    return o;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* One call through a fresh http provider on the fixture; returns its status. */
+static pf_status ask(llm_fixture *f, pf_llm_options *o, pf_llm_response *r)
+{
+    if (!o->url) o->url = llm_fixture_url(f);
+    pf_llm_provider *p;
+    cr_assert_eq(pf_llm_provider_new(o, &p), PF_OK, "%s", pf_errmsg());
+    pf_llm_request q = request();
+    pf_status st = pf_llm_complete(p, &q, r);
+    pf_llm_provider_free(p);
+    return st;
+}
+
+static void assert_zeroed(const pf_llm_response *r)
+{
+    cr_assert_null(r->text);
+    cr_assert_eq(r->prompt_tokens, 0);
+    cr_assert_eq(r->completion_tokens, 0);
+    cr_assert_eq(r->provider[0], 0);
+}
+
+Test(llm_http, success_sends_the_openai_request_and_reads_the_answer)
+{
+    setenv("PF_LLM_API_KEY", KEY, 1);
+    llm_fixture_reply script[] = {{200, NULL, OK_BODY, 0}};
+    llm_fixture *f = llm_fixture_start(script, 1);
+    cr_assert_not_null(f);
+    char url[96];
+    snprintf(url, sizeof url, "%s/", llm_fixture_url(f)); /* a trailing slash is dropped */
+    pf_llm_options o = http_opts(url);
+    pf_llm_response r;
+    cr_assert_eq(ask(f, &o, &r), PF_OK, "%s", pf_errmsg());
+    cr_assert_str_eq(r.text, ANSWER);
+    cr_assert_eq(r.prompt_tokens, 42);
+    cr_assert_eq(r.completion_tokens, 7);
+    cr_assert_str_eq(r.provider, "http");
+    cr_assert_gt(r.latency_s, 0);
+    cr_assert_lt(r.latency_s, 5);
+    pf_llm_response_release(&r);
+
+    cr_assert_eq(llm_fixture_count(f), 1);
+    const llm_fixture_request *rq = llm_fixture_request_at(f, 0);
+    cr_assert_str_eq(rq->method, "POST");
+    cr_assert_str_eq(rq->path, "/v1/chat/completions");
+    cr_assert_str_eq(llm_fixture_header(rq, "authorization"), "Bearer " KEY);
+    cr_assert_str_eq(llm_fixture_header(rq, "content-type"), "application/json");
+    json_error_t err;
+    json_t *b = json_loads(rq->body, 0, &err);
+    cr_assert_not_null(b, "request body is not JSON: %s", err.text);
+    cr_assert_str_eq(json_string_value(json_object_get(b, "model")), "m-test");
+    json_t *m = json_object_get(b, "messages");
+    cr_assert_eq(json_array_size(m), 2);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(m, 0), "role")), "system");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(m, 0), "content")), "You design PINNs.");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(m, 1), "role")), "user");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(m, 1), "content")),
+                     "Propose a spec for burgers_1d.");
+    cr_assert(json_is_real(json_object_get(b, "temperature")));
+    cr_assert_float_eq(json_real_value(json_object_get(b, "temperature")), 0.7, 1e-15);
+    cr_assert_eq(json_integer_value(json_object_get(b, "max_tokens")), 512);
+    cr_assert(json_is_false(json_object_get(b, "stream")));
+    /* nothing else, and no key in the body */
+    cr_assert_eq(json_object_size(b), 5);
+    cr_assert_null(memmem(rq->body, rq->body_len, KEY, strlen(KEY)));
+    json_decref(b);
+    llm_fixture_stop(f);
+}
+
+Test(llm_http, no_authorization_header_without_a_key)
+{
+    llm_fixture_reply script[] = {{200, NULL, OK_BODY, 0}, {200, NULL, OK_BODY, 0}};
+    llm_fixture *f = llm_fixture_start(script, 2);
+    pf_llm_options o = http_opts(NULL);
+    pf_llm_response r;
+    cr_assert_eq(ask(f, &o, &r), PF_OK, "%s", pf_errmsg());
+    pf_llm_response_release(&r);
+    setenv("PF_LLM_API_KEY", "", 1); /* empty is unset */
+    cr_assert_eq(ask(f, &o, &r), PF_OK, "%s", pf_errmsg());
+    pf_llm_response_release(&r);
+    cr_assert_eq(llm_fixture_count(f), 2);
+    cr_assert_null(llm_fixture_header(llm_fixture_request_at(f, 0), "authorization"));
+    cr_assert_null(llm_fixture_header(llm_fixture_request_at(f, 1), "authorization"));
+    llm_fixture_stop(f);
+}
+
+Test(llm_http, rate_limit_is_retried)
+{
+    setenv("PF_LLM_API_KEY", KEY, 1);
+    llm_fixture_reply script[] = {
+        {429, NULL, "{\"error\":{\"message\":\"Rate limit reached\"}}", 0},
+        {200, NULL, "{\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"second answer\"}}]}", 0},
+    };
+    llm_fixture *f = llm_fixture_start(script, 2);
+    pf_llm_options o = http_opts(NULL);
+    pf_llm_response r;
+    cr_assert_eq(ask(f, &o, &r), PF_OK, "%s", pf_errmsg());
+    cr_assert_str_eq(r.text, "second answer");
+    cr_assert_eq(r.prompt_tokens, 0); /* no usage in the body */
+    cr_assert_eq(r.completion_tokens, 0);
+    pf_llm_response_release(&r);
+    cr_assert_eq(llm_fixture_count(f), 2);
+    /* both attempts carried the same request */
+    cr_assert_str_eq(llm_fixture_request_at(f, 0)->body, llm_fixture_request_at(f, 1)->body);
+    /* one retry line, naming the status, without the key */
+    cr_assert_not_null(strstr(logs, "attempt 1 of 5"), "logs: %s", logs);
+    cr_assert_not_null(strstr(logs, "429"), "logs: %s", logs);
+    cr_assert_not_null(strstr(logs, "retrying"), "logs: %s", logs);
+    cr_assert_null(strstr(logs, "attempt 2"), "logs: %s", logs);
+    cr_assert_null(strstr(logs, KEY));
+    llm_fixture_stop(f);
+}
+
+Test(llm_http, retry_after_is_honoured_and_capped)
+{
+    llm_fixture_reply script[] = {
+        {503, "Retry-After: 1\r\n", "{\"error\":\"loading model\"}", 0},
+        {200, NULL, OK_BODY, 0},
+    };
+    llm_fixture *f = llm_fixture_start(script, 2);
+    pf_llm_options o = http_opts(NULL);
+    o.backoff_s = 0.01;
+    o.backoff_max_s = 0.25; /* Retry-After 1 s, capped to 0.25 s */
+    pf_llm_response r;
+    double t0 = now_s();
+    cr_assert_eq(ask(f, &o, &r), PF_OK, "%s", pf_errmsg());
+    double dt = now_s() - t0;
+    pf_llm_response_release(&r);
+    cr_assert_geq(dt, 0.24, "Retry-After ignored: %g s", dt);
+    cr_assert_lt(dt, 0.9, "Retry-After not capped: %g s", dt);
+    cr_assert_not_null(strstr(logs, "loading model"), "logs: %s", logs);
+    cr_assert_eq(llm_fixture_count(f), 2);
+    llm_fixture_stop(f);
+}
+
+Test(llm_http, server_errors_exhaust_the_attempts)
+{
+    llm_fixture_reply script[] = {{500, NULL, "{\"error\":{\"message\":\"CUDA out of memory\"}}", 0},
+                                  {500, NULL, "{\"error\":{\"message\":\"CUDA out of memory\"}}", 0},
+                                  {500, NULL, "{\"error\":{\"message\":\"CUDA out of memory\"}}", 0},
+                                  {200, NULL, OK_BODY, 0}};
+    llm_fixture *f = llm_fixture_start(script, 4);
+    pf_llm_options o = http_opts(NULL);
+    o.max_attempts = 3;
+    pf_llm_response r;
+    cr_assert_eq(ask(f, &o, &r), PF_ERR_IO);
+    const char *e = pf_errmsg();
+    cr_assert_not_null(strstr(e, "3 attempts"), "%s", e);
+    cr_assert_not_null(strstr(e, "500"), "%s", e);
+    cr_assert_not_null(strstr(e, "CUDA out of memory"), "%s", e);
+    assert_zeroed(&r);
+    cr_assert_eq(llm_fixture_count(f), 3);
+    llm_fixture_stop(f);
+}
+
+Test(llm_http, malformed_bodies_are_errors_quoting_the_body)
+{
+    llm_fixture_reply script[] = {{200, NULL, "<html>Gateway says hi</html>", 0},
+                                  {200, NULL, "{\"object\":\"list\",\"data\":[]}", 0}};
+    llm_fixture *f = llm_fixture_start(script, 2);
+    pf_llm_options o = http_opts(NULL);
+    pf_llm_response r;
+    cr_assert_eq(ask(f, &o, &r), PF_ERR_IO);
+    cr_assert_not_null(strstr(pf_errmsg(), "malformed"), "%s", pf_errmsg());
+    cr_assert_not_null(strstr(pf_errmsg(), "not JSON"), "%s", pf_errmsg());
+    cr_assert_not_null(strstr(pf_errmsg(), "<html>Gateway says hi</html>"), "%s", pf_errmsg());
+    assert_zeroed(&r);
+    cr_assert_eq(llm_fixture_count(f), 1); /* not retried */
+    cr_assert_eq(ask(f, &o, &r), PF_ERR_IO);
+    cr_assert_not_null(strstr(pf_errmsg(), "choices[0].message.content"), "%s", pf_errmsg());
+    cr_assert_not_null(strstr(pf_errmsg(), "\"object\":\"list\""), "%s", pf_errmsg());
+    cr_assert_eq(llm_fixture_count(f), 2);
+    llm_fixture_stop(f);
+}
+
+Test(llm_http, a_long_body_is_quoted_only_in_part)
+{
+    static char body[4096];
+    memset(body, 'x', sizeof body - 1);
+    llm_fixture_reply script[] = {{200, NULL, body, 0}};
+    llm_fixture *f = llm_fixture_start(script, 1);
+    pf_llm_options o = http_opts(NULL);
+    pf_llm_response r;
+    cr_assert_eq(ask(f, &o, &r), PF_ERR_IO);
+    cr_assert_lt(strlen(pf_errmsg()), 600, "%s", pf_errmsg());
+    cr_assert_not_null(strstr(pf_errmsg(), "xxxxxxxxxx..."), "%s", pf_errmsg());
+    llm_fixture_stop(f);
+}
+
+Test(llm_http, slow_server_times_out)
+{
+    llm_fixture_reply script[] = {{200, NULL, OK_BODY, 2.0}};
+    llm_fixture *f = llm_fixture_start(script, 1);
+    pf_llm_options o = http_opts(NULL);
+    o.timeout_s = 0.3;
+    o.max_attempts = 1;
+    pf_llm_response r;
+    double t0 = now_s();
+    cr_assert_eq(ask(f, &o, &r), PF_ERR_IO);
+    double dt = now_s() - t0;
+    cr_assert_lt(dt, 1.5, "took %g s", dt);
+    cr_assert_geq(dt, 0.25, "took %g s", dt);
+    cr_assert_not_null(strstr(pf_errmsg(), "timed out"), "%s", pf_errmsg());
+    cr_assert_not_null(strstr(pf_errmsg(), "1 attempt;"), "%s", pf_errmsg());
+    cr_assert_not_null(strstr(pf_errmsg(), "PF_LLM_TIMEOUT"), "%s", pf_errmsg());
+    assert_zeroed(&r);
+    llm_fixture_stop(f);
+}
+
+Test(llm_http, refused_key_names_the_variable_not_the_key)
+{
+    setenv("PF_LLM_API_KEY", KEY, 1);
+    /* OpenAI echoes (part of) the key it refused: that text must not reach us */
+    llm_fixture_reply script[] = {
+        {401, NULL, "{\"error\":{\"message\":\"Incorrect API key provided: " KEY "\"}}", 0},
+        {403, NULL, "{\"error\":{\"message\":\"Forbidden for " KEY "\"}}", 0},
+    };
+    llm_fixture *f = llm_fixture_start(script, 2);
+    pf_llm_options o = http_opts(NULL);
+    pf_llm_response r;
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(ask(f, &o, &r), PF_ERR_INVALID);
+        const char *e = pf_errmsg();
+        cr_assert_not_null(strstr(e, "PF_LLM_API_KEY"), "%s", e);
+        cr_assert_not_null(strstr(e, i == 0 ? "401" : "403"), "%s", e);
+        cr_assert_null(strstr(e, KEY), "%s", e);
+        cr_assert_null(strstr(e, "SECRET"), "%s", e);
+        assert_zeroed(&r);
+    }
+    cr_assert_eq(llm_fixture_count(f), 2); /* not retried */
+    cr_assert_null(strstr(logs, KEY));
+    llm_fixture_stop(f);
+}
+
+Test(llm_http, not_found_names_url_and_model)
+{
+    llm_fixture_reply script[] = {{404, NULL, "{\"detail\":\"Not Found\"}", 0}};
+    llm_fixture *f = llm_fixture_start(script, 1);
+    pf_llm_options o = http_opts(NULL);
+    pf_llm_response r;
+    cr_assert_eq(ask(f, &o, &r), PF_ERR_INVALID);
+    const char *e = pf_errmsg();
+    cr_assert_not_null(strstr(e, "PF_LLM_URL"), "%s", e);
+    cr_assert_not_null(strstr(e, "/v1"), "%s", e);
+    cr_assert_not_null(strstr(e, "PF_LLM_MODEL"), "%s", e);
+    cr_assert_not_null(strstr(e, "m-test"), "%s", e);
+    cr_assert_eq(llm_fixture_count(f), 1);
+    llm_fixture_stop(f);
+}
+
+Test(llm_http, other_client_errors_quote_the_server_message_scrubbed)
+{
+    setenv("PF_LLM_API_KEY", KEY, 1);
+    llm_fixture_reply script[] = {
+        {400, NULL,
+         "{\"error\":{\"message\":\"This model's maximum context length is 4096 tokens (key " KEY ")\"}}", 0}};
+    llm_fixture *f = llm_fixture_start(script, 1);
+    pf_llm_options o = http_opts(NULL);
+    pf_llm_response r;
+    cr_assert_eq(ask(f, &o, &r), PF_ERR_INVALID);
+    const char *e = pf_errmsg();
+    cr_assert_not_null(strstr(e, "HTTP 400"), "%s", e);
+    cr_assert_not_null(strstr(e, "maximum context length is 4096 tokens"), "%s", e);
+    cr_assert_null(strstr(e, KEY), "%s", e);
+    cr_assert_eq(llm_fixture_count(f), 1);
+    llm_fixture_stop(f);
+}
+
+Test(llm_http, refused_connection_is_retried_then_fails)
+{
+    /* a port nobody listens on: bind one, note it, close it */
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t alen = sizeof a;
+    cr_assert_eq(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+    cr_assert_eq(getsockname(s, (struct sockaddr *)&a, &alen), 0);
+    close(s);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", ntohs(a.sin_port));
+    pf_llm_options o = http_opts(url);
+    o.max_attempts = 2;
+    pf_llm_provider *p;
+    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_OK, "%s", pf_errmsg());
+    pf_llm_request q = request();
+    pf_llm_response r;
+    cr_assert_eq(pf_llm_complete(p, &q, &r), PF_ERR_IO);
+    cr_assert_not_null(strstr(pf_errmsg(), "2 attempts"), "%s", pf_errmsg());
+    cr_assert_not_null(strstr(pf_errmsg(), "could not connect"), "%s", pf_errmsg());
+    cr_assert_not_null(strstr(logs, "attempt 1 of 2"), "logs: %s", logs);
+    pf_llm_provider_free(p);
+}
+
+static int count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    closedir(d);
+    return n;
+}
+
+Test(llm_http, call_stores_a_transcript_without_the_key)
+{
+    setenv("PF_LLM_API_KEY", KEY, 1);
+    llm_fixture_reply script[] = {{429, NULL, "{}", 0}, {200, NULL, OK_BODY, 0}};
+    llm_fixture *f = llm_fixture_start(script, 2);
+    char dir[] = "/tmp/pf_llm_http_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    pf_llm_options o = http_opts(llm_fixture_url(f));
+    o.transcripts = dir;
+    pf_llm_provider *p;
+    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_OK, "%s", pf_errmsg());
+    cr_assert_null(strstr(pf_llm_provider_describe(p), KEY));
+    pf_llm_request q = request();
+    pf_llm_response r;
+    cr_assert_eq(pf_llm_call(p, &q, &r), PF_OK, "%s", pf_errmsg());
+    cr_assert_str_eq(r.text, ANSWER);
+    cr_assert_eq(count_files(dir), 1);
+    char hex[PF_SHA256_HEX], path[256];
+    cr_assert_eq(pf_llm_request_hash(&q, hex), PF_OK);
+    snprintf(path, sizeof path, "%s/%s.msgpack", dir, hex);
+    char *bytes;
+    size_t len;
+    cr_assert_eq(pf_file_read(path, &bytes, &len), PF_OK, "%s", pf_errmsg());
+    cr_assert_not_null(memmem(bytes, len, "smoother activations", 20)); /* the answer is there */
+    cr_assert_null(memmem(bytes, len, KEY, strlen(KEY)));
+    cr_assert_null(memmem(bytes, len, "SECRET", 6));
+    cr_assert_null(memmem(bytes, len, "Bearer", 6));
+    free(bytes);
+    json_t *t;
+    cr_assert_eq(pf_msgpack_read_file(path, &t), PF_OK);
+    cr_assert_str_eq(json_string_value(json_object_get(t, "provider")), "http");
+    cr_assert_str_eq(json_string_value(json_object_get(t, "response")), ANSWER);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(t, "usage"), "prompt_tokens")), 42);
+    cr_assert_gt(json_real_value(json_object_get(t, "latency_s")), 0);
+    json_decref(t);
+    cr_assert_not_null(strstr(logs, "429"), "logs: %s", logs);
+    cr_assert_null(strstr(logs, KEY));
+    pf_llm_response_release(&r);
+    /* a failed call stores nothing */
+    pf_llm_request q2 = request();
+    q2.slot = "gen01/novelty";
+    cr_assert_neq(pf_llm_call(p, &q2, &r), PF_OK); /* the script is spent: unscripted 500s */
+    cr_assert_eq(count_files(dir), 1);
+    pf_llm_provider_free(p);
+    llm_fixture_stop(f);
+    snprintf(path, sizeof path, "rm -rf '%s'", dir);
+    cr_assert_eq(system(path), 0);
+}
+
+Test(llm_http, describe_names_url_and_model)
+{
+    setenv("PF_LLM_API_KEY", KEY, 1);
+    pf_llm_options o = http_opts("http://127.0.0.1:9/v1");
+    pf_llm_provider *p;
+    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_OK, "%s", pf_errmsg());
+    cr_assert_str_eq(pf_llm_provider_describe(p), "http http://127.0.0.1:9/v1 model m-test");
+    cr_assert_eq(pf_llm_provider_kind(p), PF_LLM_HTTP);
+    pf_llm_provider_free(p);
+}
+
+Test(llm_http, kind_names_round_trip)
+{
+    for (int k = 0; k < PF_LLM_KIND_COUNT; k++) {
+        pf_llm_kind back;
+        cr_assert_eq(pf_llm_kind_from_name(pf_llm_kind_name((pf_llm_kind)k), &back), PF_OK);
+        cr_assert_eq(back, (pf_llm_kind)k);
+    }
+    cr_assert_str_eq(pf_llm_kind_name(PF_LLM_OFFLINE), "offline");
+    cr_assert_str_eq(pf_llm_kind_name(PF_LLM_HTTP), "http");
+    cr_assert_str_eq(pf_llm_kind_name(PF_LLM_REPLAY), "replay");
+    pf_llm_kind k;
+    cr_assert_eq(pf_llm_kind_from_name("auto", &k), PF_OK);
+    cr_assert_eq(k, PF_LLM_AUTO);
+    cr_assert_eq(pf_llm_kind_from_name("openai", &k), PF_ERR_INVALID);
+    cr_assert_not_null(strstr(pf_errmsg(), "openai"));
+}
+
+Test(llm_http, options_defaults_and_environment)
+{
+    pf_llm_options o;
+    cr_assert_eq(pf_llm_options_from_env(&o), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(o.kind, PF_LLM_AUTO);
+    cr_assert_null(o.url);
+    cr_assert_str_eq(o.model, "offline-rules");
+    cr_assert_float_eq(o.connect_timeout_s, 10, 0);
+    cr_assert_float_eq(o.timeout_s, 300, 0);
+    cr_assert_eq(o.max_attempts, 5);
+    cr_assert_float_eq(o.backoff_s, 1, 0);
+    cr_assert_float_eq(o.backoff_max_s, 30, 0);
+    cr_assert_null(o.transcripts);
+
+    setenv("PF_LLM_URL", "http://gpu7:8000/v1", 1);
+    setenv("PF_LLM_MODEL", "Qwen/Qwen2.5-72B-Instruct", 1);
+    setenv("PF_LLM_PROVIDER", "replay", 1);
+    setenv("PF_LLM_TIMEOUT", "12.5", 1);
+    setenv("PF_LLM_RETRIES", "2", 1);
+    setenv("PF_LLM_API_KEY", KEY, 1);
+    cr_assert_eq(pf_llm_options_from_env(&o), PF_OK, "%s", pf_errmsg());
+    cr_assert_str_eq(o.url, "http://gpu7:8000/v1");
+    cr_assert_str_eq(o.model, "Qwen/Qwen2.5-72B-Instruct");
+    cr_assert_eq(o.kind, PF_LLM_REPLAY);
+    cr_assert_float_eq(o.timeout_s, 12.5, 0);
+    cr_assert_eq(o.max_attempts, 3); /* 2 retries after the first attempt */
+    setenv("PF_LLM_RETRIES", "0", 1);
+    cr_assert_eq(pf_llm_options_from_env(&o), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(o.max_attempts, 1);
+    /* empty means unset */
+    setenv("PF_LLM_URL", "", 1);
+    setenv("PF_LLM_PROVIDER", "", 1);
+    cr_assert_eq(pf_llm_options_from_env(&o), PF_OK, "%s", pf_errmsg());
+    cr_assert_null(o.url);
+    cr_assert_eq(o.kind, PF_LLM_AUTO);
+}
+
+Test(llm_http, options_reject_unparsable_values)
+{
+    static const struct {
+        const char *var, *value;
+    } bad[] = {{"PF_LLM_TIMEOUT", "abc"}, {"PF_LLM_TIMEOUT", "-3"},  {"PF_LLM_TIMEOUT", "0"},
+               {"PF_LLM_TIMEOUT", "5s"},  {"PF_LLM_TIMEOUT", "nan"}, {"PF_LLM_RETRIES", "x"},
+               {"PF_LLM_RETRIES", "-1"},  {"PF_LLM_RETRIES", "2.5"}, {"PF_LLM_RETRIES", "1000"},
+               {"PF_LLM_PROVIDER", "gpt4"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        setup();
+        setenv(bad[i].var, bad[i].value, 1);
+        pf_llm_options o;
+        cr_assert_eq(pf_llm_options_from_env(&o), PF_ERR_INVALID, "%s=%s accepted", bad[i].var, bad[i].value);
+        cr_assert_not_null(strstr(pf_errmsg(), bad[i].var), "%s", pf_errmsg());
+        cr_assert_not_null(strstr(pf_errmsg(), bad[i].value), "%s", pf_errmsg());
+    }
+}
+
+Test(llm_http, auto_kind_and_required_options)
+{
+    pf_llm_options o;
+    pf_llm_options_default(&o);
+    pf_llm_provider *p;
+    /* AUTO with a URL: http */
+    o.url = "http://127.0.0.1:9/v1";
+    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_llm_provider_kind(p), PF_LLM_HTTP);
+    pf_llm_provider_free(p);
+    /* AUTO without one: the offline proposer, labelled as no LLM */
+    o.url = NULL;
+    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_llm_provider_kind(p), PF_LLM_OFFLINE);
+    cr_assert_str_eq(pf_llm_provider_describe(p), "offline rule-based proposer (no LLM)");
+    pf_llm_provider_free(p);
+    o.url = ""; /* empty is no URL */
+    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_llm_provider_kind(p), PF_LLM_OFFLINE);
+    pf_llm_provider_free(p);
+    /* http needs a URL, replay a folder */
+    o.kind = PF_LLM_HTTP;
+    o.url = NULL;
+    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_ERR_INVALID);
+    cr_assert_null(p);
+    cr_assert_not_null(strstr(pf_errmsg(), "PF_LLM_URL"), "%s", pf_errmsg());
+    o.kind = PF_LLM_REPLAY;
+    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_ERR_INVALID);
+    cr_assert_not_null(strstr(pf_errmsg(), "transcripts"), "%s", pf_errmsg());
+    /* a key with a line break would forge headers */
+    setenv("PF_LLM_API_KEY", KEY "\r\nX-Evil: 1", 1);
+    o.kind = PF_LLM_HTTP;
+    o.url = "http://127.0.0.1:9/v1";
+    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_ERR_INVALID);
+    cr_assert_not_null(strstr(pf_errmsg(), "PF_LLM_API_KEY"), "%s", pf_errmsg());
+    cr_assert_null(strstr(pf_errmsg(), KEY), "%s", pf_errmsg());
+}
+
+Test(llm_http, a_message_that_is_not_utf8_is_refused_before_sending)
+{
+    llm_fixture_reply script[] = {{200, NULL, OK_BODY, 0}};
+    llm_fixture *f = llm_fixture_start(script, 1);
+    pf_llm_options o = http_opts(llm_fixture_url(f));
+    pf_llm_provider *p;
+    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_OK, "%s", pf_errmsg());
+    pf_llm_message bad[2] = {{"system", "You design PINNs."}, {"user", "latin-1 \xe9t\xe9"}};
+    pf_llm_request q = request();
+    q.msg = bad;
+    pf_llm_response r;
+    cr_assert_eq(pf_llm_complete(p, &q, &r), PF_ERR_INVALID);
+    cr_assert_not_null(strstr(pf_errmsg(), "UTF-8"), "%s", pf_errmsg());
+    cr_assert_not_null(strstr(pf_errmsg(), "gen01/refine"), "%s", pf_errmsg());
+    assert_zeroed(&r);
+    cr_assert_eq(llm_fixture_count(f), 0);
+    pf_llm_provider_free(p);
+    llm_fixture_stop(f);
+}

@@ -1,0 +1,261 @@
+/* One proposal slot: JSON extraction from answers, section differences,
+ * validation, re-asks with the validator's reasons, transcripts per attempt,
+ * escape rules. The proposer is the offline one, or a scripted
+ * OpenAI-compatible server on 127.0.0.1 (tests/llm_fixture_server.h). */
+#define _GNU_SOURCE /* asprintf */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "registry.h"
+#include "search/context.h"
+#include "search/prompt.h"
+#include "search/propose.h"
+
+static void extract_ok(const char *text, const char *want_json, const char *want_before)
+{
+    char *js, *before;
+    cr_assert_eq(pf_extract_json(text, &js, &before), PF_OK, "%s", pf_errmsg());
+    cr_assert_str_eq(js, want_json);
+    cr_assert_str_eq(before, want_before);
+    free(js);
+    free(before);
+}
+
+Test(propose, extracts_json_from_fences_and_prose)
+{
+    extract_ok("Because X.\n```json\n{\"a\": 1}\n```\n", "{\"a\": 1}", "Because X.");
+    extract_ok("Plain fence:\n```\n{\"a\": [1, {\"b\": 2}]}\n```", "{\"a\": [1, {\"b\": 2}]}", "Plain fence:");
+    /* a fence that is not JSON is skipped for the next one */
+    extract_ok("```python\nprint(1)\n```\nthen\n```json\n{\"x\": true}\n```", "{\"x\": true}",
+               "```python\nprint(1)\n```\nthen");
+    /* prose with braces inside strings and a non-JSON brace first */
+    extract_ok("Use {width} wisely: {\"s\": \"a } b\", \"n\": {\"m\": 1}} done", "{\"s\": \"a } b\", \"n\": {\"m\": 1}}",
+               "Use {width} wisely:");
+    char *js;
+    cr_assert_eq(pf_extract_json("no json here {oops", &js, NULL), PF_ERR_INVALID);
+    cr_assert(strstr(pf_errmsg(), "no JSON object"));
+    cr_assert_eq(pf_extract_json("```json\n[1, 2]\n```", &js, NULL), PF_ERR_INVALID);
+}
+
+Test(propose, counts_differing_sections)
+{
+    const pf_pde *p;
+    pf_pdes_lookup("poisson_5d", &p);
+    json_t *a = pf_spec_example(p, PF_FIDELITY_LOW), *b = json_deep_copy(a);
+    cr_assert_eq(pf_spec_sections_differing(a, b), 0);
+    json_object_set_new(json_object_get(b, "architecture"), "width", json_integer(64));
+    cr_assert_eq(pf_spec_sections_differing(a, b), 1);
+    json_object_set_new(json_object_get(b, "sampling"), "method", json_string("sobol"));
+    json_object_set_new(json_object_get(b, "training"), "log_every", json_integer(10));
+    cr_assert_eq(pf_spec_sections_differing(a, b), 3);
+    json_decref(a);
+    json_decref(b);
+}
+
+static int count_files(const char *d)
+{
+    DIR *dir = opendir(d);
+    cr_assert_not_null(dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(dir));) n += e->d_name[0] != '.';
+    closedir(dir);
+    return n;
+}
+
+Test(propose, offline_slot_is_valid_and_stored)
+{
+    char tmpl[] = "/tmp/pf_propose_XXXXXX", prompts[4096];
+    cr_assert_not_null(mkdtemp(tmpl));
+    cr_assert_eq(pf_prompt_dir(prompts, sizeof prompts), PF_OK);
+    const pf_pde *p;
+    pf_pdes_lookup("burgers_1d", &p);
+    pf_llm_options o;
+    pf_llm_options_default(&o);
+    o.kind = PF_LLM_OFFLINE;
+    o.transcripts = tmpl;
+    o.seed = 3;
+    pf_llm_provider *llm;
+    cr_assert_eq(pf_llm_provider_new(&o, &llm), PF_OK, "%s", pf_errmsg());
+    pf_context_in in = {.pde = p, .fidelity = PF_FIDELITY_LOW, .generation = 0, .role = "robust_reference"};
+    json_t *ctx;
+    cr_assert_eq(pf_context_propose(&in, &ctx), PF_OK);
+    pf_proposal pr;
+    cr_assert_eq(pf_propose(llm, o.model, prompts, ctx, "gen00/robust_reference", &pr), PF_OK, "%s", pf_errmsg());
+    cr_assert(pr.valid, "%s", pr.reasons ? pr.reasons : "");
+    cr_assert_eq(pr.attempts, 1);
+    cr_assert_str_eq(pr.provider, "offline");
+    cr_assert_eq(strlen(pr.spec_hash), 64);
+    cr_assert(pr.rationale && strlen(pr.rationale) > 20);
+    cr_assert_eq(count_files(tmpl), 1);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s.msgpack", tmpl, pr.request[0]);
+    cr_assert_eq(access(path, R_OK), 0, "transcript %s", path);
+    /* the same slot again: the same spec (deterministic), the same transcript */
+    pf_proposal again;
+    cr_assert_eq(pf_propose(llm, o.model, prompts, ctx, "gen00/robust_reference", &again), PF_OK);
+    cr_assert_str_eq(again.spec_hash, pr.spec_hash);
+    cr_assert_eq(count_files(tmpl), 1);
+    pf_proposal_release(&pr);
+    pf_proposal_release(&again);
+    json_decref(ctx);
+    pf_llm_provider_free(llm);
+}
+
+/* ---- re-asks, against a scripted OpenAI-compatible server ---- */
+
+#include "llm_fixture_server.h"
+
+/* A chat-completions body whose answer is prose plus `spec` in a fence. */
+static char *body_with(const json_t *spec)
+{
+    char *js = json_dumps(spec, JSON_INDENT(2) | JSON_PRESERVE_ORDER), *answer;
+    cr_assert_eq(asprintf(&answer, "I keep the default and fix the budget.\n```json\n%s\n```\n", js) > 0, 1);
+    json_t *b = json_pack("{s:[{s:i, s:{s:s, s:s}, s:s}], s:{s:i, s:i}}", "choices", "index", 0, "message", "role",
+                          "assistant", "content", answer, "finish_reason", "stop", "usage", "prompt_tokens", 100,
+                          "completion_tokens", 10);
+    char *s = json_dumps(b, JSON_COMPACT);
+    json_decref(b);
+    free(js);
+    free(answer);
+    return s;
+}
+
+typedef struct http_case {
+    char dir[64], prompts[4096];
+    llm_fixture *server;
+    pf_llm_provider *llm;
+    json_t *ctx;
+} http_case;
+
+static void http_start(http_case *c, const llm_fixture_reply *script, int n, const json_t *ctx)
+{
+    unsetenv("PF_LLM_API_KEY");
+    snprintf(c->dir, sizeof c->dir, "/tmp/pf_reask_XXXXXX");
+    cr_assert_not_null(mkdtemp(c->dir));
+    cr_assert_eq(pf_prompt_dir(c->prompts, sizeof c->prompts), PF_OK);
+    c->server = llm_fixture_start(script, n);
+    cr_assert_not_null(c->server);
+    pf_llm_options o;
+    pf_llm_options_default(&o);
+    o.kind = PF_LLM_HTTP;
+    o.url = llm_fixture_url(c->server);
+    o.model = "m-test";
+    o.max_attempts = 1;
+    o.transcripts = c->dir;
+    cr_assert_eq(pf_llm_provider_new(&o, &c->llm), PF_OK, "%s", pf_errmsg());
+    c->ctx = json_deep_copy(ctx);
+}
+
+static void http_stop(http_case *c)
+{
+    llm_fixture_stop(c->server);
+    pf_llm_provider_free(c->llm);
+    json_decref(c->ctx);
+}
+
+static json_t *gen0_ctx(const pf_pde *p)
+{
+    pf_context_in in = {.pde = p, .fidelity = PF_FIDELITY_LOW, .generation = 0, .role = "optimization"};
+    json_t *ctx;
+    cr_assert_eq(pf_context_propose(&in, &ctx), PF_OK);
+    return ctx;
+}
+
+Test(propose, rejected_answer_is_asked_again_with_the_reasons, .timeout = 30)
+{
+    const pf_pde *p;
+    pf_pdes_lookup("burgers_1d", &p);
+    json_t *good = pf_spec_example(p, PF_FIDELITY_LOW), *bad = json_deep_copy(good);
+    json_object_set_new(json_array_get(json_object_get(json_object_get(bad, "optimization"), "stages"), 0), "steps",
+                        json_integer(999));
+    char *b1 = body_with(bad), *b2 = body_with(good);
+    llm_fixture_reply script[] = {{200, NULL, b1, 0}, {200, NULL, b2, 0}};
+    json_t *ctx = gen0_ctx(p);
+    http_case c;
+    http_start(&c, script, 2, ctx);
+    pf_proposal pr;
+    cr_assert_eq(pf_propose(c.llm, "m-test", c.prompts, c.ctx, "gen00/optimization", &pr), PF_OK, "%s", pf_errmsg());
+    cr_assert(pr.valid);
+    cr_assert_eq(pr.attempts, 2);
+    cr_assert_eq(pr.prompt_tokens, 200);
+    cr_assert_str_eq(pr.rationale, "I keep the default and fix the budget.");
+    /* the second request carries the first answer and the validator's reason */
+    cr_assert_eq(llm_fixture_count(c.server), 2);
+    json_t *rq = json_loads(llm_fixture_request_at(c.server, 1)->body, 0, NULL);
+    json_t *msgs = json_object_get(rq, "messages");
+    cr_assert_eq(json_array_size(msgs), 4);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(msgs, 2), "role")), "assistant");
+    const char *again = json_string_value(json_object_get(json_array_get(msgs, 3), "content"));
+    cr_assert(strstr(again, "999") && strstr(again, "1,000") && strstr(again, "attempt 2 of 4"), "%s", again);
+    json_decref(rq);
+    /* one transcript per attempt */
+    cr_assert_eq(count_files(c.dir), 2);
+    cr_assert_str_neq(pr.request[0], pr.request[1]);
+    pf_proposal_release(&pr);
+    http_stop(&c);
+    json_decref(good), json_decref(bad), json_decref(ctx);
+    free(b1), free(b2);
+}
+
+Test(propose, a_slot_that_never_validates_is_invalid_after_three_reasks, .timeout = 30)
+{
+    const pf_pde *p;
+    pf_pdes_lookup("poisson_5d", &p);
+    char *prose = strdup("{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
+                         "\"I would use a wide network.\"}}]}");
+    llm_fixture_reply script[] = {{200, NULL, prose, 0}, {200, NULL, prose, 0}, {200, NULL, prose, 0},
+                                  {200, NULL, prose, 0}};
+    json_t *ctx = gen0_ctx(p);
+    http_case c;
+    http_start(&c, script, 4, ctx);
+    pf_proposal pr;
+    cr_assert_eq(pf_propose(c.llm, "m-test", c.prompts, c.ctx, "gen00/optimization", &pr), PF_OK, "%s", pf_errmsg());
+    cr_assert(!pr.valid);
+    cr_assert_null(pr.spec);
+    cr_assert_eq(pr.attempts, 4);
+    cr_assert(strstr(pr.reasons, "no JSON object"), "%s", pr.reasons);
+    cr_assert_eq(llm_fixture_count(c.server), 4);
+    cr_assert_eq(count_files(c.dir), 4);
+    pf_proposal_release(&pr);
+    http_stop(&c);
+    json_decref(ctx);
+    free(prose);
+}
+
+Test(propose, escape_rejects_a_copy_of_a_parent, .timeout = 30)
+{
+    const pf_pde *p;
+    pf_pdes_lookup("burgers_1d", &p);
+    json_t *parent = pf_spec_example(p, PF_FIDELITY_LOW), *two = json_deep_copy(parent);
+    json_object_set_new(json_object_get(two, "architecture"), "width", json_integer(64));
+    json_object_set_new(json_object_get(two, "sampling"), "method", json_string("sobol"));
+    char hash[PF_SPEC_HASH_HEX];
+    pf_spec_hash(parent, hash);
+    pf_candidate par = {.generation = 3, .slot = "gen03/refine", .spec_hash = hash, .spec = parent, .has_y = true,
+                        .y = 1e-3, .status = "ok"};
+    pf_context_in in = {.pde = p, .fidelity = PF_FIDELITY_LOW, .generation = 4, .strategy = "novelty",
+                        .escape = true, .nparents = 1, .parents = &par};
+    json_t *ctx;
+    cr_assert_eq(pf_context_propose(&in, &ctx), PF_OK);
+    char *b1 = body_with(parent), *b2 = body_with(two);
+    llm_fixture_reply script[] = {{200, NULL, b1, 0}, {200, NULL, b2, 0}};
+    http_case c;
+    http_start(&c, script, 2, ctx);
+    pf_proposal pr;
+    cr_assert_eq(pf_propose(c.llm, "m-test", c.prompts, c.ctx, "gen04/novelty", &pr), PF_OK, "%s", pf_errmsg());
+    cr_assert(pr.valid);
+    cr_assert_eq(pr.attempts, 2);
+    json_t *rq = json_loads(llm_fixture_request_at(c.server, 1)->body, 0, NULL);
+    const char *again = json_string_value(json_object_get(json_array_get(json_object_get(rq, "messages"), 3), "content"));
+    cr_assert(strstr(again, "copy of Top-3 parent"), "%s", again);
+    cr_assert_float_eq(json_number_value(json_object_get(rq, "temperature")), 0.73, 1e-12);
+    json_decref(rq);
+    pf_proposal_release(&pr);
+    http_stop(&c);
+    json_decref(parent), json_decref(two), json_decref(ctx);
+    free(b1), free(b2);
+}
