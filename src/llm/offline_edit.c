@@ -226,20 +226,29 @@ static json_t *check(pf_off *o, json_t *spec, pf_spec_report *rep)
     return norm;
 }
 
+/* Up to `rounds` rounds of check-then-fix; the canonical spec (cand is
+ * released) or NULL with the remaining reasons in rep. */
+static json_t *fix_rounds(pf_off *o, json_t *cand, int rounds, pf_spec_report *rep)
+{
+    for (int round = 0; round < rounds; round++) {
+        json_t *norm = check(o, cand, rep);
+        if (norm) {
+            json_decref(cand);
+            return norm;
+        }
+        int fixed = 0;
+        for (int i = 0; i < rep->n; i++) fixed |= fix_reason(o, cand, rep->reason[i]);
+        if (!fixed) break;
+    }
+    return NULL;
+}
+
 json_t *pf_off_validate(pf_off *o, json_t *cand, const json_t *base, int *fallbacks)
 {
     pf_spec_report rep;
     json_t *norm;
     *fallbacks = 0;
-    for (int round = 0; round < 8; round++) {
-        if ((norm = check(o, cand, &rep))) {
-            json_decref(cand);
-            return norm;
-        }
-        int fixed = 0;
-        for (int i = 0; i < rep.n; i++) fixed |= fix_reason(o, cand, rep.reason[i]);
-        if (!fixed) break;
-    }
+    if ((norm = fix_rounds(o, cand, 8, &rep))) return norm;
     /* sections from the base, where reasons remain */
     if (base) {
         *fallbacks = 1;
@@ -254,15 +263,7 @@ json_t *pf_off_validate(pf_off *o, json_t *cand, const json_t *base, int *fallba
         }
         json_decref(cand);
         cand = json_deep_copy(base);
-        for (int round = 0; round < 4; round++) {
-            if ((norm = check(o, cand, &rep))) {
-                json_decref(cand);
-                return norm;
-            }
-            int fixed = 0;
-            for (int i = 0; i < rep.n; i++) fixed |= fix_reason(o, cand, rep.reason[i]);
-            if (!fixed) break;
-        }
+        if ((norm = fix_rounds(o, cand, 4, &rep))) return norm;
     }
     *fallbacks = 2;
     json_decref(cand);
