@@ -111,7 +111,11 @@ FLAGS_FILE := $(BUILD)/FLAGS
 
 .PHONY: all lib test test-run bench clean hdr-check clang-check help cuda
 .DEFAULT_GOAL := all
-.SECONDARY:
+# Objects are kept (never deleted as intermediates). Listed by name: a bare
+# .SECONDARY would make every file intermediate, and Make re-walks the
+# prerequisites of missing intermediates on every path, which is
+# exponential on the pipeline's ten-generation DAG.
+.SECONDARY: $(LIB_OBJ) $(TEST_OBJ) $(CU_OBJ) $(STAGE_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/bench/pf-bench.o
 
 all: lib $(STAGE_BIN) $(if $(filter 1,$(USE_CUDA)),cuda)
 lib: $(LIB)

@@ -1,16 +1,113 @@
 # pipeline.mk — experiment runs, included by the Makefile.
 #
-# Until the search pipeline exists (issue 6), the one run is the demo: one
-# candidate trained for real by pf-train, from a typical spec
-# (data/specs/typical.json: 4 x 64 tanh, 4,096 Sobol points with RAD,
-# Adam 900 + L-BFGS 100 = the 1,000-step low-fidelity budget).
+#   make PDE=poisson_5d RUN=0 PROFILE=quick      one search run (offline proposer unless PF_LLM_URL is set)
+#   make PDE=poisson_5d RUNS="0 1 2" -j2         several runs; -j trains a generation's candidates in parallel
+#   make status PDE=poisson_5d                   one line per run: generations, best MSE, Top-3, state
+#   make demo                                    one pf-train candidate (data/specs/typical.json)
 #
-#   make demo                          poisson_5d, about 30 s on 2 cores
-#   make demo DEMO_PDE=burgers_1d      any PDE of `pf-pde list`
-#   make demo DEMO_SPEC=my.json DEMO_ARGS='--fidelity high'
+# Variables (a change that changes results rebuilds exactly what it must:
+# each run keeps its settings in context.json, rewritten only when they change):
+#   PDE       a benchmark PDE (`build/bin/pf-pde list`)
+#   RUN/RUNS  run numbers; the run number seeds the offline proposer and every training
+#   METHOD    pinnforge (default), no_knowledge, no_feedback, no_evolution (appendix A.6)
+#   PROFILE   paper (1,000 / 10,000 steps, 2M parameters, 65,536 points) or quick
+#             (200 / 1,000 steps, 5,000 parameters, 2,048 points); budgets only, never code paths
+#   LLM       offline (default without PF_LLM_URL), http (default with it) or replay
+#             (answers only from the run's llm/ transcripts: copy a run, then LLM=replay)
+#   TRAIN_THREADS  threads per training (default 1; with -j N, N trainings run at once)
+#   RUNS_ROOT where runs live (default runs; e.g. a copy of a run to replay)
 #
-# It writes runs/demo/<pde>/result.h5 and evidence.msgpack (both atomically)
-# and prints the evidence.
+# The run folder runs/<pde>/<method>/run<R>/ (src/search/run.h):
+#   context.json -> knowledge.msgpack -> gen00: 8 proposals (roles) -> 8 trainings
+#   -> select.msgpack (Global Top-3, B.5 control) -> memory.msgpack (M_0) -> gen01: 5
+#   proposals (strategies) ... -> gen09 -> hifi/top0..2 (fresh seeds, 10x steps) -> final.msgpack
+# The ten generations are spelled out; one after a stop decision is a no-op
+# (skipped proposals, untrained candidates, a select that repeats the stop).
+# Training seeds: R*100000 + G*100 + K at low fidelity, R*100000 + 9900 + K at high.
+
+PDE      ?= poisson_5d
+RUN      ?= 0
+RUNS     ?= $(RUN)
+METHOD   ?= pinnforge
+PROFILE  ?= paper
+LLM      ?= $(if $(PF_LLM_URL),http,offline)
+TRAIN_THREADS ?= 1
+
+GENS := 0 1 2 3 4 5 6 7 8 9
+LAST := 9
+pad   = $(if $(filter 0 1 2 3 4 5 6 7 8 9,$(1)),0$(1),$(1))
+prev  = $(word $(1),$(GENS))
+slots = $(if $(filter 0,$(1)),0 1 2 3 4 5 6 7,0 1 2 3 4)
+B     := $(BUILD)/bin
+STAGES := $(addprefix $(B)/,pf-knowledge pf-propose pf-train pf-select pf-posterior pf-final)
+
+RUNS_ROOT ?= runs
+run_dir = $(RUNS_ROOT)/$(PDE)/$(METHOD)/run$(1)
+RUN_FINALS := $(foreach r,$(RUNS),$(call run_dir,$(r))/final.msgpack)
+
+.PHONY: search status
+search: $(RUN_FINALS)
+
+# Rules of one run R: $(call run_rules,R). Each define ends with an empty
+# line, so the texts that foreach joins stay separate lines.
+define run_rules
+$(call run_dir,$(1))/context.json: FORCE
+	@mkdir -p $$(@D)
+	@printf '{"pde": "%s", "method": "%s", "run": %s, "budget": "%s", "llm": "%s"}\n' \
+	  $(PDE) $(METHOD) $(1) $(PROFILE) $(LLM) > $$@.tmp
+	@if cmp -s $$@.tmp $$@; then rm -f $$@.tmp; else mv $$@.tmp $$@; fi
+
+$(call run_dir,$(1))/knowledge.msgpack: $(call run_dir,$(1))/context.json | $(STAGES)
+	$(Q)$(B)/pf-knowledge --pde $(PDE) --out $$@ > /dev/null
+
+$(foreach g,$(GENS),$(call gen_rules,$(1),$(g)))
+
+$(foreach k,0 1 2,$(call hifi_rules,$(1),$(k)))
+$(call run_dir,$(1))/final.msgpack: $(foreach k,0 1 2,$(call run_dir,$(1))/hifi/top$(k)/evidence.msgpack)
+	$(Q)$(B)/pf-final --run $(call run_dir,$(1)) --last-generation $(LAST)
+
+endef
+
+# High-fidelity retraining of Top-3 design K: $(call hifi_rules,R,K)
+define hifi_rules
+$(call run_dir,$(1))/hifi/top$(2).proposal.msgpack: $(call run_dir,$(1))/gen$(call pad,$(LAST))/select.msgpack
+	$(Q)$(B)/pf-final --run $(call run_dir,$(1)) --last-generation $(LAST) --hifi-proposal $(2) --quiet
+
+$(call run_dir,$(1))/hifi/top$(2)/evidence.msgpack $(call run_dir,$(1))/hifi/top$(2)/result.h5 &: $(call run_dir,$(1))/hifi/top$(2).proposal.msgpack
+	$(Q)$(B)/pf-train $$< --pde $(PDE) --fidelity high --budget $(PROFILE) --threads $(TRAIN_THREADS) \
+	  --seed $$$$(( $(1) * 100000 + 9900 + $(2) )) --out $$(@D) --progress-every 1000000000
+
+endef
+
+# Rules of generation G of run R: $(call gen_rules,R,G)
+define gen_rules
+$(foreach k,$(call slots,$(2)),$(call cand_rules,$(1),$(2),$(k)))
+
+$(call run_dir,$(1))/gen$(call pad,$(2))/select.msgpack: $(foreach k,$(call slots,$(2)),$(foreach f,evidence.msgpack result.h5,$(call run_dir,$(1))/gen$(call pad,$(2))/cand$(k)/$(f)))
+	$(Q)$(B)/pf-select --run $(call run_dir,$(1)) --generation $(2)
+
+$(call run_dir,$(1))/gen$(call pad,$(2))/memory.msgpack: $(call run_dir,$(1))/gen$(call pad,$(2))/select.msgpack
+	$(Q)$(B)/pf-posterior --run $(call run_dir,$(1)) --generation $(2) --quiet
+
+endef
+
+# Rules of candidate K: its proposal (after the previous generation's select
+# and memory) and its low-fidelity training.
+define cand_rules
+$(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3).proposal.msgpack: $(call run_dir,$(1))/knowledge.msgpack \
+  $(if $(filter 0,$(2)),,$(foreach f,select memory,$(call run_dir,$(1))/gen$(call pad,$(call prev,$(2)))/$(f).msgpack))
+	$(Q)$(B)/pf-propose --run $(call run_dir,$(1)) --generation $(2) --slot $(3) --quiet
+
+$(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3)/evidence.msgpack $(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3)/result.h5 &: $(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3).proposal.msgpack
+	$(Q)$(B)/pf-train $$< --pde $(PDE) --fidelity low --budget $(PROFILE) --threads $(TRAIN_THREADS) \
+	  --seed $$$$(( $(1) * 100000 + $(2) * 100 + $(3) )) --out $$(@D) --quiet
+
+endef
+
+$(foreach r,$(RUNS),$(eval $(call run_rules,$(r))))
+
+status: $(B)/pf-final
+	$(Q)for r in $(RUNS); do d=$(call run_dir,$$r); [ -d $$d ] && $(B)/pf-final --run $$d --status || true; done
 
 # Reference data: the PINNacle files, downloaded where a network exists and
 # verified by SHA-256 (data/pinnacle.sha256), into $(PF_DATA_DIR).
@@ -27,3 +124,8 @@ demo: $(BUILD)/bin/pf-train $(BUILD)/bin/pf-inspect
 	$(Q)$(BUILD)/bin/pf-train $(DEMO_SPEC) --pde $(DEMO_PDE) --seed 0 --out $(DEMO_OUT) $(DEMO_ARGS)
 	$(Q)$(BUILD)/bin/pf-inspect $(DEMO_OUT)/evidence.msgpack
 	@echo "(written to $(DEMO_OUT)/result.h5 and evidence.msgpack; pf-inspect reads both)"
+
+# `make PDE=... RUN=...` (a PDE on the command line) means the search.
+ifeq ($(origin PDE),command line)
+.DEFAULT_GOAL := search
+endif

@@ -2,7 +2,13 @@
  * pf-train — train one candidate spec on one PDE and write its result and
  * evidence (design.md section 6).
  *
- *   pf-train SPEC --pde P --fidelity low|high --seed S --out DIR
+ *   pf-train SPEC --pde P --fidelity low|high --seed S --out DIR [--budget paper|quick]
+ *
+ * SPEC is a spec (JSON) or a proposal (pf-propose's candK.proposal.msgpack).
+ * A proposal that holds no valid spec (invalid after the re-asks, or
+ * skipped after a stop decision) is not trained: evidence.msgpack and
+ * result.h5 (root attributes only) then say so (status "invalid" or
+ * "skipped") and the exit code is 0.
  *
  * writes DIR/result.h5 (curves, predictions, parameters; the spec and its
  * hash as attributes) and DIR/evidence.msgpack ({y, status, evidence, ...}),
@@ -32,7 +38,7 @@
 extern void openblas_set_num_threads(int);
 
 typedef struct opts {
-    const char *spec, *pde, *out, *fidelity;
+    const char *spec, *pde, *out, *fidelity, *budget;
     unsigned long long seed;
     int threads, quiet, every;
     double timeout;
@@ -41,14 +47,17 @@ typedef struct opts {
 static void usage(FILE *to)
 {
     fprintf(to,
-            "usage: pf-train SPEC --pde P --fidelity low|high --seed S --out DIR\n"
+            "usage: pf-train SPEC --pde P --fidelity low|high --seed S --out DIR [--budget paper|quick]\n"
             "                [--threads T] [--timeout SECONDS] [--progress-every N] [--quiet]\n"
-            "Trains the AlgorithmSpec in SPEC (JSON; - for stdin) on PDE P and writes\n"
+            "Trains the AlgorithmSpec in SPEC (JSON; - for stdin; or a pf-propose proposal,\n"
+            "*.proposal.msgpack) on PDE P and writes\n"
             "DIR/result.h5 (loss curves per term, evaluation MSE curve, predictions at the\n"
             "evaluation points, final parameters; spec and hash as attributes) and\n"
             "DIR/evidence.msgpack (y = evaluation MSE, status, evidence). A spec written for\n"
             "one fidelity runs at the other with every stage's steps scaled to its budget\n"
-            "(low 1,000, high 10,000 steps). Progress: a bar on a terminal, else a line\n"
+            "(paper: low 1,000, high 10,000 steps; quick: low 200, high 1,000, and smaller\n"
+            "limits). A proposal without a valid spec is not trained: evidence.msgpack and\n"
+            "result.h5 say why (status invalid or skipped). Progress: a bar on a terminal, else a line\n"
             "every N steps (default: a tenth of the run) on stderr.\n"
             "Exit codes: 0 trained (whatever the status: ok, nan, diverged, timeout),\n"
             "1 setup or I/O failure, 2 bad usage, unknown PDE or invalid spec.\n");
@@ -64,11 +73,12 @@ static int bad(const char *fmt, const char *arg)
 
 static int parse(int argc, char **argv, opts *o)
 {
-    *o = (opts){.fidelity = "low", .threads = 0};
+    *o = (opts){.fidelity = "low", .budget = "paper", .threads = 0};
     static const struct option lo[] = {
         {"pde", 1, 0, 'p'},     {"fidelity", 1, 0, 'f'}, {"seed", 1, 0, 's'},
         {"out", 1, 0, 'o'},     {"threads", 1, 0, 't'},  {"timeout", 1, 0, 'T'},
-        {"progress-every", 1, 0, 'e'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"progress-every", 1, 0, 'e'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {"budget", 1, 0, 'b'},
+        {0, 0, 0, 0}};
     int ch;
     bool seed = false;
     char *end;
@@ -76,6 +86,7 @@ static int parse(int argc, char **argv, opts *o)
         switch (ch) {
         case 'p': o->pde = optarg; break;
         case 'f': o->fidelity = optarg; break;
+        case 'b': o->budget = optarg; break;
         case 's':
             errno = 0;
             o->seed = strtoull(optarg, &end, 10);
@@ -110,26 +121,53 @@ static int parse(int argc, char **argv, opts *o)
 
 /* ---------------------------------------------------------------- spec */
 
-/* Validate at fidelity f; a spec whose steps fit the other fidelity is
- * accepted too and scaled. Returns 0, or 2 with the reasons printed. */
-static int load_spec(const opts *o, const pf_pde *p, pf_fidelity f, json_t **norm, char *hash,
-                     pf_model_config *mc, pf_train_config *tc, bool *scaled)
+static bool ends_with(const char *s, const char *suffix)
 {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* The raw spec in o->spec: JSON, or the "spec" of a proposal (msgpack).
+ * A proposal without one sets *untrained to its status and *why to the
+ * reason (both owned by *proposal, which the caller releases). */
+static int read_spec(const opts *o, json_t **raw, json_t **proposal, const char **untrained, const char **why)
+{
+    *raw = *proposal = NULL;
+    *untrained = *why = NULL;
+    if (ends_with(o->spec, ".msgpack")) {
+        if (pf_msgpack_read_file(o->spec, proposal) != PF_OK) return bad("%s", pf_errmsg());
+        const char *fmt = json_string_value(json_object_get(*proposal, "format"));
+        if (!fmt || strcmp(fmt, "pinnforge.proposal"))
+            return bad("%s is not a proposal (format pinnforge.proposal)", o->spec);
+        if (json_is_true(json_object_get(*proposal, "valid"))) {
+            *raw = json_incref(json_object_get(*proposal, "spec"));
+            return 0;
+        }
+        *untrained = json_is_true(json_object_get(*proposal, "skipped")) ? "skipped" : "invalid";
+        *why = json_string_value(json_object_get(*proposal, "reasons"));
+        if (!*why) *why = "the proposal holds no valid spec";
+        return 0;
+    }
     char *text;
     size_t len;
     if (pf_file_read(o->spec, &text, &len) != PF_OK) return bad("%s", pf_errmsg());
-    json_t *raw;
-    pf_status st = pf_spec_parse(text, &raw);
+    pf_status st = pf_spec_parse(text, raw);
     free(text);
-    if (st != PF_OK) return bad("%s", pf_errmsg());
+    return st == PF_OK ? 0 : bad("%s", pf_errmsg());
+}
+
+/* Validate at fidelity f within budget b; a spec whose steps fit the other
+ * fidelity is accepted too and scaled. Returns 0, or 2 with the reasons
+ * printed. */
+static int load_spec(const opts *o, const pf_pde *p, const pf_budget *b, pf_fidelity f, json_t *raw, json_t **norm,
+                     char *hash, pf_model_config *mc, pf_train_config *tc, bool *scaled)
+{
     pf_spec_report *rep = malloc(sizeof *rep), *alt = malloc(sizeof *alt);
     if (!rep || !alt) return 1;
     *scaled = false;
-    st = pf_spec_check(raw, p, f, norm, rep);
-    if (st != PF_OK && pf_spec_check(raw, p, f == PF_FIDELITY_LOW ? PF_FIDELITY_HIGH : PF_FIDELITY_LOW, norm,
-                                     alt) == PF_OK)
-        *scaled = true, st = PF_OK;
-    json_decref(raw);
+    pf_fidelity other = f == PF_FIDELITY_LOW ? PF_FIDELITY_HIGH : PF_FIDELITY_LOW;
+    pf_status st = pf_spec_check_budget(raw, p, b, f, norm, rep);
+    if (st != PF_OK && pf_spec_check_budget(raw, p, b, other, norm, alt) == PF_OK) *scaled = true, st = PF_OK;
     int rc = 0;
     if (st != PF_OK) {
         fprintf(stderr, "pf-train: %s: the spec is invalid for %s:\n", o->spec, p->name);
@@ -138,7 +176,7 @@ static int load_spec(const opts *o, const pf_pde *p, pf_fidelity f, json_t **nor
     } else {
         pf_spec_hash(*norm, hash);
         if (pf_spec_instantiate(*norm, p, mc, tc) != PF_OK) rc = bad("%s", pf_errmsg());
-        else if (*scaled && pf_train_config_scale_steps(tc, pf_fidelity_budget(f)) != PF_OK)
+        else if (*scaled && pf_train_config_scale_steps(tc, b->steps[f]) != PF_OK)
             rc = bad("%s", pf_errmsg());
     }
     free(rep);
@@ -334,11 +372,49 @@ static pf_status write_evidence(const char *path, const pf_pde *p, const pf_trai
     json_object_set_new(top, "pde", json_string(p->name));
     json_object_set_new(top, "spec_hash", json_string(hash));
     json_object_set_new(top, "fidelity", json_string(o->fidelity));
+    json_object_set_new(top, "budget", json_string(o->budget));
     json_object_set_new(top, "seed", json_integer((json_int_t)o->seed));
     json_object_set_new(top, "evidence", evidence(p, r));
     pf_status st = pf_msgpack_write_file(path, top);
     json_decref(top);
     return st;
+}
+
+/* The evidence of a proposal that was not trained. */
+static int write_untrained(const opts *o, const pf_pde *p, const char *status, const char *why)
+{
+    if (mkdir(o->out, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "pf-train: cannot create '%s': %s\n", o->out, strerror(errno));
+        return 1;
+    }
+    char mp[4096], h5[4096];
+    snprintf(mp, sizeof mp, "%s/evidence.msgpack", o->out);
+    snprintf(h5, sizeof h5, "%s/result.h5", o->out);
+    /* result.h5 too, so both outputs exist whatever the proposal held */
+    pf_h5 *f;
+    pf_status hs = pf_h5_create(h5, &f);
+    if (hs == PF_OK) {
+        hs = pf_h5_attr_str(f, "/", "format", "pinnforge.result");
+        if (hs == PF_OK) hs = pf_h5_attr_str(f, "/", "status", status);
+        if (hs == PF_OK) hs = pf_h5_attr_str(f, "/", "reason", why);
+        pf_status cs = pf_h5_close(f);
+        if (hs == PF_OK) hs = cs;
+    }
+    if (hs != PF_OK) {
+        fprintf(stderr, "pf-train: %s\n", pf_errmsg());
+        return 1;
+    }
+    json_t *top = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:I}", "format", "pinnforge.evidence", "version", 1,
+                            "y_missing", why, "status", status, "pde", p->name, "fidelity", o->fidelity, "budget",
+                            o->budget, "seed", (json_int_t)o->seed);
+    pf_status st = pf_msgpack_write_file(mp, top);
+    json_decref(top);
+    if (st != PF_OK) {
+        fprintf(stderr, "pf-train: %s\n", pf_errmsg());
+        return 1;
+    }
+    if (!o->quiet) fprintf(stderr, "pf-train: %s: not trained (%s); wrote %s\n", o->spec, status, mp);
+    return 0;
 }
 
 /* ----------------------------------------------------------------- main */
@@ -352,6 +428,16 @@ int main(int argc, char **argv)
     if (pf_pdes_lookup(o.pde, &p) != PF_OK) return bad("%s", pf_errmsg());
     pf_fidelity fid;
     if (pf_fidelity_from_name(o.fidelity, &fid) != PF_OK) return bad("%s", pf_errmsg());
+    const pf_budget *budget;
+    if (pf_budget_lookup(o.budget, &budget) != PF_OK) return bad("%s", pf_errmsg());
+    json_t *raw, *proposal;
+    const char *untrained, *why;
+    if ((rc = read_spec(&o, &raw, &proposal, &untrained, &why))) return rc;
+    if (untrained) {
+        rc = write_untrained(&o, p, untrained, why);
+        json_decref(proposal);
+        return rc;
+    }
     if (o.threads) {
         omp_set_num_threads(o.threads);
         openblas_set_num_threads(o.threads);
@@ -361,7 +447,9 @@ int main(int argc, char **argv)
     pf_model_config mc;
     pf_train_config tc;
     bool scaled = false;
-    rc = load_spec(&o, p, fid, &norm, hash, &mc, &tc, &scaled);
+    rc = load_spec(&o, p, budget, fid, raw, &norm, hash, &mc, &tc, &scaled);
+    json_decref(raw);
+    json_decref(proposal);
     if (rc) return rc;
     if (mkdir(o.out, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "pf-train: cannot create '%s': %s\n", o.out, strerror(errno));

@@ -113,6 +113,9 @@ static pf_status read_context(pf_off *o, const json_t *cx, uint64_t seed, const 
     const char *fid = json_string_value(json_object_get(cx, "fidelity"));
     if (!fid) return bad("context has no \"fidelity\" (low or high)", NULL);
     if (pf_fidelity_from_name(fid, &o->fid) != PF_OK) return again(pf_errmsg());
+    const char *budget = json_string_value(json_object_get(cx, "budget"));
+    o->budget = pf_budget_paper();
+    if (budget && pf_budget_lookup(budget, &o->budget) != PF_OK) return again(pf_errmsg());
     const char *m = json_string_value(json_object_get(cx, "method"));
     o->method = PF_OFF_PINNFORGE;
     if (m) {

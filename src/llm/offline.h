@@ -20,6 +20,7 @@
  *    "method": "pinnforge" | "no_knowledge" | "no_feedback" | "no_evolution",
  *    "pde": "burgers_1d",                 registry name (tags, terms, transforms come from it)
  *    "fidelity": "low" | "high",          the step budget the spec must sum to
+ *    "budget": "paper" | "quick",         the limits and step budgets (spec.h pf_budget; paper if absent)
  *    "generation": 3,
  *    "role": "robust_reference", ...      generation 0 (pf_offline_role_name)
  *    "strategy": "refine", ...            generation >= 1 (pf_offline_strategy_name)

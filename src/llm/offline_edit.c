@@ -156,7 +156,7 @@ static void tidy(pf_off *o, json_t *spec)
     if (!strcmp(pf_off_str(a, "type", "mlp"), "modified_mlp") && pf_off_num(a, "depth", 5) < 2)
         json_object_set_new(a, "depth", json_integer(2));
     pf_off_fit_weights(spec, o->pde);
-    pf_off_fit_budget(spec, pf_fidelity_budget(o->fid));
+    pf_off_fit_budget(spec, o->budget->steps[o->fid]);
 }
 
 static void scale_int(json_t *obj, const char *key, double f, long lo)
@@ -222,7 +222,7 @@ static json_t *check(pf_off *o, json_t *spec, pf_spec_report *rep)
 {
     json_t *norm = NULL;
     tidy(o, spec);
-    if (pf_spec_check(spec, o->pde, o->fid, &norm, rep) != PF_OK) return NULL;
+    if (pf_spec_check_budget(spec, o->pde, o->budget, o->fid, &norm, rep) != PF_OK) return NULL;
     return norm;
 }
 
@@ -267,7 +267,7 @@ json_t *pf_off_validate(pf_off *o, json_t *cand, const json_t *base, int *fallba
     }
     *fallbacks = 2;
     json_decref(cand);
-    json_t *ex = pf_spec_example(o->pde, o->fid);
+    json_t *ex = pf_spec_example_budget(o->pde, o->budget, o->fid);
     norm = check(o, ex, &rep);
     json_decref(ex);
     PF_ASSERT_MSG(norm, "PINNacle's default spec for %s is invalid: %s", o->pde->name, rep.n ? rep.reason[0] : "?");

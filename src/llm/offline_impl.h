@@ -57,6 +57,7 @@ typedef struct pf_off_parent {
 typedef struct pf_off {
     const pf_pde *pde;
     pf_fidelity fid;
+    const pf_budget *budget; /* the context's "budget" (paper when absent) */
     pf_rng *rng;
     pf_off_method method;
     bool escape;

@@ -44,7 +44,7 @@ static json_t *STAGES(json_t *s)
     return a;
 }
 
-static long budget(const pf_off *o) { return pf_fidelity_budget(o->fid); }
+static long budget(const pf_off *o) { return o->budget->steps[o->fid]; }
 
 static int is_adam(const json_t *st)
 {
@@ -250,7 +250,8 @@ static int op_adaptive_act(pf_off *o, json_t *spec)
 
 static long every_steps(const pf_off *o, long low)
 {
-    return o->fid == PF_FIDELITY_HIGH ? low * 5 : low;
+    long e = low * budget(o) / PF_SPEC_BUDGET_LOW; /* periods scale with the step budget */
+    return e < 10 ? 10 : e;
 }
 
 static int op_rad(pf_off *o, json_t *spec)
@@ -274,7 +275,7 @@ static int op_rar_d(pf_off *o, json_t *spec)
     long in = (long)pf_off_num(s, "interior", 8192), add = PICKL(o, 100, 200, 500);
     long every = every_steps(o, PICKL(o, 100, 200));
     long cap = in + add * (budget(o) / every);
-    long room = PF_SPEC_MAX_POINTS - other_points(spec);
+    long room = o->budget->max_points - other_points(spec);
     if (cap > room) cap = room;
     if (cap < in) cap = in;
     json_object_set_new(s, "adaptive", json_pack("{s:s,s:f,s:f,s:I,s:I,s:I}", "method", "rar_d", "k", 2.0, "c", 0.0,
@@ -317,7 +318,7 @@ static int grow(pf_off *o, json_t *spec, const char *key, long max, const char *
     if (!strcmp(pf_off_str(json_object_get(s, "adaptive"), "method", "none"), "rar_d"))
         total += (long)pf_off_num(json_object_get(s, "adaptive"), "cap", in) - in;
     if (nv > max) nv = max;
-    if (nv > v + (PF_SPEC_MAX_POINTS - total)) nv = v + (PF_SPEC_MAX_POINTS - total);
+    if (nv > v + (o->budget->max_points - total)) nv = v + (o->budget->max_points - total);
     if (v <= 0 || nv <= v) return 0;
     set_int(s, key, nv);
     json_t *a = json_object_get(s, "adaptive");

@@ -131,7 +131,7 @@ static int novelty_draws(pf_off *o, json_t *spec, const role_def *r, int k)
 json_t *pf_off_role(pf_off *o, int role)
 {
     const role_def *r = &roles[role];
-    json_t *spec = pf_spec_example(o->pde, o->fid);
+    json_t *spec = pf_spec_example_budget(o->pde, o->budget, o->fid);
     char tags[256] = "";
     for (int b = 0; b < PF_TAG_COUNT; b++)
         if (o->pde->tags & (1u << b))

@@ -412,7 +412,7 @@ static json_t *novelty(pf_off *o, json_t *spec, const char *what)
 
 static json_t *from_memory(pf_off *o, int strategy)
 {
-    json_t *spec = pf_spec_example(o->pde, o->fid);
+    json_t *spec = pf_spec_example_budget(o->pde, o->budget, o->fid);
     pf_off_note(o, "%s without parents (independent generation): PINNacle's default for %s plus the memory's best mechanisms.",
                 strategy_names[strategy], o->pde->name);
     int n = 0;

@@ -30,6 +30,18 @@ bool pf_method_has_memory(pf_method m) { return m == PF_METHOD_PINNFORGE || m ==
 bool pf_method_has_feedback(pf_method m) { return m != PF_METHOD_NO_FEEDBACK; }
 bool pf_method_has_parents(pf_method m) { return m != PF_METHOD_NO_EVOLUTION; }
 
+/* The evidence a proposer sees: all of it but the wall-clock figures, which
+ * differ from one training to the next even with the same seed; with them
+ * a replay (which retrains) would ask questions nobody recorded. */
+static json_t *evidence_json(const json_t *ev)
+{
+    json_t *e = json_deep_copy(ev);
+    json_object_del(e, "time");
+    json_object_del(e, "steps_per_second");
+    json_object_del(e, "device");
+    return e;
+}
+
 static json_t *candidate_json(const pf_candidate *c, bool feedback, bool with_slot)
 {
     json_t *o = json_object();
@@ -42,7 +54,7 @@ static json_t *candidate_json(const pf_candidate *c, bool feedback, bool with_sl
     if (feedback) {
         if (c->has_y) json_object_set_new(o, "y", json_real(c->y));
         json_object_set_new(o, "status", json_string(c->status ? c->status : "ok"));
-        if (c->evidence) json_object_set_new(o, "evidence", json_deep_copy(c->evidence));
+        if (c->evidence) json_object_set_new(o, "evidence", evidence_json(c->evidence));
     }
     return o;
 }
@@ -77,6 +89,7 @@ static json_t *base(const pf_context_in *in, const char *task)
     json_object_set_new(c, "method", json_string(pf_method_name(in->method)));
     json_object_set_new(c, "pde", json_string(in->pde->name));
     json_object_set_new(c, "fidelity", json_string(pf_fidelity_name(in->fidelity)));
+    json_object_set_new(c, "budget", json_string((in->budget ? in->budget : pf_budget_paper())->name));
     json_object_set_new(c, "generation", json_integer(in->generation));
     return c;
 }

@@ -13,7 +13,9 @@
  *   no_feedback     yes   -     -                    yes, in hash order (no ranking)
  *   no_evolution    yes   yes   yes (through M_g)    -
  *
- * "Execution feedback" is y, the status and the evidence of each parent;
+ * "Execution feedback" is y, the status and the evidence of each parent
+ * (without its wall-clock figures: time, steps_per_second and device vary
+ * between trainings with the same seed, and a replay retrains);
  * without it the parents are listed by spec hash, so their order does not
  * leak the ranking either. No posterior memory is formed without knowledge
  * guidance or feedback (pf_method_has_memory).
@@ -67,6 +69,7 @@ typedef struct pf_candidate {
 typedef struct pf_context_in {
     const pf_pde *pde;
     pf_fidelity fidelity;
+    const pf_budget *budget;         /* the profile's budget; NULL: paper                */
     pf_method method;
     int generation;
     const char *role;                /* generation 0: a role name (llm/offline.h)       */

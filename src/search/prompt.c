@@ -156,7 +156,15 @@ static const char *grouped(long n, char buf[32])
     return buf;
 }
 
-static pf_status budget_text(const pf_pde *p, const char *fidelity, char **out)
+/* The context's budget (paper when it names none). */
+static pf_status budget_of(const json_t *ctx, const pf_budget **b)
+{
+    const char *name = json_string_value(json_object_get(ctx, "budget"));
+    *b = pf_budget_paper();
+    return name ? pf_budget_lookup(name, b) : PF_OK;
+}
+
+static pf_status budget_text(const pf_pde *p, const pf_budget *bud, const char *fidelity, char **out)
 {
     pf_fidelity fid;
     PF_TRY(pf_fidelity_from_name(fidelity, &fid));
@@ -168,8 +176,8 @@ static pf_status budget_text(const pf_pde *p, const char *fidelity, char **out)
             "- At most %s trainable parameters.\n"
             "- At most %s training points in all (interior, boundary and initial points; a RAR-D cap counts in full).\n"
             "- The design is trained once from a fixed seed and compared by its MSE on %s's fixed reference points.",
-            fidelity, grouped(pf_fidelity_budget(fid), b1), grouped(PF_SPEC_MAX_PARAMS, b2),
-            grouped(PF_SPEC_MAX_POINTS, b3), p->name);
+            fidelity, grouped(bud->steps[fid], b1), grouped(bud->max_params, b2), grouped(bud->max_points, b3),
+            p->name);
     fclose(f);
     *out = s;
     return PF_OK;
@@ -234,9 +242,11 @@ static pf_status render_propose(const char *dir, const json_t *ctx, const pf_pde
     } else {
         return pf_fail(PF_ERR_INVALID, "context: a proposal needs a role or a strategy");
     }
-    set_owned(vars, "space", pf_spec_describe(p));
+    const pf_budget *bud;
+    PF_TRY(budget_of(ctx, &bud));
+    set_owned(vars, "space", pf_spec_describe_budget(p, bud));
     char *budget;
-    PF_TRY(budget_text(p, json_string_value(json_object_get(ctx, "fidelity")), &budget));
+    PF_TRY(budget_text(p, bud, json_string_value(json_object_get(ctx, "fidelity")), &budget));
     set_owned(vars, "budget", budget);
     json_t *k = json_object_get(ctx, "knowledge");
     if (json_array_size(k)) set_owned(vars, "knowledge", knowledge_text(k));

@@ -110,8 +110,8 @@ typedef struct reasons {
 
 /* Check one answer; on rejection, every reason goes to r (one per line,
  * "- ..."). Accepted: *norm is the canonical spec. */
-static bool judge(const char *answer, const json_t *ctx, const pf_pde *p, pf_fidelity fid, reasons *r,
-                  json_t **norm, char **rationale)
+static bool judge(const char *answer, const json_t *ctx, const pf_pde *p, const pf_budget *b, pf_fidelity fid,
+                  reasons *r, json_t **norm, char **rationale)
 {
     char *js, *before;
     *norm = NULL;
@@ -125,7 +125,7 @@ static bool judge(const char *answer, const json_t *ctx, const pf_pde *p, pf_fid
         fprintf(r->f, "- %s\n", pf_errmsg());
     } else {
         pf_spec_report rep;
-        if (pf_spec_check(raw, p, fid, norm, &rep) != PF_OK) {
+        if (pf_spec_check_budget(raw, p, b, fid, norm, &rep) != PF_OK) {
             for (int i = 0; i < rep.n; i++) fprintf(r->f, "- %s\n", rep.reason[i]);
         } else if (json_is_true(json_object_get(ctx, "escape"))) {
             size_t i;
@@ -170,6 +170,9 @@ pf_status pf_propose(pf_llm_provider *llm, const char *model, const char *prompt
     pf_fidelity fid;
     PF_TRY(pf_pdes_lookup(json_string_value(json_object_get(ctx, "pde")), &p));
     PF_TRY(pf_fidelity_from_name(json_string_value(json_object_get(ctx, "fidelity")), &fid));
+    const pf_budget *b = pf_budget_paper();
+    const char *bname = json_string_value(json_object_get(ctx, "budget"));
+    if (bname) PF_TRY(pf_budget_lookup(bname, &b));
     pf_prompt pr;
     PF_TRY(pf_prompt_render(prompts_dir, ctx, &pr));
 
@@ -195,7 +198,7 @@ pf_status pf_propose(pf_llm_provider *llm, const char *model, const char *prompt
         reasons why = {0};
         why.f = open_memstream(&why.s, &why.n);
         json_t *norm;
-        bool ok = judge(r.text, ctx, p, fid, &why, &norm, &out->rationale);
+        bool ok = judge(r.text, ctx, p, b, fid, &why, &norm, &out->rationale);
         fclose(why.f);
         if (ok) {
             out->valid = true;

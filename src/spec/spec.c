@@ -248,6 +248,7 @@ _Static_assert(N(sections) == S_COUNT, "seven sections");
 
 typedef struct ctx {
     const pf_pde *p;
+    const pf_budget *b;       /* limits and step budgets (validation only) */
     pf_spec_report *rep;
     int section;              /* the section being normalized */
     int sec_err[S_COUNT];     /* reasons per section */
@@ -915,9 +916,9 @@ static void validate(ctx *c, const json_t *n, pf_fidelity f)
                     break;
                 }
         long pts = pf_train_config_points(&tc);
-        if (pts > PF_SPEC_MAX_POINTS) {
+        if (pts > c->b->max_points) {
             fmt_count(pts, a, sizeof a);
-            fmt_count(PF_SPEC_MAX_POINTS, b, sizeof b);
+            fmt_count(c->b->max_points, b, sizeof b);
             reason(c, "sampling uses %s training points (%s + boundary + initial); the limit is %s.", a,
                    s->adaptive.method == PF_ADAPTIVE_RAR_D ? "adaptive.cap" : "interior", b);
         }
@@ -928,9 +929,9 @@ static void validate(ctx *c, const json_t *n, pf_fidelity f)
             reason(c, "architecture and representation do not form a valid model: %s.", pf_errmsg());
         } else {
             long np = (long)pf_model_config_nparams(&mc);
-            if (np > PF_SPEC_MAX_PARAMS) {
+            if (np > c->b->max_params) {
                 fmt_count(np, a, sizeof a);
-                fmt_count(PF_SPEC_MAX_PARAMS, b, sizeof b);
+                fmt_count(c->b->max_params, b, sizeof b);
                 reason(c, "architecture has %s trainable parameters; the limit is %s (reduce architecture.width, architecture.depth or representation.fourier.features).",
                        a, b);
             }
@@ -941,12 +942,13 @@ static void validate(ctx *c, const json_t *n, pf_fidelity f)
         for (int i = 0; i < tc.nstages; i++)
             if (tc.stages[i].optimizer != PF_OPT_LBFGS && pf_schedule_check(&tc.stages[i].schedule) != PF_OK)
                 reason(c, "optimization.stages[%d].schedule is invalid: %s.", i, pf_errmsg());
-        long steps = pf_train_config_steps(&tc), budget = pf_fidelity_budget(f);
+        long steps = pf_train_config_steps(&tc), budget = c->b->steps[f];
         if (steps != budget) {
             fmt_count(steps, a, sizeof a);
             fmt_count(budget, b, sizeof b);
-            reason(c, "optimization.stages[*].steps sum to %s; the %s-fidelity budget is exactly %s optimizer steps.",
-                   a, pf_fidelity_name(f), b);
+            reason(c, "optimization.stages[*].steps sum to %s; the %s-fidelity budget%s%s is exactly %s optimizer steps.",
+                   a, pf_fidelity_name(f), c->b == pf_budget_paper() ? "" : " of budget ",
+                   c->b == pf_budget_paper() ? "" : c->b->name, b);
         }
     }
     c->section = -1;
@@ -974,6 +976,26 @@ long pf_fidelity_budget(pf_fidelity f)
     return f == PF_FIDELITY_HIGH ? PF_SPEC_BUDGET_HIGH : PF_SPEC_BUDGET_LOW;
 }
 
+static const pf_budget BUDGETS[] = {
+    {"paper", {PF_SPEC_BUDGET_LOW, PF_SPEC_BUDGET_HIGH}, PF_SPEC_MAX_PARAMS, PF_SPEC_MAX_POINTS, 10},
+    {"quick", {PF_SPEC_QUICK_STEPS_LOW, PF_SPEC_QUICK_STEPS_HIGH}, PF_SPEC_QUICK_MAX_PARAMS, PF_SPEC_QUICK_MAX_POINTS, 10},
+};
+
+const pf_budget *pf_budget_paper(void)
+{
+    return &BUDGETS[0];
+}
+
+pf_status pf_budget_lookup(const char *name, const pf_budget **out)
+{
+    for (size_t i = 0; i < sizeof BUDGETS / sizeof *BUDGETS; i++)
+        if (name && !strcmp(name, BUDGETS[i].name)) {
+            *out = &BUDGETS[i];
+            return PF_OK;
+        }
+    return pf_fail(PF_ERR_INVALID, "unknown budget '%s' (paper or quick)", name ? name : "");
+}
+
 pf_status pf_spec_parse(const char *text, json_t **out)
 {
     json_error_t err;
@@ -983,12 +1005,12 @@ pf_status pf_spec_parse(const char *text, json_t **out)
     return PF_OK;
 }
 
-static pf_status run(const json_t *spec, const pf_pde *p, int validate_too, pf_fidelity f, json_t **norm,
-                     pf_spec_report *rep)
+static pf_status run(const json_t *spec, const pf_pde *p, const pf_budget *b, int validate_too, pf_fidelity f,
+                     json_t **norm, pf_spec_report *rep)
 {
     PF_ASSERT(p && rep && norm);
     memset(rep, 0, sizeof *rep);
-    ctx c = {.p = p, .rep = rep, .section = -1};
+    ctx c = {.p = p, .b = b ? b : pf_budget_paper(), .rep = rep, .section = -1};
     json_t *n = normalize(&c, spec);
     if (validate_too && json_is_object(spec)) validate(&c, n, f);
     if (rep->n) {
@@ -1003,12 +1025,18 @@ static pf_status run(const json_t *spec, const pf_pde *p, int validate_too, pf_f
 pf_status pf_spec_check(const json_t *spec, const pf_pde *p, pf_fidelity f, json_t **norm,
                         pf_spec_report *rep)
 {
-    return run(spec, p, 1, f, norm, rep);
+    return run(spec, p, NULL, 1, f, norm, rep);
+}
+
+pf_status pf_spec_check_budget(const json_t *spec, const pf_pde *p, const pf_budget *b, pf_fidelity f,
+                               json_t **norm, pf_spec_report *rep)
+{
+    return run(spec, p, b, 1, f, norm, rep);
 }
 
 pf_status pf_spec_normalize(const json_t *spec, const pf_pde *p, json_t **norm, pf_spec_report *rep)
 {
-    return run(spec, p, 0, PF_FIDELITY_LOW, norm, rep);
+    return run(spec, p, NULL, 0, PF_FIDELITY_LOW, norm, rep);
 }
 
 char *pf_spec_canonical(const json_t *norm)
@@ -1044,21 +1072,53 @@ pf_status pf_spec_instantiate(const json_t *norm, const pf_pde *p, pf_model_conf
 
 json_t *pf_spec_example(const pf_pde *p, pf_fidelity f)
 {
+    return pf_spec_example_budget(p, NULL, f);
+}
+
+/* Scale an integer field by r (at least lo). */
+static void scale_int(json_t *o, const char *key, double r, long lo)
+{
+    long v = (long)json_integer_value(json_object_get(o, key));
+    long n = (long)((double)v * r);
+    json_object_set_new(o, key, json_integer(n < lo ? lo : n));
+}
+
+json_t *pf_spec_example_budget(const pf_pde *p, const pf_budget *b, pf_fidelity f)
+{
+    if (!b) b = pf_budget_paper();
     json_t *raw = json_pack("{s:{}, s:{}, s:{}, s:{}, s:{}, s:{s:[{s:s, s:I, s:f}]}, s:{}}",
                             "representation", "architecture", "sampling", "constraints", "loss",
                             "optimization", "stages", "optimizer", "adam", "steps",
-                            (json_int_t)pf_fidelity_budget(f), "lr", 1e-3, "training");
+                            (json_int_t)b->steps[f], "lr", 1e-3, "training");
     PF_ASSERT(raw);
     pf_spec_report *rep = malloc(sizeof *rep);
     PF_ASSERT(rep);
-    json_t *n = NULL;
     memset(rep, 0, sizeof *rep);
-    ctx c = {.p = p, .rep = rep, .section = -1};
-    n = normalize(&c, raw);
-    free(rep);
+    ctx c = {.p = p, .b = b, .rep = rep, .section = -1};
+    json_t *n = normalize(&c, raw);
     json_decref(raw);
+    /* shrink to the budget: every point set by one factor, then the width */
+    json_t *s = json_object_get(n, "sampling"), *a = json_object_get(n, "architecture");
+    long pts = 0;
+    const char *sets[3] = {"interior", "boundary", "initial"};
+    for (int i = 0; i < 3; i++) pts += (long)json_integer_value(json_object_get(s, sets[i]));
+    if (pts > b->max_points) {
+        double r = (double)b->max_points / (double)pts;
+        for (int i = 0; i < 3; i++)
+            if (json_integer_value(json_object_get(s, sets[i])) > 0) scale_int(s, sets[i], r, 1);
+    }
+    for (;;) {
+        pf_model_config mc;
+        pf_train_config tc;
+        fill(n, p, &mc, &tc);
+        long w = (long)json_integer_value(json_object_get(a, "width"));
+        if ((long)pf_model_config_nparams(&mc) <= b->max_params || w <= 1) break;
+        json_object_set_new(a, "width", json_integer(w * 9 / 10));
+    }
+    free(rep);
     return n;
 }
+
 
 /* ------------------------------------------------------- describe */
 
@@ -1178,6 +1238,12 @@ static void describe_fields(sbuf *b, const pf_pde *p, const field *fs, int n, co
 
 char *pf_spec_describe(const pf_pde *p)
 {
+    return pf_spec_describe_budget(p, NULL);
+}
+
+char *pf_spec_describe_budget(const pf_pde *p, const pf_budget *bud)
+{
+    if (!bud) bud = pf_budget_paper();
     sbuf b = {0};
     char list[400], a[32], c2[32], d[32];
     sb_printf(&b, "AlgorithmSpec for %s (%s): inputs", p->name, p->time_input >= 0 ? "time-dependent" : "steady");
@@ -1191,13 +1257,13 @@ char *pf_spec_describe(const pf_pde *p)
                   "A key may be omitted to take its default; unknown keys are rejected. An object chosen by a key "
                   "may be written as that key's value alone (\"schedule\": \"cosine\").\n\n", list);
     describe_fields(&b, p, sections, S_COUNT, NULL, 0);
-    fmt_count(PF_SPEC_MAX_PARAMS, a, sizeof a);
-    fmt_count(PF_SPEC_MAX_POINTS, c2, sizeof c2);
-    fmt_count(PF_SPEC_BUDGET_LOW, d, sizeof d);
+    fmt_count(bud->max_params, a, sizeof a);
+    fmt_count(bud->max_points, c2, sizeof c2);
+    fmt_count(bud->steps[PF_FIDELITY_LOW], d, sizeof d);
     sb_printf(&b, "\nLimits: at most %s trainable parameters; at most %s training points "
                   "(interior, or adaptive.cap with rar_d, + boundary + initial); the stages' steps sum to exactly "
                   "the fidelity budget: %s steps at low fidelity, ", a, c2, d);
-    fmt_count(PF_SPEC_BUDGET_HIGH, d, sizeof d);
+    fmt_count(bud->steps[PF_FIDELITY_HIGH], d, sizeof d);
     sb_printf(&b, "%s at high fidelity.\n", d);
     return b.s;
 }

@@ -119,8 +119,31 @@ typedef enum pf_fidelity {
 
 const char *pf_fidelity_name(pf_fidelity f);
 pf_status pf_fidelity_from_name(const char *name, pf_fidelity *out);
-/* The optimizer-step budget of a fidelity: 1,000 or 10,000. */
+/* The optimizer-step budget of a fidelity in the paper's budget: 1,000 or 10,000. */
 long pf_fidelity_budget(pf_fidelity f);
+
+/* A budget (the pipeline's PROFILE): the step budget of each fidelity, the
+ * limits a spec must keep and the most generations of a search. A budget
+ * changes numbers only, never code paths.
+ *   paper  1,000 / 10,000 steps, 2,000,000 parameters, 65,536 points,
+ *          10 generations (appendix A.1, B.1)
+ *   quick  PF_SPEC_QUICK_* below: small enough for a CPU demo and CI */
+typedef struct pf_budget {
+    const char *name;
+    long steps[PF_FIDELITY_COUNT];
+    long max_params;
+    long max_points;
+    int max_generations;
+} pf_budget;
+
+#define PF_SPEC_QUICK_STEPS_LOW 200L
+#define PF_SPEC_QUICK_STEPS_HIGH 1000L
+#define PF_SPEC_QUICK_MAX_PARAMS 5000L
+#define PF_SPEC_QUICK_MAX_POINTS 2048L
+
+const pf_budget *pf_budget_paper(void);
+/* "paper" or "quick"; PF_ERR_INVALID naming both otherwise. */
+pf_status pf_budget_lookup(const char *name, const pf_budget **out);
 
 /* Why a spec was rejected: n sentences (n <= PF_SPEC_MAX_REASONS; when more
  * problems exist the last one says so). Plain storage, no freeing. */
@@ -139,6 +162,9 @@ pf_status pf_spec_parse(const char *text, json_t **out);
  * the first reason. `rep` may not be NULL. */
 pf_status pf_spec_check(const json_t *spec, const pf_pde *p, pf_fidelity f, json_t **norm,
                         pf_spec_report *rep);
+/* The same against budget b's limits and step budget (NULL: paper). */
+pf_status pf_spec_check_budget(const json_t *spec, const pf_pde *p, const pf_budget *b, pf_fidelity f,
+                               json_t **norm, pf_spec_report *rep);
 
 /* Normalization alone (no budget, limit or compatibility checks, but a
  * type or name error still fails, with reasons in rep). */
@@ -171,11 +197,17 @@ pf_status pf_spec_from_msgpack(const char *buf, size_t len, json_t **out);
  * generated from the validator's table, with the PDE's terms, transforms,
  * periodic inputs and the limits and budgets. */
 char *pf_spec_describe(const pf_pde *p);
+/* The same with budget b's limits (NULL: paper). */
+char *pf_spec_describe_budget(const pf_pde *p, const pf_budget *b);
 
 /* PINNacle's default PINN as a canonical spec: a 5 x 100 tanh MLP, 8,192
  * interior, 2,048 boundary and (time-dependent PDEs only) 2,048 initial
  * points, Adam at lr 1e-3 for the whole budget of f, unit loss weights. New
  * reference; never NULL. */
 json_t *pf_spec_example(const pf_pde *p, pf_fidelity f);
+/* PINNacle's default shrunk to fit budget b (NULL: paper, the same as
+ * pf_spec_example): the point counts scaled down together to the point
+ * limit and the width reduced until the parameters fit; the steps are b's. */
+json_t *pf_spec_example_budget(const pf_pde *p, const pf_budget *b, pf_fidelity f);
 
 #endif

@@ -1,0 +1,77 @@
+/* run.c — the run folder's layout and settings (run.h). */
+#include "search/run.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "io/msgpack_json.h"
+#include "llm/offline.h"
+#include "registry.h"
+
+pf_status pf_run_open(const char *dir, pf_run *r)
+{
+    memset(r, 0, sizeof *r);
+    if (snprintf(r->dir, sizeof r->dir, "%s", dir) >= (int)sizeof r->dir)
+        return pf_fail(PF_ERR_INVALID, "run folder name '%s' is too long", dir);
+    char path[2100];
+    snprintf(path, sizeof path, "%s/context.json", dir);
+    json_error_t err;
+    json_t *c = json_load_file(path, 0, &err);
+    if (!c) return pf_fail(PF_ERR_IO, "cannot read the run's settings '%s': %s", path, err.text);
+    const char *pde = json_string_value(json_object_get(c, "pde"));
+    const char *method = json_string_value(json_object_get(c, "method"));
+    const char *budget = json_string_value(json_object_get(c, "budget"));
+    const char *llm = json_string_value(json_object_get(c, "llm"));
+    json_t *run = json_object_get(c, "run");
+    pf_status st = PF_OK;
+    if (!pde || !method || !budget || !llm || !json_is_integer(run) || json_integer_value(run) < 0)
+        st = pf_fail(PF_ERR_INVALID, "'%s' needs \"pde\", \"method\", \"budget\", \"llm\" (strings) and \"run\" (an integer >= 0)",
+                     path);
+    if (st == PF_OK) st = pf_pdes_lookup(pde, &r->pde);
+    if (st == PF_OK) st = pf_method_from_name(method, &r->method);
+    if (st == PF_OK) st = pf_budget_lookup(budget, &r->budget);
+    if (st == PF_OK) {
+        if (!strcmp(llm, "auto")) r->llm = PF_LLM_AUTO;
+        else st = pf_llm_kind_from_name(llm, &r->llm);
+    }
+    r->run = (int)json_integer_value(run);
+    json_decref(c);
+    if (st != PF_OK) return pf_fail(st, "%s: %s", path, pf_errmsg());
+    return PF_OK;
+}
+
+int pf_run_slots(int g)
+{
+    return g == 0 ? PF_RUN_GEN0_SLOTS : PF_RUN_GEN_SLOTS;
+}
+
+const char *pf_run_slot_name(int g, int k)
+{
+    if (k < 0 || k >= pf_run_slots(g)) return NULL;
+    return g == 0 ? pf_offline_role_name(k) : pf_offline_strategy_name(k);
+}
+
+pf_status pf_run_path(const pf_run *r, const char *what, int g, int k, char *buf, size_t cap)
+{
+    int n;
+    if (!strcmp(what, "proposal")) n = snprintf(buf, cap, "%s/gen%02d/cand%d.proposal.msgpack", r->dir, g, k);
+    else if (!strcmp(what, "evidence")) n = snprintf(buf, cap, "%s/gen%02d/cand%d/evidence.msgpack", r->dir, g, k);
+    else if (!strcmp(what, "result")) n = snprintf(buf, cap, "%s/gen%02d/cand%d/result.h5", r->dir, g, k);
+    else if (!strcmp(what, "select")) n = snprintf(buf, cap, "%s/gen%02d/select.msgpack", r->dir, g);
+    else if (!strcmp(what, "memory")) n = snprintf(buf, cap, "%s/gen%02d/memory.msgpack", r->dir, g);
+    else return pf_fail(PF_ERR_INVALID, "no run path called '%s'", what);
+    if (n < 0 || (size_t)n >= cap) return pf_fail(PF_ERR_INVALID, "path in run '%s' is too long", r->dir);
+    return PF_OK;
+}
+
+pf_status pf_run_read(const char *path, const char *format, json_t **out)
+{
+    PF_TRY(pf_msgpack_read_file(path, out));
+    const char *f = json_string_value(json_object_get(*out, "format"));
+    if (!f || strcmp(f, format)) {
+        json_decref(*out);
+        *out = NULL;
+        return pf_fail(PF_ERR_INVALID, "'%s' is not a %s file", path, format);
+    }
+    return PF_OK;
+}

@@ -1,0 +1,62 @@
+/*
+ * run.h — one search run's folder, as the stages see it.
+ *
+ *   runs/<pde>/<method>/run<R>/
+ *     context.json                 the run's settings (written by pipeline.mk, rewritten
+ *                                  only when they change, so Make rebuilds exactly then)
+ *     knowledge.msgpack            K_P                                     (pf-knowledge)
+ *     llm/<sha256>.msgpack         every LLM call                          (pf-propose, pf-posterior)
+ *     genGG/candK.proposal.msgpack one slot's proposal                     (pf-propose)
+ *     genGG/candK/result.h5, evidence.msgpack                              (pf-train)
+ *     genGG/select.msgpack         history, Global Top-3, B.5 control      (pf-select)
+ *     genGG/memory.msgpack         M_g                                     (pf-posterior)
+ *     hifi/topK/result.h5, evidence.msgpack                                (pf-train --fidelity high)
+ *     final.msgpack                the answer and the budget               (pf-final)
+ *
+ * context.json: {"pde", "method", "run", "budget", "llm"}, e.g.
+ *   {"pde": "poisson_5d", "method": "pinnforge", "run": 0, "budget": "quick", "llm": "offline"}
+ * The run number seeds the offline proposer; pipeline.mk derives every
+ * candidate's training seed from it (R*100000 + G*100 + K, high fidelity
+ * R*100000 + 9900 + K).
+ */
+#ifndef PF_SEARCH_RUN_H
+#define PF_SEARCH_RUN_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "geom/pde.h"
+#include "llm/provider.h"
+#include "search/context.h"
+#include "spec/spec.h"
+
+#define PF_RUN_GEN0_SLOTS 8   /* generation 0: one per role      */
+#define PF_RUN_GEN_SLOTS 5    /* generation >= 1: one per strategy */
+#define PF_RUN_TOP 3
+
+typedef struct pf_run {
+    char dir[2048];
+    const pf_pde *pde;
+    pf_method method;
+    int run;
+    const pf_budget *budget;
+    pf_llm_kind llm;          /* PF_LLM_AUTO when the context says "auto" */
+} pf_run;
+
+/* Read dir/context.json; PF_ERR_IO / PF_ERR_INVALID naming the file and key. */
+pf_status pf_run_open(const char *dir, pf_run *r);
+
+/* Slots in generation g (8 or 5) and the name of slot k: the role or strategy. */
+int pf_run_slots(int g);
+const char *pf_run_slot_name(int g, int k);
+
+/* Paths inside the run (snprintf into buf; PF_ERR_INVALID if too long):
+ * what is one of "proposal", "evidence", "result" (candidate k of
+ * generation g), "select", "memory" (generation g; k unused). */
+pf_status pf_run_path(const pf_run *r, const char *what, int g, int k, char *buf, size_t cap);
+
+/* Read a msgpack artifact and check its "format"; *out new reference. */
+pf_status pf_run_read(const char *path, const char *format, json_t **out);
+
+#endif

@@ -1,0 +1,717 @@
+/*
+ * select.c — appendix B.5's search controller (see select.h for the rules).
+ */
+#include "search/select.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/msgpack_json.h"
+
+static const char *const status_names[] = {"ok", "nan", "diverged", "timeout", "invalid"};
+static const char *const next_names[] = {"normal", "escape", "stop"};
+
+const char *pf_select_status_name(pf_select_status s)
+{
+    return (unsigned)s < 5 ? status_names[s] : "?";
+}
+
+int pf_select_status_lookup(const char *name)
+{
+    for (int i = 0; name && i < 5; i++)
+        if (!strcmp(name, status_names[i])) return i;
+    return -1;
+}
+
+const char *pf_select_next_name(pf_select_next n)
+{
+    return (unsigned)n < 3 ? next_names[n] : "?";
+}
+
+int pf_select_next_lookup(const char *name)
+{
+    for (int i = 0; name && i < 3; i++)
+        if (!strcmp(name, next_names[i])) return i;
+    return -1;
+}
+
+double pf_select_improvement(double x, double y)
+{
+    if (x == 0 || !isfinite(x) || !isfinite(y)) return 0;
+    double r = (x - y) / fabs(x);
+    return r > 0 ? r : 0;
+}
+
+bool pf_select_ranked(const pf_select_cand *c)
+{
+    return c->valid && c->status == PF_SELECT_OK && c->has_y && isfinite(c->y);
+}
+
+static void sort3(double *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+}
+
+double pf_select_median_top3(const double *v, int n)
+{
+    if (n < 3) return NAN;
+    double best[3] = {INFINITY, INFINITY, INFINITY};
+    for (int i = 0; i < n; i++)
+        if (v[i] < best[2]) {
+            best[2] = v[i];
+            sort3(best, 3);
+        }
+    return best[1];
+}
+
+/* a ranks before b: smaller y, then earlier (generation, index). */
+static bool before(const pf_select_cand *a, const pf_select_cand *b)
+{
+    if (a->y != b->y) return a->y < b->y;
+    if (a->generation != b->generation) return a->generation < b->generation;
+    return a->index < b->index;
+}
+
+void pf_select_top3(const pf_select_cand *c, int n, int upto, int top[3], int *ntop)
+{
+    *ntop = 0;
+    for (int i = 0; i < n; i++) {
+        if (c[i].generation > upto || !pf_select_ranked(&c[i])) continue;
+        /* is i the representative of its hash? */
+        bool rep = true;
+        for (int j = 0; j < n && rep; j++)
+            if (j != i && c[j].generation <= upto && pf_select_ranked(&c[j]) &&
+                !strcmp(c[j].spec_hash, c[i].spec_hash) && before(&c[j], &c[i]))
+                rep = false;
+        if (!rep) continue;
+        int pos = *ntop;
+        while (pos > 0 && before(&c[i], &c[top[pos - 1]])) pos--;
+        if (pos >= 3) continue;
+        for (int k = (*ntop < 3 ? *ntop : 2); k > pos; k--) top[k] = top[k - 1];
+        top[pos] = i;
+        if (*ntop < 3) (*ntop)++;
+    }
+}
+
+/* ------------------------------------------------------------ statistics */
+
+static int first_generation(const pf_select *s, const char *hash)
+{
+    int g = -1;
+    for (int i = 0; i < s->ncand; i++)
+        if (s->cand[i].valid && !strcmp(s->cand[i].spec_hash, hash) && (g < 0 || s->cand[i].generation < g))
+            g = s->cand[i].generation;
+    return g;
+}
+
+static pf_status compute_stats(pf_select *s)
+{
+    int G = s->generation + 1;
+    free(s->b), free(s->B), free(s->m), free(s->A), free(s->new_elite);
+    s->b = malloc(sizeof(double) * (size_t)G);
+    s->B = malloc(sizeof(double) * (size_t)G);
+    s->m = malloc(sizeof(double) * (size_t)G);
+    s->A = malloc(sizeof(double) * (size_t)G);
+    s->new_elite = malloc(sizeof(bool) * (size_t)G);
+    double *ys = malloc(sizeof(double) * (size_t)(s->ncand + 1));
+    if (!s->b || !s->B || !s->m || !s->A || !s->new_elite || !ys) {
+        free(ys);
+        return pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
+    int prev_top[3], nprev = 0;
+    for (int g = 0; g < G; g++) {
+        int ny = 0;
+        double b = INFINITY;
+        for (int i = 0; i < s->ncand; i++)
+            if (s->cand[i].generation == g && pf_select_ranked(&s->cand[i])) {
+                ys[ny++] = s->cand[i].y;
+                if (s->cand[i].y < b) b = s->cand[i].y;
+            }
+        s->b[g] = b;
+        s->B[g] = g == 0 ? b : fmin(s->B[g - 1], b);
+        s->m[g] = pf_select_median_top3(ys, ny);
+        int top[3], nt;
+        pf_select_top3(s->cand, s->ncand, g, top, &nt);
+        s->A[g] = nt == 3 ? s->cand[top[1]].y : NAN;
+        bool fresh = false;
+        for (int k = 0; k < nt && !fresh; k++) {
+            const char *h = s->cand[top[k]].spec_hash;
+            bool was = false;
+            for (int j = 0; j < nprev; j++)
+                if (!strcmp(s->cand[prev_top[j]].spec_hash, h)) was = true;
+            if (!was && first_generation(s, h) == g) fresh = true;
+        }
+        s->new_elite[g] = fresh;
+        memcpy(prev_top, top, sizeof top);
+        nprev = nt;
+        if (g == G - 1) {
+            memcpy(s->top3, top, sizeof top);
+            s->ntop3 = nt;
+        }
+    }
+    free(ys);
+    return PF_OK;
+}
+
+/* ------------------------------------------------------------ decision */
+
+static void join_causes(char *buf, size_t cap, const pf_select_tests *t)
+{
+    const char *names[3];
+    int n = 0;
+    if (t->global_best) names[n++] = "global-best";
+    if (t->elite_archive) names[n++] = "elite-archive";
+    if (t->population) names[n++] = "population";
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ", names[i]);
+    snprintf(buf + len, cap - len, " stagnation");
+}
+
+static void decide(pf_select *s, bool is_escape)
+{
+    int g = s->generation, last = s->max_generations - 1;
+    pf_select_state *st = &s->state;
+    s->tests = (pf_select_tests){0};
+    s->has_escape = is_escape;
+    s->escape = (pf_select_escape){0};
+    if (is_escape) {
+        pf_select_escape *e = &s->escape;
+        e->new_best = pf_select_improvement(st->B_stall, s->b[g]) >= PF_SELECT_ESCAPE_GAIN;
+        e->new_elite = s->new_elite[g];
+        e->archive_improved = pf_select_improvement(st->A_stall, s->A[g]) >= PF_SELECT_ESCAPE_GAIN;
+        e->success = e->new_best || e->new_elite || e->archive_improved;
+        if (e->success) {
+            st->window_start = g;
+            char why[96];
+            snprintf(why, sizeof why, "%s%s%s%s%s", e->new_best ? "new best" : "",
+                     e->new_best && (e->new_elite || e->archive_improved) ? ", " : "",
+                     e->new_elite ? "new elite" : "", e->new_elite && e->archive_improved ? ", " : "",
+                     e->archive_improved ? "archive improved" : "");
+            if (g >= last) {
+                s->next = PF_SELECT_STOP;
+                snprintf(s->cause, sizeof s->cause, "generation %d is the last", g);
+                snprintf(s->reason, sizeof s->reason,
+                         "escape generation %d succeeded (%s) but generation %d is the last: stop", g, why, g);
+            } else {
+                s->next = PF_SELECT_NORMAL;
+                snprintf(s->cause, sizeof s->cause, "escape succeeded: %s", why);
+                snprintf(s->reason, sizeof s->reason,
+                         "escape generation %d succeeded (%s): stagnation history cleared, normal evolution resumes",
+                         g, why);
+            }
+        } else {
+            s->next = PF_SELECT_STOP;
+            snprintf(s->cause, sizeof s->cause, "escape generation %d failed", g);
+            snprintf(s->reason, sizeof s->reason, "escape generation %d failed: stop", g);
+        }
+        return;
+    }
+    if (g >= PF_SELECT_FIRST_TEST_GENERATION) {
+        pf_select_tests *t = &s->tests;
+        const double *B = s->B, *m = s->m;
+        if (g - 3 >= st->window_start) {
+            double tol = PF_SELECT_STEP_TOL;
+            t->global_best = pf_select_improvement(B[g - 3], B[g - 2]) < tol &&
+                             pf_select_improvement(B[g - 2], B[g - 1]) < tol &&
+                             pf_select_improvement(B[g - 1], B[g]) < tol &&
+                             pf_select_improvement(B[g - 3], B[g]) < PF_SELECT_WINDOW_TOL;
+        }
+        if (g - 2 >= st->window_start) {
+            t->elite_archive = !(s->new_elite[g - 2] || s->new_elite[g - 1] || s->new_elite[g]);
+            if (!isnan(m[g - 2]) && !isnan(m[g - 1]) && !isnan(m[g]))
+                t->population = pf_select_improvement(m[g - 2], m[g - 1]) < PF_SELECT_MEDIAN_TOL &&
+                                pf_select_improvement(m[g - 1], m[g]) < PF_SELECT_MEDIAN_TOL;
+        }
+        if (t->global_best || t->elite_archive || t->population) {
+            char causes[96];
+            join_causes(causes, sizeof causes, t);
+            if (g >= last) {
+                s->next = PF_SELECT_STOP;
+                snprintf(s->cause, sizeof s->cause, "%s at the last generation", causes);
+                snprintf(s->reason, sizeof s->reason,
+                         "%s after generation %d, the last of %d: stop", causes, g, s->max_generations);
+            } else {
+                s->next = PF_SELECT_ESCAPE;
+                st->stall_generation = g;
+                st->escape_generation = g + 1;
+                st->B_stall = s->B[g];
+                st->A_stall = s->A[g];
+                snprintf(s->cause, sizeof s->cause, "%s", causes);
+                snprintf(s->reason, sizeof s->reason, "%s after generation %d: escape generation %d scheduled",
+                         causes, g, g + 1);
+            }
+            return;
+        }
+    }
+    if (g >= last) {
+        s->next = PF_SELECT_STOP;
+        snprintf(s->cause, sizeof s->cause, "generation %d is the last", g);
+        snprintf(s->reason, sizeof s->reason, "generation %d completed, the last of %d: stop", g, s->max_generations);
+    } else {
+        s->next = PF_SELECT_NORMAL;
+        snprintf(s->cause, sizeof s->cause, "%s",
+                 g < PF_SELECT_FIRST_TEST_GENERATION ? "stagnation tests begin after generation 3" : "no stagnation");
+        snprintf(s->reason, sizeof s->reason, "%s after generation %d: generation %d is a normal generation",
+                 g < PF_SELECT_FIRST_TEST_GENERATION ? "no stagnation test yet" : "no stagnation", g, g + 1);
+    }
+}
+
+/* ------------------------------------------------------------ lifetime */
+
+static void cand_release(pf_select_cand *c)
+{
+    json_decref(c->spec);
+    json_decref(c->evidence);
+    c->spec = c->evidence = NULL;
+}
+
+void pf_select_free(pf_select *s)
+{
+    if (!s) return;
+    for (int i = 0; i < s->ncand; i++) cand_release(&s->cand[i]);
+    free(s->cand);
+    free(s->pde), free(s->method);
+    free(s->b), free(s->B), free(s->m), free(s->A), free(s->new_elite);
+    free(s);
+}
+
+static char *dup_or_null(const char *x)
+{
+    if (!x) return NULL;
+    size_t n = strlen(x) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, x, n);
+    return d;
+}
+
+static bool is_hash(const char *h)
+{
+    if (strlen(h) != PF_SPEC_HASH_HEX - 1) return false;
+    for (const char *p = h; *p; p++)
+        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'))) return false;
+    return true;
+}
+
+static pf_status check_cand(const pf_select_cand *c, int generation, const char *where)
+{
+    if (c->generation != generation)
+        return pf_fail(PF_ERR_INVALID, "%s: candidate %d belongs to generation %d, not %d", where, c->index,
+                       c->generation, generation);
+    if (c->index < 0) return pf_fail(PF_ERR_INVALID, "%s: candidate index %d is negative", where, c->index);
+    if ((unsigned)c->status > PF_SELECT_INVALID)
+        return pf_fail(PF_ERR_INVALID, "%s: candidate %d has an unknown status", where, c->index);
+    if (c->valid && !is_hash(c->spec_hash))
+        return pf_fail(PF_ERR_INVALID, "%s: candidate %d of generation %d: spec_hash '%s' is not 64 hex digits",
+                       where, c->index, c->generation, c->spec_hash);
+    if (c->valid && c->status == PF_SELECT_INVALID)
+        return pf_fail(PF_ERR_INVALID, "%s: candidate %d of generation %d validated but has status invalid", where,
+                       c->index, c->generation);
+    if (!memchr(c->slot, 0, sizeof c->slot) || !memchr(c->spec_hash, 0, sizeof c->spec_hash))
+        return pf_fail(PF_ERR_INVALID, "%s: candidate %d: unterminated string", where, c->index);
+    return PF_OK;
+}
+
+static pf_status add_cand(pf_select *s, const pf_select_cand *c)
+{
+    pf_select_cand *d = &s->cand[s->ncand++];
+    *d = *c;
+    if (!d->valid) d->spec_hash[0] = 0, d->status = PF_SELECT_INVALID;
+    if (!d->has_y) d->y = NAN;
+    d->spec = c->spec ? json_incref(c->spec) : NULL;
+    d->evidence = c->evidence ? json_incref(c->evidence) : NULL;
+    return PF_OK;
+}
+
+pf_status pf_select_step(const pf_select *prev, const pf_select_cand *gen, int n, int generation,
+                         int max_generations, const char *pde, const char *method, pf_select **out)
+{
+    *out = NULL;
+    if (max_generations < 1) return pf_fail(PF_ERR_INVALID, "max_generations must be >= 1, not %d", max_generations);
+    if (generation < 0 || generation >= max_generations)
+        return pf_fail(PF_ERR_INVALID, "generation %d is outside 0..%d (max_generations %d)", generation,
+                       max_generations - 1, max_generations);
+    if (n < 1) return pf_fail(PF_ERR_INVALID, "generation %d has no candidates", generation);
+    if (generation == 0 && prev) return pf_fail(PF_ERR_INVALID, "generation 0 has no previous selection");
+    if (generation > 0 && !prev)
+        return pf_fail(PF_ERR_INVALID, "generation %d needs the selection of generation %d", generation,
+                       generation - 1);
+    if (prev) {
+        if (prev->generation != generation - 1)
+            return pf_fail(PF_ERR_INVALID, "the previous selection is of generation %d, not %d", prev->generation,
+                           generation - 1);
+        if (prev->next == PF_SELECT_STOP)
+            return pf_fail(PF_ERR_INVALID, "generation %d follows a stop decision", generation);
+    }
+    for (int i = 0; i < n; i++) {
+        PF_TRY(check_cand(&gen[i], generation, "pf_select_step"));
+        for (int j = 0; j < i; j++)
+            if (gen[j].index == gen[i].index)
+                return pf_fail(PF_ERR_INVALID, "generation %d has two candidates with index %d", generation,
+                               gen[i].index);
+    }
+    pf_select *s = calloc(1, sizeof *s);
+    int total = (prev ? prev->ncand : 0) + n;
+    if (!s || !(s->cand = calloc((size_t)total, sizeof *s->cand))) {
+        free(s);
+        return pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
+    s->generation = generation;
+    s->max_generations = max_generations;
+    s->pde = dup_or_null(pde ? pde : prev ? prev->pde : NULL);
+    s->method = dup_or_null(method ? method : prev ? prev->method : NULL);
+    for (int i = 0; prev && i < prev->ncand; i++) add_cand(s, &prev->cand[i]);
+    /* the new generation in index order */
+    for (int done = 0; done < n; done++) {
+        int pick = -1;
+        for (int i = 0; i < n; i++) {
+            bool taken = false;
+            for (int j = s->ncand - done; j < s->ncand; j++)
+                if (s->cand[j].index == gen[i].index) taken = true;
+            if (!taken && (pick < 0 || gen[i].index < gen[pick].index)) pick = i;
+        }
+        add_cand(s, &gen[pick]);
+    }
+    s->state = prev ? prev->state
+                    : (pf_select_state){.window_start = 0, .escape_generation = -1, .stall_generation = -1,
+                                        .B_stall = NAN, .A_stall = NAN};
+    pf_status st = compute_stats(s);
+    if (st != PF_OK) {
+        pf_select_free(s);
+        return st;
+    }
+    decide(s, prev && prev->next == PF_SELECT_ESCAPE);
+    *out = s;
+    return PF_OK;
+}
+
+/* ------------------------------------------------------------ JSON */
+
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *str_or_null(const char *v)
+{
+    return v ? json_string(v) : json_null();
+}
+
+static json_t *series(const double *v, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++) json_array_append_new(a, num_or_null(v[i]));
+    return a;
+}
+
+pf_status pf_select_to_json(const pf_select *s, json_t **out)
+{
+    int G = s->generation + 1;
+    json_t *o = json_object();
+    json_object_set_new(o, "format", json_string("pinnforge.select"));
+    json_object_set_new(o, "version", json_integer(1));
+    json_object_set_new(o, "pde", str_or_null(s->pde));
+    json_object_set_new(o, "method", str_or_null(s->method));
+    json_object_set_new(o, "generation", json_integer(s->generation));
+    json_object_set_new(o, "max_generations", json_integer(s->max_generations));
+    json_t *h = json_array();
+    for (int i = 0; i < s->ncand; i++) {
+        const pf_select_cand *c = &s->cand[i];
+        json_t *e = json_object();
+        json_object_set_new(e, "generation", json_integer(c->generation));
+        json_object_set_new(e, "index", json_integer(c->index));
+        json_object_set_new(e, "slot", json_string(c->slot));
+        json_object_set_new(e, "spec_hash", c->valid ? json_string(c->spec_hash) : json_null());
+        json_object_set_new(e, "valid", json_boolean(c->valid));
+        json_object_set_new(e, "status", json_string(pf_select_status_name(c->status)));
+        json_object_set_new(e, "y", c->has_y ? num_or_null(c->y) : json_null());
+        json_object_set_new(e, "ranked", json_boolean(pf_select_ranked(c)));
+        json_array_append_new(h, e);
+    }
+    json_object_set_new(o, "history", h);
+    json_t *t = json_array();
+    for (int k = 0; k < s->ntop3; k++) {
+        const pf_select_cand *c = &s->cand[s->top3[k]];
+        json_t *e = json_object();
+        json_object_set_new(e, "spec_hash", json_string(c->spec_hash));
+        json_object_set_new(e, "y", json_real(c->y));
+        json_object_set_new(e, "generation", json_integer(c->generation));
+        json_object_set_new(e, "index", json_integer(c->index));
+        json_object_set_new(e, "slot", json_string(c->slot));
+        json_object_set_new(e, "spec", c->spec ? json_incref(c->spec) : json_null());
+        json_object_set_new(e, "evidence", c->evidence ? json_incref(c->evidence) : json_null());
+        json_array_append_new(t, e);
+    }
+    json_object_set_new(o, "top3", t);
+    json_object_set_new(o, "b", series(s->b, G));
+    json_object_set_new(o, "B", series(s->B, G));
+    json_object_set_new(o, "m", series(s->m, G));
+    json_object_set_new(o, "A", series(s->A, G));
+    json_t *ne = json_array();
+    for (int g = 0; g < G; g++) json_array_append_new(ne, json_boolean(s->new_elite[g]));
+    json_object_set_new(o, "new_elite", ne);
+    json_object_set_new(o, "state",
+                        json_pack("{s:i, s:i, s:i, s:o, s:o}", "window_start", s->state.window_start,
+                                  "escape_generation", s->state.escape_generation, "stall_generation",
+                                  s->state.stall_generation, "B_stall", num_or_null(s->state.B_stall), "A_stall",
+                                  num_or_null(s->state.A_stall)));
+    json_object_set_new(o, "stagnation",
+                        json_pack("{s:b, s:b, s:b}", "global_best", s->tests.global_best, "elite_archive",
+                                  s->tests.elite_archive, "population", s->tests.population));
+    json_object_set_new(o, "escape_result",
+                        s->has_escape ? json_pack("{s:b, s:b, s:b, s:b}", "new_best", s->escape.new_best,
+                                                  "new_elite", s->escape.new_elite, "archive_improved",
+                                                  s->escape.archive_improved, "success", s->escape.success)
+                                      : json_null());
+    json_object_set_new(o, "next", json_string(pf_select_next_name(s->next)));
+    json_object_set_new(o, "reason", json_string(s->reason));
+    json_object_set_new(o, "cause", json_string(s->cause));
+    if (json_object_size(o) != 19) { /* a json_pack or allocation failed: its key is missing */
+        json_decref(o);
+        return pf_fail(PF_ERR_NOMEM, "out of memory building select.msgpack");
+    }
+    *out = o;
+    return PF_OK;
+}
+
+/* --- parsing helpers: each fails with "select: KEY ..." */
+
+static pf_status get_int(const json_t *o, const char *key, const char *where, int *v)
+{
+    const json_t *x = json_object_get(o, key);
+    if (!json_is_integer(x) || json_integer_value(x) < -1 || json_integer_value(x) > 1000000)
+        return pf_fail(PF_ERR_INVALID, "select: %s%s needs an integer", where, key);
+    *v = (int)json_integer_value(x);
+    return PF_OK;
+}
+
+static pf_status get_bool(const json_t *o, const char *key, const char *where, bool *v)
+{
+    const json_t *x = json_object_get(o, key);
+    if (!json_is_boolean(x)) return pf_fail(PF_ERR_INVALID, "select: %s%s needs a boolean", where, key);
+    *v = json_is_true(x);
+    return PF_OK;
+}
+
+/* a number, or null -> dflt */
+static pf_status get_num(const json_t *o, const char *key, const char *where, double dflt, double *v)
+{
+    const json_t *x = json_object_get(o, key);
+    if (json_is_null(x)) *v = dflt;
+    else if (json_is_number(x)) *v = json_number_value(x);
+    else return pf_fail(PF_ERR_INVALID, "select: %s%s needs a number or null", where, key);
+    return PF_OK;
+}
+
+static pf_status get_str(const json_t *o, const char *key, const char *where, bool nullable, const char **v)
+{
+    const json_t *x = json_object_get(o, key);
+    if (nullable && json_is_null(x)) *v = NULL;
+    else if (json_is_string(x)) *v = json_string_value(x);
+    else return pf_fail(PF_ERR_INVALID, "select: %s%s needs a string", where, key);
+    return PF_OK;
+}
+
+static pf_status parse_cand(const json_t *e, int i, pf_select_cand *c)
+{
+    char where[48];
+    snprintf(where, sizeof where, "history[%d].", i);
+    if (!json_is_object(e)) return pf_fail(PF_ERR_INVALID, "select: history[%d] is not an object", i);
+    memset(c, 0, sizeof *c);
+    PF_TRY(get_int(e, "generation", where, &c->generation));
+    PF_TRY(get_int(e, "index", where, &c->index));
+    PF_TRY(get_bool(e, "valid", where, &c->valid));
+    const char *slot = NULL, *hash = NULL, *status = NULL;
+    PF_TRY(get_str(e, "slot", where, false, &slot));
+    PF_TRY(get_str(e, "spec_hash", where, !c->valid, &hash));
+    PF_TRY(get_str(e, "status", where, false, &status));
+    if (strlen(slot) >= sizeof c->slot) return pf_fail(PF_ERR_INVALID, "select: %sslot is too long", where);
+    snprintf(c->slot, sizeof c->slot, "%s", slot);
+    if (hash) {
+        if (!is_hash(hash)) return pf_fail(PF_ERR_INVALID, "select: %sspec_hash is not 64 hex digits", where);
+        snprintf(c->spec_hash, sizeof c->spec_hash, "%s", hash);
+    }
+    int stt = pf_select_status_lookup(status);
+    if (stt < 0) return pf_fail(PF_ERR_INVALID, "select: %sstatus '%s' is unknown", where, status);
+    c->status = (pf_select_status)stt;
+    PF_TRY(get_num(e, "y", where, NAN, &c->y));
+    c->has_y = !isnan(c->y);
+    return PF_OK;
+}
+
+static pf_status check_series(const json_t *doc, const char *key, const double *v, int G)
+{
+    const json_t *a = json_object_get(doc, key);
+    if (!json_is_array(a) || (int)json_array_size(a) != G)
+        return pf_fail(PF_ERR_INVALID, "select: %s needs %d entries", key, G);
+    for (int g = 0; g < G; g++) {
+        const json_t *x = json_array_get(a, (size_t)g);
+        bool ok = json_is_null(x) ? !isfinite(v[g]) : json_is_number(x) && json_number_value(x) == v[g];
+        if (!ok) return pf_fail(PF_ERR_INVALID, "select: %s[%d] disagrees with the history", key, g);
+    }
+    return PF_OK;
+}
+
+static pf_status parse_into(const json_t *doc, pf_select *s)
+{
+    if (!json_is_object(doc)) return pf_fail(PF_ERR_INVALID, "select: not an object");
+    const char *fmt = NULL;
+    PF_TRY(get_str(doc, "format", "", false, &fmt));
+    if (strcmp(fmt, "pinnforge.select"))
+        return pf_fail(PF_ERR_INVALID, "select: format is '%s', not 'pinnforge.select'", fmt);
+    int version = 0;
+    PF_TRY(get_int(doc, "version", "", &version));
+    if (version != 1) return pf_fail(PF_ERR_INVALID, "select: version %d is not supported (1 is)", version);
+    const char *pde = NULL, *method = NULL;
+    PF_TRY(get_str(doc, "pde", "", true, &pde));
+    PF_TRY(get_str(doc, "method", "", true, &method));
+    s->pde = dup_or_null(pde);
+    s->method = dup_or_null(method);
+    PF_TRY(get_int(doc, "generation", "", &s->generation));
+    PF_TRY(get_int(doc, "max_generations", "", &s->max_generations));
+    if (s->generation < 0 || s->max_generations < 1 || s->generation >= s->max_generations)
+        return pf_fail(PF_ERR_INVALID, "select: generation %d does not fit max_generations %d", s->generation,
+                       s->max_generations);
+    const json_t *h = json_object_get(doc, "history");
+    if (!json_is_array(h)) return pf_fail(PF_ERR_INVALID, "select: history needs an array");
+    s->cand = calloc(json_array_size(h) + 1, sizeof *s->cand);
+    if (!s->cand) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < json_array_size(h); i++) {
+        pf_select_cand c;
+        PF_TRY(parse_cand(json_array_get(h, i), (int)i, &c));
+        if (c.generation < 0 || c.generation > s->generation)
+            return pf_fail(PF_ERR_INVALID, "select: history[%zu] is of generation %d, past %d", i, c.generation,
+                           s->generation);
+        PF_TRY(check_cand(&c, c.generation, "select"));
+        if (s->ncand > 0) {
+            const pf_select_cand *p = &s->cand[s->ncand - 1];
+            if (p->generation > c.generation || (p->generation == c.generation && p->index >= c.index))
+                return pf_fail(PF_ERR_INVALID, "select: history[%zu] is out of (generation, index) order", i);
+        }
+        bool ranked = false;
+        PF_TRY(get_bool(json_array_get(h, i), "ranked", "history[].", &ranked));
+        if (ranked != pf_select_ranked(&c))
+            return pf_fail(PF_ERR_INVALID, "select: history[%zu].ranked disagrees with its fields", i);
+        add_cand(s, &c);
+    }
+    PF_TRY(compute_stats(s));
+    int G = s->generation + 1;
+    PF_TRY(check_series(doc, "b", s->b, G));
+    PF_TRY(check_series(doc, "B", s->B, G));
+    PF_TRY(check_series(doc, "m", s->m, G));
+    PF_TRY(check_series(doc, "A", s->A, G));
+    const json_t *ne = json_object_get(doc, "new_elite");
+    if (!json_is_array(ne) || (int)json_array_size(ne) != G)
+        return pf_fail(PF_ERR_INVALID, "select: new_elite needs %d entries", G);
+    for (int g = 0; g < G; g++)
+        if (!json_is_boolean(json_array_get(ne, (size_t)g)) ||
+            json_is_true(json_array_get(ne, (size_t)g)) != s->new_elite[g])
+            return pf_fail(PF_ERR_INVALID, "select: new_elite[%d] disagrees with the history", g);
+    const json_t *t = json_object_get(doc, "top3");
+    if (!json_is_array(t) || (int)json_array_size(t) != s->ntop3)
+        return pf_fail(PF_ERR_INVALID, "select: top3 needs %d entries (from the history)", s->ntop3);
+    for (int k = 0; k < s->ntop3; k++) {
+        const json_t *e = json_array_get(t, (size_t)k);
+        pf_select_cand *c = &s->cand[s->top3[k]];
+        int gen = 0, idx = 0;
+        const char *hash = NULL;
+        char where[16];
+        snprintf(where, sizeof where, "top3[%d].", k);
+        if (!json_is_object(e)) return pf_fail(PF_ERR_INVALID, "select: top3[%d] is not an object", k);
+        PF_TRY(get_int(e, "generation", where, &gen));
+        PF_TRY(get_int(e, "index", where, &idx));
+        PF_TRY(get_str(e, "spec_hash", where, false, &hash));
+        if (gen != c->generation || idx != c->index || strcmp(hash, c->spec_hash))
+            return pf_fail(PF_ERR_INVALID, "select: top3[%d] disagrees with the history", k);
+        const json_t *spec = json_object_get(e, "spec"), *ev = json_object_get(e, "evidence");
+        if (!json_is_object(spec) && !json_is_null(spec))
+            return pf_fail(PF_ERR_INVALID, "select: top3[%d].spec needs an object or null", k);
+        if (!json_is_object(ev) && !json_is_null(ev))
+            return pf_fail(PF_ERR_INVALID, "select: top3[%d].evidence needs an object or null", k);
+        if (json_is_object(spec)) c->spec = json_incref((json_t *)spec);
+        if (json_is_object(ev)) c->evidence = json_incref((json_t *)ev);
+    }
+    const json_t *st = json_object_get(doc, "state");
+    if (!json_is_object(st)) return pf_fail(PF_ERR_INVALID, "select: state needs an object");
+    PF_TRY(get_int(st, "window_start", "state.", &s->state.window_start));
+    PF_TRY(get_int(st, "escape_generation", "state.", &s->state.escape_generation));
+    PF_TRY(get_int(st, "stall_generation", "state.", &s->state.stall_generation));
+    PF_TRY(get_num(st, "B_stall", "state.", NAN, &s->state.B_stall));
+    PF_TRY(get_num(st, "A_stall", "state.", NAN, &s->state.A_stall));
+    if (s->state.window_start < 0 || s->state.window_start > s->generation)
+        return pf_fail(PF_ERR_INVALID, "select: state.window_start %d is outside 0..%d", s->state.window_start,
+                       s->generation);
+    const json_t *sg = json_object_get(doc, "stagnation");
+    if (!json_is_object(sg)) return pf_fail(PF_ERR_INVALID, "select: stagnation needs an object");
+    PF_TRY(get_bool(sg, "global_best", "stagnation.", &s->tests.global_best));
+    PF_TRY(get_bool(sg, "elite_archive", "stagnation.", &s->tests.elite_archive));
+    PF_TRY(get_bool(sg, "population", "stagnation.", &s->tests.population));
+    const json_t *er = json_object_get(doc, "escape_result");
+    if (json_is_object(er)) {
+        s->has_escape = true;
+        PF_TRY(get_bool(er, "new_best", "escape_result.", &s->escape.new_best));
+        PF_TRY(get_bool(er, "new_elite", "escape_result.", &s->escape.new_elite));
+        PF_TRY(get_bool(er, "archive_improved", "escape_result.", &s->escape.archive_improved));
+        PF_TRY(get_bool(er, "success", "escape_result.", &s->escape.success));
+    } else if (!json_is_null(er))
+        return pf_fail(PF_ERR_INVALID, "select: escape_result needs an object or null");
+    const char *next = NULL, *reason = NULL, *cause = NULL;
+    PF_TRY(get_str(doc, "next", "", false, &next));
+    int nx = pf_select_next_lookup(next);
+    if (nx < 0) return pf_fail(PF_ERR_INVALID, "select: next '%s' is not normal, escape or stop", next);
+    s->next = (pf_select_next)nx;
+    PF_TRY(get_str(doc, "reason", "", false, &reason));
+    PF_TRY(get_str(doc, "cause", "", false, &cause));
+    snprintf(s->reason, sizeof s->reason, "%s", reason);
+    snprintf(s->cause, sizeof s->cause, "%s", cause);
+    if (s->next == PF_SELECT_ESCAPE && s->state.escape_generation != s->generation + 1)
+        return pf_fail(PF_ERR_INVALID, "select: next is escape but state.escape_generation is %d, not %d",
+                       s->state.escape_generation, s->generation + 1);
+    return PF_OK;
+}
+
+pf_status pf_select_from_json(const json_t *doc, pf_select **out)
+{
+    *out = NULL;
+    pf_select *s = calloc(1, sizeof *s);
+    if (!s) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    pf_status st = parse_into(doc, s);
+    if (st != PF_OK) {
+        pf_select_free(s);
+        return st;
+    }
+    *out = s;
+    return PF_OK;
+}
+
+pf_status pf_select_write(const char *path, const pf_select *s)
+{
+    json_t *doc;
+    PF_TRY(pf_select_to_json(s, &doc));
+    pf_status st = pf_msgpack_write_file(path, doc);
+    json_decref(doc);
+    return st;
+}
+
+pf_status pf_select_read(const char *path, pf_select **out)
+{
+    *out = NULL;
+    json_t *doc;
+    PF_TRY(pf_msgpack_read_file(path, &doc));
+    pf_status st = pf_select_from_json(doc, out);
+    json_decref(doc);
+    if (st != PF_OK) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", pf_errmsg());
+        return pf_fail(st, "%s: %s", path, msg);
+    }
+    return PF_OK;
+}
