@@ -63,7 +63,7 @@ $(call run_dir,$(1))/knowledge.msgpack: $(call run_dir,$(1))/context.json | $(ST
 $(foreach g,$(GENS),$(call gen_rules,$(1),$(g)))
 
 $(foreach k,0 1 2,$(call hifi_rules,$(1),$(k)))
-$(call run_dir,$(1))/final.msgpack: $(foreach k,0 1 2,$(call run_dir,$(1))/hifi/top$(k)/evidence.msgpack)
+$(call run_dir,$(1))/final.msgpack: $(foreach k,0 1 2,$(foreach f,evidence.msgpack result.h5,$(call run_dir,$(1))/hifi/top$(k)/$(f)))
 	$(Q)$(B)/pf-final --run $(call run_dir,$(1)) --last-generation $(LAST)
 
 endef

@@ -1,0 +1,74 @@
+#!/bin/sh
+# The search pipeline end to end (pipeline.mk): the quick profile on
+# poisson_5d with the offline proposer, then: a second make does nothing,
+# a deleted result is retrained alone with what depends on it, and
+# LLM=replay on a copy, killed mid-run and resumed, reproduces the final MSE
+# exactly. Float build only (the pipeline is precision-blind).
+. "$(dirname "$0")/lib.sh"
+if [ "$PRECISION" != float ]; then
+    echo "$TEST_NAME: runs in the float build only"
+    finish
+    exit 0
+fi
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(dirname "$BIN")
+run() { # run RUNS_ROOT [make args...]
+    r=$1; shift
+    make -s -C "$ROOT" --no-print-directory BUILD="$BUILD" PDE=poisson_5d RUN=0 PROFILE=quick LLM=offline \
+        TRAIN_THREADS=1 RUNS_ROOT="$r" -j2 "$@" search
+}
+field() { "$BIN/pf-inspect" "$1" | sed -n "s/^  \"$2\": \\(.*\\),\$/\\1/p"; }
+R=$tmp/a/poisson_5d/pinnforge/run0
+
+run "$tmp/a" >"$tmp/out" 2>"$tmp/err"
+eq "first run" "$?" 0
+check "final.msgpack" test -f "$R/final.msgpack"
+for k in spec spec_hash hf_mse budget; do
+    check "final has $k" grep -q "\"$k\"" -- "$("$BIN/pf-inspect" "$R/final.msgpack" >"$tmp/final.json"; echo "$tmp/final.json")"
+done
+check "8 proposals in generation 0" test "$(ls "$R"/gen00/cand*.proposal.msgpack | wc -l)" -eq 8
+check "5 proposals in generation 9" test "$(ls "$R"/gen09/cand*.proposal.msgpack | wc -l)" -eq 5
+check "ten selections" test "$(ls "$R"/gen0*/select.msgpack | wc -l)" -eq 10
+check "transcripts stored" test "$(ls "$R"/llm | wc -l)" -ge 13
+check "a summary line per generation" grep -q "pf-select: gen00: best" "$tmp/err"
+check "the offline proposer names itself" sh -c "'$BIN/pf-inspect' '$R/gen00/cand0.proposal.msgpack' | grep -q 'offline'"
+hf=$(field "$R/final.msgpack" hf_mse)
+check "an MSE" test -n "$hf"
+
+# a second make does nothing
+before=$(stat -c %Y.%N "$R/final.msgpack" "$R"/gen00/cand3/evidence.msgpack)
+run "$tmp/a" >"$tmp/out" 2>"$tmp/err"
+eq "second run" "$?" 0
+check "second run trains nothing" sh -c "! grep -q 'pf-train\\|pf-propose' '$tmp/err'"
+eq "second run touches nothing" "$(stat -c %Y.%N "$R/final.msgpack" "$R"/gen00/cand3/evidence.msgpack)" "$before"
+
+# a deleted result: that training and what depends on it, nothing else
+sleep 1
+rm "$R/hifi/top1/result.h5"
+keep=$(stat -c %Y "$R/hifi/top0/evidence.msgpack")
+run "$tmp/a" >"$tmp/out" 2>"$tmp/err"
+check "retrained" test -f "$R/hifi/top1/result.h5"
+eq "the other high-fidelity training untouched" "$(stat -c %Y "$R/hifi/top0/evidence.msgpack")" "$keep"
+check "only one training" test "$(grep -c 'pf-train: start' "$tmp/err")" -eq 1
+eq "same answer after the retraining" "$(field "$R/final.msgpack" hf_mse)" "$hf"
+check "status line" sh -c "make -s -C '$ROOT' --no-print-directory BUILD='$BUILD' PDE=poisson_5d RUN=0 RUNS_ROOT='$tmp/a' status | grep -q 'final: HF MSE'"
+
+# replay on a copy, killed mid-run and resumed: the same answer, nothing new asked
+mkdir -p "$tmp/c" && cp -r "$tmp/a/poisson_5d" "$tmp/c/"
+C=$tmp/c/poisson_5d/pinnforge/run0
+ntr=$(ls "$C/llm" | wc -l)
+( run "$tmp/c" LLM=replay >/dev/null 2>&1 & echo $! >"$tmp/pid"; wait ) &
+sleep 8
+pkill -TERM -P "$(cat "$tmp/pid")" 2>/dev/null; kill "$(cat "$tmp/pid")" 2>/dev/null
+wait
+check "killed before the end" test ! -f "$C/final.msgpack" -o "$C/final.msgpack" -ot "$C/context.json"
+run "$tmp/c" LLM=replay >"$tmp/out" 2>"$tmp/err"
+eq "resumed replay run" "$?" 0
+eq "replay: the same final MSE" "$(field "$C/final.msgpack" hf_mse)" "$hf"
+eq "replay stores nothing new" "$(ls "$C/llm" | wc -l)" "$ntr"
+bad=0
+for f in "$C"/gen*/*.msgpack "$C"/gen*/cand*/evidence.msgpack "$C"/hifi/*/evidence.msgpack; do
+    "$BIN/pf-inspect" "$f" >/dev/null 2>&1 || bad=$((bad + 1))
+done
+eq "every artifact reads back" "$bad" 0
+finish
