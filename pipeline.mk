@@ -21,6 +21,8 @@
 #   context.json -> knowledge.msgpack -> gen00: 8 proposals (roles) -> 8 trainings
 #   -> select.msgpack (Global Top-3, B.5 control) -> memory.msgpack (M_0) -> gen01: 5
 #   proposals (strategies) ... -> gen09 -> hifi/top0..2 (fresh seeds, 10x steps) -> final.msgpack
+# Every stage prints a start and a done line on stderr; pf-select adds the
+# generation's summary (best, Top-3, next: normal, escape or stop).
 # The ten generations are spelled out; one after a stop decision is a no-op
 # (skipped proposals, untrained candidates, a select that repeats the stop).
 # Training seeds: R*100000 + G*100 + K at low fidelity, R*100000 + 9900 + K at high.
@@ -58,7 +60,9 @@ $(call run_dir,$(1))/context.json: FORCE
 	@if cmp -s $$@.tmp $$@; then rm -f $$@.tmp; else mv $$@.tmp $$@; fi
 
 $(call run_dir,$(1))/knowledge.msgpack: $(call run_dir,$(1))/context.json | $(STAGES)
+	@echo "pf-knowledge: start $(PDE)" >&2
 	$(Q)$(B)/pf-knowledge --pde $(PDE) --out $$@ > /dev/null
+	@echo "pf-knowledge: done; wrote $$@" >&2
 
 $(foreach g,$(GENS),$(call gen_rules,$(1),$(g)))
 
@@ -71,7 +75,7 @@ endef
 # High-fidelity retraining of Top-3 design K: $(call hifi_rules,R,K)
 define hifi_rules
 $(call run_dir,$(1))/hifi/top$(2).proposal.msgpack: $(call run_dir,$(1))/gen$(call pad,$(LAST))/select.msgpack
-	$(Q)$(B)/pf-final --run $(call run_dir,$(1)) --last-generation $(LAST) --hifi-proposal $(2) --quiet
+	$(Q)$(B)/pf-final --run $(call run_dir,$(1)) --last-generation $(LAST) --hifi-proposal $(2)
 
 $(call run_dir,$(1))/hifi/top$(2)/evidence.msgpack $(call run_dir,$(1))/hifi/top$(2)/result.h5 &: $(call run_dir,$(1))/hifi/top$(2).proposal.msgpack
 	$(Q)$(B)/pf-train $$< --pde $(PDE) --fidelity high --budget $(PROFILE) --threads $(TRAIN_THREADS) \
@@ -87,7 +91,7 @@ $(call run_dir,$(1))/gen$(call pad,$(2))/select.msgpack: $(foreach k,$(call slot
 	$(Q)$(B)/pf-select --run $(call run_dir,$(1)) --generation $(2)
 
 $(call run_dir,$(1))/gen$(call pad,$(2))/memory.msgpack: $(call run_dir,$(1))/gen$(call pad,$(2))/select.msgpack
-	$(Q)$(B)/pf-posterior --run $(call run_dir,$(1)) --generation $(2) --quiet
+	$(Q)$(B)/pf-posterior --run $(call run_dir,$(1)) --generation $(2)
 
 endef
 
@@ -96,11 +100,11 @@ endef
 define cand_rules
 $(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3).proposal.msgpack: $(call run_dir,$(1))/knowledge.msgpack \
   $(if $(filter 0,$(2)),,$(foreach f,select memory,$(call run_dir,$(1))/gen$(call pad,$(call prev,$(2)))/$(f).msgpack))
-	$(Q)$(B)/pf-propose --run $(call run_dir,$(1)) --generation $(2) --slot $(3) --quiet
+	$(Q)$(B)/pf-propose --run $(call run_dir,$(1)) --generation $(2) --slot $(3)
 
 $(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3)/evidence.msgpack $(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3)/result.h5 &: $(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3).proposal.msgpack
 	$(Q)$(B)/pf-train $$< --pde $(PDE) --fidelity low --budget $(PROFILE) --threads $(TRAIN_THREADS) \
-	  --seed $$$$(( $(1) * 100000 + $(2) * 100 + $(3) )) --out $$(@D) --quiet
+	  --seed $$$$(( $(1) * 100000 + $(2) * 100 + $(3) )) --out $$(@D) --progress-every 1000000000
 
 endef
 
