@@ -46,12 +46,12 @@ Test(propose, counts_differing_sections)
     const pf_pde *p;
     pf_pdes_lookup("poisson_5d", &p);
     json_t *a = pf_spec_example(p, PF_FIDELITY_LOW), *b = json_deep_copy(a);
-    cr_assert_eq(pf_spec_sections_differing(a, b), 0);
+    cr_assert_eq(pf_spec_sections_differing(a, b, PF_SPEC_SECTIONS), 0);
     json_object_set_new(json_object_get(b, "architecture"), "width", json_integer(64));
-    cr_assert_eq(pf_spec_sections_differing(a, b), 1);
+    cr_assert_eq(pf_spec_sections_differing(a, b, PF_SPEC_SECTIONS), 1);
     json_object_set_new(json_object_get(b, "sampling"), "method", json_string("sobol"));
     json_object_set_new(json_object_get(b, "training"), "log_every", json_integer(10));
-    cr_assert_eq(pf_spec_sections_differing(a, b), 3);
+    cr_assert_eq(pf_spec_sections_differing(a, b, PF_SPEC_SECTIONS), 3);
     json_decref(a);
     json_decref(b);
 }

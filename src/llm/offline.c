@@ -179,7 +179,7 @@ static char *answer_text(const pf_off *o, const json_t *norm)
 static int equals_a_parent(const pf_off *o, const json_t *norm)
 {
     for (int i = 0; i < o->npar; i++)
-        if (!pf_off_section_diff(norm, o->par[i].spec, false)) return 1;
+        if (!pf_spec_sections_differing(norm, o->par[i].spec, PF_SPEC_SECTIONS)) return 1;
     return 0;
 }
 
@@ -189,9 +189,9 @@ static json_t *not_a_parent(pf_off *o, json_t *norm)
 {
     for (int round = 0; round < 8 && equals_a_parent(o, norm); round++) {
         json_t *cand = json_deep_copy(norm);
-        int s = pf_off_pick(o, PF_OFF_SECTIONS - 1);
+        int s = pf_off_pick(o, PF_SPEC_SECTIONS - 1);
         if (o->nnotes < PF_OFF_MAX_NOTES - 1)
-            pf_off_note(o, "That alone would repeat a parent, so %s changes too.", pf_off_section_names[s]);
+            pf_off_note(o, "That alone would repeat a parent, so %s changes too.", pf_spec_section_name(s));
         pf_off_perturb_section(o, cand, s);
         int fb;
         json_t *next = pf_off_validate(o, cand, norm, &fb);

@@ -19,9 +19,6 @@
 
 #include "llm/offline_impl.h"
 
-const char *const pf_off_section_names[PF_OFF_SECTIONS] = {
-    "representation", "architecture", "sampling", "constraints", "loss", "optimization", "training"};
-
 json_t *pf_off_sec(json_t *spec, const char *name)
 {
     return pf_off_obj(spec, name);
@@ -211,9 +208,9 @@ static int fix_reason(pf_off *o, json_t *spec, const char *r)
 /* Which section a reason is about (reasons start with the field path). */
 static int reason_section(const char *r)
 {
-    for (int s = 0; s < PF_OFF_SECTIONS; s++) {
-        size_t n = strlen(pf_off_section_names[s]);
-        if (!strncmp(r, pf_off_section_names[s], n) && (r[n] == '.' || r[n] == ' ' || r[n] == '[')) return s;
+    for (int s = 0; s < PF_SPEC_SECTIONS; s++) {
+        size_t n = strlen(pf_spec_section_name(s));
+        if (!strncmp(r, pf_spec_section_name(s), n) && (r[n] == '.' || r[n] == ' ' || r[n] == '[')) return s;
     }
     return -1;
 }
@@ -254,8 +251,8 @@ json_t *pf_off_validate(pf_off *o, json_t *cand, const json_t *base, int *fallba
         *fallbacks = 1;
         for (int i = 0; i < rep.n; i++) {
             int s = reason_section(rep.reason[i]);
-            const json_t *b = s >= 0 ? json_object_get(base, pf_off_section_names[s]) : NULL;
-            if (b) json_object_set_new(cand, pf_off_section_names[s], json_deep_copy(b));
+            const json_t *b = s >= 0 ? json_object_get(base, pf_spec_section_name(s)) : NULL;
+            if (b) json_object_set_new(cand, pf_spec_section_name(s), json_deep_copy(b));
         }
         if ((norm = check(o, cand, &rep))) {
             json_decref(cand);
@@ -274,11 +271,3 @@ json_t *pf_off_validate(pf_off *o, json_t *cand, const json_t *base, int *fallba
     return norm;
 }
 
-int pf_off_section_diff(const json_t *a, const json_t *b, bool substantive)
-{
-    int n = 0;
-    for (int s = 0; s < PF_OFF_SECTIONS - (substantive ? 1 : 0); s++)
-        if (!json_equal(json_object_get(a, pf_off_section_names[s]), json_object_get(b, pf_off_section_names[s])))
-            n++;
-    return n;
-}

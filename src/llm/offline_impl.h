@@ -34,10 +34,6 @@
 #define PF_OFF_MAX_NOTES 6
 #define PF_OFF_NOTE_LEN 320
 
-/* The seven sections, in the canonical order. */
-#define PF_OFF_SECTIONS 7
-extern const char *const pf_off_section_names[PF_OFF_SECTIONS];
-
 typedef enum pf_off_method {
     PF_OFF_PINNFORGE = 0,
     PF_OFF_NO_KNOWLEDGE,
@@ -101,10 +97,6 @@ int pf_off_hard_index(const json_t *spec, const pf_pde *p);
  * never NULL); cand is consumed. *fallbacks: 0 when the targeted fixes
  * sufficed, 1 when sections (or all) came from base, 2 when the default. */
 json_t *pf_off_validate(pf_off *o, json_t *cand, const json_t *base, int *fallbacks);
-/* Sections in which two normalized specs differ (0..7), over the six
- * substantive sections when `substantive` (training excluded). */
-int pf_off_section_diff(const json_t *a, const json_t *b, bool substantive);
-
 /* ---- offline_ops.c ---- */
 typedef int (*pf_off_op_fn)(pf_off *o, json_t *spec);
 
@@ -121,7 +113,7 @@ typedef enum pf_off_op_id {
 typedef struct pf_off_op {
     pf_off_op_id id;
     const char *name;
-    int section;             /* index into pf_off_section_names */
+    int section;             /* index of a section (pf_spec_section_name) */
     const char *mech;        /* the mechanism it introduces (pf_offline_mechanisms), NULL if none */
     unsigned tags;           /* PDE tags that make it more relevant */
     const char *keywords;    /* comma-separated words that knowledge entries may carry */

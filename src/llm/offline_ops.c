@@ -804,7 +804,7 @@ static const pf_off_op_id opt_pool[] = {OP_ADAMW, OP_SCHEDULE, OP_CLIP, OP_LBFGS
  * section's mechanisms, else a numeric step. */
 int pf_off_perturb_section(pf_off *o, json_t *spec, int s)
 {
-    const char *name = pf_off_section_names[s];
+    const char *name = pf_spec_section_name(s);
     json_t *before = json_deep_copy(json_object_get(spec, name));
     static const struct {
         const pf_off_op_id *ids;

@@ -115,7 +115,7 @@ int pf_offline_role_index(const char *name)
 /* Cross-component novelty draws at most one operator per section. */
 static int novelty_draws(pf_off *o, json_t *spec, const role_def *r, int k)
 {
-    int used[PF_OFF_SECTIONS] = {0}, done = 0;
+    int used[PF_SPEC_SECTIONS] = {0}, done = 0;
     for (int tries = 0; tries < 24 && done < k; tries++) {
         pf_off_op_id id = r->pool[pf_off_pick(o, r->npool)];
         const pf_off_op *op = pf_off_op_get(id);

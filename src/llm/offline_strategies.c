@@ -357,15 +357,15 @@ static json_t *synthesis(pf_off *o)
     int ruled = phys >= 0;
     if (phys < 0) phys = pf_off_pick(o, np);
     if (arch < 0 || arch == phys) arch = (phys + 1 + pf_off_pick(o, np - 1)) % np;
-    int from[PF_OFF_SECTIONS] = {0};
-    for (int s = 0; s < PF_OFF_SECTIONS - 1; s++) {
+    int from[PF_SPEC_SECTIONS] = {0};
+    for (int s = 0; s < PF_SPEC_SECTIONS - 1; s++) {
         from[s] = (s == 2 || s == 3 || s == 4) ? phys : arch;
         if (s != 4 && pf_off_chance(o, 0.2)) from[s] = pf_off_pick(o, np); /* an occasional swap */
     }
     from[4] = from[3]; /* loss weights follow the constraint handling */
     char line[PF_OFF_NOTE_LEN] = "";
-    for (int s = 0; s < PF_OFF_SECTIONS - 1; s++) {
-        const char *nm = pf_off_section_names[s];
+    for (int s = 0; s < PF_SPEC_SECTIONS - 1; s++) {
+        const char *nm = pf_spec_section_name(s);
         json_object_set_new(spec, nm, json_deep_copy(json_object_get(o->par[from[s]].spec, nm)));
         snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s from parent %d", s ? ", " : "", nm, from[s] + 1);
     }
@@ -396,7 +396,7 @@ static json_t *novelty(pf_off *o, json_t *spec, const char *what)
             pool[n++] = (pf_off_op_id)id;
     }
     json_decref(used);
-    int want = o->escape ? 3 + pf_off_pick(o, 2) : 2 + pf_off_pick(o, 2), done = 0, secs[PF_OFF_SECTIONS] = {0};
+    int want = o->escape ? 3 + pf_off_pick(o, 2) : 2 + pf_off_pick(o, 2), done = 0, secs[PF_SPEC_SECTIONS] = {0};
     pf_off_note(o, "Novelty: %d mechanisms that %s do not use yet.", want, what);
     for (int tries = 0; tries < 3 * OP_COUNT && done < want && n; tries++) {
         int i = pf_off_pick(o, n);
@@ -464,7 +464,7 @@ json_t *pf_off_enforce_escape(pf_off *o, json_t *norm)
         char fm[64];
         int worst = -1, wd = 99;
         for (int i = 0; i < o->npar; i++) {
-            int d = pf_off_section_diff(norm, o->par[i].spec, true);
+            int d = pf_spec_sections_differing(norm, o->par[i].spec, PF_SPEC_SECTIONS - 1);
             if (d < wd) wd = d, worst = i;
         }
         int bad = has_failed_mechanism(o, norm, fm, sizeof fm);
@@ -475,15 +475,15 @@ json_t *pf_off_enforce_escape(pf_off *o, json_t *norm)
             pf_off_note(o, "Escape: %s is dropped because the memory lists it among the failures.", fm);
         } else {
             /* a section still equal to the closest parent's, at random */
-            int same[PF_OFF_SECTIONS], ns = 0;
-            for (int s = 0; s < PF_OFF_SECTIONS - 1; s++)
-                if (json_equal(json_object_get(norm, pf_off_section_names[s]),
-                               json_object_get(o->par[worst].spec, pf_off_section_names[s])))
+            int same[PF_SPEC_SECTIONS], ns = 0;
+            for (int s = 0; s < PF_SPEC_SECTIONS - 1; s++)
+                if (json_equal(json_object_get(norm, pf_spec_section_name(s)),
+                               json_object_get(o->par[worst].spec, pf_spec_section_name(s))))
                     same[ns++] = s;
             if (!ns) break;
             int s = same[pf_off_pick(o, ns)];
             if (o->nnotes < PF_OFF_MAX_NOTES - 1)
-                pf_off_note(o, "Escape: %s also changes, so the design leaves parent %d's neighbourhood.", pf_off_section_names[s],
+                pf_off_note(o, "Escape: %s also changes, so the design leaves parent %d's neighbourhood.", pf_spec_section_name(s),
                             worst + 1);
             pf_off_perturb_section(o, cand, s);
         }

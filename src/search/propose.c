@@ -9,22 +9,12 @@
 #include "registry.h"
 #include "search/prompt.h"
 
-static const char *const SECTION[7] = {"representation", "architecture", "sampling", "constraints",
-                                       "loss",           "optimization", "training"};
-
 void pf_proposal_release(pf_proposal *p)
 {
     json_decref(p->spec);
     free(p->rationale);
     free(p->reasons);
     memset(p, 0, sizeof *p);
-}
-
-int pf_spec_sections_differing(const json_t *a, const json_t *b)
-{
-    int n = 0;
-    for (int i = 0; i < 7; i++) n += !json_equal(json_object_get(a, SECTION[i]), json_object_get(b, SECTION[i]));
-    return n;
 }
 
 /* ------------------------------------------------------------ extraction */
@@ -133,7 +123,7 @@ static bool judge(const char *answer, const json_t *ctx, const pf_pde *p, const 
             ok = true;
             json_array_foreach(json_object_get(ctx, "parents"), i, par) {
                 const char *h = json_string_value(json_object_get(par, "spec_hash"));
-                int d = pf_spec_sections_differing(*norm, json_object_get(par, "spec"));
+                int d = pf_spec_sections_differing(*norm, json_object_get(par, "spec"), PF_SPEC_SECTIONS);
                 if (d >= 2) continue;
                 ok = false;
                 if (d == 0)

@@ -71,7 +71,4 @@ pf_status pf_summarize(pf_llm_provider *llm, const char *model, const char *prom
  * may be NULL) are malloc'ed. PF_ERR_INVALID when there is none. */
 pf_status pf_extract_json(const char *text, char **json, char **before);
 
-/* How many of the seven top-level sections of two canonical specs differ. */
-int pf_spec_sections_differing(const json_t *a, const json_t *b);
-
 #endif

@@ -243,6 +243,7 @@ static const field sections[] = {
 };
 enum { S_REPR, S_ARCH, S_SAMP, S_CONS, S_LOSS, S_OPT, S_TRAIN, S_COUNT };
 _Static_assert(N(sections) == S_COUNT, "seven sections");
+_Static_assert(S_COUNT == PF_SPEC_SECTIONS, "spec.h counts the sections");
 
 /* ------------------------------------------------------------- context */
 
@@ -1037,6 +1038,19 @@ pf_status pf_spec_check_budget(const json_t *spec, const pf_pde *p, const pf_bud
 pf_status pf_spec_normalize(const json_t *spec, const pf_pde *p, json_t **norm, pf_spec_report *rep)
 {
     return run(spec, p, NULL, 0, PF_FIDELITY_LOW, norm, rep);
+}
+
+const char *pf_spec_section_name(int i)
+{
+    return i >= 0 && i < S_COUNT ? sections[i].key : NULL;
+}
+
+int pf_spec_sections_differing(const json_t *a, const json_t *b, int n)
+{
+    int d = 0;
+    for (int i = 0; i < n && i < S_COUNT; i++)
+        d += !json_equal(json_object_get(a, sections[i].key), json_object_get(b, sections[i].key));
+    return d;
 }
 
 char *pf_spec_canonical(const json_t *norm)

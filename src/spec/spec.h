@@ -171,6 +171,17 @@ pf_status pf_spec_check_budget(const json_t *spec, const pf_pde *p, const pf_bud
 pf_status pf_spec_normalize(const json_t *spec, const pf_pde *p, json_t **norm,
                             pf_spec_report *rep);
 
+/* The seven top-level sections, in table order: representation,
+ * architecture, sampling, constraints, loss, optimization, training. NULL
+ * past the end. */
+#define PF_SPEC_SECTIONS 7
+const char *pf_spec_section_name(int i);
+
+/* How many of the first n sections (table order; n = PF_SPEC_SECTIONS for
+ * all seven, PF_SPEC_SECTIONS - 1 to leave training out) differ between
+ * two canonical specs. */
+int pf_spec_sections_differing(const json_t *a, const json_t *b, int n);
+
 /* Compact canonical text (what the hash covers); caller frees. */
 char *pf_spec_canonical(const json_t *norm);
 
