@@ -52,7 +52,6 @@ bool pf_off_has_tag(const pf_off *o, unsigned tag) { return (o->pde->tags & tag)
 
 /* ------------------------------------------------------ reading the context */
 
-static const char *const method_names[] = {"pinnforge", "no_knowledge", "no_feedback", "no_evolution"};
 
 static pf_status bad(const char *fmt, const char *what)
 {
@@ -90,13 +89,13 @@ static pf_status read_parents(pf_off *o, const json_t *cx)
         pf_off_parent *q = &o->par[o->npar++];
         q->spec = norm;
         q->y = NAN;
-        if (o->method == PF_OFF_NO_FEEDBACK) continue;
+        if (!pf_method_has_feedback(o->method)) continue;
         const json_t *y = json_object_get(p, "y");
         q->y = json_is_number(y) ? json_number_value(y) : NAN;
         q->status = json_string_value(json_object_get(p, "status"));
         q->evidence = json_is_object(json_object_get(p, "evidence")) ? json_object_get(p, "evidence") : NULL;
     }
-    o->feedback = o->method != PF_OFF_NO_FEEDBACK;
+    o->feedback = pf_method_has_feedback(o->method);
     return PF_OK;
 }
 
@@ -117,16 +116,10 @@ static pf_status read_context(pf_off *o, const json_t *cx, uint64_t seed, const 
     o->budget = pf_budget_paper();
     if (budget && pf_budget_lookup(budget, &o->budget) != PF_OK) return again(pf_errmsg());
     const char *m = json_string_value(json_object_get(cx, "method"));
-    o->method = PF_OFF_PINNFORGE;
-    if (m) {
-        int k = -1;
-        for (int i = 0; i < 4; i++)
-            if (!strcmp(m, method_names[i])) k = i;
-        if (k < 0) return bad("unknown method; allowed: pinnforge, no_knowledge, no_feedback, no_evolution; got ", m);
-        o->method = (pf_off_method)k;
-    }
+    o->method = PF_METHOD_PINNFORGE;
+    if (m && pf_method_from_name(m, &o->method) != PF_OK) return again(pf_errmsg());
     o->escape = json_is_true(json_object_get(cx, "escape"));
-    if (o->method != PF_OFF_NO_KNOWLEDGE) o->knowledge = json_object_get(cx, "knowledge");
+    if (pf_method_has_knowledge(o->method)) o->knowledge = json_object_get(cx, "knowledge");
     const char *st = json_string_value(json_object_get(cx, "strategy"));
     const char *role = json_string_value(json_object_get(cx, "role"));
     if (st) {
@@ -141,7 +134,7 @@ static pf_status read_context(pf_off *o, const json_t *cx, uint64_t seed, const 
         return bad("a propose context needs a \"role\" (generation 0) or a \"strategy\" (generation >= 1)", NULL);
     }
     PF_TRY(read_parents(o, cx));
-    if (o->method == PF_OFF_PINNFORGE || o->method == PF_OFF_NO_EVOLUTION)
+    if (pf_method_has_memory(o->method))
         pf_off_read_memory(o, json_string_value(json_object_get(cx, "memory")));
     char tag[PF_SHA256_HEX + 16];
     if (hash) {

@@ -28,18 +28,13 @@
 #include "core/rng.h"
 #include "core/status.h"
 #include "geom/pde.h"
+#include "llm/method.h"
 #include "spec/spec.h"
 
 #define PF_OFF_MAX_PARENTS 3
 #define PF_OFF_MAX_NOTES 6
 #define PF_OFF_NOTE_LEN 320
 
-typedef enum pf_off_method {
-    PF_OFF_PINNFORGE = 0,
-    PF_OFF_NO_KNOWLEDGE,
-    PF_OFF_NO_FEEDBACK,
-    PF_OFF_NO_EVOLUTION,
-} pf_off_method;
 
 /* One parent of a strategy call: its spec normalized for this PDE (steps as
  * the parent had them), and what execution feedback is visible. */
@@ -55,7 +50,7 @@ typedef struct pf_off {
     pf_fidelity fid;
     const pf_budget *budget; /* the context's "budget" (paper when absent) */
     pf_rng *rng;
-    pf_off_method method;
+    pf_method method;
     bool escape;
     bool feedback;           /* execution feedback may be read */
     int role, strategy;      /* -1 when not that kind of call */

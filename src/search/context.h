@@ -3,15 +3,10 @@
  *
  * Everything a prompt says comes from one JSON object (its shape is in
  * llm/offline.h), built here from what the controller knows. The methods of
- * appendix A.6 differ only in what this builder leaves out, so the LLM
- * prompt (prompt.h renders the context) and the offline proposer (which
- * reads it directly) are isolated the same way:
- *
- *   method         K_P   M_g   execution feedback   parents (Top-3 specs)
- *   pinnforge       yes   yes   yes                  yes
- *   no_knowledge    -     -     yes                  yes
- *   no_feedback     yes   -     -                    yes, in hash order (no ranking)
- *   no_evolution    yes   yes   yes (through M_g)    -
+ * appendix A.6 (llm/method.h) differ only in what this builder leaves out,
+ * so the LLM prompt (prompt.h renders the context) and the offline proposer
+ * (which reads it directly) are isolated the same way. Without feedback the
+ * parents come in hash order, so their order does not leak the ranking.
  *
  * "Execution feedback" is y, the status and the evidence of each parent
  * (without its wall-clock figures: time, steps_per_second and device vary
@@ -36,23 +31,8 @@
 
 #include "core/status.h"
 #include "geom/pde.h"
+#include "llm/method.h"
 #include "spec/spec.h"
-
-typedef enum pf_method {
-    PF_METHOD_PINNFORGE = 0, /* "pinnforge"    */
-    PF_METHOD_NO_KNOWLEDGE,  /* "no_knowledge" */
-    PF_METHOD_NO_FEEDBACK,   /* "no_feedback"  */
-    PF_METHOD_NO_EVOLUTION,  /* "no_evolution" */
-    PF_METHOD_COUNT
-} pf_method;
-
-const char *pf_method_name(pf_method m);
-pf_status pf_method_from_name(const char *name, pf_method *out);
-/* Whether the method sees K_P, builds M_g, sees y/evidence, sees parents. */
-bool pf_method_has_knowledge(pf_method m);
-bool pf_method_has_memory(pf_method m);
-bool pf_method_has_feedback(pf_method m);
-bool pf_method_has_parents(pf_method m);
 
 /* One trained candidate as the controller records it. */
 typedef struct pf_candidate {
