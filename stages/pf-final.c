@@ -101,7 +101,7 @@ static void count(const pf_run *r, int last, tally *t, int *generations)
         bool ran = false;
         for (int k = 0; k < pf_run_slots(g); k++) {
             json_t *p = NULL, *ev = NULL;
-            if (pf_run_path(r, "proposal", g, k, path, sizeof path) != PF_OK ||
+            if (pf_run_path(r->dir, "proposal", g, k, path, sizeof path) != PF_OK ||
                 pf_run_read(path, "pinnforge.proposal", &p) != PF_OK)
                 continue;
             if (!json_is_true(json_object_get(p, "skipped"))) {
@@ -110,7 +110,7 @@ static void count(const pf_run *r, int last, tally *t, int *generations)
                 t->invalid += !json_is_true(json_object_get(p, "valid"));
                 add_usage(t, p, (long)json_integer_value(json_object_get(p, "attempts")));
             }
-            if (pf_run_path(r, "evidence", g, k, path, sizeof path) == PF_OK &&
+            if (pf_run_path(r->dir, "evidence", g, k, path, sizeof path) == PF_OK &&
                 pf_run_read(path, "pinnforge.evidence", &ev) == PF_OK)
                 add_training(ev, &t->steps_low, &t->wall_low);
             json_decref(p);
@@ -118,7 +118,7 @@ static void count(const pf_run *r, int last, tally *t, int *generations)
         }
         *generations += ran;
         json_t *m = NULL;
-        if (pf_run_path(r, "memory", g, 0, path, sizeof path) == PF_OK &&
+        if (pf_run_path(r->dir, "memory", g, 0, path, sizeof path) == PF_OK &&
             pf_run_read(path, "pinnforge.memory", &m) == PF_OK && ran)
             add_usage(t, m, 1);
         json_decref(m);
@@ -193,7 +193,7 @@ static int status(const char *dir)
     int reached = -1;
     for (int g = 0; g < 100; g++) {
         json_t *sel;
-        if (pf_run_path(&r, "select", g, 0, path, sizeof path) != PF_OK ||
+        if (pf_run_path(r.dir, "select", g, 0, path, sizeof path) != PF_OK ||
             pf_run_read(path, "pinnforge.select", &sel) != PF_OK)
             break;
         if (json_is_true(json_object_get(sel, "skipped"))) {
@@ -261,7 +261,7 @@ int main(int argc, char **argv)
     pf_run r;
     char path[4096];
     json_t *sel;
-    if (pf_run_open(dir, &r) != PF_OK || pf_run_path(&r, "select", g, 0, path, sizeof path) != PF_OK ||
+    if (pf_run_open(dir, &r) != PF_OK || pf_run_path(r.dir, "select", g, 0, path, sizeof path) != PF_OK ||
         pf_run_read(path, "pinnforge.select", &sel) != PF_OK)
         return fail();
     pf_status st = k >= 0 ? hifi_proposal(&r, sel, k, quiet) : final(&r, g, sel, quiet);

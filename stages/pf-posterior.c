@@ -56,10 +56,10 @@ static pf_status history_of(const pf_run *r, const json_t *sel, pf_candidate **o
         int k = (int)json_integer_value(json_object_get(c, "index"));
         char path[4096];
         json_t *prop, *ev = NULL;
-        PF_TRY(pf_run_path(r, "proposal", g, k, path, sizeof path));
+        PF_TRY(pf_run_path(r->dir, "proposal", g, k, path, sizeof path));
         PF_TRY(pf_run_read(path, "pinnforge.proposal", &prop));
         json_array_append_new(keep, prop);
-        PF_TRY(pf_run_path(r, "evidence", g, k, path, sizeof path));
+        PF_TRY(pf_run_path(r->dir, "evidence", g, k, path, sizeof path));
         if (pf_run_read(path, "pinnforge.evidence", &ev) == PF_OK) json_array_append_new(keep, ev);
         json_t *y = json_object_get(c, "y");
         (*out)[(*n)++] = (pf_candidate){.generation = g, .slot = json_string_value(json_object_get(c, "slot")),
@@ -79,20 +79,13 @@ static pf_status summarize(const pf_run *r, int g, const json_t *sel, const char
     int n = 0;
     pf_llm_provider *llm = NULL;
     pf_llm_options o;
-    char llm_dir[4096], prompts[4096], slot[32];
-    snprintf(llm_dir, sizeof llm_dir, "%s/llm", r->dir);
+    char prompts[4096], slot[32];
     snprintf(slot, sizeof slot, "gen%02d/posterior", g);
     pf_status st = history_of(r, sel, &hist, &n, keep);
     pf_context_in in = {.pde = r->pde, .fidelity = PF_FIDELITY_LOW, .budget = r->budget, .method = r->method,
                         .generation = g, .memory = prev, .nhistory = n, .history = hist};
     if (st == PF_OK) st = pf_context_posterior(&in, &ctx);
-    if (st == PF_OK) st = pf_llm_options_from_env(&o);
-    if (st == PF_OK) {
-        if (r->llm != PF_LLM_AUTO) o.kind = r->llm;
-        o.transcripts = llm_dir;
-        o.seed = (uint64_t)r->run;
-        st = pf_llm_provider_new(&o, &llm);
-    }
+    if (st == PF_OK) st = pf_run_provider(r, &o, &llm);
     if (st == PF_OK) st = pf_prompt_dir(prompts, sizeof prompts);
     char *text = NULL;
     pf_llm_response resp;
@@ -141,10 +134,10 @@ int main(int argc, char **argv)
     char path[4096], out[4096];
     json_t *sel = NULL, *prev = NULL, *doc = NULL;
     pf_status st = pf_run_open(dir, &r);
-    if (st == PF_OK) st = pf_run_path(&r, "memory", g, 0, out, sizeof out);
-    if (st == PF_OK) st = pf_run_path(&r, "select", g, 0, path, sizeof path);
+    if (st == PF_OK) st = pf_run_path(r.dir, "memory", g, 0, out, sizeof out);
+    if (st == PF_OK) st = pf_run_path(r.dir, "select", g, 0, path, sizeof path);
     if (st == PF_OK) st = pf_run_read(path, "pinnforge.select", &sel);
-    if (st == PF_OK && g > 0 && (st = pf_run_path(&r, "memory", g - 1, 0, path, sizeof path)) == PF_OK)
+    if (st == PF_OK && g > 0 && (st = pf_run_path(r.dir, "memory", g - 1, 0, path, sizeof path)) == PF_OK)
         st = pf_run_read(path, "pinnforge.memory", &prev);
     if (st != PF_OK) return fprintf(stderr, "pf-posterior: %s\n", pf_errmsg()), 1;
     if (!quiet) fprintf(stderr, "pf-posterior: start %s generation %d\n", r.pde->name, g);

@@ -164,7 +164,7 @@ int main(int argc, char **argv)
     if (pf_run_open(dir, &r) != PF_OK) return fail(pf_errmsg());
     char slot[64], path[4096], out[4096];
     snprintf(slot, sizeof slot, "gen%02d/%s", g, pf_run_slot_name(g, k));
-    if (pf_run_path(&r, "proposal", g, k, out, sizeof out) != PF_OK) return fail(pf_errmsg());
+    if (pf_run_path(r.dir, "proposal", g, k, out, sizeof out) != PF_OK) return fail(pf_errmsg());
     snprintf(path, sizeof path, "gen%02d", g);
     if (mkdirs(r.dir, path) || mkdirs(r.dir, "llm")) return 1;
     if (!quiet) fprintf(stderr, "pf-propose: start %s slot %s\n", r.pde->name, slot);
@@ -179,7 +179,7 @@ int main(int argc, char **argv)
         in.role = pf_run_slot_name(g, k);
     } else {
         in.strategy = pf_run_slot_name(g, k);
-        if ((st = pf_run_path(&r, "select", g - 1, 0, path, sizeof path)) == PF_OK)
+        if ((st = pf_run_path(r.dir, "select", g - 1, 0, path, sizeof path)) == PF_OK)
             st = pf_run_read(path, "pinnforge.select", &sel);
         if (st == PF_OK && next_is(sel, "stop")) {
             json_t *o = proposal_json(&r, g, k, slot, false, NULL);
@@ -195,7 +195,7 @@ int main(int argc, char **argv)
             in.nparents = parents_of(sel, par);
             in.parents = par;
         }
-        if (st == PF_OK && (st = pf_run_path(&r, "memory", g - 1, 0, path, sizeof path)) == PF_OK &&
+        if (st == PF_OK && (st = pf_run_path(r.dir, "memory", g - 1, 0, path, sizeof path)) == PF_OK &&
             (st = pf_run_read(path, "pinnforge.memory", &mem)) == PF_OK)
             in.memory = json_string_value(json_object_get(mem, "text"));
     }
@@ -207,15 +207,8 @@ int main(int argc, char **argv)
 
     pf_llm_options o;
     pf_llm_provider *llm = NULL;
-    char llm_dir[4096], prompts[4096];
-    snprintf(llm_dir, sizeof llm_dir, "%s/llm", r.dir);
-    if (st == PF_OK) st = pf_llm_options_from_env(&o);
-    if (st == PF_OK) {
-        if (r.llm != PF_LLM_AUTO) o.kind = r.llm;
-        o.transcripts = llm_dir;
-        o.seed = (uint64_t)r.run;
-        st = pf_llm_provider_new(&o, &llm);
-    }
+    char prompts[4096];
+    if (st == PF_OK) st = pf_run_provider(&r, &o, &llm);
     if (st == PF_OK) st = pf_prompt_dir(prompts, sizeof prompts);
     pf_proposal pr = {0};
     if (st == PF_OK) st = pf_propose(llm, o.model, prompts, ctx, slot, &pr);

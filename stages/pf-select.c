@@ -21,10 +21,15 @@
 
 #include "core/status.h"
 #include "io/msgpack_json.h"
+#include "search/run.h"
 #include "search/select.h"
 
 #define MAX_GENERATION 99
 #define PATH_CAP 4096
+#define RUN_MAX 2048 /* longest --run: every path in it then fits in PATH_CAP */
+
+/* A file of the run (search/run.h's layout); it fits, --run being short. */
+#define RUN_PATH(run, what, g, k, buf) ((void)pf_run_path((run), (what), (g), (k), (buf), sizeof(buf)))
 
 typedef struct opts {
     const char *run;
@@ -94,6 +99,10 @@ static int parse(int argc, char **argv, opts *o)
     }
     if (!o->run || !*o->run) {
         fprintf(stderr, "pf-select: --run RUN is required; see --help\n");
+        return 2;
+    }
+    if (strlen(o->run) >= RUN_MAX) {
+        fprintf(stderr, "pf-select: --run is longer than %d characters\n", RUN_MAX - 1);
         return 2;
     }
     if (o->generation < 0) {
@@ -192,7 +201,7 @@ static int read_candidate(const opts *o, int k, const char *prop_path, pf_select
     if (note_pde(nm, obj_str(p, "pde"), prop_path)) return 1;
 
     char ev_path[PATH_CAP];
-    snprintf(ev_path, sizeof ev_path, "%s/gen%02d/cand%d/evidence.msgpack", o->run, g, k);
+    RUN_PATH(o->run, "evidence", g, k, ev_path);
     if (access(ev_path, F_OK) != 0) {
         if (c->valid) {
             fprintf(stderr, "pf-select: candidate %d of generation %d has not been trained: %s missing\n", k, g,
@@ -286,7 +295,7 @@ static bool follows_stop(const char *path, int g, const opts *o, int *rc)
         return false;
     }
     char out[PATH_CAP];
-    snprintf(out, sizeof out, "%s/gen%02d/select.msgpack", o->run, g);
+    RUN_PATH(o->run, "select", g, 0, out);
     json_object_set_new(doc, "skipped", json_true());
     json_object_set_new(doc, "skipped_generation", json_integer(g));
     *rc = 0;
@@ -311,7 +320,7 @@ int main(int argc, char **argv)
 
     pf_select *prev = NULL;
     if (g > 0) {
-        snprintf(path, sizeof path, "%s/gen%02d/select.msgpack", o.run, g - 1);
+        RUN_PATH(o.run, "select", g - 1, 0, path);
         if (access(path, F_OK) != 0) {
             fprintf(stderr, "pf-select: generation %d needs the selection of generation %d: %s missing\n", g, g - 1,
                     path);
@@ -338,11 +347,11 @@ int main(int argc, char **argv)
 
     int n = 0;
     for (;; n++) {
-        snprintf(path, sizeof path, "%s/gen%02d/cand%d.proposal.msgpack", o.run, g, n);
+        RUN_PATH(o.run, "proposal", g, n, path);
         if (access(path, F_OK) != 0) break;
     }
     if (n == 0) {
-        snprintf(path, sizeof path, "%s/gen%02d/cand0.proposal.msgpack", o.run, g);
+        RUN_PATH(o.run, "proposal", g, 0, path);
         fprintf(stderr, "pf-select: generation %d has no candidates: %s missing\n", g, path);
         pf_select_free(prev);
         return 1;
@@ -365,7 +374,7 @@ int main(int argc, char **argv)
     }
     if (prev && prev->method) nm.method = prev->method;
     for (int k = 0; k < n; k++) {
-        snprintf(path, sizeof path, "%s/gen%02d/cand%d.proposal.msgpack", o.run, g, k);
+        RUN_PATH(o.run, "proposal", g, k, path);
         if (read_candidate(&o, k, path, &c[k], &pd[k], &ed[k], &nm)) {
             release(c, pd, ed, k + 1);
             pf_select_free(prev);
@@ -380,7 +389,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "pf-select: %s\n", pf_errmsg());
         return 1;
     }
-    snprintf(path, sizeof path, "%s/gen%02d/select.msgpack", o.run, g);
+    RUN_PATH(o.run, "select", g, 0, path);
     st = pf_select_write(path, s);
     if (st != PF_OK) {
         fprintf(stderr, "pf-select: %s\n", pf_errmsg());

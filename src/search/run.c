@@ -35,9 +35,20 @@ pf_status pf_run_open(const char *dir, pf_run *r)
         else st = pf_llm_kind_from_name(llm, &r->llm);
     }
     r->run = (int)json_integer_value(run);
+    snprintf(r->llm_dir, sizeof r->llm_dir, "%s/llm", r->dir);
     json_decref(c);
     if (st != PF_OK) return pf_fail(st, "%s: %s", path, pf_errmsg());
     return PF_OK;
+}
+
+pf_status pf_run_provider(const pf_run *r, pf_llm_options *o, pf_llm_provider **out)
+{
+    *out = NULL;
+    PF_TRY(pf_llm_options_from_env(o));
+    if (r->llm != PF_LLM_AUTO) o->kind = r->llm;
+    o->transcripts = r->llm_dir;
+    o->seed = (uint64_t)r->run;
+    return pf_llm_provider_new(o, out);
 }
 
 int pf_run_slots(int g)
@@ -51,16 +62,16 @@ const char *pf_run_slot_name(int g, int k)
     return g == 0 ? pf_offline_role_name(k) : pf_offline_strategy_name(k);
 }
 
-pf_status pf_run_path(const pf_run *r, const char *what, int g, int k, char *buf, size_t cap)
+pf_status pf_run_path(const char *dir, const char *what, int g, int k, char *buf, size_t cap)
 {
     int n;
-    if (!strcmp(what, "proposal")) n = snprintf(buf, cap, "%s/gen%02d/cand%d.proposal.msgpack", r->dir, g, k);
-    else if (!strcmp(what, "evidence")) n = snprintf(buf, cap, "%s/gen%02d/cand%d/evidence.msgpack", r->dir, g, k);
-    else if (!strcmp(what, "result")) n = snprintf(buf, cap, "%s/gen%02d/cand%d/result.h5", r->dir, g, k);
-    else if (!strcmp(what, "select")) n = snprintf(buf, cap, "%s/gen%02d/select.msgpack", r->dir, g);
-    else if (!strcmp(what, "memory")) n = snprintf(buf, cap, "%s/gen%02d/memory.msgpack", r->dir, g);
+    if (!strcmp(what, "proposal")) n = snprintf(buf, cap, "%s/gen%02d/cand%d.proposal.msgpack", dir, g, k);
+    else if (!strcmp(what, "evidence")) n = snprintf(buf, cap, "%s/gen%02d/cand%d/evidence.msgpack", dir, g, k);
+    else if (!strcmp(what, "result")) n = snprintf(buf, cap, "%s/gen%02d/cand%d/result.h5", dir, g, k);
+    else if (!strcmp(what, "select")) n = snprintf(buf, cap, "%s/gen%02d/select.msgpack", dir, g);
+    else if (!strcmp(what, "memory")) n = snprintf(buf, cap, "%s/gen%02d/memory.msgpack", dir, g);
     else return pf_fail(PF_ERR_INVALID, "no run path called '%s'", what);
-    if (n < 0 || (size_t)n >= cap) return pf_fail(PF_ERR_INVALID, "path in run '%s' is too long", r->dir);
+    if (n < 0 || (size_t)n >= cap) return pf_fail(PF_ERR_INVALID, "path in run '%s' is too long", dir);
     return PF_OK;
 }
 

@@ -42,19 +42,28 @@ typedef struct pf_run {
     int run;
     const pf_budget *budget;
     pf_llm_kind llm;          /* PF_LLM_AUTO when the context says "auto" */
+    char llm_dir[2100];       /* dir/llm: the transcripts */
 } pf_run;
 
 /* Read dir/context.json; PF_ERR_IO / PF_ERR_INVALID naming the file and key. */
 pf_status pf_run_open(const char *dir, pf_run *r);
 
+/* The run's proposer: options from the environment (llm/provider.h), the
+ * kind from the run's "llm" setting, transcripts in r->llm_dir, the run
+ * number as the offline seed. *o is filled too (o->model names the
+ * requests); both stay valid while r does. */
+pf_status pf_run_provider(const pf_run *r, pf_llm_options *o, pf_llm_provider **out);
+
 /* Slots in generation g (8 or 5) and the name of slot k: the role or strategy. */
 int pf_run_slots(int g);
 const char *pf_run_slot_name(int g, int k);
 
-/* Paths inside the run (snprintf into buf; PF_ERR_INVALID if too long):
- * what is one of "proposal", "evidence", "result" (candidate k of
- * generation g), "select", "memory" (generation g; k unused). */
-pf_status pf_run_path(const pf_run *r, const char *what, int g, int k, char *buf, size_t cap);
+/* Paths inside the run folder `dir` (snprintf into buf; PF_ERR_INVALID if
+ * too long): what is one of "proposal", "evidence", "result" (candidate k
+ * of generation g), "select", "memory" (generation g; k unused). Takes the
+ * folder rather than a pf_run so stages that need no settings (pf-select)
+ * share the layout. */
+pf_status pf_run_path(const char *dir, const char *what, int g, int k, char *buf, size_t cap);
 
 /* Read a msgpack artifact and check its "format"; *out new reference. */
 pf_status pf_run_read(const char *path, const char *format, json_t **out);
