@@ -156,17 +156,11 @@ static int read_candidate(const opts *o, int k, const char *prop_path, pf_select
     c->generation = g;
     c->index = k;
     json_t *p;
-    if (pf_msgpack_read_file(prop_path, &p) != PF_OK) {
+    if (pf_run_read(prop_path, "pinnforge.proposal", &p) != PF_OK) {
         fprintf(stderr, "pf-select: %s\n", pf_errmsg());
         return 1;
     }
     *prop_doc = p;
-    const char *fmt = obj_str(p, "format");
-    if (!json_is_object(p) || !fmt || strcmp(fmt, "pinnforge.proposal")) {
-        fprintf(stderr, "pf-select: %s: not a proposal (format '%s', not 'pinnforge.proposal')\n", prop_path,
-                fmt ? fmt : "?");
-        return 1;
-    }
     const json_t *jg = json_object_get(p, "generation"), *ji = json_object_get(p, "index");
     if ((jg && (!json_is_integer(jg) || json_integer_value(jg) != g)) ||
         (ji && (!json_is_integer(ji) || json_integer_value(ji) != k))) {
@@ -212,17 +206,11 @@ static int read_candidate(const opts *o, int k, const char *prop_path, pf_select
         return 0;
     }
     json_t *e;
-    if (pf_msgpack_read_file(ev_path, &e) != PF_OK) {
+    if (pf_run_read(ev_path, "pinnforge.evidence", &e) != PF_OK) {
         fprintf(stderr, "pf-select: %s\n", pf_errmsg());
         return 1;
     }
     *ev_doc = e;
-    fmt = obj_str(e, "format");
-    if (!json_is_object(e) || !fmt || strcmp(fmt, "pinnforge.evidence")) {
-        fprintf(stderr, "pf-select: %s: not an evidence file (format '%s', not 'pinnforge.evidence')\n", ev_path,
-                fmt ? fmt : "?");
-        return 1;
-    }
     if (!c->valid) {
         c->status = PF_SELECT_INVALID;
         return 0;

@@ -80,9 +80,10 @@ pf_status pf_run_read(const char *path, const char *format, json_t **out)
     PF_TRY(pf_msgpack_read_file(path, out));
     const char *f = json_string_value(json_object_get(*out, "format"));
     if (!f || strcmp(f, format)) {
+        pf_status st = pf_fail(PF_ERR_INVALID, "'%s' is not a %s file (its format is '%s')", path, format, f ? f : "?");
         json_decref(*out);
         *out = NULL;
-        return pf_fail(PF_ERR_INVALID, "'%s' is not a %s file", path, format);
+        return st;
     }
     return PF_OK;
 }
