@@ -99,7 +99,7 @@ Test(train, poisson1d_reaches_exact_solution, .timeout = 120)
     double mse_adam = poisson1d_mse(&p);
     pf_lbfgs_config lc = pf_lbfgs_config_default();
     pf_lbfgs *lbfgs = pf_lbfgs_alloc(n, &lc);
-    pf_graph_objective ctx = {p.g, NULL, 0};
+    pf_graph_objective ctx = {p.g, NULL, 0, 0};
     pf_lbfgs_objective obj = pf_graph_objective_lbfgs(&ctx);
     for (int it = 0; it < lbfgs_steps; it++, steps++) {
         pf_lbfgs_step_info info;
@@ -177,7 +177,7 @@ Test(train, step_makes_no_heap_allocation)
     pf_adam *adam = pf_adam_alloc(n, &ac);
     pf_lbfgs_config lc = pf_lbfgs_config_default();
     pf_lbfgs *lbfgs = pf_lbfgs_alloc(n, &lc);
-    pf_graph_objective ctx = {p.g, NULL, 0};
+    pf_graph_objective ctx = {p.g, NULL, 0, 0};
     pf_lbfgs_objective obj = pf_graph_objective_lbfgs(&ctx);
     pf_lbfgs_step_info info;
     for (int warm = 0; warm < 2; warm++) { /* thread pools, BLAS buffers start here */

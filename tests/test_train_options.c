@@ -739,6 +739,32 @@ Test(train_options, loss_self_adaptive)
 /* causal (epsilon, chunks): chunk i is weighted exp(-epsilon sum_{j<i} L_j);
  * with M chunks sum_j L_j = M L_pde, so -log(causal_min) / (epsilon L_pde)
  * lies in [0, M] and for evenly spread residuals near M - 1. */
+
+/* L-BFGS optimises the network only: the self-adaptive weights after it are
+ * the ascent's (>= 1 from their start at 1, refreshed every
+ * PF_TRAIN_LBFGS_REFRESH steps), never values the line search made up. The
+ * objective once copied all parameters from L-BFGS's shorter buffer, which
+ * zeroed the weights and drove the loss to ~1e-46 in one step. */
+Test(train_options, loss_self_adaptive_with_lbfgs)
+{
+    trained t = train("burgers_1d",
+                      "{'loss': {'weighting': {'method': 'self_adaptive', 'lr': 0.01}},"
+                      " 'optimization': {'stages': [{'optimizer': 'adam', 'steps': 500, 'lr': 0.01},"
+                      " {'optimizer': 'lbfgs', 'steps': 500, 'lr': 1.0}]}}",
+                      31, 40);
+    const char *sn[] = {"sa.pde", "sa.ic", "sa.bc"};
+    for (int i = 0; i < 3; i++) {
+        const pf_train_param *a = param(&t.r, sn[i]);
+        double mn = INFINITY;
+        for (size_t j = 0; j < psize(a); j++) mn = fmin(mn, a->data[j]);
+        cr_assert_geq(mn, 1 - 1e-6, "%s: a weight fell to %g", sn[i], mn);
+    }
+    double adam_end = t.r.log_total[20];
+    for (int i = 21; i < t.r.nlog; i++)
+        cr_assert_gt(t.r.log_total[i], 1e-3 * adam_end, "L-BFGS step %d: loss %g after %g at the Adam stage's end", i,
+                     t.r.log_total[i], adam_end);
+    done(&t);
+}
 Test(train_options, loss_causal)
 {
     trained off = train("burgers_1d", "{'loss': {'causal': false}}", 19, 20);

@@ -13,7 +13,7 @@ double pf_graph_total_loss(const pf_graph *g, const pf_real *weights)
 static double graph_fdf(void *ctx, const pf_real *x, pf_real *grad)
 {
     pf_graph_objective *o = ctx;
-    size_t n = pf_graph_nparams(o->g);
+    size_t n = o->n ? o->n : pf_graph_nparams(o->g);
     pf_real *params = pf_graph_params(o->g);
     if (x != params) memcpy(params, x, n * sizeof *params);
     pf_graph_forward_backward(o->g, o->weights);

@@ -476,7 +476,7 @@ static pf_status lbfgs_stage(run *R, const pf_stage_config *sg, pf_train_stage_l
         if (changed) pf_lbfgs_reset(opt);
         double b = now();
         set_weights(R);
-        pf_graph_objective ctx = {t->g, t->w, 0};
+        pf_graph_objective ctx = {t->g, t->w, t->nmodel, 0};
         pf_lbfgs_objective obj = pf_graph_objective_lbfgs(&ctx);
         pf_lbfgs_step_info info;
         memcpy(R->good, pf_graph_params(t->g), sizeof(pf_real) * t->nmodel);
