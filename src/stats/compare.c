@@ -164,10 +164,11 @@ pf_status pf_compare(const pf_means *m, const char *reference, json_t **out)
     return PF_OK;
 }
 
-static void value(FILE *f, const char *fmt, const json_t *v)
+/* v in fmt, or "n/a" right-aligned in `width` columns. */
+static void value(FILE *f, const char *fmt, int width, const json_t *v)
 {
-    if (json_is_number(v)) fprintf(f, fmt, json_number_value(v));
-    else fputs("n/a", f);
+    if (json_is_number(v)) fprintf(f, fmt, width, json_number_value(v));
+    else fprintf(f, "%*s", width, "n/a");
 }
 
 char *pf_compare_text(const json_t *c)
@@ -194,16 +195,16 @@ char *pf_compare_text(const json_t *c)
         const char *m = json_string_value(name);
         json_t *w = json_object_get(json_object_get(c, "wilcoxon"), m);
         fprintf(f, "%-16s ", m);
-        value(f, "%9.2f", json_object_get(json_object_get(fr, "avg_ranks"), m));
+        value(f, "%*.2f", 9, json_object_get(json_object_get(fr, "avg_ranks"), m));
         fputc(' ', f);
-        value(f, "%11.3g", json_object_get(w, "p"));
+        value(f, "%*.3g", 11, json_object_get(w, "p"));
         fputc(' ', f);
-        value(f, "%11.3g", json_object_get(w, "p_holm"));
+        value(f, "%*.3g", 11, json_object_get(w, "p_holm"));
         const char *v = json_string_value(json_object_get(w, "verdict"));
         fprintf(f, " %8s ", v ? v : "--");
-        value(f, "%10.3f", json_object_get(json_object_get(c, "median_cv"), m));
+        value(f, "%*.3f", 10, json_object_get(json_object_get(c, "median_cv"), m));
         fputc(' ', f);
-        value(f, "%11.2fx", json_object_get(json_object_get(c, "median_ratio"), m));
+        value(f, "%*.2fx", 11, json_object_get(json_object_get(c, "median_ratio"), m));
         fputc('\n', f);
     }
     json_t *b = json_object_get(c, "best_other");
@@ -214,7 +215,7 @@ char *pf_compare_text(const json_t *c)
     if (json_is_number(mr)) fprintf(f, "%.2f%%", 100 * json_number_value(mr));
     else fputs("n/a", f);
     fputs(", geometric-mean ratio ", f);
-    value(f, "%.2fx", json_object_get(b, "geomean_ratio"));
+    value(f, "%*.2fx", 0, json_object_get(b, "geomean_ratio"));
     fputc('\n', f);
     return fclose(f) == 0 ? buf : (free(buf), NULL);
 }

@@ -1,0 +1,301 @@
+#include "stats/collect.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "registry.h"
+#include "search/run.h"
+#include "stats/describe.h"
+
+/* buf = a "/" b; PF_ERR_INVALID when it does not fit. */
+static pf_status join(char *buf, size_t cap, const char *a, const char *b)
+{
+    int n = snprintf(buf, cap, "%s/%s", a, b);
+    if (n < 0 || (size_t)n >= cap) return pf_fail(PF_ERR_INVALID, "path too long: '%s/%s'", a, b);
+    return PF_OK;
+}
+
+static bool is_dir(const char *path)
+{
+    struct stat s;
+    return stat(path, &s) == 0 && S_ISDIR(s.st_mode);
+}
+
+static bool exists(const char *path)
+{
+    struct stat s;
+    return stat(path, &s) == 0;
+}
+
+/* Sorted names of the sub-folders of dir. */
+static pf_status list_dirs(const char *dir, char ***out, int *n)
+{
+    *out = NULL;
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d) return pf_fail(PF_ERR_IO, "cannot read the folder '%s': %s", dir, strerror(errno));
+    struct dirent *e;
+    int cap = 0;
+    pf_status st = PF_OK;
+    while ((e = readdir(d))) {
+        char path[4096];
+        if (e->d_name[0] == '.' || join(path, sizeof path, dir, e->d_name) != PF_OK || !is_dir(path)) continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **v = realloc(*out, (size_t)cap * sizeof *v);
+            if (!v) {
+                st = pf_fail(PF_ERR_NOMEM, "out of memory");
+                break;
+            }
+            *out = v;
+        }
+        if (!((*out)[*n] = strdup(e->d_name))) {
+            st = pf_fail(PF_ERR_NOMEM, "out of memory");
+            break;
+        }
+        (*n)++;
+    }
+    closedir(d);
+    for (int i = 1; i < *n; i++) /* insertion sort by name */
+        for (int j = i; j > 0 && strcmp((*out)[j - 1], (*out)[j]) > 0; j--) {
+            char *t = (*out)[j];
+            (*out)[j] = (*out)[j - 1];
+            (*out)[j - 1] = t;
+        }
+    return st;
+}
+
+static void free_names(char **v, int n)
+{
+    for (int i = 0; i < n; i++) free(v[i]);
+    free(v);
+}
+
+static double number(const json_t *o, const char *a, const char *b)
+{
+    json_t *v = json_object_get(o, a);
+    if (b) v = json_object_get(v, b);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static long count(const json_t *o, const char *a, const char *b)
+{
+    double v = number(o, a, b);
+    return isfinite(v) ? (long)v : 0;
+}
+
+/* The trajectory from the last non-skipped select. */
+static pf_status trajectory(pf_run_summary *s)
+{
+    json_t *last = NULL;
+    char path[4096];
+    for (int g = 0; g < 100; g++) {
+        json_t *sel;
+        if (pf_run_path(s->dir, "select", g, 0, path, sizeof path) != PF_OK || !exists(path)) break;
+        PF_TRY(pf_run_read(path, "pinnforge.select", &sel));
+        if (json_is_true(json_object_get(sel, "skipped"))) {
+            json_decref(sel);
+            break;
+        }
+        json_decref(last);
+        last = sel;
+        s->generations = g + 1;
+    }
+    size_t i;
+    json_t *h;
+    json_array_foreach(json_object_get(last, "history"), i, h) {
+        const char *status = json_string_value(json_object_get(h, "status"));
+        double y = number(h, "y", NULL);
+        int g = (int)count(h, "generation", NULL);
+        if (!status || strcmp(status, "ok") || !isfinite(y)) continue;
+        if (g == 0 && !(y >= s->g0_best)) s->g0_best = y;
+        if (!(y >= s->best_lf)) {
+            s->best_lf = y;
+            s->best_lf_generation = g;
+        }
+    }
+    json_decref(last);
+    return PF_OK;
+}
+
+/* The run's settings from context.json, read as plain strings: the tables
+ * take any method name (baselines imported from other tools included). */
+static pf_status context(pf_run_summary *s)
+{
+    char path[4096];
+    PF_TRY(join(path, sizeof path, s->dir, "context.json"));
+    json_error_t e;
+    json_t *c = json_load_file(path, 0, &e);
+    if (!c) return pf_fail(PF_ERR_IO, "%s:%d: %s", path, e.line, e.text);
+    const char *pde = json_string_value(json_object_get(c, "pde"));
+    const char *method = json_string_value(json_object_get(c, "method"));
+    const char *budget = json_string_value(json_object_get(c, "budget"));
+    const char *llm = json_string_value(json_object_get(c, "llm"));
+    json_t *run = json_object_get(c, "run");
+    pf_status st = PF_OK;
+    if (!pde || !method || !json_is_integer(run))
+        st = pf_fail(PF_ERR_INVALID, "%s: wants \"pde\" and \"method\" strings and an integer \"run\"", path);
+    else if (strlen(pde) >= sizeof s->pde || strlen(method) >= sizeof s->method)
+        st = pf_fail(PF_ERR_INVALID, "%s: pde or method name too long", path);
+    if (st == PF_OK) {
+        snprintf(s->pde, sizeof s->pde, "%s", pde);
+        snprintf(s->method, sizeof s->method, "%s", method);
+        snprintf(s->profile, sizeof s->profile, "%s", budget ? budget : "?");
+        snprintf(s->llm, sizeof s->llm, "%s", llm ? llm : "?");
+        s->run = (int)json_integer_value(run);
+    }
+    json_decref(c);
+    return st;
+}
+
+static pf_status summarize(const char *dir, pf_run_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    if (strlen(dir) >= sizeof s->dir) return pf_fail(PF_ERR_INVALID, "path too long: '%s'", dir);
+    memcpy(s->dir, dir, strlen(dir) + 1);
+    s->hf_mse = s->g0_best = s->best_lf = NAN;
+    s->best_lf_generation = -1;
+    s->wall_lf_s = s->wall_hf_s = s->llm_s = NAN;
+    PF_TRY(context(s));
+    PF_TRY(trajectory(s));
+    char path[4096];
+    PF_TRY(join(path, sizeof path, dir, "final.msgpack"));
+    if (!exists(path)) return PF_OK;
+    json_t *f;
+    PF_TRY(pf_run_read(path, "pinnforge.final", &f));
+    s->final = true;
+    s->hf_mse = number(f, "hf_mse", NULL);
+    json_t *b = json_object_get(f, "budget");
+    s->steps_lf = count(b, "optimizer_steps", "low_fidelity");
+    s->steps_hf = count(b, "optimizer_steps", "high_fidelity");
+    s->wall_lf_s = number(json_object_get(b, "wall_s"), "low_fidelity", NULL);
+    s->wall_hf_s = number(json_object_get(b, "wall_s"), "high_fidelity", NULL);
+    s->llm_s = number(json_object_get(b, "wall_s"), "llm", NULL);
+    s->llm_calls = count(b, "llm", "calls");
+    s->prompt_tokens = count(b, "llm", "prompt_tokens");
+    s->completion_tokens = count(b, "llm", "completion_tokens");
+    s->candidates = count(b, "candidates", NULL);
+    s->invalid = count(b, "invalid", NULL);
+    json_decref(f);
+    if (!(s->hf_mse >= 0)) return pf_fail(PF_ERR_INVALID, "%s: hf_mse is missing or not a number", path);
+    return PF_OK;
+}
+
+static int pde_index(const char *name)
+{
+    for (int i = 0; i < pf_pdes_count(); i++)
+        if (!strcmp(pf_pdes_at(i)->name, name)) return i;
+    return pf_pdes_count();
+}
+
+static int cmp_summary(const void *a, const void *b)
+{
+    const pf_run_summary *x = a, *y = b;
+    int c = pde_index(x->pde) - pde_index(y->pde);
+    if (!c) c = strcmp(x->pde, y->pde);
+    if (!c) c = strcmp(x->method, y->method);
+    if (!c) c = x->run - y->run;
+    return c;
+}
+
+static pf_status add_run(pf_collection *c, int *cap, const char *dir)
+{
+    char ctx[4096];
+    PF_TRY(join(ctx, sizeof ctx, dir, "context.json"));
+    if (!exists(ctx)) return PF_OK;
+    if (c->n == *cap) {
+        *cap = *cap ? 2 * *cap : 16;
+        pf_run_summary *v = realloc(c->run, (size_t)*cap * sizeof *v);
+        if (!v) return pf_fail(PF_ERR_NOMEM, "out of memory");
+        c->run = v;
+    }
+    PF_TRY(summarize(dir, &c->run[c->n]));
+    c->n++;
+    return PF_OK;
+}
+
+pf_status pf_collect(const char *root, const char *pde, pf_collection *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!is_dir(root)) return pf_fail(PF_ERR_IO, "no runs folder '%s'", root);
+    char **pdes = NULL;
+    int npde = 0, cap = 0;
+    pf_status st = PF_OK;
+    if (pde) {
+        char path[4096];
+        PF_TRY(join(path, sizeof path, root, pde));
+        if (!is_dir(path)) return pf_fail(PF_ERR_IO, "no runs of %s: '%s' is not a folder", pde, path);
+        pdes = malloc(sizeof *pdes);
+        if (!pdes || !(pdes[0] = strdup(pde))) {
+            free(pdes);
+            return pf_fail(PF_ERR_NOMEM, "out of memory");
+        }
+        npde = 1;
+    } else {
+        PF_TRY(list_dirs(root, &pdes, &npde));
+    }
+    for (int i = 0; st == PF_OK && i < npde; i++) {
+        char pdir[4096];
+        char **methods;
+        int nm;
+        if ((st = join(pdir, sizeof pdir, root, pdes[i])) != PF_OK || (st = list_dirs(pdir, &methods, &nm)) != PF_OK)
+            break;
+        for (int j = 0; st == PF_OK && j < nm; j++) {
+            char mdir[4096];
+            char **runs;
+            int nr;
+            if ((st = join(mdir, sizeof mdir, pdir, methods[j])) != PF_OK || (st = list_dirs(mdir, &runs, &nr)) != PF_OK)
+                break;
+            for (int k = 0; st == PF_OK && k < nr; k++) {
+                if (strncmp(runs[k], "run", 3)) continue;
+                char rdir[4096];
+                if ((st = join(rdir, sizeof rdir, mdir, runs[k])) == PF_OK) st = add_run(out, &cap, rdir);
+            }
+            free_names(runs, nr);
+        }
+        free_names(methods, nm);
+    }
+    free_names(pdes, npde);
+    if (st != PF_OK) {
+        pf_collection_release(out);
+        return st;
+    }
+    qsort(out->run, (size_t)out->n, sizeof *out->run, cmp_summary);
+    return PF_OK;
+}
+
+void pf_collection_release(pf_collection *c)
+{
+    free(c->run);
+    memset(c, 0, sizeof *c);
+}
+
+static bool same_cell(const pf_run_summary *a, const pf_run_summary *b)
+{
+    return !strcmp(a->pde, b->pde) && !strcmp(a->method, b->method);
+}
+
+pf_status pf_collection_means(const pf_collection *c, bool (*keep)(const char *method, const void *ctx),
+                              const void *ctx, pf_means *out)
+{
+    memset(out, 0, sizeof *out);
+    double *v = malloc(((size_t)c->n + 1) * sizeof *v);
+    if (!v) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    pf_status st = PF_OK;
+    for (int i = 0, j; st == PF_OK && i < c->n; i = j) { /* runs are sorted: one group per (pde, method) */
+        int n = 0;
+        for (j = i; j < c->n && same_cell(&c->run[i], &c->run[j]); j++)
+            if (c->run[j].final) v[n++] = c->run[j].hf_mse;
+        if (n > 0 && (!keep || keep(c->run[i].method, ctx)))
+            st = pf_means_set(out, c->run[i].pde, c->run[i].method, pf_stats_mean(v, (size_t)n),
+                              n > 1 ? pf_stats_std(v, (size_t)n) : NAN, n);
+    }
+    free(v);
+    if (st != PF_OK) pf_means_release(out);
+    return st;
+}

@@ -1,0 +1,53 @@
+/*
+ * collect.h — what finished runs under a runs/ tree say, for the tables.
+ *
+ * Walks ROOT/<pde>/<method>/run<R>/ (search/run.h) and reads, never
+ * writes: context.json (the profile), final.msgpack (the high-fidelity MSE
+ * and the budget; pf-final) and the last non-skipped genGG/select.msgpack
+ * (the trajectory: the best Generation-0 MSE, the best low-fidelity MSE and
+ * its generation). A run without final.msgpack is collected with
+ * final = false (still running, or stopped before high fidelity), so the
+ * caller can say which runs it left out. Folders that are not runs (no
+ * context.json) are ignored. Runs come sorted by PDE (registry order),
+ * method and run number.
+ */
+#ifndef PF_STATS_COLLECT_H
+#define PF_STATS_COLLECT_H
+
+#include <stdbool.h>
+
+#include "core/status.h"
+#include "stats/means.h"
+
+typedef struct pf_run_summary {
+    char dir[1024];
+    char pde[64], method[64], profile[32], llm[16]; /* llm: the run's proposer (offline, http, replay, auto) */
+    int run;
+    bool final;               /* final.msgpack exists */
+    double hf_mse;            /* final: the selected high-fidelity MSE; else NaN */
+    double g0_best;           /* lowest ok MSE of generation 0; NaN if none */
+    double best_lf;           /* lowest ok low-fidelity MSE of the search; NaN if none */
+    int best_lf_generation;   /* its generation; -1 if none */
+    int generations;          /* generations with a select (0 before gen 0 ends) */
+    /* final only (pf-final's budget): */
+    long steps_lf, steps_hf, llm_calls, prompt_tokens, completion_tokens, candidates, invalid;
+    double wall_lf_s, wall_hf_s, llm_s;
+} pf_run_summary;
+
+typedef struct pf_collection {
+    pf_run_summary *run;
+    int n;
+} pf_collection;
+
+/* Every run under root (pde: only that PDE's folder; NULL: all). A
+ * missing root is PF_ERR_IO; an unreadable artifact inside a run is
+ * PF_ERR_IO naming it (nothing is guessed). */
+pf_status pf_collect(const char *root, const char *pde, pf_collection *out);
+void pf_collection_release(pf_collection *c);
+
+/* Mean, sample std (NaN from one run) and count of the final MSE over the
+ * final runs, per (PDE, method); `keep(method, ctx)` picks the methods (NULL: all). */
+pf_status pf_collection_means(const pf_collection *c, bool (*keep)(const char *method, const void *ctx),
+                              const void *ctx, pf_means *out);
+
+#endif

@@ -1,0 +1,276 @@
+/*
+ * test_report.c — pf-stats' library side (src/stats/collect.h, report.h,
+ * table.h) on a synthetic runs/ tree with known numbers: the collected
+ * trajectories and budgets, and tables whose means, stds, ratios and
+ * statistics match the inputs, read back from the CSVs and JSON written.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/msgpack_json.h"
+#include "stats/collect.h"
+#include "stats/means.h"
+#include "stats/report.h"
+#include "stats/table.h"
+
+static char root[64];
+
+static void mk(const char *path) { cr_assert(mkdir(path, 0777) == 0 || access(path, F_OK) == 0, "mkdir %s", path); }
+
+/* One run: context.json, gen00 + gen01 selects (gen02 skipped), and
+ * final.msgpack with hf (hf < 0: no final). Generation 0's ok best is 0.2
+ * (0.1 ended nan), the search's best 0.05 in generation 1. */
+static void make_run(const char *pde, const char *method, int run, double hf, long steps_lf)
+{
+    char dir[512], path[600];
+    snprintf(dir, sizeof dir, "%s/%s", root, pde);
+    mk(dir);
+    snprintf(dir, sizeof dir, "%s/%s/%s", root, pde, method);
+    mk(dir);
+    snprintf(dir, sizeof dir, "%s/%s/%s/run%d", root, pde, method, run);
+    mk(dir);
+    json_t *ctx = json_pack("{s:s, s:s, s:i, s:s, s:s}", "pde", pde, "method", method, "run", run, "budget", "quick",
+                            "llm", "offline");
+    snprintf(path, sizeof path, "%s/context.json", dir);
+    cr_assert_eq(json_dump_file(ctx, path, 0), 0);
+    json_decref(ctx);
+    json_t *hist = json_pack("[{s:i, s:s, s:f}, {s:i, s:s, s:f}, {s:i, s:s, s:f}, {s:i, s:s, s:f}, {s:i, s:s, s:f}]",
+                             "generation", 0, "status", "ok", "y", 0.5, "generation", 0, "status", "ok", "y", 0.2,
+                             "generation", 0, "status", "nan", "y", 0.1, "generation", 1, "status", "ok", "y", 0.05,
+                             "generation", 1, "status", "ok", "y", 0.3);
+    for (int g = 0; g < 3; g++) {
+        snprintf(path, sizeof path, "%s/gen%02d", dir, g);
+        mk(path);
+        snprintf(path, sizeof path, "%s/gen%02d/select.msgpack", dir, g);
+        json_t *h = json_array();
+        size_t i;
+        json_t *e;
+        json_array_foreach(hist, i, e) if (g == 2 || json_integer_value(json_object_get(e, "generation")) <= g)
+            json_array_append(h, e);
+        json_t *sel = json_pack("{s:s, s:i, s:i, s:o, s:b}", "format", "pinnforge.select", "version", 1, "generation", g,
+                                "history", h, "skipped", g == 2);
+        cr_assert_eq(pf_msgpack_write_file(path, sel), PF_OK, "%s", pf_errmsg());
+        json_decref(sel);
+    }
+    json_decref(hist);
+    if (hf < 0) return;
+    json_t *fin = json_pack("{s:s, s:i, s:f, s:{s:{s:I, s:I}, s:{s:f, s:f, s:f}, s:{s:I, s:I, s:I}, s:I, s:I}}", "format",
+                            "pinnforge.final", "version", 1, "hf_mse", hf, "budget", "optimizer_steps", "low_fidelity",
+                            (json_int_t)steps_lf, "high_fidelity", (json_int_t)3000, "wall_s", "low_fidelity", 10.0,
+                            "high_fidelity", 5.0, "llm", 0.5, "llm", "calls", (json_int_t)13, "prompt_tokens",
+                            (json_int_t)1000, "completion_tokens", (json_int_t)100, "candidates", (json_int_t)13,
+                            "invalid", (json_int_t)0);
+    snprintf(path, sizeof path, "%s/final.msgpack", dir);
+    cr_assert_eq(pf_msgpack_write_file(path, fin), PF_OK, "%s", pf_errmsg());
+    json_decref(fin);
+}
+
+/* burgers_1d: pinnforge 1e-3, 2e-3, 3e-3 (+ one unfinished run), ropinn
+ * 4e-3, 6e-3, no_feedback 8e-3, 1.2e-2; poisson_5d: pinnforge 1e-6 x 3,
+ * ropinn 3e-6, 5e-6, no_feedback 2e-6 x 2. */
+static void make_tree(void)
+{
+    snprintf(root, sizeof root, "/tmp/pf-report-XXXXXX");
+    cr_assert_not_null(mkdtemp(root));
+    const double bp[] = {1e-3, 2e-3, 3e-3}, pp[] = {1e-6, 1e-6, 1e-6};
+    for (int r = 0; r < 3; r++) {
+        make_run("burgers_1d", "pinnforge", r, bp[r], 1000 * (r + 1));
+        make_run("poisson_5d", "pinnforge", r, pp[r], 5000);
+    }
+    make_run("burgers_1d", "pinnforge", 3, -1, 0);
+    make_run("burgers_1d", "ropinn", 0, 4e-3, 100000);
+    make_run("burgers_1d", "ropinn", 1, 6e-3, 100000);
+    make_run("poisson_5d", "ropinn", 0, 3e-6, 100000);
+    make_run("poisson_5d", "ropinn", 1, 5e-6, 100000);
+    make_run("burgers_1d", "no_feedback", 0, 8e-3, 5000);
+    make_run("burgers_1d", "no_feedback", 1, 1.2e-2, 5000);
+    make_run("poisson_5d", "no_feedback", 0, 2e-6, 5000);
+    make_run("poisson_5d", "no_feedback", 1, 2e-6, 5000);
+}
+
+static void remove_tree(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static void rel(double got, double want, double tol, const char *what)
+{
+    cr_assert(fabs(got - want) <= tol * fabs(want), "%s: %.10g, want %.10g", what, got, want);
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+    char path[600], *text;
+    size_t len;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    cr_assert_eq(pf_file_read(path, &text, &len), PF_OK, "%s", pf_errmsg());
+    return text;
+}
+
+Test(report, collect_trajectory_and_budget)
+{
+    make_tree();
+    pf_collection c;
+    cr_assert_eq(pf_collect(root, NULL, &c), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(c.n, 15);
+    int finals = 0;
+    for (int i = 0; i < c.n; i++) finals += c.run[i].final;
+    cr_assert_eq(finals, 14);
+    const pf_run_summary *s = &c.run[0]; /* burgers_1d (registry order), no_feedback (by name), run 0 */
+    cr_assert_str_eq(s->pde, "burgers_1d");
+    cr_assert_str_eq(s->method, "no_feedback");
+    cr_assert_eq(s->run, 0);
+    cr_assert_eq(s->generations, 2, "the skipped generation does not count");
+    rel(s->g0_best, 0.2, 0, "Generation-0 best (the nan-status 0.1 is not ranked)");
+    rel(s->best_lf, 0.05, 0, "best low fidelity");
+    cr_assert_eq(s->best_lf_generation, 1);
+    rel(s->hf_mse, 8e-3, 0, "final");
+    cr_assert_eq(s->steps_hf, 3000);
+    cr_assert_eq(s->prompt_tokens, 1000);
+    cr_assert_str_eq(c.run[c.n - 1].pde, "poisson_5d");
+    pf_collection_release(&c);
+    cr_assert_eq(pf_collect(root, "poisson_5d", &c), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(c.n, 7);
+    pf_collection_release(&c);
+    cr_assert_eq(pf_collect(root, "wave_1d", &c), PF_ERR_IO, "a PDE without runs");
+    remove_tree();
+}
+
+Test(report, tables_match_the_inputs)
+{
+    make_tree();
+    pf_collection c;
+    cr_assert_eq(pf_collect(root, NULL, &c), PF_OK, "%s", pf_errmsg());
+    char out[128];
+    snprintf(out, sizeof out, "%s/reports/all", root);
+    pf_report_options o = {out, "pinnforge", true};
+    int written;
+    cr_assert_eq(pf_report_tables(&c, &o, &written), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(written, 13, "main, ablation, trajectory, budget x 3 formats + statistics.json");
+
+    pf_means m;
+    char path[256];
+    snprintf(path, sizeof path, "%s/main.csv", out);
+    cr_assert_eq(pf_means_read_csv(path, &m), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(m.nmethod, 2, "the main table leaves the ablation out");
+    int b = pf_means_pde(&m, "burgers_1d"), p = pf_means_pde(&m, "poisson_5d");
+    int pf = pf_means_method(&m, "pinnforge"), ro = pf_means_method(&m, "ropinn");
+    cr_assert(b >= 0 && p >= 0 && pf >= 0 && ro >= 0);
+    rel(pf_means_mean(&m, b, pf), 2e-3, 1e-8, "burgers pinnforge mean (the unfinished run left out)");
+    rel(pf_means_std(&m, b, pf), 1e-3, 1e-8, "burgers pinnforge std");
+    cr_assert_eq(m.runs[b * m.nmethod + pf], 3);
+    rel(pf_means_mean(&m, b, ro), 5e-3, 1e-8, "burgers ropinn mean");
+    rel(pf_means_std(&m, b, ro), sqrt(2) * 1e-3, 1e-8, "burgers ropinn std");
+    rel(pf_means_mean(&m, p, ro), 4e-6, 1e-8, "poisson ropinn mean");
+    pf_means_release(&m);
+
+    snprintf(path, sizeof path, "%s/ablation.csv", out);
+    cr_assert_eq(pf_means_read_csv(path, &m), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(m.nmethod, 2);
+    cr_assert_str_eq(m.method[0], "no_feedback");
+    cr_assert_str_eq(m.method[1], "pinnforge", "the reference last");
+    pf_means_release(&m);
+
+    char *md = slurp(out, "main.md");
+    cr_assert(strstr(md, "| burgers_1d | 5.00E-03 ± 1.41E-03 | **2.00E-03 ± 1.00E-03** |"), "%s", md);
+    cr_assert(strstr(md, "| Wilcoxon vs. PINNForge | = | -- |"), "two tasks cannot be significant:\n%s", md);
+    free(md);
+    char *tex = slurp(out, "ablation.tex");
+    cr_assert(strstr(tex, "\\textbf{2.00E-03 $\\pm$ 1.00E-03}") && strstr(tex, "3.50$\\times$") &&
+                  strstr(tex, "burgers\\_1d"),
+              "%s", tex);
+    free(tex);
+
+    json_error_t e;
+    snprintf(path, sizeof path, "%s/statistics.json", out);
+    json_t *st = json_load_file(path, 0, &e);
+    cr_assert_not_null(st, "%s", e.text);
+    /* no_feedback / pinnforge: burgers 1e-2 / 2e-3 = 5, poisson 2e-6 / 1e-6 = 2 */
+    rel(json_number_value(json_object_get(json_object_get(json_object_get(st, "ablation"), "median_ratio"), "no_feedback")),
+        3.5, 1e-9, "median error ratio");
+    json_t *w = json_object_get(json_object_get(json_object_get(st, "main"), "wilcoxon"), "ropinn");
+    cr_assert_eq(json_integer_value(json_object_get(w, "n")), 2);
+    rel(json_number_value(json_object_get(w, "w_plus")), 3, 0, "ropinn worse on both");
+    rel(json_number_value(json_object_get(w, "p")), 0.5, 1e-12, "exact p of n = 2");
+    json_decref(st);
+
+    char *traj = slurp(out, "trajectory.csv");
+    int lines = 0;
+    for (char *q = traj; *q; q++) lines += *q == '\n';
+    cr_assert_eq(lines, 16, "header + 15 runs");
+    cr_assert(strstr(traj, "burgers_1d,pinnforge,3,quick,2,2.000000000e-01,5.000000000e-02,1,,4.000000000e+00,\n"), "%s", traj);
+    cr_assert(strstr(traj, "burgers_1d,pinnforge,1,quick,2,2.000000000e-01,5.000000000e-02,1,2.000000000e-03,"
+                           "4.000000000e+00,1.000000000e+02"),
+              "%s", traj);
+    free(traj);
+    char *budget = slurp(out, "budget.csv");
+    /* burgers pinnforge: LF steps 1000, 2000, 3000 over the three finished runs */
+    cr_assert(strstr(budget, "burgers_1d,pinnforge,3,13,0,2000,3000,5000,10,5,0.5,13,1000,100\n"), "%s", budget);
+    free(budget);
+    pf_collection_release(&c);
+    remove_tree();
+}
+
+Test(report, index_links_tables_and_plots)
+{
+    make_tree();
+    pf_collection c;
+    cr_assert_eq(pf_collect(root, "burgers_1d", &c), PF_OK, "%s", pf_errmsg());
+    char out[128], dir[256];
+    snprintf(out, sizeof out, "%s/reports/burgers_1d", root);
+    pf_report_options o = {out, "pinnforge", true};
+    int written;
+    cr_assert_eq(pf_report_tables(&c, &o, &written), PF_OK, "%s", pf_errmsg());
+    snprintf(dir, sizeof dir, "%s/pinnforge", out);
+    mk(dir);
+    snprintf(dir, sizeof dir, "%s/pinnforge/run1", out);
+    mk(dir);
+    char png[300];
+    snprintf(png, sizeof png, "%s/trajectory.png", dir);
+    FILE *f = fopen(png, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    cr_assert_eq(pf_report_index(&c, &o, "burgers_1d"), PF_OK, "%s", pf_errmsg());
+    char *idx = slurp(out, "index.md");
+    cr_assert(strstr(idx, "- [main](main.md)") && strstr(idx, "- [trajectory](trajectory.md)"), "%s", idx);
+    cr_assert(strstr(idx, "![trajectory.png](pinnforge/run1/trajectory.png)"), "%s", idx);
+    cr_assert(strstr(idx, "not finished (no final.msgpack)"), "%s", idx);
+    cr_assert(strstr(idx, "final high-fidelity MSE 2.000e-03"), "%s", idx);
+    free(idx);
+    pf_collection_release(&c);
+    remove_tree();
+}
+
+Test(report, table_renderers)
+{
+    const char *head[] = {"PDE", "a_b", "C"};
+    pf_table *t = pf_table_new("x & y", 3, head);
+    pf_table_row(t, false);
+    pf_table_cell(t, false, "heat_5d");
+    pf_table_cell(t, true, "1.00E-03 ± 2.00E-04");
+    pf_table_row(t, true);
+    pf_table_cell(t, false, "ratio");
+    pf_table_cell(t, false, "50%%");
+    pf_table_cell(t, false, "3.50×");
+    pf_table_note(t, "χ² = %d", 1);
+    char *md = pf_table_markdown(t), *tex = pf_table_latex(t);
+    cr_assert_str_eq(md, "### x & y\n\n| PDE | a_b | C |\n| :--- | ---: | ---: |\n| heat_5d | **1.00E-03 ± 2.00E-04** |  |\n"
+                         "| ratio | 50% | 3.50× |\n\nχ² = 1\n\n");
+    cr_assert(strstr(tex, "\\caption{x \\& y}") && strstr(tex, "PDE & a\\_b & C \\\\") &&
+                  strstr(tex, "heat\\_5d & \\textbf{1.00E-03 $\\pm$ 2.00E-04} &  \\\\\n\\midrule\nratio & 50\\% & 3.50$\\times$") &&
+                  strstr(tex, "$\\chi^2$ = 1"),
+              "%s", tex);
+    free(md);
+    free(tex);
+    pf_table_cell(t, false, "one too many");
+    pf_table_cell(t, false, "and more");
+    cr_assert_null(pf_table_markdown(t), "a row with too many cells is an error");
+    pf_table_free(t);
+}
