@@ -623,7 +623,7 @@ static pf_status parse_into(const json_t *doc, pf_select *s)
         pf_select_cand *c = &s->cand[s->top3[k]];
         int gen = 0, idx = 0;
         const char *hash = NULL;
-        char where[16];
+        char where[32];
         snprintf(where, sizeof where, "top3[%d].", k);
         if (!json_is_object(e)) return pf_fail(PF_ERR_INVALID, "select: top3[%d] is not an object", k);
         PF_TRY(get_int(e, "generation", where, &gen));
