@@ -3,8 +3,8 @@
 #   make                 libpinnforge.a and every stage executable (build/bin/)
 #   make test            install missing Debian packages, build, run the Criterion suite
 #   make bench           time training steps against the PyTorch comparator
-#   make demo            train a real PINN on Poisson-5D (the main job until the pipeline exists;
-#                        see pipeline.mk)
+#   make PDE=P RUN=R     a search run; `make tables`, `make report PDE=P` (see pipeline.mk)
+#   make demo            train one PINN candidate on Poisson-5D
 #   make hdr-check       every header compiles on its own
 #   make clang-check     clang's warnings over every C file (part of make test)
 #   make help            this text
@@ -52,10 +52,10 @@ endif
 
 # ---------------------------------------------------------------- dependencies
 PKGS := openblas hdf5 msgpack libcurl jansson gsl libcrypto criterion
-DEPS_OK := $(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v h5dump >/dev/null && echo yes)
+DEPS_OK := $(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v h5dump >/dev/null && command -v gnuplot >/dev/null && echo yes)
 ifneq ($(DEPS_OK),yes)
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
-$(info deps: missing some of: $(PKGS) (pkg-config), h5dump; running scripts/install-deps.sh)
+$(info deps: missing some of: $(PKGS) (pkg-config), h5dump, gnuplot; running scripts/install-deps.sh)
 DEPS_RC := $(shell scripts/install-deps.sh >&2; echo $$?)
 ifneq ($(DEPS_RC),0)
 $(error scripts/install-deps.sh failed; install the packages it names and run make again)

@@ -3,6 +3,8 @@
 #   make PDE=poisson_5d RUN=0 PROFILE=quick      one search run (offline proposer unless PF_LLM_URL is set)
 #   make PDE=poisson_5d RUNS="0 1 2" -j2         several runs; -j trains a generation's candidates in parallel
 #   make status PDE=poisson_5d                   one line per run: generations, best MSE, Top-3, state
+#   make tables                                  reports/: the paper's tables and statistics from every run
+#   make report PDE=poisson_5d                   reports/poisson_5d/: its tables, plots per run, index.md
 #   make demo                                    one pf-train candidate (data/specs/typical.json)
 #
 # Variables (a change that changes results rebuilds exactly what it must:
@@ -16,6 +18,8 @@
 #             (answers only from the run's llm/ transcripts: copy a run, then LLM=replay)
 #   TRAIN_THREADS  threads per training (default 1; with -j N, N trainings run at once)
 #   RUNS_ROOT where runs live (default runs; e.g. a copy of a run to replay)
+#   REPORTS_ROOT where tables and plots go (default reports)
+#   REFERENCE the method the statistics compare against (default pinnforge)
 #
 # The run folder runs/<pde>/<method>/run<R>/ (src/search/run.h):
 #   context.json -> knowledge.msgpack -> gen00: 8 proposals (roles) -> 8 trainings
@@ -112,6 +116,22 @@ $(foreach r,$(RUNS),$(eval $(call run_rules,$(r))))
 
 status: $(B)/pf-final
 	$(Q)for r in $(RUNS); do d=$(call run_dir,$$r); [ -d $$d ] && $(B)/pf-final --run $$d --status || true; done
+
+# Tables and plots from the runs that exist; nothing is trained (src/stats/).
+REPORTS_ROOT ?= reports
+REFERENCE ?= pinnforge
+.PHONY: tables report
+tables: $(B)/pf-stats
+	$(Q)$(B)/pf-stats --runs $(RUNS_ROOT) --out $(REPORTS_ROOT) --reference $(REFERENCE)
+
+report: $(B)/pf-stats $(B)/pf-plot
+	$(Q)[ -d $(RUNS_ROOT)/$(PDE) ] || { echo "make report: no runs of $(PDE) in $(RUNS_ROOT)/ (make PDE=$(PDE) RUN=0 first)" >&2; exit 1; }
+	$(Q)for d in $(RUNS_ROOT)/$(PDE)/*/run*; do \
+	  [ -f $$d/context.json ] || continue; \
+	  $(B)/pf-plot --run $$d --out $(REPORTS_ROOT)/$(PDE)/$$(basename $$(dirname $$d))/$$(basename $$d) || exit 1; \
+	done
+	$(Q)$(B)/pf-stats --runs $(RUNS_ROOT) --pde $(PDE) --out $(REPORTS_ROOT)/$(PDE) --reference $(REFERENCE)
+	@echo "report: $(REPORTS_ROOT)/$(PDE)/index.md"
 
 # Reference data: the PINNacle files, downloaded where a network exists and
 # verified by SHA-256 (data/pinnacle.sha256), into $(PF_DATA_DIR).

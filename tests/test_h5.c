@@ -404,3 +404,101 @@ Test(h5, no_timestamps_same_bytes)
     cr_assert_eq(na, nb, "sizes %ld and %ld", na, nb);
     cr_assert(memcmp(a, b, (size_t)na) == 0, "the same writes gave different bytes");
 }
+
+/* ================================================================ reading --- */
+
+/* Written with the writer, read back with pf_h5_read_*: every numeric type
+ * arrives as double with its shape, strings as written, members sorted. */
+Test(h5, read_round_trip)
+{
+    pf_h5 *f = must_create();
+    const pf_real x[6] = {1.5f, -2, 3.25f, 4, 5, 6.125f};
+    const double v[3] = {0.1, 1e-300, -7};
+    const int iv[4] = {-3, 0, 7, 2147483647};
+    OK(pf_h5_write_real(f, "/g/x", x, 3, 2));
+    OK(pf_h5_write_f64(f, "/g/v", v, 3));
+    OK(pf_h5_write_int(f, "/g/i", iv, 4));
+    OK(pf_h5_write_f64(f, "/g/empty", NULL, 0));
+    OK(pf_h5_group(f, "/g/sub"));
+    OK(pf_h5_attr_str(f, "/", "pde", "burgers_1d"));
+    OK(pf_h5_attr_str(f, "/g/v", "meaning", "MSE ü"));
+    OK(pf_h5_close(f));
+
+    double *r;
+    size_t rows, cols;
+    OK(pf_h5_read_f64(path, "/g/x", &r, &rows, &cols));
+    cr_assert_eq(rows, 3);
+    cr_assert_eq(cols, 2);
+    for (int k = 0; k < 6; k++) cr_expect_eq(r[k], (double)x[k]);
+    free(r);
+    OK(pf_h5_read_f64(path, "/g/v", &r, &rows, &cols));
+    cr_assert(rows == 3 && cols == 1);
+    for (int k = 0; k < 3; k++) cr_expect_eq(r[k], v[k]);
+    free(r);
+    OK(pf_h5_read_f64(path, "/g/i", &r, &rows, &cols));
+    cr_assert(rows == 4 && cols == 1);
+    for (int k = 0; k < 4; k++) cr_expect_eq(r[k], (double)iv[k]);
+    free(r);
+    OK(pf_h5_read_f64(path, "/g/empty", &r, &rows, &cols));
+    cr_expect(r == NULL && rows == 0 && cols == 1);
+
+    char *s;
+    OK(pf_h5_read_attr_str(path, "/", "pde", &s));
+    cr_expect_str_eq(s, "burgers_1d");
+    free(s);
+    OK(pf_h5_read_attr_str(path, "/g/v", "meaning", &s));
+    cr_expect_str_eq(s, "MSE ü");
+    free(s);
+
+    int e;
+    OK(pf_h5_exists(path, "/g/x", &e));
+    cr_expect_eq(e, 1);
+    OK(pf_h5_exists(path, "/g/sub", &e));
+    cr_expect_eq(e, 1);
+    OK(pf_h5_exists(path, "/g/nope", &e));
+    cr_expect_eq(e, 0);
+    OK(pf_h5_exists(path, "/missing/deeper/x", &e));
+    cr_expect_eq(e, 0, "a missing parent is 'absent', not an error");
+
+    char **names;
+    size_t n;
+    OK(pf_h5_list(path, "/g", &names, &n));
+    cr_assert_eq(n, 5);
+    const char *want[5] = {"empty", "i", "sub", "v", "x"};
+    for (size_t k = 0; k < n; k++) cr_expect_str_eq(names[k], want[k]);
+    pf_h5_names_free(names, n);
+}
+
+Test(h5, read_errors_name_file_and_object)
+{
+    pf_h5 *f = must_create();
+    const double v[2] = {1, 2};
+    OK(pf_h5_write_f64(f, "/v", v, 2));
+    OK(pf_h5_close(f));
+    double *r = (double *)1;
+    size_t rows = 9, cols = 9;
+    cr_assert_eq(pf_h5_read_f64(path, "/nope", &r, &rows, &cols), PF_ERR_IO);
+    cr_expect(strstr(pf_errmsg(), "'/nope'") && strstr(pf_errmsg(), path), "%s", pf_errmsg());
+    cr_expect(r == NULL && rows == 0 && cols == 0);
+    char *s;
+    cr_assert_eq(pf_h5_read_attr_str(path, "/v", "units", &s), PF_ERR_IO);
+    cr_expect(strstr(pf_errmsg(), "'units'") && strstr(pf_errmsg(), "'/v'"), "%s", pf_errmsg());
+    char **names;
+    size_t n;
+    cr_assert_eq(pf_h5_list(path, "/v/w", &names, &n), PF_ERR_IO);
+    cr_expect(strstr(pf_errmsg(), "'/v/w'") != NULL, "%s", pf_errmsg());
+
+    char missing[160];
+    snprintf(missing, sizeof missing, "%s/absent.h5", dir);
+    int e = 1;
+    cr_assert_eq(pf_h5_exists(missing, "/v", &e), PF_ERR_IO);
+    cr_expect(strstr(pf_errmsg(), "absent.h5") != NULL, "%s", pf_errmsg());
+    cr_expect_eq(e, 0);
+    /* a file that is not HDF5 */
+    FILE *t = fopen(missing, "w");
+    fputs("not hdf5\n", t);
+    fclose(t);
+    cr_assert_eq(pf_h5_read_f64(missing, "/v", &r, &rows, &cols), PF_ERR_IO);
+    cr_expect(strstr(pf_errmsg(), "cannot open") != NULL, "%s", pf_errmsg());
+    cr_log_info("%s", pf_errmsg());
+}

@@ -368,3 +368,227 @@ pf_status pf_h5_attr_f64(pf_h5 *f, const char *obj, const char *key, double valu
 {
     return write_attr(f, obj, key, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, &value);
 }
+
+/* ================================================================ reading */
+
+/* Opens `path` read-only with HDF5's printing off; the caller closes. */
+static pf_status open_read(const char *path, hid_t *file)
+{
+    PF_ASSERT(path != NULL);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    pf_h5 *f = NULL; /* H5_CHECK records on a handle; readers have none */
+    pf_status st = PF_OK;
+    *file = H5I_INVALID_HID;
+    H5_CHECK(*file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), "cannot open '%s' for reading",
+             path);
+done:
+    return st;
+}
+
+pf_status pf_h5_read_f64(const char *path, const char *dataset, double **out, size_t *rows,
+                         size_t *cols)
+{
+    PF_ASSERT(out != NULL && rows != NULL && cols != NULL);
+    check_name(dataset);
+    *out = NULL;
+    *rows = *cols = 0;
+    hid_t file;
+    PF_TRY(open_read(path, &file));
+    pf_h5 *f = NULL;
+    pf_status st = PF_OK;
+    hid_t d = H5I_INVALID_HID, space = H5I_INVALID_HID, type = H5I_INVALID_HID;
+    double *v = NULL;
+    H5_CHECK(d = H5Dopen2(file, dataset, H5P_DEFAULT), "cannot open dataset '%s' in '%s'", dataset,
+             path);
+    H5_CHECK(type = H5Dget_type(d), "cannot read dataset '%s' in '%s'", dataset, path);
+    H5T_class_t cls = H5Tget_class(type);
+    if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
+        st = pf_fail(PF_ERR_IO, "dataset '%s' in '%s' is not numeric (HDF5 type class %d)", dataset,
+                     path, (int)cls);
+        goto done;
+    }
+    H5_CHECK(space = H5Dget_space(d), "cannot read dataset '%s' in '%s'", dataset, path);
+    int rank;
+    hsize_t dims[2] = {1, 1};
+    H5_CHECK(rank = H5Sget_simple_extent_ndims(space), "cannot read dataset '%s' in '%s'",
+             dataset, path);
+    if (rank > 2) {
+        st = pf_fail(PF_ERR_IO, "dataset '%s' in '%s' has rank %d; 0, 1 or 2 expected", dataset,
+                     path, rank);
+        goto done;
+    }
+    if (rank > 0)
+        H5_CHECK(H5Sget_simple_extent_dims(space, dims, NULL), "cannot read dataset '%s' in '%s'",
+                 dataset, path);
+    size_t count = (size_t)dims[0] * (size_t)(rank == 2 ? dims[1] : 1);
+    if (count > 0) {
+        if (!(v = malloc(count * sizeof *v))) {
+            st = pf_fail(PF_ERR_NOMEM, "out of memory reading dataset '%s' in '%s'", dataset, path);
+            goto done;
+        }
+        H5_CHECK(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v),
+                 "cannot read dataset '%s' in '%s'", dataset, path);
+    }
+    *rows = (size_t)dims[0];
+    *cols = rank == 2 ? (size_t)dims[1] : 1;
+done:
+    H5_CLOSE(H5Tclose, type, "cannot read dataset '%s' in '%s'", dataset, path);
+    H5_CLOSE(H5Sclose, space, "cannot read dataset '%s' in '%s'", dataset, path);
+    H5_CLOSE(H5Dclose, d, "cannot close dataset '%s' in '%s'", dataset, path);
+    H5_CLOSE(H5Fclose, file, "cannot close '%s'", path);
+    if (st != PF_OK) {
+        free(v);
+        *rows = *cols = 0;
+        return st;
+    }
+    *out = v;
+    return PF_OK;
+}
+
+pf_status pf_h5_read_attr_str(const char *path, const char *obj, const char *key, char **out)
+{
+    PF_ASSERT(key != NULL && out != NULL);
+    check_name(obj);
+    *out = NULL;
+    hid_t file;
+    PF_TRY(open_read(path, &file));
+    pf_h5 *f = NULL;
+    pf_status st = PF_OK;
+    hid_t a = H5I_INVALID_HID, type = H5I_INVALID_HID, mem = H5I_INVALID_HID;
+    char *s = NULL;
+    H5_CHECK(a = H5Aopen_by_name(file, obj, key, H5P_DEFAULT, H5P_DEFAULT),
+             "cannot open attribute '%s' of '%s' in '%s'", key, obj, path);
+    H5_CHECK(type = H5Aget_type(a), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+    if (H5Tget_class(type) != H5T_STRING) {
+        st = pf_fail(PF_ERR_IO, "attribute '%s' of '%s' in '%s' is not a string", key, obj, path);
+        goto done;
+    }
+    htri_t var;
+    H5_CHECK(var = H5Tis_variable_str(type), "cannot read attribute '%s' of '%s' in '%s'", key,
+             obj, path);
+    H5_CHECK(mem = H5Tcopy(H5T_C_S1), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+    /* HDF5 converts no string between character sets: read in the file's */
+    H5_CHECK(H5Tset_cset(mem, H5Tget_cset(type)), "cannot read attribute '%s' of '%s' in '%s'", key,
+             obj, path);
+    if (var) {
+        char *vs = NULL;
+        H5_CHECK(H5Tset_size(mem, H5T_VARIABLE), "cannot read attribute '%s' of '%s' in '%s'", key,
+                 obj, path);
+        H5_CHECK(H5Aread(a, mem, &vs), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+        s = strdup(vs ? vs : "");
+        H5free_memory(vs);
+    } else {
+        size_t n = H5Tget_size(type);
+        H5_CHECK(H5Tset_size(mem, n + 1), "cannot read attribute '%s' of '%s' in '%s'", key, obj,
+                 path);
+        if ((s = calloc(n + 1, 1)))
+            H5_CHECK(H5Aread(a, mem, s), "cannot read attribute '%s' of '%s' in '%s'", key, obj,
+                     path);
+    }
+    if (!s) st = pf_fail(PF_ERR_NOMEM, "out of memory reading attribute '%s' in '%s'", key, path);
+done:
+    H5_CLOSE(H5Tclose, mem, "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+    H5_CLOSE(H5Tclose, type, "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+    H5_CLOSE(H5Aclose, a, "cannot close attribute '%s' of '%s' in '%s'", key, obj, path);
+    H5_CLOSE(H5Fclose, file, "cannot close '%s'", path);
+    if (st != PF_OK) {
+        free(s);
+        return st;
+    }
+    *out = s;
+    return PF_OK;
+}
+
+pf_status pf_h5_exists(const char *path, const char *obj, int *exists)
+{
+    PF_ASSERT(exists != NULL);
+    check_name(obj);
+    *exists = 0;
+    hid_t file;
+    PF_TRY(open_read(path, &file));
+    pf_h5 *f = NULL;
+    pf_status st = PF_OK;
+    char *prefix = strdup(obj);
+    if (!prefix) {
+        st = pf_fail(PF_ERR_NOMEM, "out of memory for the path '%s'", obj);
+        goto done;
+    }
+    /* H5Lexists fails on a missing intermediate group: test each prefix */
+    int there = 1;
+    for (char *s = prefix + 1; there && *s;) {
+        char *slash = strchr(s, '/');
+        if (slash) *slash = 0;
+        htri_t e;
+        H5_CHECK(e = H5Lexists(file, prefix, H5P_DEFAULT), "cannot look up '%s' in '%s'", prefix,
+                 path);
+        if (e > 0) H5_CHECK(e = H5Oexists_by_name(file, prefix, H5P_DEFAULT),
+                            "cannot look up '%s' in '%s'", prefix, path);
+        there = e > 0;
+        if (!slash) break;
+        *slash = '/';
+        s = slash + 1;
+    }
+    *exists = there;
+done:
+    free(prefix);
+    H5_CLOSE(H5Fclose, file, "cannot close '%s'", path);
+    if (st != PF_OK) *exists = 0;
+    return st;
+}
+
+typedef struct name_list {
+    char **v;
+    size_t n, cap;
+    int nomem;
+} name_list;
+
+static herr_t collect_name(hid_t g, const char *name, const H5L_info_t *info, void *data)
+{
+    (void)g, (void)info;
+    name_list *l = data;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        char **v = realloc(l->v, cap * sizeof *v);
+        if (!v) return l->nomem = 1, -1;
+        l->v = v, l->cap = cap;
+    }
+    if (!(l->v[l->n] = strdup(name))) return l->nomem = 1, -1;
+    l->n++;
+    return 0;
+}
+
+pf_status pf_h5_list(const char *path, const char *group, char ***names, size_t *n)
+{
+    PF_ASSERT(names != NULL && n != NULL);
+    check_name(group);
+    *names = NULL;
+    *n = 0;
+    hid_t file;
+    PF_TRY(open_read(path, &file));
+    pf_h5 *f = NULL;
+    pf_status st = PF_OK;
+    hid_t g = H5I_INVALID_HID;
+    name_list l = {0};
+    hsize_t idx = 0;
+    H5_CHECK(g = H5Gopen2(file, group, H5P_DEFAULT), "cannot open group '%s' in '%s'", group, path);
+    H5_CHECK(H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, collect_name, &l),
+             "cannot list group '%s' in '%s'", group, path);
+done:
+    if (l.nomem) st = pf_fail(PF_ERR_NOMEM, "out of memory listing '%s' in '%s'", group, path);
+    H5_CLOSE(H5Gclose, g, "cannot close group '%s' in '%s'", group, path);
+    H5_CLOSE(H5Fclose, file, "cannot close '%s'", path);
+    if (st != PF_OK) {
+        pf_h5_names_free(l.v, l.n);
+        return st;
+    }
+    *names = l.v;
+    *n = l.n;
+    return PF_OK;
+}
+
+void pf_h5_names_free(char **names, size_t n)
+{
+    if (!names) return;
+    for (size_t i = 0; i < n; i++) free(names[i]);
+    free(names);
+}

@@ -1,6 +1,6 @@
 /*
- * h5.h — writing HDF5 artifacts: atomically, self-describing, every call
- * checked.
+ * h5.h — writing HDF5 artifacts (atomically, self-describing, every call
+ * checked) and reading them back (see "reading" at the end).
  *
  * A small layer over the serial HDF5 C library for the files the stages
  * produce (pf-pde sample points, pf-train result.h5, ...). Objects are named
@@ -112,5 +112,43 @@ pf_status pf_h5_attr_str(pf_h5 *f, const char *obj, const char *key, const char 
 pf_status pf_h5_attr_i64(pf_h5 *f, const char *obj, const char *key, int64_t value);
 pf_status pf_h5_attr_u64(pf_h5 *f, const char *obj, const char *key, uint64_t value);
 pf_status pf_h5_attr_f64(pf_h5 *f, const char *obj, const char *key, double value);
+
+/* ================================================================ reading
+ *
+ * Reading artifacts back (pf-plot, pf-stats): each call opens `path`
+ * read-only, reads one thing and closes the file again, so no handle
+ * outlives a call. Errors are PF_ERR_IO naming the file and the object,
+ * with HDF5's reason, as for writing:
+ *
+ *     double *mse;
+ *     size_t n, one;
+ *     PF_TRY(pf_h5_read_f64("run/result.h5", "/eval/mse", &mse, &n, &one));
+ *     ...
+ *     free(mse);
+ */
+
+/* The dataset `dataset` of any integer or floating-point type, converted to
+ * double by HDF5, row-major into *out (malloc'ed; the caller frees; NULL
+ * for an empty dataset). Shapes: scalar -> 1 x 1, (n) -> n x 1,
+ * (rows, cols) -> rows x cols; rank 3 and up, strings and compounds are
+ * refused. On failure *out is NULL and *rows = *cols = 0. */
+pf_status pf_h5_read_f64(const char *path, const char *dataset, double **out, size_t *rows,
+                         size_t *cols);
+
+/* The string attribute `key` of the object `obj` (fixed or variable
+ * length) into *out (malloc'ed, NUL-terminated; the caller frees). */
+pf_status pf_h5_read_attr_str(const char *path, const char *obj, const char *key, char **out);
+
+/* *exists = 1 when the object `obj` ("/a/b/c") is in the file (every
+ * component a link that resolves), else 0. A missing or unreadable file is
+ * an error, not "absent". */
+pf_status pf_h5_exists(const char *path, const char *obj, int *exists);
+
+/* The names of the members of the group `group`, sorted by name, into
+ * *names (an array of *n malloc'ed strings; free with pf_h5_names_free). */
+pf_status pf_h5_list(const char *path, const char *group, char ***names, size_t *n);
+
+/* Frees what pf_h5_list() returned; NULL is a no-op. */
+void pf_h5_names_free(char **names, size_t n);
 
 #endif

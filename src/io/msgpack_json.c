@@ -265,3 +265,24 @@ pf_status pf_msgpack_read_file(const char *path, json_t **out)
     }
     return PF_OK;
 }
+
+pf_status pf_mkdirs(const char *dir)
+{
+    char p[4096];
+    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
+        return pf_fail(PF_ERR_IO, "output folder name '%s' is too long", dir);
+    for (char *s = p + 1;; s++) {
+        int end = *s == 0;
+        if (*s == '/' || end) {
+            *s = 0;
+            if (mkdir(p, 0777) != 0 && errno != EEXIST)
+                return pf_fail(PF_ERR_IO, "cannot create the folder '%s': %s", p, strerror(errno));
+            if (end) break;
+            *s = '/';
+        }
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return pf_fail(PF_ERR_IO, "'%s' is not a folder", dir);
+    return PF_OK;
+}

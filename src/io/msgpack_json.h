@@ -84,6 +84,10 @@ pf_status pf_file_write_atomic(const char *path, const void *data, size_t len);
  * PF_ERR_IO naming the path and strerror. */
 pf_status pf_file_read(const char *path, char **out, size_t *len);
 
+/* Create the folder dir and any missing parents (mkdir -p); PF_ERR_IO
+ * naming the first one that cannot be made, or dir when it is not a folder. */
+pf_status pf_mkdirs(const char *dir);
+
 /* pf_json_to_msgpack() then pf_file_write_atomic(). */
 pf_status pf_msgpack_write_file(const char *path, const json_t *v);
 

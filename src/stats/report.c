@@ -1,7 +1,6 @@
 #include "stats/report.h"
 
 #include <dirent.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,23 +39,6 @@ bool pf_report_is_ablation(const char *method)
 static bool not_ablation(const char *method, const void *ctx) { return !pf_report_is_ablation(method); }
 
 /* ------------------------------------------------------------ files */
-
-static pf_status mkdir_p(const char *dir)
-{
-    char buf[4096];
-    if (strlen(dir) >= sizeof buf) return pf_fail(PF_ERR_INVALID, "path too long: '%s'", dir);
-    strcpy(buf, dir);
-    for (char *p = buf + 1;; p++) {
-        bool end = !*p;
-        if (*p == '/' || end) {
-            *p = 0;
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return pf_fail(PF_ERR_IO, "cannot create the folder '%s': %s", buf, strerror(errno));
-            if (end) return PF_OK;
-            *p = '/';
-        }
-    }
-}
 
 static pf_status put(const pf_report_options *o, const char *name, char *text, int *written)
 {
@@ -395,7 +377,7 @@ static pf_status budget_table(const pf_collection *c, const pf_report_options *o
 pf_status pf_report_tables(const pf_collection *c, const pf_report_options *o, int *written)
 {
     *written = 0;
-    PF_TRY(mkdir_p(o->out_dir));
+    PF_TRY(pf_mkdirs(o->out_dir));
     json_t *stats = json_object();
     pf_status st = main_table(c, o, stats, written);
     if (st == PF_OK) st = ablation_table(c, o, stats, written);
@@ -416,9 +398,20 @@ static bool file_exists(const char *dir, const char *name)
     return stat(path, &st) == 0;
 }
 
-static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+/* The search first, then its training curves, then the rest by name. */
+static int png_rank(const char *name)
+{
+    return !strcmp(name, "trajectory.png") ? 0 : !strcmp(name, "curves.png") ? 1 : 2;
+}
 
-/* The PNGs in dir/rel, linked as rel/NAME, sorted. */
+static int cmp_png(const void *a, const void *b)
+{
+    const char *x = *(char *const *)a, *y = *(char *const *)b;
+    int c = png_rank(x) - png_rank(y);
+    return c ? c : strcmp(x, y);
+}
+
+/* The PNGs in dir/rel, linked as rel/NAME (pf-plot's order, stats/plot.h). */
 static void pngs(FILE *f, const char *dir, const char *rel)
 {
     char path[4200];
@@ -436,7 +429,7 @@ static void pngs(FILE *f, const char *dir, const char *rel)
         if (len > 4 && !strcmp(e->d_name + len - 4, ".png") && (names[n] = strdup(e->d_name))) n++;
     }
     closedir(d);
-    qsort(names, (size_t)n, sizeof *names, cmp_name);
+    qsort(names, (size_t)n, sizeof *names, cmp_png);
     for (int i = 0; i < n; i++) {
         fprintf(f, "![%s](%s/%s)\n\n", names[i], rel, names[i]);
         free(names[i]);
