@@ -52,10 +52,10 @@ endif
 
 # ---------------------------------------------------------------- dependencies
 PKGS := openblas hdf5 msgpack libcurl jansson gsl libcrypto criterion
-DEPS_OK := $(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v h5dump >/dev/null && command -v gnuplot >/dev/null && echo yes)
+DEPS_OK := $(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v h5dump >/dev/null && command -v gnuplot >/dev/null && command -v python3 >/dev/null && echo yes)
 ifneq ($(DEPS_OK),yes)
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
-$(info deps: missing some of: $(PKGS) (pkg-config), h5dump, gnuplot; running scripts/install-deps.sh)
+$(info deps: missing some of: $(PKGS) (pkg-config), h5dump, gnuplot, python3 (the shell tests' fixtures); running scripts/install-deps.sh)
 DEPS_RC := $(shell scripts/install-deps.sh >&2; echo $$?)
 ifneq ($(DEPS_RC),0)
 $(error scripts/install-deps.sh failed; install the packages it names and run make again)

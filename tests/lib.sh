@@ -6,7 +6,8 @@
 #   expect_rc 2 "no arguments" "$BIN/pf-x"     # stdout/stderr in $tmp/out, $tmp/err
 #   finish
 #
-# Sets BIN, PRECISION, tmp (removed on exit) and counts checks; finish prints
+# Sets BIN, PRECISION, tmp (removed on exit), exports PF_TESTS (this folder,
+# absolute: python fixtures import tests/msgpack_enc.py from it) and counts checks; finish prints
 # "tNNNN-name: P/T passed" and exits non-zero when any check failed.
 set -u
 BIN=${1:?usage: $0 BUILD/bin float|double}
@@ -16,6 +17,8 @@ float | double) ;;
 *) echo "$0: precision must be float or double, not '$PRECISION'" >&2; exit 2 ;;
 esac
 TEST_NAME=$(basename "$0" .sh)
+PF_TESTS=$(cd "$(dirname "$0")" && pwd)
+export PF_TESTS
 tmp=$(mktemp -d "/tmp/pf_${TEST_NAME}_XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fails=0 count=0

@@ -13,25 +13,13 @@
 . "$(dirname "$0")/lib.sh"
 S=$BIN/pf-select
 
-# The fixtures are msgpack; this python has no msgpack module, so a small
-# encoder (nil, bool, int, float64, str, array, map) writes them.
+# The fixtures are msgpack, written with tests/msgpack_enc.py (this python
+# has no msgpack module).
 cat >"$tmp/mk.py" <<'PY'
 import os, struct, sys
 
-def enc(o):
-    if o is None: return b"\xc0"
-    if o is True: return b"\xc3"
-    if o is False: return b"\xc2"
-    if isinstance(o, int): return b"\xd3" + struct.pack(">q", o)
-    if isinstance(o, float): return b"\xcb" + struct.pack(">d", o)
-    if isinstance(o, str):
-        b = o.encode()
-        return b"\xdb" + struct.pack(">I", len(b)) + b
-    if isinstance(o, list):
-        return b"\xdd" + struct.pack(">I", len(o)) + b"".join(enc(x) for x in o)
-    if isinstance(o, dict):
-        return b"\xdf" + struct.pack(">I", len(o)) + b"".join(enc(k) + enc(v) for k, v in o.items())
-    raise TypeError(o)
+sys.path.insert(0, os.environ["PF_TESTS"])
+from msgpack_enc import enc, put  # noqa: E402
 
 def h(i): return "%064x" % i
 

@@ -14,28 +14,12 @@
 . "$(dirname "$0")/lib.sh"
 P=$BIN/pf-plot
 
-# msgpack fixtures: this python has no msgpack module, so a small encoder.
+# msgpack fixtures, written with tests/msgpack_enc.py (this python has no msgpack module).
 cat >"$tmp/mk.py" <<'PY'
 import os, struct, sys
 
-def enc(o):
-    if o is None: return b"\xc0"
-    if o is True: return b"\xc3"
-    if o is False: return b"\xc2"
-    if isinstance(o, int): return b"\xd3" + struct.pack(">q", o)
-    if isinstance(o, float): return b"\xcb" + struct.pack(">d", o)
-    if isinstance(o, str):
-        b = o.encode()
-        return b"\xdb" + struct.pack(">I", len(b)) + b
-    if isinstance(o, list):
-        return b"\xdd" + struct.pack(">I", len(o)) + b"".join(enc(x) for x in o)
-    if isinstance(o, dict):
-        return b"\xdf" + struct.pack(">I", len(o)) + b"".join(enc(k) + enc(v) for k, v in o.items())
-    raise TypeError(o)
-
-def put(path, o):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    open(path, "wb").write(enc(o))
+sys.path.insert(0, os.environ["PF_TESTS"])
+from msgpack_enc import enc, put  # noqa: E402
 
 run = sys.argv[1]
 open(run + "/context.json", "w").write(
