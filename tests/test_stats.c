@@ -245,6 +245,10 @@ Test(stats, means_sort_paper_order)
     near(pf_means_mean(&m, 0, 0), 4, 0, "cells follow their names");
     near(pf_means_mean(&m, 1, 3), 1, 0, "cells follow their names");
     cr_assert(isnan(pf_means_mean(&m, 1, 0)), "a missing cell");
+    pf_means_drop_sparse(&m, 2);
+    cr_assert_eq(m.npde, 1, "wave_1d has one method");
+    cr_assert_str_eq(m.pde[0], "burgers_1d");
+    near(pf_means_mean(&m, 0, 0), 4, 0, "the kept row");
     pf_means_release(&m);
 }
 

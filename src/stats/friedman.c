@@ -11,7 +11,7 @@ pf_status pf_friedman_test(const double *x, int n, int k, pf_friedman *out)
 {
     memset(out, 0, sizeof *out);
     if (n < 2 || k < 2)
-        return pf_fail(PF_ERR_INVALID, "friedman: needs at least 2 tasks and 2 methods, not %d and %d", n, k);
+        return pf_fail(PF_ERR_INVALID, "the Friedman test needs at least 2 tasks and 2 methods, not %d and %d", n, k);
     for (long i = 0; i < (long)n * k; i++)
         if (!isfinite(x[i])) return pf_fail(PF_ERR_INVALID, "friedman: task %ld, method %ld is not a number", i / k, i % k);
     double *sum = calloc((size_t)k, sizeof *sum), *r = malloc((size_t)k * sizeof *r);

@@ -153,6 +153,25 @@ void pf_means_sort(pf_means *m, const char *reference)
     free(pp), free(pm), free(mean), free(sd), free(runs), free(pn), free(mn);
 }
 
+void pf_means_drop_sparse(pf_means *m, int min)
+{
+    int kept = 0;
+    for (int i = 0; i < m->npde; i++) {
+        int set = 0;
+        for (int j = 0; j < m->nmethod; j++) set += !isnan(pf_means_mean(m, i, j));
+        if (set < min) {
+            free(m->pde[i]);
+            continue;
+        }
+        size_t to = (size_t)kept * m->nmethod, from = (size_t)i * m->nmethod;
+        memmove(m->mean + to, m->mean + from, (size_t)m->nmethod * sizeof *m->mean);
+        memmove(m->std + to, m->std + from, (size_t)m->nmethod * sizeof *m->std);
+        memmove(m->runs + to, m->runs + from, (size_t)m->nmethod * sizeof *m->runs);
+        m->pde[kept++] = m->pde[i];
+    }
+    m->npde = kept;
+}
+
 /* ------------------------------------------------------------ CSV */
 
 enum { COL_PDE, COL_METHOD, COL_MEAN, COL_STD, COL_RUNS, NCOL };

@@ -44,6 +44,9 @@ double pf_means_std(const pf_means *m, int pde, int method);
  * no_evolution, then any other method by name, and `reference` last. */
 void pf_means_sort(pf_means *m, const char *reference);
 
+/* Drop the PDEs with fewer than `min` methods set. */
+void pf_means_drop_sparse(pf_means *m, int min);
+
 /* Read a CSV (above). Errors name the file and line. */
 pf_status pf_means_read_csv(const char *path, pf_means *out);
 /* The CSV text (malloc'ed) of every set cell, with mean and std in %.6e. */

@@ -1,5 +1,6 @@
 #include "stats/report.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -180,8 +181,10 @@ static pf_status main_table(const pf_collection *c, const pf_report_options *o, 
             pf_table_cell(t, false, "%s", v ? v : "--");
         }
         stat_row(t, &m, "Median CV", json_object_get(cmp, "median_cv"), "%.3f", "", false);
-        if (json_object_get(fr, "why"))
-            pf_table_note(t, "Friedman test not computed: %s.", json_string_value(json_object_get(fr, "why")));
+        if (json_object_get(fr, "why")) {
+            const char *why = json_string_value(json_object_get(fr, "why"));
+            pf_table_note(t, "%c%s.", toupper((unsigned char)why[0]), why + 1);
+        }
         else
             pf_table_note(t, "Friedman test on per-task ranks of the mean MSE: χ²_F = %.3f, p = %.3g (%lld tasks with every method).",
                           json_number_value(json_object_get(fr, "chi2")), json_number_value(json_object_get(fr, "p")),
@@ -231,6 +234,7 @@ static pf_status ablation_table(const pf_collection *c, const pf_report_options 
     if (!has_ablation(c)) return PF_OK;
     pf_means m;
     PF_TRY(pf_collection_means(c, ablation_or_ref, o->reference, &m));
+    pf_means_drop_sparse(&m, 2); /* a PDE with the reference alone has nothing to compare */
     pf_means_sort(&m, o->reference);
     pf_table *t = means_table("Component ablation: mean ± standard deviation of the final MSE", &m);
     if (!t) {
