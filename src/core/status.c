@@ -3,15 +3,18 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static _Thread_local char errbuf[1024];
 
 pf_status pf_fail(pf_status st, const char *fmt, ...)
 {
+    char msg[sizeof errbuf]; /* the arguments may include pf_errmsg() itself */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(errbuf, sizeof errbuf, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    memcpy(errbuf, msg, sizeof errbuf);
     return st;
 }
 

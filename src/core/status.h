@@ -30,7 +30,8 @@ typedef enum pf_status {
 } pf_status;
 
 /* Record a printf-style message for the current thread and return `st`, so
- * that `return pf_fail(PF_ERR_IO, "cannot open '%s'", path);` reads well. */
+ * that `return pf_fail(PF_ERR_IO, "cannot open '%s'", path);` reads well.
+ * The arguments may include pf_errmsg() (to prefix a lower layer's message). */
 pf_status pf_fail(pf_status st, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

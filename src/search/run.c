@@ -8,13 +8,19 @@
 #include "llm/offline.h"
 #include "registry.h"
 
-pf_status pf_run_open(const char *dir, pf_run *r)
+static pf_status copy_name(const char *path, const char *key, const char *v, char *buf, size_t cap)
 {
-    memset(r, 0, sizeof *r);
-    if (snprintf(r->dir, sizeof r->dir, "%s", dir) >= (int)sizeof r->dir)
+    if (strlen(v) >= cap) return pf_fail(PF_ERR_INVALID, "%s: \"%s\" is too long", path, key);
+    memcpy(buf, v, strlen(v) + 1);
+    return PF_OK;
+}
+
+pf_status pf_run_context_read(const char *dir, pf_run_context *out)
+{
+    memset(out, 0, sizeof *out);
+    char path[4200];
+    if (snprintf(path, sizeof path, "%s/context.json", dir) >= (int)sizeof path)
         return pf_fail(PF_ERR_INVALID, "run folder name '%s' is too long", dir);
-    char path[2100];
-    snprintf(path, sizeof path, "%s/context.json", dir);
     json_error_t err;
     json_t *c = json_load_file(path, 0, &err);
     if (!c) return pf_fail(PF_ERR_IO, "cannot read the run's settings '%s': %s", path, err.text);
@@ -27,17 +33,32 @@ pf_status pf_run_open(const char *dir, pf_run *r)
     if (!pde || !method || !budget || !llm || !json_is_integer(run) || json_integer_value(run) < 0)
         st = pf_fail(PF_ERR_INVALID, "'%s' needs \"pde\", \"method\", \"budget\", \"llm\" (strings) and \"run\" (an integer >= 0)",
                      path);
-    if (st == PF_OK) st = pf_pdes_lookup(pde, &r->pde);
-    if (st == PF_OK) st = pf_method_from_name(method, &r->method);
-    if (st == PF_OK) st = pf_budget_lookup(budget, &r->budget);
-    if (st == PF_OK) {
-        if (!strcmp(llm, "auto")) r->llm = PF_LLM_AUTO;
-        else st = pf_llm_kind_from_name(llm, &r->llm);
-    }
-    r->run = (int)json_integer_value(run);
-    snprintf(r->llm_dir, sizeof r->llm_dir, "%s/llm", r->dir);
+    if (st == PF_OK) st = copy_name(path, "pde", pde, out->pde, sizeof out->pde);
+    if (st == PF_OK) st = copy_name(path, "method", method, out->method, sizeof out->method);
+    if (st == PF_OK) st = copy_name(path, "budget", budget, out->budget, sizeof out->budget);
+    if (st == PF_OK) st = copy_name(path, "llm", llm, out->llm, sizeof out->llm);
+    out->run = (int)json_integer_value(run);
     json_decref(c);
-    if (st != PF_OK) return pf_fail(st, "%s: %s", path, pf_errmsg());
+    return st;
+}
+
+pf_status pf_run_open(const char *dir, pf_run *r)
+{
+    memset(r, 0, sizeof *r);
+    if (snprintf(r->dir, sizeof r->dir, "%s", dir) >= (int)sizeof r->dir)
+        return pf_fail(PF_ERR_INVALID, "run folder name '%s' is too long", dir);
+    pf_run_context c;
+    PF_TRY(pf_run_context_read(dir, &c));
+    pf_status st = pf_pdes_lookup(c.pde, &r->pde);
+    if (st == PF_OK) st = pf_method_from_name(c.method, &r->method);
+    if (st == PF_OK) st = pf_budget_lookup(c.budget, &r->budget);
+    if (st == PF_OK) {
+        if (!strcmp(c.llm, "auto")) r->llm = PF_LLM_AUTO;
+        else st = pf_llm_kind_from_name(c.llm, &r->llm);
+    }
+    r->run = c.run;
+    snprintf(r->llm_dir, sizeof r->llm_dir, "%s/llm", r->dir);
+    if (st != PF_OK) return pf_fail(st, "%s/context.json: %s", dir, pf_errmsg());
     return PF_OK;
 }
 

@@ -45,7 +45,19 @@ typedef struct pf_run {
     char llm_dir[2100];       /* dir/llm: the transcripts */
 } pf_run;
 
+/* context.json's fields as written, not yet checked against the PDE,
+ * method, budget and proposer names (the statistics read runs of any
+ * method, baselines from other tools included, this way). */
+typedef struct pf_run_context {
+    char pde[64], method[64], budget[32], llm[16];
+    int run;
+} pf_run_context;
+
 /* Read dir/context.json; PF_ERR_IO / PF_ERR_INVALID naming the file and key. */
+pf_status pf_run_context_read(const char *dir, pf_run_context *out);
+
+/* pf_run_context_read, then the names looked up; the same errors, and
+ * PF_ERR_INVALID naming an unknown PDE, method, budget or proposer. */
 pf_status pf_run_open(const char *dir, pf_run *r);
 
 /* The run's proposer: options from the environment (llm/provider.h), the

@@ -123,36 +123,6 @@ static pf_status trajectory(pf_run_summary *s)
     return PF_OK;
 }
 
-/* The run's settings from context.json, read as plain strings: the tables
- * take any method name (baselines imported from other tools included). */
-static pf_status context(pf_run_summary *s)
-{
-    char path[4096];
-    PF_TRY(join(path, sizeof path, s->dir, "context.json"));
-    json_error_t e;
-    json_t *c = json_load_file(path, 0, &e);
-    if (!c) return pf_fail(PF_ERR_IO, "%s:%d: %s", path, e.line, e.text);
-    const char *pde = json_string_value(json_object_get(c, "pde"));
-    const char *method = json_string_value(json_object_get(c, "method"));
-    const char *budget = json_string_value(json_object_get(c, "budget"));
-    const char *llm = json_string_value(json_object_get(c, "llm"));
-    json_t *run = json_object_get(c, "run");
-    pf_status st = PF_OK;
-    if (!pde || !method || !json_is_integer(run))
-        st = pf_fail(PF_ERR_INVALID, "%s: wants \"pde\" and \"method\" strings and an integer \"run\"", path);
-    else if (strlen(pde) >= sizeof s->pde || strlen(method) >= sizeof s->method)
-        st = pf_fail(PF_ERR_INVALID, "%s: pde or method name too long", path);
-    if (st == PF_OK) {
-        snprintf(s->pde, sizeof s->pde, "%s", pde);
-        snprintf(s->method, sizeof s->method, "%s", method);
-        snprintf(s->profile, sizeof s->profile, "%s", budget ? budget : "?");
-        snprintf(s->llm, sizeof s->llm, "%s", llm ? llm : "?");
-        s->run = (int)json_integer_value(run);
-    }
-    json_decref(c);
-    return st;
-}
-
 static pf_status summarize(const char *dir, pf_run_summary *s)
 {
     memset(s, 0, sizeof *s);
@@ -161,7 +131,13 @@ static pf_status summarize(const char *dir, pf_run_summary *s)
     s->hf_mse = s->g0_best = s->best_lf = NAN;
     s->best_lf_generation = -1;
     s->wall_lf_s = s->wall_hf_s = s->llm_s = NAN;
-    PF_TRY(context(s));
+    pf_run_context ctx; /* plain strings: any method name, baselines from other tools included */
+    PF_TRY(pf_run_context_read(dir, &ctx));
+    memcpy(s->pde, ctx.pde, sizeof s->pde);
+    memcpy(s->method, ctx.method, sizeof s->method);
+    snprintf(s->profile, sizeof s->profile, "%s", ctx.budget);
+    snprintf(s->llm, sizeof s->llm, "%s", ctx.llm);
+    s->run = ctx.run;
     PF_TRY(trajectory(s));
     char path[4096];
     PF_TRY(join(path, sizeof path, dir, "final.msgpack"));

@@ -251,11 +251,7 @@ static pf_status parse(const char *path, char *text, pf_means *out)
         if (col[COL_RUNS] >= 0 && *f[col[COL_RUNS]]) PF_TRY(number(path, lineno, "runs", f[col[COL_RUNS]], &runs));
         if (!isfinite(mean)) return pf_fail(PF_ERR_INVALID, "%s:%d: mean '%s' is not finite", path, lineno, f[col[COL_MEAN]]);
         pf_status st = pf_means_set(out, f[col[COL_PDE]], f[col[COL_METHOD]], mean, sd, (int)runs);
-        if (st != PF_OK) {
-            char why[512];
-            snprintf(why, sizeof why, "%s", pf_errmsg());
-            return pf_fail(st, "%s:%d: %s", path, lineno, why);
-        }
+        if (st != PF_OK) return pf_fail(st, "%s:%d: %s", path, lineno, pf_errmsg());
     }
     if (!header) return pf_fail(PF_ERR_INVALID, "%s: no header line (pde,method,mean,std)", path);
     if (out->npde == 0) return pf_fail(PF_ERR_INVALID, "%s: no rows after the header", path);

@@ -257,6 +257,21 @@ static pf_status ablation_table(const pf_collection *c, const pf_report_options 
 
 /* ------------------------------------------------------------ trajectory */
 
+/* A table and the stream its CSV is written to (open_memstream sets *buf). */
+static pf_status start(pf_table **t, const char *title, int ncols, const char *const *head, const char *align,
+                       FILE **f, char **buf, size_t *len)
+{
+    *buf = NULL;
+    *t = pf_table_new(title, ncols, head);
+    *f = *t ? open_memstream(buf, len) : NULL;
+    if (!*f) {
+        pf_table_free(*t);
+        return pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
+    pf_table_align(*t, align);
+    return PF_OK;
+}
+
 static void mse_cell(pf_table *t, double v)
 {
     if (isfinite(v)) pf_table_cell(t, false, "%.2E", v);
@@ -279,17 +294,11 @@ static pf_status trajectory_table(const pf_collection *c, const pf_report_option
 {
     const char *head[] = {"PDE", "Method", "Run", "Generation-0 best", "Best LF", "Final HF", "G0 → Best LF",
                           "G0 → Final HF"};
-    pf_table *t = pf_table_new("Search trajectories: MSE of the best designs", 8, head);
-    if (t) pf_table_align(t, "llrrrrrr");
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!t || !f) {
-        pf_table_free(t);
-        if (f) fclose(f);
-        free(buf);
-        return pf_fail(PF_ERR_NOMEM, "out of memory");
-    }
+    pf_table *t;
+    char *buf;
+    size_t len;
+    FILE *f;
+    PF_TRY(start(&t, "Search trajectories: MSE of the best designs", 8, head, "llrrrrrr", &f, &buf, &len));
     fprintf(f, "pde,method,run,profile,generations,g0_best,best_lf,best_lf_generation,final_hf,ratio_best_lf,ratio_final_hf\n");
     for (int i = 0; i < c->n; i++) {
         const pf_run_summary *s = &c->run[i];
@@ -324,17 +333,11 @@ static pf_status budget_table(const pf_collection *c, const pf_report_options *o
 {
     const char *head[] = {"PDE",         "Method",     "Runs",      "Candidates", "LF steps",
                           "HF steps",    "LF wall s",  "HF wall s", "LLM calls",  "LLM tokens"};
-    pf_table *t = pf_table_new("Budget per run (means over finished runs)", 10, head);
-    if (t) pf_table_align(t, "llrrrrrrrr");
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!t || !f) {
-        pf_table_free(t);
-        if (f) fclose(f);
-        free(buf);
-        return pf_fail(PF_ERR_NOMEM, "out of memory");
-    }
+    pf_table *t;
+    char *buf;
+    size_t len;
+    FILE *f;
+    PF_TRY(start(&t, "Budget per run (means over finished runs)", 10, head, "llrrrrrrrr", &f, &buf, &len));
     fprintf(f, "pde,method,runs,candidates,invalid,steps_lf,steps_hf,steps_total,wall_lf_s,wall_hf_s,llm_s,llm_calls,"
                "prompt_tokens,completion_tokens\n");
     bool offline = false;
