@@ -2,6 +2,7 @@
 #include "search/run.h"
 
 #include <stdio.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "io/msgpack_json.h"
@@ -105,6 +106,32 @@ pf_status pf_run_read(const char *path, const char *format, json_t **out)
         json_decref(*out);
         *out = NULL;
         return st;
+    }
+    return PF_OK;
+}
+
+pf_status pf_run_last_select(const char *dir, json_t **out, int *g)
+{
+    *out = NULL;
+    *g = -1;
+    char path[4200];
+    for (int k = 0; k < 100; k++) { /* genGG: two digits */
+        PF_TRY(pf_run_path(dir, "select", k, 0, path, sizeof path));
+        if (access(path, F_OK) != 0) break;
+        json_t *s;
+        if (pf_run_read(path, "pinnforge.select", &s) != PF_OK) {
+            json_decref(*out);
+            *out = NULL;
+            *g = -1;
+            return pf_fail(PF_ERR_IO, "%s", pf_errmsg());
+        }
+        if (json_is_true(json_object_get(s, "skipped"))) {
+            json_decref(s);
+            break;
+        }
+        json_decref(*out);
+        *out = s;
+        *g = k;
     }
     return PF_OK;
 }

@@ -80,4 +80,11 @@ pf_status pf_run_path(const char *dir, const char *what, int g, int k, char *buf
 /* Read a msgpack artifact and check its "format"; *out new reference. */
 pf_status pf_run_read(const char *path, const char *format, json_t **out);
 
+/* The last completed selection: genGG/select.msgpack for G = 0, 1, ... up
+ * to the first missing one or the first skipped copy (written after a
+ * stop). *out is a new reference and *g its generation; *out NULL and *g -1
+ * before generation 0 ends. PF_ERR_IO naming a selection that cannot be
+ * read or is not one. */
+pf_status pf_run_last_select(const char *dir, json_t **out, int *g);
+
 #endif

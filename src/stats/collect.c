@@ -89,23 +89,13 @@ static long count(const json_t *o, const char *a, const char *b)
     return isfinite(v) ? (long)v : 0;
 }
 
-/* The trajectory from the last non-skipped select. */
+/* The trajectory from the last completed selection. */
 static pf_status trajectory(pf_run_summary *s)
 {
-    json_t *last = NULL;
-    char path[4096];
-    for (int g = 0; g < 100; g++) {
-        json_t *sel;
-        if (pf_run_path(s->dir, "select", g, 0, path, sizeof path) != PF_OK || !exists(path)) break;
-        PF_TRY(pf_run_read(path, "pinnforge.select", &sel));
-        if (json_is_true(json_object_get(sel, "skipped"))) {
-            json_decref(sel);
-            break;
-        }
-        json_decref(last);
-        last = sel;
-        s->generations = g + 1;
-    }
+    json_t *last;
+    int g_last;
+    PF_TRY(pf_run_last_select(s->dir, &last, &g_last));
+    s->generations = g_last + 1;
     size_t i;
     json_t *h;
     json_array_foreach(json_object_get(last, "history"), i, h) {

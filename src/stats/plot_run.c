@@ -31,29 +31,6 @@ static pf_status read_optional(const char *path, const char *format, json_t **ou
 
 static double num_or_nan(const json_t *v) { return json_is_number(v) ? json_number_value(v) : NAN; }
 
-/* The last selection that is not a skipped copy; *doc NULL if none yet. */
-static pf_status last_selection(const char *dir, json_t **doc, char *path, size_t cap)
-{
-    *doc = NULL;
-    int top = -1;
-    for (int g = 0; g < MAX_GEN; g++) {
-        PF_TRY(pf_run_path(dir, "select", g, 0, path, cap));
-        if (access(path, F_OK) == 0) top = g;
-    }
-    for (int g = top; g >= 0; g--) {
-        PF_TRY(pf_run_path(dir, "select", g, 0, path, cap));
-        json_t *s;
-        PF_TRY(read_optional(path, "pinnforge.select", &s));
-        if (!s) continue;
-        if (!json_is_true(json_object_get(s, "skipped"))) {
-            *doc = s;
-            return PF_OK;
-        }
-        json_decref(s);
-    }
-    return PF_OK;
-}
-
 typedef struct gen_best {
     int index;       /* -1: no ok candidate with a finite y */
     double y, loss_final, residual_mean;
@@ -133,7 +110,8 @@ pf_status pf_plot_trajectory(const pf_run *r, const pf_plot_opts *o, pf_plot_rep
 {
     char path[PATH_CAP];
     json_t *sel;
-    PF_TRY(last_selection(r->dir, &sel, path, sizeof path));
+    int g_sel;
+    PF_TRY(pf_run_last_select(r->dir, &sel, &g_sel));
     if (!sel) {
         pf_plot_add(rep, "trajectory", 0, "skipped: no genGG/select.msgpack in '%s' yet (run pf-select)", r->dir);
         return PF_OK;
@@ -141,6 +119,7 @@ pf_status pf_plot_trajectory(const pf_run *r, const pf_plot_opts *o, pf_plot_rep
     json_t *history = json_object_get(sel, "history");
     if (!json_is_array(history)) {
         json_decref(sel);
+        PF_TRY(pf_run_path(r->dir, "select", g_sel, 0, path, sizeof path));
         return pf_fail(PF_ERR_IO, "'%s' has no history array", path);
     }
     int last = (int)json_integer_value(json_object_get(sel, "generation"));
