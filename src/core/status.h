@@ -45,8 +45,8 @@ const char *pf_status_name(pf_status st);
 int pf_status_exit_code(pf_status st);
 
 /* Print "file:line: assertion failed: expr" (plus an optional message) and abort. */
-_Noreturn void pf_abort_at(const char *file, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void pf_abort_at(const char *file, int line, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 3, 4)));
 
 #define PF_ASSERT(cond)                                                        \
     do {                                                                       \

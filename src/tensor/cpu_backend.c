@@ -68,6 +68,17 @@ static const pf_backend cpu_backend = {
     .zero = cpu_zero,
     .forward = cpu_forward,
     .backward = cpu_backward,
+    .copy = pf_cpu_copy_real,
+    .axpy = pf_cpu_axpy,
+    .scal = pf_cpu_scal,
+    .clamp_min = pf_cpu_clamp_min,
+    .reduce = pf_cpu_reduce,
+    .clip_norm = pf_cpu_clip_norm,
+    .adam = pf_cpu_adam,
+    .capture = pf_cpu_capture,
+    .replay = pf_cpu_replay,
+    .drop = pf_cpu_drop,
+    .info = pf_cpu_info,
 };
 
 const pf_backend *pf_backend_cpu(void) { return &cpu_backend; }

@@ -28,6 +28,19 @@ void pf_cpu_pointwise_bwd(struct pf_node *y);
 /* dst = src (acc = 0) or dst += src (acc = 1), n elements. */
 void pf_cpu_put(pf_real *restrict dst, const pf_real *restrict src, size_t n, int acc);
 
+/* The flat-vector ops and capture (cpu_vec.c; see backend.h). */
+void pf_cpu_copy_real(pf_real *dst, const pf_real *src, size_t n);
+void pf_cpu_axpy(size_t n, double a, const pf_real *x, pf_real *y);
+void pf_cpu_scal(size_t n, double a, pf_real *x);
+void pf_cpu_clamp_min(pf_real *x, size_t n, double lo);
+double pf_cpu_reduce(pf_vec_red kind, const pf_real *x, const pf_real *y, size_t n);
+void pf_cpu_clip_norm(pf_real *g, size_t n, double max_norm, double *norm);
+void pf_cpu_adam(pf_real *params, const pf_real *grads, pf_real *mv, size_t n, const pf_real *coef);
+pf_status pf_cpu_capture(void (*body)(void *), void *arg, void **exec);
+pf_status pf_cpu_replay(void *exec);
+void pf_cpu_drop(void *exec);
+void pf_cpu_info(pf_device_info *out);
+
 /* Reductions split their range into this many fixed chunks, sum each in
  * double (in parallel), then add the chunk sums in order: the result depends
  * on the sizes only, never on the thread count. */

@@ -40,9 +40,11 @@ struct pf_graph {
     int *cls_n, *cls_cap;   /* per family: points in all, per chunk */
     bool *cls_loss;         /* per family: feeds a loss (so goes through chunks) */
     pf_real *host_tmp;      /* host buffer for seeding input streams */
+    pf_real *host_w;        /* [nloss] host staging of the loss weights */
     void *mem;              /* the one backend allocation */
     size_t mem_bytes;
     pf_real *train, *grads, *frozen;
+    pf_real *wdev;          /* [nloss] loss weights in backend memory (set_loss_weights) */
     double *prof; /* [2 * nnodes]: forward, backward seconds; NULL = off */
 };
 
@@ -99,6 +101,7 @@ void pf_graph_free(pf_graph *g)
     free(g->cls_cap);
     free(g->cls_loss);
     free(g->host_tmp);
+    free(g->host_w);
     if (g->mem) g->be->free(g->mem);
     free(g);
 }
@@ -179,6 +182,7 @@ pf_node *pf_input(pf_graph *g, const char *name, int n, int c, const pf_jet_layo
     if (D) {
         x->vec = malloc((size_t)D * c * sizeof *x->vec);
         PF_ASSERT(x->vec != NULL);
+        x->nvec = D * c;
         memcpy(x->vec, dirs, (size_t)D * c * sizeof *x->vec);
     }
     return x;
@@ -250,6 +254,7 @@ pf_node *pf_affine(pf_graph *g, pf_node *x, const pf_real *scale, const pf_real 
     pf_node *y = node_new(g, PF_OP_AFFINE, x->n, x->c, &x->layout, 1, &x);
     y->vec = malloc(2 * (size_t)x->c * sizeof *y->vec);
     PF_ASSERT(y->vec != NULL);
+    y->nvec = 2 * x->c;
     for (int j = 0; j < x->c; j++) {
         y->vec[j] = scale ? scale[j] : 1;
         y->vec[x->c + j] = shift ? shift[j] : 0;
@@ -488,7 +493,7 @@ static size_t align_up(size_t n) { return (n + PF_ALIGN - 1) / PF_ALIGN * PF_ALI
  * loss seeds: before backward) and last read by x's own backward (index x).
  * A buffer whose node's backward ran strictly before another gradient is
  * born can hold it. Best fit among the free ones, else a new piece. Writes
- * offsets into o_val[3 i + 1] and advances *off. */
+ * offsets into o_val[4 i + 1] and advances *off. */
 static pf_status plan_grad_buffers(pf_graph *g, size_t *o_val, size_t *off)
 {
     int N = g->nnodes;
@@ -525,7 +530,7 @@ static pf_status plan_grad_buffers(pf_graph *g, size_t *o_val, size_t *off)
                 *off += need;
             }
             bfree_after[best] = i; /* busy until x's own backward (index i) has run */
-            o_val[3 * i + 1] = boff[best];
+            o_val[4 * i + 1] = boff[best];
         }
     }
     free(birth), free(bsize), free(boff), free(bfree_after);
@@ -577,13 +582,15 @@ pf_status pf_graph_compile(pf_graph *g, uint64_t seed)
     size_t o_train = off; off += align_up(g->ntrain * sz);
     size_t o_grads = off; off += align_up(g->ntrain * sz);
     size_t o_frozen = off; off += align_up(g->nfrozen * sz);
-    size_t *o_val = malloc((size_t)g->nnodes * 3 * sizeof *o_val);
+    size_t o_w = off; off += align_up((size_t)(g->nloss + 1) * sz);
+    size_t *o_val = malloc((size_t)g->nnodes * 4 * sizeof *o_val);
     if (!o_val) return pf_fail(PF_ERR_NOMEM, "out of memory planning a graph");
     for (int i = 0; i < g->nnodes; i++) {
         pf_node *x = g->nodes[i];
         size_t scratch = g->be->scratch_bytes ? g->be->scratch_bytes(x) : 0;
-        o_val[3 * i] = off; off += x->op == PF_OP_PARAM_FIELD ? 0 : align_up(pf_node_len(x) * sz);
-        o_val[3 * i + 2] = off; off += align_up(scratch);
+        o_val[4 * i] = off; off += x->op == PF_OP_PARAM_FIELD ? 0 : align_up(pf_node_len(x) * sz);
+        o_val[4 * i + 2] = off; off += align_up(scratch);
+        o_val[4 * i + 3] = off; off += align_up((size_t)x->nvec * sz);
     }
     /* inputs of chunked families keep all their values in a stage */
     size_t *o_stage = calloc((size_t)g->nnodes + 1, sizeof *o_stage), tmp_len = 1;
@@ -607,7 +614,8 @@ pf_status pf_graph_compile(pf_graph *g, uint64_t seed)
     }
     g->mem_bytes = off;
     g->host_tmp = malloc(tmp_len * sz);
-    pf_status st = g->host_tmp ? g->be->alloc(off ? off : PF_ALIGN, &g->mem)
+    g->host_w = malloc((size_t)(g->nloss + 1) * sz);
+    pf_status st = g->host_tmp && g->host_w ? g->be->alloc(off ? off : PF_ALIGN, &g->mem)
                                : pf_fail(PF_ERR_NOMEM, "out of memory planning a graph");
     if (st != PF_OK) {
         free(o_val);
@@ -618,11 +626,14 @@ pf_status pf_graph_compile(pf_graph *g, uint64_t seed)
     g->train = (pf_real *)(base + o_train);
     g->grads = (pf_real *)(base + o_grads);
     g->frozen = (pf_real *)(base + o_frozen);
+    g->wdev = (pf_real *)(base + o_w);
     for (int i = 0; i < g->nnodes; i++) {
         pf_node *x = g->nodes[i];
-        x->val = (pf_real *)(base + o_val[3 * i]);
-        x->grad = x->needs_grad ? (pf_real *)(base + o_val[3 * i + 1]) : NULL;
-        x->scratch = (pf_real *)(base + o_val[3 * i + 2]);
+        x->val = (pf_real *)(base + o_val[4 * i]);
+        x->grad = x->needs_grad ? (pf_real *)(base + o_val[4 * i + 1]) : NULL;
+        x->scratch = (pf_real *)(base + o_val[4 * i + 2]);
+        x->cvec = x->nvec ? (pf_real *)(base + o_val[4 * i + 3]) : NULL;
+        if (x->nvec) g->be->upload(x->cvec, x->vec, (size_t)x->nvec * sz);
         x->stage = o_stage[i] ? (pf_real *)(base + o_stage[i]) : NULL;
         for (int k = 0; k < PF_NODE_MAX_PARAMS; k++) {
             int id = x->param[k];
@@ -640,6 +651,7 @@ pf_status pf_graph_compile(pf_graph *g, uint64_t seed)
         if (x->op == PF_OP_INPUT && x->layout.ndir) seed_input(g, x);
     }
     pf_graph_init_params(g, seed);
+    pf_graph_set_loss_weights(g, NULL);
     return PF_OK;
 }
 
@@ -767,13 +779,12 @@ static void add_losses(pf_graph *g)
     }
 }
 
-static void backward_nodes(pf_graph *g, const pf_real *weights)
+/* Seeds each loss's gradient with its weight (backend to backend). */
+static void backward_nodes(pf_graph *g)
 {
     for (int t = 0; t < g->nloss; t++) {
         pf_node *l = g->losses[t].node;
-        if (!l->needs_grad) continue;
-        pf_real w = weights ? weights[t] : 1;
-        g->be->upload(l->grad, &w, sizeof w);
+        if (l->needs_grad) g->be->copy(l->grad, g->wdev + t, 1);
     }
     for (int i = g->nnodes - 1; i >= 0; i--) {
         pf_node *x = g->nodes[i];
@@ -800,16 +811,40 @@ void pf_graph_forward(pf_graph *g)
     }
 }
 
+void pf_graph_set_loss_weights(pf_graph *g, const pf_real *weights)
+{
+    PF_ASSERT_MSG(g->compiled, "set_loss_weights before compile");
+    for (int t = 0; t < g->nloss; t++) g->host_w[t] = weights ? weights[t] : 1;
+    g->be->upload(g->wdev, g->host_w, (size_t)g->nloss * sizeof *g->host_w);
+}
+
+void pf_graph_pass(pf_graph *g)
+{
+    PF_ASSERT_MSG(g->compiled, "pass before compile");
+    PF_ASSERT_MSG(g->nchunks == 1, "pf_graph_pass on a graph in %d chunks (needs 1)", g->nchunks);
+    set_chunk(g, 0);
+    g->be->zero(g->grads, g->ntrain * sizeof(pf_real));
+    forward_nodes(g, false);
+    backward_nodes(g);
+}
+
+void pf_graph_read_losses(pf_graph *g)
+{
+    clear_losses(g);
+    add_losses(g);
+}
+
 void pf_graph_forward_backward(pf_graph *g, const pf_real *weights)
 {
     PF_ASSERT_MSG(g->compiled, "forward_backward before compile");
+    pf_graph_set_loss_weights(g, weights);
     clear_losses(g);
     g->be->zero(g->grads, g->ntrain * sizeof(pf_real));
     for (int k = 0; k < g->nchunks; k++) {
         set_chunk(g, k);
         forward_nodes(g, false);
         add_losses(g);
-        backward_nodes(g, weights);
+        backward_nodes(g);
     }
 }
 
@@ -820,8 +855,9 @@ void pf_graph_backward(pf_graph *g, const pf_real *weights)
         pf_graph_forward_backward(g, weights);
         return;
     }
+    pf_graph_set_loss_weights(g, weights);
     g->be->zero(g->grads, g->ntrain * sizeof(pf_real));
-    backward_nodes(g, weights);
+    backward_nodes(g);
 }
 
 /* ------------------------------------------------------------------- queries */
@@ -920,6 +956,8 @@ void pf_graph_read_grad(const pf_graph *g, const pf_node *x, pf_real *dst)
 }
 
 size_t pf_graph_bytes(const pf_graph *g) { return g->mem_bytes; }
+
+const pf_backend *pf_graph_backend(const pf_graph *g) { return g->be; }
 
 pf_status pf_graph_profile(pf_graph *g, bool on)
 {

@@ -208,6 +208,17 @@ void pf_graph_forward_backward(pf_graph *g, const pf_real *weights);
  * pf_graph_forward_backward() in training loops). */
 void pf_graph_backward(pf_graph *g, const pf_real *weights);
 
+/* The same pass in three calls, for a step that is recorded once and
+ * replayed (backend.h, capture): set_loss_weights puts the per-loss weights
+ * in backend memory (NULL = all ones; they stay until set again);
+ * pf_graph_pass queues forward + backward of the loss branches with those
+ * weights, and touches no host memory, so it can be recorded; it needs an
+ * unchunked graph (pf_graph_nchunks() == 1). pf_graph_read_losses copies
+ * the loss values to the host (pf_graph_loss_value). */
+void pf_graph_set_loss_weights(pf_graph *g, const pf_real *weights);
+void pf_graph_pass(pf_graph *g);
+void pf_graph_read_losses(pf_graph *g);
+
 /* Chunks of points. Every op but the loss reduction is pointwise in the
  * points, so the nodes that feed a loss can run forward and backward over
  * chunks of their points: loss terms are sums of per-chunk parts, parameter
@@ -233,10 +244,11 @@ const char *pf_graph_loss_name(const pf_graph *g, int t);
 double pf_graph_loss_value(const pf_graph *g, int t);   /* after forward */
 
 size_t pf_graph_nparams(const pf_graph *g);    /* trainable scalars */
-pf_real *pf_graph_params(pf_graph *g);         /* flat trainable buffer */
-pf_real *pf_graph_grads(pf_graph *g);          /* flat gradient buffer */
+pf_real *pf_graph_params(pf_graph *g);         /* flat trainable buffer (backend memory) */
+pf_real *pf_graph_grads(pf_graph *g);          /* flat gradient buffer (backend memory) */
 int pf_graph_param_count(const pf_graph *g);   /* registered parameters */
-/* Data of parameter `id` (trainable or frozen); its gradient or NULL. */
+/* Data of parameter `id` (trainable or frozen); its gradient or NULL
+ * (backend memory: read or write it with the backend's download/upload). */
 pf_real *pf_graph_param_data(pf_graph *g, int id);
 pf_real *pf_graph_param_grad(pf_graph *g, int id);
 size_t pf_graph_param_offset(const pf_graph *g, int id); /* in the flat buffer */
@@ -262,6 +274,10 @@ void pf_graph_read_grad(const pf_graph *g, const pf_node *x, pf_real *dst);
 
 /* Bytes in the graph's arena (for reporting). */
 size_t pf_graph_bytes(const pf_graph *g);
+
+/* The backend the graph's buffers live on (the flat parameter and gradient
+ * buffers are its memory). */
+const pf_backend *pf_graph_backend(const pf_graph *g);
 
 /* ----------------------------------------------------------------- profile */
 

@@ -65,12 +65,14 @@ struct pf_node {
     pf_real p;              /* unary exponent; scale factor */
     int param[PF_NODE_MAX_PARAMS]; /* parameter ids, -1 = none */
     int i0;                 /* deriv: source stream; slice: first channel */
-    pf_real *vec;           /* affine: scale[c] then shift[c]; input: dirs[ndir][c] */
+    pf_real *vec;           /* affine: scale[c] then shift[c]; input: dirs[ndir][c] (host) */
+    int nvec;               /* elements of vec */
 
     /* resolved by compile */
     pf_real *val;           /* [S][n][c] */
     pf_real *grad;          /* [S][n][c], NULL when no gradient flows here */
     pf_real *scratch;       /* op workspace, sized by the backend's scratch_bytes() */
+    pf_real *cvec;          /* vec copied into backend memory (NULL when nvec = 0) */
     pf_real *stage;         /* input of a chunked family: all n_full x c values */
     int seeded_n;           /* input: the point count its derivative streams are laid out for */
     pf_real *pw[PF_NODE_MAX_PARAMS];   /* parameter data */

@@ -42,6 +42,7 @@
 
 #include "core/real.h"
 #include "core/status.h"
+#include "tensor/backend.h"
 
 /* Loops shorter than this stay on one thread (thread start-up costs more). */
 #define PF_TRAIN_PARALLEL_MIN (1L << 15)
@@ -71,6 +72,10 @@ typedef struct pf_adam pf_adam;
  * the configuration fails pf_adam_config_check() or memory runs out. */
 pf_adam *pf_adam_alloc(size_t n, const pf_adam_config *cfg);
 
+/* The same with the moments in backend `be`'s memory: params and grads
+ * passed to it are then that backend's memory too. */
+pf_adam *pf_adam_alloc_on(const pf_backend *be, size_t n, const pf_adam_config *cfg);
+
 /* Frees the optimizer and its moments; NULL is allowed. */
 void pf_adam_free(pf_adam *a);
 
@@ -79,11 +84,22 @@ void pf_adam_free(pf_adam *a);
  * decay. Makes no heap allocation. */
 void pf_adam_step(pf_adam *a, pf_real *params, const pf_real *grads, double lr);
 
+/* A step in two halves, for a recorded step (backend.h, capture): prepare
+ * increments t and puts this step's coefficients in backend memory (not
+ * recordable: it copies from the host); apply queues the update itself and
+ * reads them when it runs. pf_adam_step = prepare + apply. */
+void pf_adam_prepare(pf_adam *a, double lr);
+void pf_adam_apply(pf_adam *a, pf_real *params, const pf_real *grads);
+
+/* Climb instead of descend (the gradient's sign flipped inside the update;
+ * grads stay as they are). */
+void pf_adam_set_ascent(pf_adam *a, bool ascent);
+
 /* Zero the moments and the step counter (a fresh start, same config). */
 void pf_adam_reset(pf_adam *a);
 
 /* Checkpointing: the moments are one array of 2n pf_reals, m[0..n) then
- * v[0..n), owned by the optimizer; write it and the step counter out, and
+ * v[0..n), owned by the optimizer (backend memory); write it and the step counter out, and
  * read them back into a fresh optimizer of the same n to resume exactly. */
 pf_real *pf_adam_moments(pf_adam *a);
 size_t pf_adam_size(const pf_adam *a);

@@ -1,7 +1,5 @@
 #include "train/graph_objective.h"
 
-#include <string.h>
-
 double pf_graph_total_loss(const pf_graph *g, const pf_real *weights)
 {
     double s = 0;
@@ -14,11 +12,12 @@ static double graph_fdf(void *ctx, const pf_real *x, pf_real *grad)
 {
     pf_graph_objective *o = ctx;
     size_t n = o->n ? o->n : pf_graph_nparams(o->g);
+    const pf_backend *be = pf_graph_backend(o->g);
     pf_real *params = pf_graph_params(o->g);
-    if (x != params) memcpy(params, x, n * sizeof *params);
+    if (x != params) be->copy(params, x, n);
     pf_graph_forward_backward(o->g, o->weights);
     const pf_real *gr = pf_graph_grads(o->g);
-    if (grad != gr) memcpy(grad, gr, n * sizeof *grad);
+    if (grad != gr) be->copy(grad, gr, n);
     o->evals++;
     return pf_graph_total_loss(o->g, o->weights);
 }

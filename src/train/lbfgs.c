@@ -1,33 +1,17 @@
 #include "train/lbfgs.h"
 
-#include <cblas.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
-
-#ifdef PF_DOUBLE
-#define xdot cblas_ddot
-#define xaxpy cblas_daxpy
-#define xscal cblas_dscal
-#else
-#define xdot cblas_sdot
-#define xaxpy cblas_saxpy
-#define xscal cblas_sscal
-#endif
-
-/* Below OpenBLAS's threading threshold for dot (10000 on x86_64), so each
- * block is summed by one thread and the total is the same for any thread
- * count; the blocks are added in double. */
-enum { DOT_BLOCK = 4096 };
 
 /* Nocedal & Wright eq. 3.7 constants, as torch's _strong_wolfe. */
 static const double c1 = 1e-4, c2 = 0.9;
 
 struct pf_lbfgs {
+    const pf_backend *be; /* where the vectors live and the vector ops run */
     size_t n, stride;     /* stride: n rounded up to whole cache lines */
     pf_lbfgs_config cfg;
     int head, count;      /* next history slot to write; pairs stored */
@@ -38,8 +22,8 @@ struct pf_lbfgs {
     pf_real *x0, *g0;     /* current point and its gradient */
     pf_real *d, *xt;      /* search direction; trial point */
     pf_real *pool[3];     /* gradients of line-search points */
-    double *rho, *alpha;  /* [m]: 1 / y's; two-loop coefficients */
-    void *block;
+    double *rho, *alpha;  /* [m]: 1 / y's; two-loop coefficients (host) */
+    void *block;          /* the vectors, backend memory */
 };
 
 typedef struct point {
@@ -66,7 +50,7 @@ pf_status pf_lbfgs_config_check(const pf_lbfgs_config *cfg)
     return PF_OK;
 }
 
-pf_lbfgs *pf_lbfgs_alloc(size_t n, const pf_lbfgs_config *cfg)
+pf_lbfgs *pf_lbfgs_alloc_on(const pf_backend *be, size_t n, const pf_lbfgs_config *cfg)
 {
     PF_ASSERT(n > 0 && cfg != NULL);
     if (pf_lbfgs_config_check(cfg) != PF_OK) return NULL;
@@ -79,15 +63,19 @@ pf_lbfgs *pf_lbfgs_alloc(size_t n, const pf_lbfgs_config *cfg)
     const size_t stride = (n + per_line - 1) / per_line * per_line; /* keeps vectors aligned */
     const size_t vectors = 2 * m + 7;
     pf_lbfgs *o = calloc(1, sizeof *o);
+    double *coef = calloc(2 * m, sizeof *coef);
     void *block = NULL;
-    if (o && stride <= (SIZE_MAX / 2 - 2 * m * sizeof(double)) / sizeof(pf_real) / vectors)
-        block = pf_aligned_alloc(vectors * stride * sizeof(pf_real) + 2 * m * sizeof(double));
+    if (o && coef && stride <= SIZE_MAX / 2 / sizeof(pf_real) / vectors &&
+        be->alloc(vectors * stride * sizeof(pf_real), &block) != PF_OK)
+        block = NULL;
     if (!block) {
         free(o);
+        free(coef);
         pf_fail(PF_ERR_NOMEM, "l-bfgs: cannot allocate work memory for %zu parameters, history %zu",
                 n, m);
         return NULL;
     }
+    o->be = be;
     o->n = n;
     o->stride = stride;
     o->cfg = *cfg;
@@ -100,16 +88,22 @@ pf_lbfgs *pf_lbfgs_alloc(size_t n, const pf_lbfgs_config *cfg)
     o->d = v, v += stride;
     o->xt = v, v += stride;
     for (int k = 0; k < 3; k++) o->pool[k] = v, v += stride;
-    o->rho = (double *)v;
-    o->alpha = o->rho + m;
+    o->rho = coef;
+    o->alpha = coef + m;
     pf_lbfgs_reset(o);
     return o;
+}
+
+pf_lbfgs *pf_lbfgs_alloc(size_t n, const pf_lbfgs_config *cfg)
+{
+    return pf_lbfgs_alloc_on(pf_backend_cpu(), n, cfg);
 }
 
 void pf_lbfgs_free(pf_lbfgs *o)
 {
     if (!o) return;
-    free(o->block);
+    o->be->free(o->block);
+    free(o->rho);
     free(o);
 }
 
@@ -138,61 +132,47 @@ const char *pf_lbfgs_outcome_name(pf_lbfgs_outcome outcome)
     return "?";
 }
 
-static double dot(size_t n, const pf_real *a, const pf_real *b)
+static double dot(const pf_lbfgs *o, const pf_real *a, const pf_real *b)
 {
-    double sum = 0;
-    for (size_t i = 0; i < n; i += DOT_BLOCK) {
-        int len = (int)(n - i < DOT_BLOCK ? n - i : DOT_BLOCK);
-        sum += xdot(len, a + i, 1, b + i, 1);
-    }
-    return sum;
+    return o->be->reduce(PF_VEC_DOT, a, b, o->n);
 }
 
-static double max_abs(size_t n, const pf_real *a)
+static double max_abs(const pf_lbfgs *o, const pf_real *a)
 {
-    double m = 0;
-    for (size_t i = 0; i < n; i++) m = fmax(m, fabs((double)a[i]));
-    return m;
-}
-
-static double sum_abs(size_t n, const pf_real *a)
-{
-    double s = 0;
-    for (size_t i = 0; i < n; i++) s += fabs((double)a[i]);
-    return s;
+    return o->be->reduce(PF_VEC_AMAX, a, NULL, o->n);
 }
 
 /* Two-loop recursion (Nocedal & Wright Alg. 7.4): d = -H g0. */
 static void direction(pf_lbfgs *o)
 {
-    const int n = (int)o->n, m = o->cfg.history;
+    const int m = o->cfg.history;
     const size_t stride = o->stride;
-    memcpy(o->d, o->g0, o->n * sizeof(pf_real));
-    xscal(n, -1, o->d, 1);
+    o->be->copy(o->d, o->g0, o->n);
+    o->be->scal(o->n, -1, o->d);
     for (int k = o->count - 1; k >= 0; k--) {
         size_t i = (size_t)((o->head - o->count + k + m) % m);
-        o->alpha[i] = o->rho[i] * dot(o->n, o->s + i * stride, o->d);
-        xaxpy(n, (pf_real)-o->alpha[i], o->y + i * stride, 1, o->d, 1);
+        o->alpha[i] = o->rho[i] * dot(o, o->s + i * stride, o->d);
+        o->be->axpy(o->n, (pf_real)-o->alpha[i], o->y + i * stride, o->d);
     }
-    xscal(n, (pf_real)o->h_diag, o->d, 1);
+    o->be->scal(o->n, (pf_real)o->h_diag, o->d);
     for (int k = 0; k < o->count; k++) {
         size_t i = (size_t)((o->head - o->count + k + m) % m);
-        double beta = o->rho[i] * dot(o->n, o->y + i * stride, o->d);
-        xaxpy(n, (pf_real)(o->alpha[i] - beta), o->s + i * stride, 1, o->d, 1);
+        double beta = o->rho[i] * dot(o, o->y + i * stride, o->d);
+        o->be->axpy(o->n, (pf_real)(o->alpha[i] - beta), o->s + i * stride, o->d);
     }
 }
 
 /* Loss, gradient (into p->g) and g'd at x0 + p->t d. */
 static pf_status evaluate(pf_lbfgs *o, const pf_lbfgs_objective *obj, point *p, int *evals)
 {
-    memcpy(o->xt, o->x0, o->n * sizeof(pf_real));
-    xaxpy((int)o->n, (pf_real)p->t, o->d, 1, o->xt, 1);
+    o->be->copy(o->xt, o->x0, o->n);
+    o->be->axpy(o->n, (pf_real)p->t, o->d, o->xt);
     p->f = obj->fdf(obj->ctx, o->xt, p->g);
     (*evals)++;
     if (!isfinite(p->f))
         return pf_fail(PF_ERR_NUMERIC, "l-bfgs: the objective returned %g at step length %g", p->f,
                        p->t);
-    p->gtd = dot(o->n, p->g, o->d);
+    p->gtd = dot(o, p->g, o->d);
     if (!isfinite(p->gtd))
         return pf_fail(PF_ERR_NUMERIC, "l-bfgs: non-finite gradient at step length %g", p->t);
     return PF_OK;
@@ -230,7 +210,7 @@ static double cubic(double t1, double f1, double g1, double t2, double f2, doubl
 static pf_status strong_wolfe(pf_lbfgs *o, const pf_lbfgs_objective *obj, const point *start,
                               double t, point *out, bool *wolfe, int *evals)
 {
-    const double f0 = start->f, gtd0 = start->gtd, dmax = max_abs(o->n, o->d);
+    const double f0 = start->f, gtd0 = start->gtd, dmax = max_abs(o, o->d);
     const int budget = o->cfg.max_evals;
     const int base = *evals; /* *evals - base: evaluations made here */
     point br[2]; /* bracket */
@@ -299,54 +279,63 @@ static pf_status strong_wolfe(pf_lbfgs *o, const pf_lbfgs_objective *obj, const 
  * (torch's threshold 1e-10), so that H stays positive definite. */
 static void remember(pf_lbfgs *o, double t, const pf_real *g_new)
 {
-    const int n = (int)o->n, m = o->cfg.history;
+    const int m = o->cfg.history;
     const size_t stride = o->stride;
     pf_real *s = o->s + (size_t)o->head * stride, *y = o->y + (size_t)o->head * stride;
-    memcpy(s, o->d, o->n * sizeof(pf_real));
-    xscal(n, (pf_real)t, s, 1);
-    memcpy(y, g_new, o->n * sizeof(pf_real));
-    xaxpy(n, -1, o->g0, 1, y, 1);
-    double ys = dot(o->n, y, s);
+    o->be->copy(s, o->d, o->n);
+    o->be->scal(o->n, (pf_real)t, s);
+    o->be->copy(y, g_new, o->n);
+    o->be->axpy(o->n, -1, o->g0, y);
+    double ys = dot(o, y, s);
     if (ys > 1e-10) {
         o->rho[o->head] = 1.0 / ys;
-        o->h_diag = ys / dot(o->n, y, y);
+        o->h_diag = ys / dot(o, y, y);
         o->head = (o->head + 1) % m;
         if (o->count < m) o->count++;
     }
 }
 
+/* Whether x differs from the point the last step returned. */
+static bool moved(pf_lbfgs *o, const pf_real *x)
+{
+    if (o->be->host_memory) return memcmp(x, o->x0, o->n * sizeof(pf_real)) != 0;
+    o->be->copy(o->xt, x, o->n);
+    o->be->axpy(o->n, -1, o->x0, o->xt);
+    return !(max_abs(o, o->xt) == 0);
+}
+
 pf_status pf_lbfgs_step(pf_lbfgs *o, pf_real *x, pf_real *grad, const pf_lbfgs_objective *obj,
                         pf_lbfgs_step_info *info)
 {
-    const size_t n = o->n, bytes = n * sizeof(pf_real);
+    const size_t n = o->n;
     pf_lbfgs_step_info scratch;
     if (!info) info = &scratch;
     *info = (pf_lbfgs_step_info){.outcome = PF_LBFGS_PROGRESS};
 
     /* The stored point is only valid if the caller has not moved x. */
-    if (!o->have_point || memcmp(x, o->x0, bytes) != 0) {
+    if (!o->have_point || moved(o, x)) {
         pf_lbfgs_reset(o);
-        memcpy(o->x0, x, bytes);
+        o->be->copy(o->x0, x, n);
         o->f0 = obj->fdf(obj->ctx, o->x0, o->g0);
         info->evals = 1;
         if (!isfinite(o->f0))
             return pf_fail(PF_ERR_NUMERIC, "l-bfgs: the objective returned %g at the start point",
                            o->f0);
-        if (!isfinite(dot(n, o->g0, o->g0)))
+        if (!isfinite(dot(o, o->g0, o->g0)))
             return pf_fail(PF_ERR_NUMERIC, "l-bfgs: non-finite gradient at the start point");
         o->have_point = true;
     }
     info->loss_before = info->loss_after = o->f0;
 
     pf_status st = PF_OK;
-    if (max_abs(n, o->g0) <= o->cfg.tolerance_grad) {
+    if (max_abs(o, o->g0) <= o->cfg.tolerance_grad) {
         info->outcome = PF_LBFGS_CONVERGED;
         goto out;
     }
     direction(o);
-    point start = {.t = 0, .f = o->f0, .gtd = dot(n, o->g0, o->d), .g = o->g0};
+    point start = {.t = 0, .f = o->f0, .gtd = dot(o, o->g0, o->d), .g = o->g0};
     double t = o->cfg.lr;
-    if (o->iter++ == 0) t *= fmin(1.0, 1.0 / sum_abs(n, o->g0));
+    if (o->iter++ == 0) t *= fmin(1.0, 1.0 / o->be->reduce(PF_VEC_ASUM, o->g0, NULL, n));
     if (!(start.gtd <= -o->cfg.tolerance_change)) {
         info->outcome = PF_LBFGS_STALLED;
         goto out;
@@ -364,19 +353,19 @@ pf_status pf_lbfgs_step(pf_lbfgs *o, pf_real *x, pf_real *grad, const pf_lbfgs_o
     }
 
     remember(o, next.t, next.g);
-    xaxpy((int)n, (pf_real)next.t, o->d, 1, o->x0, 1);
-    memcpy(o->g0, next.g, bytes);
+    o->be->axpy(o->n, (pf_real)next.t, o->d, o->x0);
+    o->be->copy(o->g0, next.g, n);
     info->step = next.t;
-    if (fabs(next.t) * max_abs(n, o->d) <= o->cfg.tolerance_change ||
+    if (fabs(next.t) * max_abs(o, o->d) <= o->cfg.tolerance_change ||
         fabs(next.f - o->f0) < o->cfg.tolerance_change)
         info->outcome = PF_LBFGS_STALLED;
     o->f0 = info->loss_after = next.f;
-    if (max_abs(n, o->g0) <= o->cfg.tolerance_grad) info->outcome = PF_LBFGS_CONVERGED;
+    if (max_abs(o, o->g0) <= o->cfg.tolerance_grad) info->outcome = PF_LBFGS_CONVERGED;
 
 out:
     /* Also after a failure: the objective may have overwritten x and grad. */
-    memcpy(x, o->x0, bytes);
-    memcpy(grad, o->g0, bytes);
-    info->grad_max = max_abs(n, o->g0);
+    o->be->copy(x, o->x0, n);
+    o->be->copy(grad, o->g0, n);
+    info->grad_max = max_abs(o, o->g0);
     return st;
 }

@@ -67,9 +67,9 @@
  * grad its gradient, also when the objective's last evaluation was elsewhere.
  *
  * Memory: pf_lbfgs_alloc makes all of it, (2 m + 7) n pf_reals and 2 m
- * doubles; a step makes no heap allocation. Dot products use cblas
- * (sdot/ddot by precision) over fixed blocks of 4096 elements summed in
- * double, so they are deterministic whatever the thread count.
+ * doubles; a step makes no heap allocation. Dot products are the backend's
+ * reduce (on the CPU: cblas sdot/ddot over fixed blocks of 4096 elements
+ * summed in double), deterministic whatever the thread count.
  */
 #ifndef PF_TRAIN_LBFGS_H
 #define PF_TRAIN_LBFGS_H
@@ -79,6 +79,7 @@
 
 #include "core/real.h"
 #include "core/status.h"
+#include "tensor/backend.h"
 
 typedef struct pf_lbfgs_config {
     int history;             /* m, curvature pairs kept (10; torch's default
@@ -133,6 +134,11 @@ typedef struct pf_lbfgs pf_lbfgs;
  * configuration is copied. Returns NULL, with the reason in pf_errmsg(), if
  * the configuration fails pf_lbfgs_config_check() or memory runs out. */
 pf_lbfgs *pf_lbfgs_alloc(size_t n, const pf_lbfgs_config *cfg);
+
+/* The same with the vectors in backend `be`'s memory (x and grad passed to
+ * pf_lbfgs_step are then that backend's memory too); the vector ops run
+ * there and each dot product returns to the host. */
+pf_lbfgs *pf_lbfgs_alloc_on(const pf_backend *be, size_t n, const pf_lbfgs_config *cfg);
 
 /* Frees the optimizer; NULL is allowed. */
 void pf_lbfgs_free(pf_lbfgs *o);

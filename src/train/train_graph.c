@@ -127,9 +127,11 @@ static void add_loss(pf_train_graph *t, const char *name, pf_node *ms, int term,
 static pf_status build(pf_train_graph *t)
 {
     const pf_pde *p = t->pde;
-    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_graph *g = pf_graph_alloc(t->be);
     if (!g) return pf_fail(PF_ERR_NOMEM, "out of memory for the training graph");
     t->g = g;
+    t->builds++;
+    if (!t->be->host_memory) pf_graph_set_chunk_bytes(g, 0); /* chunks pay for caches, not GPUs */
     pf_model *net = pf_model_alloc(g, &t->mc);
     if (!net) return PF_ERR_INVALID;
     t->nmodel_ids = pf_graph_param_count(g);
@@ -252,8 +254,11 @@ static void reset_sa(pf_train_graph *t, int s)
         if (t->sa_param[k] < 0 || t->term_set[k] != s) continue;
         int r, c;
         pf_graph_param_shape(t->g, t->sa_param[k], &r, &c);
-        pf_real *v = pf_graph_param_data(t->g, t->sa_param[k]);
-        for (int i = 0; i < r * c; i++) v[i] = 1;
+        pf_real *one = malloc(sizeof(pf_real) * (size_t)r * (size_t)c);
+        PF_ASSERT_MSG(one != NULL, "out of memory resetting %d self-adaptive weights", r * c);
+        for (int i = 0; i < r * c; i++) one[i] = 1;
+        t->be->upload(pf_graph_param_data(t->g, t->sa_param[k]), one, sizeof(pf_real) * (size_t)r * (size_t)c);
+        free(one);
     }
 }
 
@@ -263,10 +268,14 @@ static pf_status build_probes(pf_train_graph *t)
 {
     const pf_pde *p = t->pde;
     int B = PF_TRAIN_PROBE_BATCH;
-    t->probe_r = pf_graph_alloc(pf_backend_cpu());
-    t->probe_u = pf_graph_alloc(pf_backend_cpu());
+    t->probe_r = pf_graph_alloc(t->be);
+    t->probe_u = pf_graph_alloc(t->be);
     t->scratch = pf_aligned_alloc(sizeof(pf_real) * (size_t)B * (size_t)(p->d_in + 1 + p->d_out));
     if (!t->probe_r || !t->probe_u || !t->scratch) return pf_fail(PF_ERR_NOMEM, "out of memory for the probes");
+    if (!t->be->host_memory) {
+        pf_graph_set_chunk_bytes(t->probe_r, 0);
+        pf_graph_set_chunk_bytes(t->probe_u, 0);
+    }
     pf_model *a = pf_model_alloc(t->probe_r, &t->mc);
     if (!a) return PF_ERR_INVALID;
     pf_pde_ctx_init(&t->pctx_r, p, t->probe_r, p->orders, true, B);
@@ -284,12 +293,14 @@ static pf_status build_probes(pf_train_graph *t)
     return pf_graph_compile(t->probe_u, 0);
 }
 
+/* Parameters 0..nids-1 from one graph to another on the same backend. */
 static void copy_params(pf_graph *to, pf_graph *from, int nids)
 {
     for (int id = 0; id < nids; id++) {
         int r, c;
         pf_graph_param_shape(from, id, &r, &c);
-        memcpy(pf_graph_param_data(to, id), pf_graph_param_data(from, id), sizeof(pf_real) * (size_t)r * (size_t)c);
+        pf_graph_backend(to)->copy(pf_graph_param_data(to, id), pf_graph_param_data(from, id),
+                                   (size_t)r * (size_t)c);
     }
 }
 
@@ -354,9 +365,16 @@ pf_status pf_train_graph_values(pf_train_graph *t, const pf_real *x, int n, pf_r
 pf_status pf_train_graph_alloc(const pf_pde *p, const pf_model_config *mc, const pf_train_config *tc,
                                uint64_t seed, pf_train_graph **out)
 {
+    return pf_train_graph_alloc_on(pf_backend_cpu(), p, mc, tc, seed, out);
+}
+
+pf_status pf_train_graph_alloc_on(const pf_backend *be, const pf_pde *p, const pf_model_config *mc,
+                                  const pf_train_config *tc, uint64_t seed, pf_train_graph **out)
+{
     *out = NULL;
     pf_train_graph *t = calloc(1, sizeof *t);
     if (!t) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    t->be = be;
     t->pde = p;
     t->mc = *mc;
     t->tc = *tc;
@@ -460,8 +478,8 @@ pf_status pf_train_graph_add_interior(pf_train_graph *t, const pf_real *x, int n
         int r0, c0, r1, c1;
         pf_graph_param_shape(prev, prev_sa[k], &r0, &c0);
         pf_graph_param_shape(t->g, t->sa_param[k], &r1, &c1);
-        memcpy(pf_graph_param_data(t->g, t->sa_param[k]), pf_graph_param_data(prev, prev_sa[k]),
-               sizeof(pf_real) * (size_t)(r0 * c0 < r1 * c1 ? r0 * c0 : r1 * c1));
+        t->be->copy(pf_graph_param_data(t->g, t->sa_param[k]), pf_graph_param_data(prev, prev_sa[k]),
+                    (size_t)(r0 * c0 < r1 * c1 ? r0 * c0 : r1 * c1));
     }
     pf_graph_free(prev);
     return PF_OK;

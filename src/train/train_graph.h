@@ -94,6 +94,7 @@ typedef struct pf_train_set {
 } pf_train_set;
 
 typedef struct pf_train_graph {
+    const pf_backend *be;                  /* where the graphs live (all on one) */
     const pf_pde *pde;
     pf_model_config mc;
     pf_train_config tc;
@@ -113,6 +114,7 @@ typedef struct pf_train_graph {
     pf_node *mask[PF_TRAIN_MAX_CHUNKS];
 
     pf_graph *g;
+    int builds;                            /* graphs built so far (RAR-D rebuilds) */
     size_t nmodel;                         /* flat scalars of the network */
     int nmodel_ids;                        /* registered network parameters */
     int sa_param[PF_TRAIN_MAX_TERMS];      /* self-adaptive weight parameter, -1 */
@@ -132,6 +134,10 @@ typedef struct pf_train_graph {
  * PF_ERR_INVALID / PF_ERR_IO / PF_ERR_NOMEM with the reason. */
 pf_status pf_train_graph_alloc(const pf_pde *p, const pf_model_config *mc, const pf_train_config *tc,
                                uint64_t seed, pf_train_graph **out);
+/* The same on backend `be` (the training graph and the probes; on a
+ * backend without host memory the graphs run unchunked). */
+pf_status pf_train_graph_alloc_on(const pf_backend *be, const pf_pde *p, const pf_model_config *mc,
+                                  const pf_train_config *tc, uint64_t seed, pf_train_graph **out);
 void pf_train_graph_free(pf_train_graph *t);
 
 /* Redraw every sampled set (same sizes; the next seed of each stream) and

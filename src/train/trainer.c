@@ -48,7 +48,11 @@ typedef struct run {
     double causal[PF_TRAIN_MAX_CHUNKS]; /* causal chunk weights */
     double term_val[PF_TRAIN_MAX_TERMS];
     double total;                       /* weighted loss of the last pass */
-    pf_real *good;                      /* last parameters with a finite loss */
+    const pf_backend *be;               /* where the graphs and the optimizer state live */
+    pf_real *good;                      /* last parameters with a finite loss (backend) */
+    pf_real *cand;                      /* a recorded step's parameters before it (backend) */
+    double *gnorm;                      /* a step's gradient norm (backend) */
+    pf_real *host_grad;                 /* [nmodel] the gradient on the host (statistics) */
     pf_adam *sa;                        /* ascent on the self-adaptive weights */
     size_t sa_n;
     long step, total_steps;
@@ -111,7 +115,8 @@ static void term_grad(run *R, int k, double *gmax, double *gmean, double *gnorm)
                : t->loss_chunk[l] >= 0 ? (pf_real)(R->causal[t->loss_chunk[l]] / t->nchunks)
                                        : 1;
     pf_graph_forward_backward(t->g, w);
-    const pf_real *g = pf_graph_grads(t->g);
+    R->be->download(R->host_grad, pf_graph_grads(t->g), sizeof(pf_real) * t->nmodel);
+    const pf_real *g = R->host_grad;
     double mx = 0, sa = 0, s2 = 0;
     for (size_t i = 0; i < t->nmodel; i++) {
         double a = fabs((double)g[i]);
@@ -326,24 +331,40 @@ static bool healthy(run *R)
     return true;
 }
 
+/* The ascent optimizer of the self-adaptive weights, sized to the graph
+ * (RAR-D rebuilds restart its state); false without self-adaptive weights. */
+static bool sa_ready(run *R)
+{
+    pf_train_graph *t = R->t;
+    if (!R->sa) return false;
+    size_t n = pf_graph_nparams(t->g) - t->nmodel;
+    if (n != R->sa_n) {
+        pf_adam_free(R->sa);
+        pf_adam_config ac = pf_adam_config_default();
+        R->sa = pf_adam_alloc_on(R->be, n, &ac);
+        R->sa_n = n;
+        if (!R->sa) return false;
+        pf_adam_set_ascent(R->sa, true);
+    }
+    return true;
+}
+
+/* The queued half of the ascent: Adam climbing the gradient in the graph,
+ * then the weights clamped at >= 0. */
+static void sa_apply(run *R)
+{
+    pf_train_graph *t = R->t;
+    pf_real *p = pf_graph_params(t->g) + t->nmodel;
+    pf_adam_apply(R->sa, p, pf_graph_grads(t->g) + t->nmodel);
+    R->be->clamp_min(p, R->sa_n, 0);
+}
+
 /* Adam ascent on the self-adaptive weights from the gradient in the graph. */
 static void sa_ascent(run *R)
 {
-    pf_train_graph *t = R->t;
-    if (!R->sa) return;
-    size_t n = pf_graph_nparams(t->g) - t->nmodel;
-    if (n != R->sa_n) { /* RAR-D rebuilt the graph: restart the ascent state */
-        pf_adam_free(R->sa);
-        pf_adam_config ac = pf_adam_config_default();
-        R->sa = pf_adam_alloc(n, &ac);
-        R->sa_n = n;
-        if (!R->sa) return;
-    }
-    pf_real *p = pf_graph_params(t->g) + t->nmodel, *g = pf_graph_grads(t->g) + t->nmodel;
-    for (size_t i = 0; i < n; i++) g[i] = -g[i];
-    pf_adam_step(R->sa, p, g, R->tc->loss.sa_lr);
-    for (size_t i = 0; i < n; i++)
-        if (p[i] < 0) p[i] = 0;
+    if (!sa_ready(R)) return;
+    pf_adam_prepare(R->sa, R->tc->loss.sa_lr);
+    sa_apply(R);
 }
 
 static void progress(run *R, bool last)
@@ -404,11 +425,74 @@ static bool out_of_time(run *R)
     return false;
 }
 
+/* An Adam step as the backend records it once and replays: the
+ * parameters kept (they become `good` if the pass is healthy), the pass,
+ * the clipped norm, the update and the self-adaptive ascent. Only queued
+ * work: the host reads the losses and the norm after the replay. */
+typedef struct recorded_step {
+    run *R;
+    pf_adam *opt;
+    double clip;
+    void *exec;
+    int builds;   /* the graph it was recorded on (RAR-D rebuilds it) */
+    size_t sa_n;
+} recorded_step;
+
+static void recorded_body(void *arg)
+{
+    recorded_step *rs = arg;
+    run *R = rs->R;
+    pf_train_graph *t = R->t;
+    R->be->copy(R->cand, pf_graph_params(t->g), t->nmodel);
+    pf_graph_pass(t->g);
+    R->be->clip_norm(pf_graph_grads(t->g), t->nmodel, rs->clip, R->gnorm);
+    pf_adam_apply(rs->opt, pf_graph_params(t->g), pf_graph_grads(t->g));
+    if (R->sa) sa_apply(R);
+}
+
+/* Whether this step can be the recorded one: the backend records, the
+ * graph is unchunked, and no evaluation is due (it reads the parameters
+ * between the pass and the update). */
+static bool recordable(const run *R)
+{
+    return R->be->capture && !R->o->no_capture && pf_graph_nchunks(R->t->g) == 1 &&
+           R->step % R->tc->eval_every != 0;
+}
+
+/* One recorded Adam step (see recorded_body); *ok as pass(). The gradient
+ * norm comes back in *gn. */
+static pf_status recorded_step_run(run *R, recorded_step *rs, double lr, bool *ok, double *gn)
+{
+    pf_train_graph *t = R->t;
+    set_weights(R);
+    pf_graph_set_loss_weights(t->g, t->w);
+    pf_adam_prepare(rs->opt, lr);
+    if (sa_ready(R)) pf_adam_prepare(R->sa, R->tc->loss.sa_lr);
+    if (rs->exec && (rs->builds != t->builds || rs->sa_n != R->sa_n)) {
+        R->be->drop(rs->exec);
+        rs->exec = NULL;
+    }
+    if (!rs->exec) {
+        PF_TRY(R->be->capture(recorded_body, rs, &rs->exec));
+        rs->builds = t->builds;
+        rs->sa_n = R->sa_n;
+    }
+    PF_TRY(R->be->replay(rs->exec));
+    pf_graph_read_losses(t->g);
+    read_losses(R);
+    *ok = healthy(R);
+    R->be->download(gn, R->gnorm, sizeof *gn);
+    if (*ok) R->be->copy(R->good, R->cand, t->nmodel);
+    return PF_OK;
+}
+
 static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_log *lg)
 {
     pf_train_graph *t = R->t;
-    pf_adam *opt = pf_adam_alloc(t->nmodel, &sg->adam);
+    pf_adam *opt = pf_adam_alloc_on(R->be, t->nmodel, &sg->adam);
     if (!opt) return PF_ERR_INVALID;
+    const double clip = sg->grad_clip > 0 ? sg->grad_clip : INFINITY;
+    recorded_step rs = {.R = R, .opt = opt, .clip = clip};
     pf_status st = PF_OK;
     for (long k = 0; k < sg->steps && !R->stop; k++) {
         bool changed = false, ok;
@@ -417,31 +501,44 @@ static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_lo
             R->step % R->tc->loss.annealing_every == 0)
             anneal(R);
         if (st != PF_OK) break;
-        double b = now();
-        pass(R, &ok);
+        double b = now(), gn;
+        double lr = pf_schedule_lr(&sg->schedule, k, sg->steps);
+        bool rec = recordable(R);
+        if (rec) {
+            st = recorded_step_run(R, &rs, lr, &ok, &gn);
+            if (st != PF_OK) break;
+        } else {
+            pass(R, &ok);
+        }
         if (!ok) {
             R->stop = true;
             break;
         }
-        memcpy(R->good, pf_graph_params(t->g), sizeof(pf_real) * t->nmodel);
+        if (!rec) R->be->copy(R->good, pf_graph_params(t->g), t->nmodel);
         st = after_pass(R); /* records at step s: the state after s updates */
         if (st != PF_OK) break;
         update_causal(R);
-        double gn = pf_clip_grad_norm(pf_graph_grads(t->g), t->nmodel, sg->grad_clip > 0 ? sg->grad_clip : INFINITY);
+        if (!rec) {
+            R->be->clip_norm(pf_graph_grads(t->g), t->nmodel, clip, R->gnorm);
+            R->be->download(&gn, R->gnorm, sizeof gn);
+        }
         if (!isfinite(gn)) {
             R->r->status = PF_TRAIN_NAN;
             snprintf(R->r->detail, sizeof R->r->detail, "the gradient became non-finite at step %ld", R->step);
             R->stop = true;
             break;
         }
-        pf_adam_step(opt, pf_graph_params(t->g), pf_graph_grads(t->g), pf_schedule_lr(&sg->schedule, k, sg->steps));
-        sa_ascent(R);
+        if (!rec) {
+            pf_adam_step(opt, pf_graph_params(t->g), pf_graph_grads(t->g), lr);
+            sa_ascent(R);
+        }
         R->t_steps += now() - b;
         R->step++;
         lg->done++;
         progress(R, false);
         if (out_of_time(R)) R->stop = true;
     }
+    if (rs.exec) R->be->drop(rs.exec);
     pf_adam_free(opt);
     return st;
 }
@@ -451,7 +548,7 @@ static pf_status lbfgs_stage(run *R, const pf_stage_config *sg, pf_train_stage_l
     pf_train_graph *t = R->t;
     pf_lbfgs_config lc = sg->lbfgs;
     lc.lr = sg->schedule.lr;
-    pf_lbfgs *opt = pf_lbfgs_alloc(t->nmodel, &lc);
+    pf_lbfgs *opt = pf_lbfgs_alloc_on(R->be, t->nmodel, &lc);
     if (!opt) return PF_ERR_INVALID;
     pf_status st = PF_OK;
     if (R->step % R->tc->log_every == 0 || R->step % R->tc->eval_every == 0) {
@@ -479,7 +576,7 @@ static pf_status lbfgs_stage(run *R, const pf_stage_config *sg, pf_train_stage_l
         pf_graph_objective ctx = {t->g, t->w, t->nmodel, 0};
         pf_lbfgs_objective obj = pf_graph_objective_lbfgs(&ctx);
         pf_lbfgs_step_info info;
-        memcpy(R->good, pf_graph_params(t->g), sizeof(pf_real) * t->nmodel);
+        R->be->copy(R->good, pf_graph_params(t->g), t->nmodel);
         pf_status ls = pf_lbfgs_step(opt, pf_graph_params(t->g), pf_graph_grads(t->g), &obj, &info);
         R->t_steps += now() - b;
         if (ls != PF_OK) { /* non-finite: the step kept the last good point */
@@ -593,7 +690,7 @@ static pf_status copy_out(run *R)
         size_t m = (size_t)q->rows * q->cols;
         q->data = malloc(sizeof(pf_real) * m + 1);
         if (!q->data) return pf_fail(PF_ERR_NOMEM, "out of memory");
-        memcpy(q->data, pf_graph_param_data(t->g, id), sizeof(pf_real) * m);
+        R->be->download(q->data, pf_graph_param_data(t->g, id), sizeof(pf_real) * m);
         r->nparam++;
     }
     return PF_OK;
@@ -603,7 +700,7 @@ static pf_status setup(run *R, const pf_pde *p, const pf_model_config *mc)
 {
     pf_train_result *r = R->r;
     const pf_train_config *tc = R->tc;
-    PF_TRY(pf_train_graph_alloc(p, mc, tc, R->o->seed, &R->t));
+    PF_TRY(pf_train_graph_alloc_on(R->be, p, mc, tc, R->o->seed, &R->t));
     pf_train_graph *t = R->t;
     r->nterms = t->nterms;
     r->nparams = t->nmodel;
@@ -623,13 +720,21 @@ static pf_status setup(run *R, const pf_pde *p, const pf_model_config *mc)
         else r->n_observed += n;
     }
     size_t nflat = pf_graph_nparams(t->g);
-    R->good = malloc(sizeof(pf_real) * nflat + 1);
-    if (!R->good) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    void *good = NULL, *cand = NULL, *norm = NULL;
+    PF_TRY(R->be->alloc(sizeof(pf_real) * t->nmodel, &good));
+    R->good = good;
+    PF_TRY(R->be->alloc(sizeof(pf_real) * t->nmodel, &cand));
+    R->cand = cand;
+    PF_TRY(R->be->alloc(sizeof(double), &norm));
+    R->gnorm = norm;
+    R->host_grad = malloc(sizeof(pf_real) * t->nmodel + 1);
+    if (!R->host_grad) return pf_fail(PF_ERR_NOMEM, "out of memory");
     if (tc->loss.weighting == PF_WEIGHTING_SELF_ADAPTIVE && nflat > t->nmodel) {
         pf_adam_config ac = pf_adam_config_default();
         R->sa_n = nflat - t->nmodel;
-        R->sa = pf_adam_alloc(R->sa_n, &ac);
+        R->sa = pf_adam_alloc_on(R->be, R->sa_n, &ac);
         if (!R->sa) return PF_ERR_NOMEM;
+        pf_adam_set_ascent(R->sa, true);
     }
     /* the reference: absent or unreadable -> no y, and the reason */
     pf_status st = pf_pde_reference(p, &R->ref);
@@ -652,7 +757,9 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
                        const pf_train_options *o, pf_train_result *r)
 {
     memset(r, 0, sizeof *r);
-    run R = {.tc = tc, .o = o, .r = r, .t0 = now()};
+    run R = {.tc = tc, .o = o, .r = r, .t0 = now(), .be = o->backend ? o->backend : pf_backend_cpu()};
+    r->backend = R.be->name;
+    R.be->info(&r->device);
     R.total_steps = r->budget = pf_train_config_steps(tc);
     pf_status st = setup(&R, p, mc);
     if (st == PF_OK) st = first_pass(&R);
@@ -672,7 +779,7 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
     if (st == PF_OK) {
         r->steps = R.step;
         if (r->status == PF_TRAIN_NAN || r->status == PF_TRAIN_DIVERGED)
-            memcpy(pf_graph_params(R.t->g), R.good, sizeof(pf_real) * R.t->nmodel);
+            R.be->copy(pf_graph_params(R.t->g), R.good, R.t->nmodel);
         else if (r->status == PF_TRAIN_OK)
             snprintf(r->detail, sizeof r->detail, "trained %ld of %ld steps", R.step, r->budget);
         /* one pass at the final state; the state after the last update is
@@ -680,7 +787,7 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
         bool ok;
         pass(&R, &ok);
         if (!ok) {
-            memcpy(pf_graph_params(R.t->g), R.good, sizeof(pf_real) * R.t->nmodel);
+            R.be->copy(pf_graph_params(R.t->g), R.good, R.t->nmodel);
             pass(&R, &ok);
         }
         st = record_log(&R);
@@ -695,7 +802,10 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
     pf_train_graph_free(R.t);
     pf_reference_release(&R.ref);
     pf_adam_free(R.sa);
-    free(R.good);
+    if (R.good) R.be->free(R.good);
+    if (R.cand) R.be->free(R.cand);
+    if (R.gnorm) R.be->free(R.gnorm);
+    free(R.host_grad);
     if (st != PF_OK) pf_train_result_release(r);
     return st;
 }

@@ -60,8 +60,10 @@
  * predictions at the evaluation points and all parameters. The time spent
  * in steps and outside them (sampling, probes, evaluation) is split.
  *
- * Everything is a pure function of (pde, configs, seed) on the CPU with a
- * given thread count.
+ * Everything is a pure function of (pde, configs, seed) on a given backend
+ * (on the CPU: with a given thread count). The Adam steps are recorded once
+ * and replayed where the backend records (backend.h, capture; on by
+ * default, the numbers are the same as op by op, see no_capture).
  */
 #ifndef PF_TRAIN_TRAINER_H
 #define PF_TRAIN_TRAINER_H
@@ -71,6 +73,7 @@
 
 #include "geom/pde.h"
 #include "nn/model.h"
+#include "tensor/backend.h"
 #include "train/config.h"
 #include "train/evidence.h"
 
@@ -105,6 +108,9 @@ typedef struct pf_train_options {
     pf_progress progress;
     int progress_every;   /* lines: steps between lines (0: a tenth of the run) */
     const char *label;    /* progress prefix ("pf-train") */
+    const pf_backend *backend; /* where to train (NULL: the CPU; see tensor/device.h) */
+    bool no_capture;      /* run every Adam step op by op instead of replaying a
+                             recorded one (the results are the same) */
 } pf_train_options;
 
 pf_train_options pf_train_options_default(void);
@@ -135,6 +141,8 @@ typedef struct pf_train_result {
     char detail[320];            /* one sentence: how the run ended */
     long budget, steps;          /* planned and performed optimizer steps */
     double wall_s, step_s, other_s; /* total, inside steps, outside (sampling, probes, eval) */
+    const char *backend;         /* "cpu", "cuda" */
+    pf_device_info device;       /* where it trained */
     size_t nparams;              /* trainable network scalars */
     int n_interior, n_initial, n_boundary, n_observed;
 

@@ -1,0 +1,219 @@
+/*
+ * test_backend.c — the backend interface on the CPU: the optimizers'
+ * vector ops, the recorded step (capture/replay), the three-call pass of
+ * the graph, device selection, and the trainer's recorded Adam step against
+ * the same steps run op by op. (The CUDA backend is tested against these in
+ * tests/gpu/, a binary of its own: this one never initialises CUDA.)
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+#include "spec/spec.h"
+#include "tensor/device.h"
+#include "tensor/graph.h"
+#include "train/adam.h"
+#include "train/trainer.h"
+
+static const pf_backend *cpu(void) { return pf_backend_cpu(); }
+
+Test(backend, reductions_match_plain_sums)
+{
+    enum { N = 10007 };
+    static pf_real x[N], y[N];
+    double dot = 0, adot = 0, asum = 0, amax = 0;
+    for (int i = 0; i < N; i++) {
+        x[i] = (pf_real)sin(0.37 * i);
+        y[i] = (pf_real)cos(0.11 * i);
+        dot += (double)x[i] * y[i];
+        adot += fabs((double)x[i] * y[i]);
+        asum += fabs((double)x[i]);
+        amax = fmax(amax, fabs((double)x[i]));
+    }
+    /* cblas sums each block of 4096 in pf_real */
+    cr_expect_leq(fabs(cpu()->reduce(PF_VEC_DOT, x, y, N) - dot), (sizeof(pf_real) == 4 ? 1e-5 : 1e-12) * adot);
+    cr_expect_leq(fabs(cpu()->reduce(PF_VEC_ASUM, x, NULL, N) - asum), 1e-12 * asum);
+    cr_expect_eq(cpu()->reduce(PF_VEC_AMAX, x, NULL, N), amax);
+    x[5] = NAN; /* skipped, as fmax does */
+    cr_expect_eq(cpu()->reduce(PF_VEC_AMAX, x, NULL, N), amax);
+}
+
+Test(backend, clip_norm_scales_only_above_the_limit)
+{
+    pf_real g[4] = {3, 4, 0, 0};
+    double norm;
+    cpu()->clip_norm(g, 4, 10, &norm);
+    cr_expect_eq(norm, 5);
+    cr_expect_eq(g[0], 3);
+    cpu()->clip_norm(g, 4, 1, &norm);
+    cr_expect_eq(norm, 5);
+    cr_expect_float_eq(g[0], 3 / (5 + 1e-6), 1e-6);
+    cr_expect_float_eq(g[1], 4 / (5 + 1e-6), 1e-6);
+}
+
+/* Ascent flips the gradient inside the update: the same parameters as a
+ * descent on the negated gradient, with the gradient left as it was. */
+Test(backend, adam_ascent_equals_descent_on_the_negated_gradient)
+{
+    pf_adam_config c = pf_adamw_config_default();
+    pf_adam *up = pf_adam_alloc(3, &c), *down = pf_adam_alloc(3, &c);
+    pf_adam_set_ascent(up, true);
+    pf_real p1[3] = {0.5f, -1, 2}, p2[3] = {0.5f, -1, 2}, g[3] = {0.1f, -0.3f, 0.7f}, ng[3];
+    for (int i = 0; i < 3; i++) ng[i] = -g[i];
+    for (int t = 0; t < 4; t++) {
+        pf_adam_step(up, p1, g, 0.01);
+        pf_adam_step(down, p2, ng, 0.01);
+    }
+    cr_expect_eq(memcmp(p1, p2, sizeof p1), 0);
+    cr_expect_eq(g[0], 0.1f);
+    cr_expect_gt(p1[0], 0.5f); /* climbed */
+    pf_adam_free(up);
+    pf_adam_free(down);
+}
+
+static void count(void *arg) { ++*(int *)arg; }
+
+Test(backend, capture_records_without_running_and_replay_runs)
+{
+    int n = 0;
+    void *exec;
+    cr_assert_eq(cpu()->capture(count, &n, &exec), PF_OK);
+    cr_expect_eq(n, 0);
+    cr_assert_eq(cpu()->replay(exec), PF_OK);
+    cr_assert_eq(cpu()->replay(exec), PF_OK);
+    cr_expect_eq(n, 2);
+    cpu()->drop(exec);
+}
+
+/* A 1-D network with a second derivative, two losses. */
+static pf_graph *small_graph(pf_node **x)
+{
+    pf_graph *g = pf_graph_alloc(cpu());
+    pf_graph_set_chunk_bytes(g, 0);
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_jet_add_dir(&L, 2);
+    pf_real e[1] = {1};
+    *x = pf_input(g, "x", 64, 1, &L, e);
+    int W1 = pf_param(g, "W1", 16, 1, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    int b1 = pf_param(g, "b1", 1, 16, PF_PARAM_TRAINABLE, pf_init_normal(0, 0.1));
+    int W2 = pf_param(g, "W2", 1, 16, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    pf_node *u = pf_linear(g, pf_unary(g, PF_UNARY_TANH, pf_linear(g, *x, W1, b1), 0), W2, -1);
+    pf_loss(g, "u_xx", pf_mean_square(g, pf_deriv(g, u, 0, 2), NULL));
+    pf_loss(g, "u", pf_mean_square(g, pf_deriv(g, u, 0, 0), NULL));
+    cr_assert_eq(pf_graph_compile(g, 3), PF_OK);
+    pf_real v[64];
+    for (int i = 0; i < 64; i++) v[i] = (pf_real)(i / 63.0);
+    pf_graph_set_input(g, *x, v);
+    return g;
+}
+
+Test(backend, pass_in_three_calls_equals_forward_backward)
+{
+    pf_node *x;
+    pf_graph *g = small_graph(&x);
+    pf_real w[2] = {0.25f, 3};
+    pf_graph_forward_backward(g, w);
+    size_t n = pf_graph_nparams(g);
+    pf_real *ref = malloc(n * sizeof *ref);
+    memcpy(ref, pf_graph_grads(g), n * sizeof *ref);
+    double l0 = pf_graph_loss_value(g, 0), l1 = pf_graph_loss_value(g, 1);
+    pf_graph_set_loss_weights(g, NULL); /* ones, then the real ones */
+    pf_graph_pass(g);
+    pf_graph_set_loss_weights(g, w);
+    pf_graph_pass(g);
+    pf_graph_read_losses(g);
+    cr_expect_eq(memcmp(ref, pf_graph_grads(g), n * sizeof *ref), 0);
+    cr_expect_eq(pf_graph_loss_value(g, 0), l0);
+    cr_expect_eq(pf_graph_loss_value(g, 1), l1);
+    cr_expect_eq(pf_graph_backend(g), cpu());
+    free(ref);
+    pf_graph_free(g);
+}
+
+Test(backend, device_names)
+{
+    const pf_backend *be;
+    unsetenv("PF_DEVICE");
+    cr_expect_eq(pf_device_open("cpu", &be), PF_OK);
+    cr_expect_eq(be, cpu());
+    cr_expect_eq(pf_device_open("tpu", &be), PF_ERR_INVALID);
+    cr_expect(strstr(pf_errmsg(), "'tpu'") != NULL, "%s", pf_errmsg());
+    setenv("PF_DEVICE", "cpu", 1);
+    cr_expect_eq(pf_device_open(NULL, &be), PF_OK);
+    cr_expect_eq(be, cpu());
+    cr_expect_eq(pf_device_open("auto", &be), PF_OK);
+    cr_expect_eq(be, cpu());
+    setenv("PF_DEVICE", "gpu", 1);
+    cr_expect_eq(pf_device_open(NULL, &be), PF_ERR_INVALID);
+    cr_expect(strstr(pf_errmsg(), "PF_DEVICE") != NULL, "%s", pf_errmsg());
+    cr_expect_eq(pf_device_open("cpu", &be), PF_OK, "an explicit name wins over PF_DEVICE");
+    unsetenv("PF_DEVICE");
+    if (!pf_device_cuda_built()) {
+        cr_expect_eq(pf_device_open("cuda", &be), PF_ERR_UNSUPPORTED);
+        cr_expect(strstr(pf_errmsg(), "no CUDA backend") != NULL, "%s", pf_errmsg());
+    }
+}
+
+/* The trainer's recorded Adam step (capture once, replay) against the same
+ * steps run op by op: identical numbers, with self-adaptive weights and
+ * causal weighting, whose updates ride in the recorded step or around it. */
+static void train(const char *loss, bool no_capture, pf_train_result *r)
+{
+    const pf_pde *p;
+    cr_assert_eq(pf_pdes_lookup("burgers_1d", &p), PF_OK);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"representation\": {}, \"architecture\": {\"depth\": 2, \"width\": 16},"
+             " \"sampling\": {\"interior\": 256, \"boundary\": 64, \"initial\": 64},"
+             " \"constraints\": {}, \"loss\": {%s},"
+             " \"optimization\": {\"stages\": [{\"optimizer\": \"adam\", \"steps\": 1000, \"lr\": 0.003,"
+             "   \"grad_clip\": 1.0}]},"
+             " \"training\": {\"log_every\": 10, \"eval_every\": 50}}",
+             loss);
+    json_t *raw, *norm;
+    static pf_spec_report rep;
+    pf_model_config mc;
+    pf_train_config tc;
+    cr_assert_eq(pf_spec_parse(text, &raw), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_spec_check(raw, p, PF_FIDELITY_LOW, &norm, &rep), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_spec_instantiate(norm, p, &mc, &tc), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_train_config_scale_steps(&tc, 150), PF_OK);
+    json_decref(raw);
+    json_decref(norm);
+    pf_train_options o = pf_train_options_default();
+    o.seed = 2;
+    o.no_capture = no_capture;
+    cr_assert_eq(pf_train_run(p, &mc, &tc, &o, r), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(r->status, PF_TRAIN_OK, "%s", r->detail);
+}
+
+static void recorded_equals_op_by_op(const char *loss)
+{
+    pf_train_result a, b;
+    train(loss, false, &a);
+    train(loss, true, &b);
+    cr_expect_eq(a.y, b.y, "recorded y %.9e, op by op %.9e", a.y, b.y);
+    cr_assert_eq(a.nlog, b.nlog);
+    for (int i = 0; i < a.nlog; i++) cr_expect_eq(a.log_total[i], b.log_total[i], "log %d", i);
+    cr_assert_eq(a.nparam, b.nparam);
+    for (int i = 0; i < a.nparam; i++)
+        cr_expect_eq(memcmp(a.param[i].data, b.param[i].data,
+                            sizeof(pf_real) * (size_t)a.param[i].rows * a.param[i].cols), 0,
+                     "parameter %s", a.param[i].name);
+    cr_expect_str_eq(a.backend, "cpu");
+    cr_expect(strstr(a.device.name, "CPU") != NULL, "%s", a.device.name);
+    cr_expect_gt(a.device.memory_gib, 0);
+    pf_train_result_release(&a);
+    pf_train_result_release(&b);
+}
+
+Test(backend, recorded_adam_step_equals_op_by_op) { recorded_equals_op_by_op(""); }
+
+Test(backend, recorded_step_with_self_adaptive_and_causal_weights)
+{
+    recorded_equals_op_by_op("\"weighting\": \"self_adaptive\", \"causal\": true");
+}
