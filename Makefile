@@ -2,6 +2,8 @@
 #
 #   make                 libpinnforge.a and every stage executable (build/bin/)
 #   make test            install missing Debian packages, build, run the Criterion suite
+#                        (float with the CUDA backend when nvcc exists, double without)
+#   make test-gpu        the GPU tests alone (tests/gpu/; skipped without a GPU)
 #   make bench           time training steps against the PyTorch comparator
 #   make PDE=P RUN=R     a search run; `make tables`, `make report PDE=P` (see pipeline.mk)
 #   make demo            train one PINN candidate on Poisson-5D
@@ -13,7 +15,9 @@
 # Knobs (validated below):
 #   PRECISION=float|double   scalar type pf_real; double builds into build/double/
 #   SANITIZE=1               AddressSanitizer + UndefinedBehaviorSanitizer (build/asan*/)
-#   CUDA=0|1|auto            compile kernels/*.cu with nvcc (auto: when nvcc exists)
+#   CUDA=0|1|auto            the CUDA backend: kernels/*.cu with nvcc, linked into
+#                            every program (auto: when nvcc exists; a CUDA=0 build
+#                            where nvcc exists goes to build/<...>-cpu)
 #   ARCH=native              -march= for the host code
 #   OPT=-O3                  optimisation flags
 #   V=1                      show full command lines
@@ -37,9 +41,6 @@ ifeq ($(filter $(CUDA),0 1 auto),)
 $(error CUDA must be 0, 1 or auto, not '$(CUDA)')
 endif
 
-variant := $(if $(filter double,$(PRECISION)),double)$(if $(filter 1,$(SANITIZE)),$(if $(filter double,$(PRECISION)),-)asan)
-BUILD ?= build$(if $(variant),/$(variant))
-
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 ifeq ($(CUDA),auto)
 USE_CUDA := $(if $(NVCC),1,0)
@@ -49,6 +50,12 @@ endif
 ifeq ($(USE_CUDA)$(NVCC),1)
 $(error CUDA=1 but nvcc was not found)
 endif
+
+empty :=
+space := $(empty) $(empty)
+variant := $(subst $(space),-,$(strip $(if $(filter double,$(PRECISION)),double) \
+             $(if $(filter 1,$(SANITIZE)),asan) $(if $(and $(NVCC),$(filter 0,$(USE_CUDA))),cpu)))
+BUILD ?= build$(if $(variant),/$(variant))
 
 # ---------------------------------------------------------------- dependencies
 PKGS := openblas hdf5 msgpack libcurl jansson gsl libcrypto criterion
@@ -77,11 +84,17 @@ PKG_LIBS   := $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS) 2>/dev/n
 # One OpenMP runtime: OpenBLAS uses GNU libgomp, so clang must too (its own
 # libomp would add a second thread pool, which oversubscribes the cores).
 OPENMP   := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),-fopenmp=libgomp,-fopenmp)
-CFLAGS_ALL := $(CSTD) $(OPT) -g -march=$(ARCH) -fno-math-errno $(OPENMP) $(WARN) $(PREC_DEF) $(SAN) -Isrc -Ipdes $(PKG_CFLAGS) $(CFLAGS)
-LDLIBS_ALL := $(SAN) $(OPENMP) $(PKG_LIBS) -lmvec -lm $(LDLIBS)
+# With CUDA every program links the backend (tensor/device.c names it under
+# PF_WITH_CUDA), cuBLAS and the CUDA runtime; nothing touches the GPU unless
+# a run asks for it (tensor/device.h).
+CUDA_HOME := $(abspath $(dir $(NVCC))..)
+CUDA_DEF  := $(if $(filter 1,$(USE_CUDA)),-DPF_WITH_CUDA=1 -Ikernels)
+CUDA_LINK := $(if $(filter 1,$(USE_CUDA)),$(BUILD)/lib/libpinnforge_cuda.a -L$(CUDA_HOME)/lib64 -Wl$(comma)-rpath$(comma)$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++)
+CFLAGS_ALL := $(CSTD) $(OPT) -g -march=$(ARCH) -fno-math-errno $(OPENMP) $(WARN) $(PREC_DEF) $(CUDA_DEF) $(SAN) -Isrc -Ipdes $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS_ALL := $(SAN) $(OPENMP) $(CUDA_LINK) $(PKG_LIBS) -lmvec -lm $(LDLIBS)
 
 NVCCFLAGS ?= -O2 -std=c++17 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
-NVCC_ALL  := $(NVCCFLAGS) $(PREC_DEF) -Isrc -Xcompiler -Wall,-Werror
+NVCC_ALL  := $(NVCCFLAGS) $(PREC_DEF) -Isrc -Ikernels -Xcompiler -Wall,-Werror
 
 # quiet output unless V=1
 ifeq ($(V),1)
@@ -96,6 +109,7 @@ endif
 LIB_SRC   := $(sort $(wildcard src/*/*.c) $(wildcard pdes/*.c))
 STAGE_SRC := $(sort $(wildcard stages/*.c))
 TEST_SRC  := $(sort $(wildcard tests/*.c))
+GPU_TEST_SRC := $(sort $(wildcard tests/gpu/*.c))
 TEST_SH   := $(sort $(wildcard tests/t[0-9]*.sh))
 CU_SRC    := $(sort $(wildcard kernels/*.cu))
 
@@ -106,16 +120,19 @@ CU_OBJ    := $(CU_SRC:%.cu=$(BUILD)/obj/%.o)
 LIB       := $(BUILD)/lib/libpinnforge.a
 CUDA_LIB  := $(BUILD)/lib/libpinnforge_cuda.a
 TEST_BIN  := $(BUILD)/bin/pf-tests
+GPU_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/%.o)
+GPU_TEST_BIN := $(BUILD)/bin/pf-gpu-tests
+LINK_DEPS := $(LIB) $(if $(filter 1,$(USE_CUDA)),$(CUDA_LIB))
 BENCH_BIN := $(BUILD)/bin/pf-bench
 FLAGS_FILE := $(BUILD)/FLAGS
 
-.PHONY: all lib test test-run bench clean hdr-check clang-check help cuda
+.PHONY: all lib test test-run test-gpu bench clean hdr-check clang-check help cuda
 .DEFAULT_GOAL := all
 # Objects are kept (never deleted as intermediates). Listed by name: a bare
 # .SECONDARY would make every file intermediate, and Make re-walks the
 # prerequisites of missing intermediates on every path, which is
 # exponential on the pipeline's ten-generation DAG.
-.SECONDARY: $(LIB_OBJ) $(TEST_OBJ) $(CU_OBJ) $(STAGE_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/bench/pf-bench.o
+.SECONDARY: $(LIB_OBJ) $(TEST_OBJ) $(GPU_TEST_OBJ) $(CU_OBJ) $(STAGE_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/bench/pf-bench.o
 
 all: lib $(STAGE_BIN) $(if $(filter 1,$(USE_CUDA)),cuda)
 lib: $(LIB)
@@ -147,15 +164,19 @@ $(CUDA_LIB): $(CU_OBJ)
 	@mkdir -p $(@D)
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/bin/%: $(BUILD)/obj/stages/%.o $(LIB)
+$(BUILD)/bin/%: $(BUILD)/obj/stages/%.o $(LINK_DEPS)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
-$(TEST_BIN): $(TEST_OBJ) $(LIB)
+$(TEST_BIN): $(TEST_OBJ) $(LINK_DEPS)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS_ALL) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS_ALL)
 
-$(BENCH_BIN): $(BUILD)/obj/bench/pf-bench.o $(LIB)
+$(GPU_TEST_BIN): $(GPU_TEST_OBJ) $(LINK_DEPS)
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_ALL) -o $@ $(GPU_TEST_OBJ) $(LIB) $(LDLIBS_ALL)
+
+$(BENCH_BIN): $(BUILD)/obj/bench/pf-bench.o $(LINK_DEPS)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
@@ -165,15 +186,16 @@ $(BENCH_BIN): $(BUILD)/obj/bench/pf-bench.o $(LIB)
 # need. Criterion forks one process per test; each uses one OpenMP thread.
 # Then the shell-level stage tests, tests/tNNNN-*.sh BUILD/bin PRECISION,
 # each exiting non-zero on failure. With SANITIZE=1 both runs use the
-# sanitizer builds. Both builds include the CUDA kernels when nvcc exists
-# (`all`), so they are compiled on every run.
+# sanitizer builds. Where nvcc exists the float build has the CUDA backend
+# (kernels compiled, every program linked with it, then the GPU tests) and
+# the double build is CUDA=0, so both kinds of build are checked each run.
 PF_DATA_DIR ?= $(if $(wildcard ../shared/data/pinnacle),$(abspath ../shared/data/pinnacle),$(abspath data/ref))
 export PF_DATA_DIR
 TEST_JOBS ?= 2
 
 test:
 	$(Q)$(MAKE) --no-print-directory PRECISION=float test-run
-	$(Q)$(MAKE) --no-print-directory PRECISION=double test-run
+	$(Q)$(MAKE) --no-print-directory PRECISION=double CUDA=0 test-run
 	$(Q)$(MAKE) --no-print-directory clang-check
 
 # Warnings are errors under both compilers: when clang exists, every C file
@@ -188,10 +210,21 @@ else
 	@echo "clang-check: clang not found, skipped"
 endif
 
-test-run: all $(TEST_BIN)
-	@echo "== tests ($(PRECISION)$(if $(filter 1,$(SANITIZE)), + sanitizers)) =="
+test-run: all $(TEST_BIN) $(if $(filter 1,$(USE_CUDA)),$(GPU_TEST_BIN))
+	@echo "== tests ($(PRECISION)$(if $(filter 1,$(SANITIZE)), + sanitizers), $(if $(filter 1,$(USE_CUDA)),with,without) the CUDA backend) =="
 	$(Q)OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(TEST_BIN) --jobs $(TEST_JOBS) $(TEST_ARGS)
 	$(Q)for t in $(TEST_SH); do OMP_NUM_THREADS=1 $$t $(BUILD)/bin $(PRECISION) || exit 1; done
+ifeq ($(USE_CUDA),1)
+	$(Q)$(MAKE) --no-print-directory test-gpu
+endif
+
+# The GPU tests (tests/gpu/): CUDA backend against the CPU one. Their own
+# binary, one test per process, each initialising CUDA itself; without a
+# GPU every test says so and is skipped.
+test-gpu: $(GPU_TEST_BIN)
+	@echo "== GPU tests ($(PRECISION)) =="
+	$(Q)out=$$($(GPU_TEST_BIN) --jobs 1 --verbose $(GPU_TEST_ARGS) 2>&1); rc=$$?; \
+	  printf '%s\n' "$$out" | grep -v '^\[RUN \]'; exit $$rc
 
 # ---------------------------------------------------------------- bench
 bench: $(BENCH_BIN) $(BUILD)/bin/pf-train
@@ -210,4 +243,4 @@ clean:
 
 include pipeline.mk
 
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(STAGE_SRC:stages/%.c=$(BUILD)/obj/stages/%.d) $(CU_OBJ:.o=.d) $(BUILD)/obj/bench/pf-bench.d
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) $(STAGE_SRC:stages/%.c=$(BUILD)/obj/stages/%.d) $(CU_OBJ:.o=.d) $(BUILD)/obj/bench/pf-bench.d

@@ -30,6 +30,7 @@
 #include "core/rng.h"
 #include "io/msgpack_json.h"
 #include "nn/model.h"
+#include "tensor/device.h"
 #include "tensor/graph.h"
 #include "train/adam.h"
 
@@ -136,11 +137,13 @@ static double gemm_bound_ms(const bench_case *c)
 /* Build the case's loss graph with the same networks, points and residuals
  * as the comparator. */
 static long chunk_kib = -1; /* --chunk-kib; -1: the graph's default */
+static const pf_backend *bench_be; /* --device */
 
 static pf_graph *build_case(const bench_case *c, uint64_t seed)
 {
-    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
-    if (chunk_kib >= 0) pf_graph_set_chunk_bytes(g, (size_t)chunk_kib << 10);
+    pf_graph *g = pf_graph_alloc(bench_be);
+    if (!bench_be->host_memory) pf_graph_set_chunk_bytes(g, 0);
+    else if (chunk_kib >= 0) pf_graph_set_chunk_bytes(g, (size_t)chunk_kib << 10);
     pf_rng *r = pf_rng_alloc(seed);
     int d = input_dim(c), nb = c->n_ic + c->n_bc;
     pf_model_config mc = pf_model_config_default(d, 1);
@@ -255,20 +258,56 @@ static void print_profile(const pf_graph *g, int steps)
 
 static int profile_ops;
 
-/* Median ms per full step over `steps` timed steps after `warmup`. */
+/* A step as the backend records it: pass, then Adam. */
+typedef struct bench_step {
+    pf_graph *g;
+    pf_adam *opt;
+} bench_step;
+
+static void step_body(void *arg)
+{
+    bench_step *b = arg;
+    pf_graph_pass(b->g);
+    pf_adam_apply(b->opt, pf_graph_params(b->g), pf_graph_grads(b->g));
+}
+
+/* Median ms per full step over `steps` timed steps after `warmup`. Where
+ * the backend records steps (and the graph is unchunked, and no profile is
+ * asked for) a step is one replay, as in the trainer; every step ends with
+ * the loss values on the host, so a GPU step is timed to its end. */
 static double time_engine(const bench_case *c, int warmup, int steps, double *loss)
 {
     pf_graph *g = build_case(c, 0);
+    const pf_backend *be = pf_graph_backend(g);
     pf_adam_config ac = pf_adam_config_default();
-    pf_adam *opt = pf_adam_alloc(pf_graph_nparams(g), &ac);
+    pf_adam *opt = pf_adam_alloc_on(be, pf_graph_nparams(g), &ac);
     double *t = malloc((size_t)steps * sizeof *t);
+    bench_step bs = {g, opt};
+    void *exec = NULL;
+    if (be->capture && pf_graph_nchunks(g) == 1 && !profile_ops) {
+        pf_graph_set_loss_weights(g, NULL);
+        if (be->capture(step_body, &bs, &exec) != PF_OK) {
+            fprintf(stderr, "pf-bench: %s\n", pf_errmsg());
+            exit(1);
+        }
+    }
     for (int s = 0; s < warmup + steps; s++) {
         double t0 = now();
-        pf_graph_forward_backward(g, NULL);
-        pf_adam_step(opt, pf_graph_params(g), pf_graph_grads(g), 1e-3);
+        if (exec) {
+            pf_adam_prepare(opt, 1e-3);
+            if (be->replay(exec) != PF_OK) {
+                fprintf(stderr, "pf-bench: %s\n", pf_errmsg());
+                exit(1);
+            }
+            pf_graph_read_losses(g);
+        } else {
+            pf_graph_forward_backward(g, NULL);
+            pf_adam_step(opt, pf_graph_params(g), pf_graph_grads(g), 1e-3);
+        }
         if (s >= warmup) t[s - warmup] = (now() - t0) * 1e3;
         if (profile_ops && s + 1 == warmup) pf_graph_profile(g, true);
     }
+    if (exec) be->drop(exec);
     if (profile_ops) {
         fprintf(stderr, "%s: time per node and step\n", c->name);
         print_profile(g, steps);
@@ -283,13 +322,14 @@ static double time_engine(const bench_case *c, int warmup, int steps, double *lo
 
 /* Run the comparator for one case; returns its median ms or -1. */
 static double time_torch(const char *script, const bench_case *c, int threads, int warmup,
-                         int steps)
+                         int steps, int compiled)
 {
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
              "/usr/bin/python3 '%s' --threads %d --blas-threads 1 --no-flops --cases %s "
-             "--steps %d --warmup %d",
-             script, threads, c->name, steps < 20 ? 20 : steps, warmup);
+             "--steps %d --warmup %d --device %s%s",
+             script, threads, c->name, steps < 20 ? 20 : steps, warmup, bench_be->name,
+             compiled ? " --compile" : "");
     FILE *p = popen(cmd, "r");
     if (!p) return -1;
     char line[4096];
@@ -314,8 +354,8 @@ static int time_candidate(const char *train, const char *spec, const char *pde, 
                           FILE *js)
 {
     char cmd[4096], ev[2048];
-    snprintf(cmd, sizeof cmd, "%s %s --pde %s --fidelity low --seed 0 --out %s/%s --threads %d --quiet", train,
-             spec, pde, dir, pde, threads);
+    snprintf(cmd, sizeof cmd, "%s %s --pde %s --fidelity low --seed 0 --out %s/%s --threads %d --device %s --quiet",
+             train, spec, pde, dir, pde, threads, bench_be->name);
     double t0 = now();
     int rc = system(cmd);
     double wall = now() - t0;
@@ -347,7 +387,7 @@ static void usage(FILE *to)
     fprintf(to,
             "usage: pf-bench [--out FILE] [--cases a,b,...] [--rounds R] [--steps N]\n"
             "                [--warmup N] [--threads T] [--torch SCRIPT | --no-torch]\n"
-            "                [--profile] [--chunk-kib K]\n"
+            "                [--profile] [--chunk-kib K] [--device cpu|cuda|auto] [--compile]\n"
             "Times full training steps (forward, backward, Adam) of the engine on the\n"
             "comparator's cases, alternating with the PyTorch comparator (run with\n"
             "--threads T --blas-threads 1), and prints case, our median ms/step,\n"
@@ -357,6 +397,9 @@ static void usage(FILE *to)
             "Then one full low-fidelity candidate (pf-train on data/specs/typical.json)\n"
             "per PDE of --candidates (default poisson_5d,burgers_1d; none: skip), as wall\n"
             "time, split into optimizer steps and the rest.\n"
+            "--device: where both sides run (default auto: $PF_DEVICE, else cuda when built in\n"
+            "and a GPU is visible, else cpu); --compile also times the comparator under\n"
+            "torch.compile (torch_c_ms, ratio_c). ms/step is also seconds per 1,000 steps.\n"
             "Defaults: --rounds 5 --steps 25 --warmup 5 --threads 2\n"
             "          --torch ../shared/bench/torch_pinn_step.py (or $PF_TORCH_BENCH)\n");
 }
@@ -365,7 +408,8 @@ int main(int argc, char **argv)
 {
     const char *out = NULL, *only = NULL, *script = getenv("PF_TORCH_BENCH");
     const char *candidates = "poisson_5d,burgers_1d";
-    int rounds = 5, steps = 25, warmup = 5, threads = 2, torch = 1;
+    int rounds = 5, steps = 25, warmup = 5, threads = 2, torch = 1, compiled = 0;
+    const char *device = NULL;
     if (!script) script = "../shared/bench/torch_pinn_step.py";
     static const struct option opts[] = {
         {"out", required_argument, 0, 'o'},    {"cases", required_argument, 0, 'c'},
@@ -373,7 +417,8 @@ int main(int argc, char **argv)
         {"warmup", required_argument, 0, 'w'}, {"threads", required_argument, 0, 't'},
         {"torch", required_argument, 0, 'T'},  {"no-torch", no_argument, 0, 'N'},
         {"profile", no_argument, 0, 'P'},      {"chunk-kib", required_argument, 0, 'k'},
-        {"candidates", required_argument, 0, 'C'},
+        {"candidates", required_argument, 0, 'C'}, {"device", required_argument, 0, 'd'},
+        {"compile", no_argument, 0, 'x'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int ch;
@@ -390,6 +435,8 @@ int main(int argc, char **argv)
         case 'P': profile_ops = 1; break;
         case 'k': chunk_kib = atol(optarg); break;
         case 'C': candidates = optarg; break;
+        case 'd': device = optarg; break;
+        case 'x': compiled = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -405,6 +452,12 @@ int main(int argc, char **argv)
         return 2;
     }
     if (probe) fclose(probe);
+    if (pf_device_open(device, &bench_be) != PF_OK) {
+        fprintf(stderr, "pf-bench: %s\n", pf_errmsg());
+        return 2;
+    }
+    pf_device_info info;
+    bench_be->info(&info);
     omp_set_num_threads(threads);
     openblas_set_num_threads(threads);
     FILE *js = out ? fopen(out, "w") : NULL;
@@ -412,22 +465,26 @@ int main(int argc, char **argv)
         fprintf(stderr, "pf-bench: cannot write '%s'\n", out);
         return 1;
     }
-    fprintf(stderr, "pf-bench: %s, %d threads, %d rounds x %d steps (after %d warm-up)\n",
-            PF_REAL_NAME, threads, rounds, steps, warmup);
-    printf("%-24s %10s %10s %7s %9s %10s %8s\n", "case", "ms/step", "torch_ms", "ratio", "GFLOP/s",
-           "bound_ms", "x_bound");
+    fprintf(stderr, "pf-bench: %s on %s (%s), %d threads, %d rounds x %d steps (after %d warm-up)\n",
+            PF_REAL_NAME, bench_be->name, info.name, threads, rounds, steps, warmup);
+    printf("%-24s %10s %10s %7s %10s %7s %9s %10s %8s\n", "case", "ms/step", "torch_ms",
+           "ratio", "torch_c_ms", "ratio_c", "GFLOP/s", "bound_ms", "x_bound");
     for (int i = 0; i < NCASES; i++) {
         const bench_case *c = &cases[i];
         if (!selected(only, c->name)) continue;
         /* each round: our steps, the comparator's, the GEMM bound; medians
          * over rounds, so a burst of load on a shared machine moves little */
-        double ours[16], theirs[16], bounds[16], loss = 0;
-        int nt = 0, nr = rounds < 16 ? rounds : 16;
+        double ours[16], theirs[16], comp[16], bounds[16], loss = 0;
+        int nt = 0, nc = 0, nr = rounds < 16 ? rounds : 16;
         for (int r = 0; r < nr; r++) {
             ours[r] = time_engine(c, warmup, steps, &loss);
             if (torch) {
-                double t = time_torch(script, c, threads, warmup, steps);
+                double t = time_torch(script, c, threads, warmup, steps, 0);
                 if (t > 0) theirs[nt++] = t;
+            }
+            if (torch && compiled) {
+                double t = time_torch(script, c, threads, warmup, steps, 1);
+                if (t > 0) comp[nc++] = t;
             }
             bounds[r] = gemm_bound_ms(c);
         }
@@ -437,17 +494,21 @@ int main(int argc, char **argv)
             return 1;
         }
         double ms = median(ours, nr), tms = nt ? median(theirs, nt) : NAN;
+        double cms = nc ? median(comp, nc) : NAN;
         double bound = median(bounds, nr), gf = taylor_min_flop(c) * 1e-9;
-        printf("%-24s %10.2f %10.2f %7.2f %9.1f %10.2f %8.2f\n", c->name, ms, tms, tms / ms,
-               gf / (ms * 1e-3), bound, ms / bound);
+        printf("%-24s %10.3f %10.2f %7.2f %10.2f %7.2f %9.1f %10.2f %8.2f\n", c->name, ms,
+               tms, tms / ms, cms, cms / ms, gf / (ms * 1e-3), bound, ms / bound);
         fflush(stdout);
         if (js)
             fprintf(js,
-                    "{\"case\":\"%s\",\"ms\":%.3f,\"torch_ms\":%.3f,\"ratio\":%.3f,\"bound_ms\":%.3f,"
+                    "{\"case\":\"%s\",\"ms\":%.4f,\"torch_ms\":%.3f,\"ratio\":%.3f,"
+                    "\"torch_compile_ms\":%.3f,\"ratio_compile\":%.3f,\"bound_ms\":%.3f,"
                     "\"gflops\":%.2f,\"taylor_min_gflop\":%.4f,\"threads\":%d,\"rounds\":%d,"
-                    "\"steps\":%d,\"precision\":\"%s\",\"final_loss\":%.6g}\n",
-                    c->name, ms, nt ? tms : -1.0, nt ? tms / ms : -1.0, bound, gf / (ms * 1e-3), gf,
-                    threads, nr, steps, PF_REAL_NAME, loss);
+                    "\"steps\":%d,\"precision\":\"%s\",\"final_loss\":%.6g,\"backend\":\"%s\","
+                    "\"device\":\"%s\"}\n",
+                    c->name, ms, nt ? tms : -1.0, nt ? tms / ms : -1.0, nc ? cms : -1.0,
+                    nc ? cms / ms : -1.0, bound, gf / (ms * 1e-3), gf, threads, nr, steps,
+                    PF_REAL_NAME, loss, bench_be->name, info.name);
     }
     if (strcmp(candidates, "none")) {
         /* pf-train sits beside pf-bench in the build's bin folder */

@@ -1,54 +1,80 @@
-// Adam / AdamW over the flat parameter buffer (see cuda_kernels.h).
+// The optimizers' element-wise kernels (cuda_ops.h): the Adam/AdamW update
+// with its coefficients read from device memory (backend.h, PF_ADAM_*), so a
+// recorded step replays with the current step's values; the clamp of the
+// self-adaptive weights; the scaling of clip_norm.
 #include <cmath>
-#include <cuda_runtime.h>
 
-#include "cuda_kernels.h"
+#include "cuda_ops.h"
 
 namespace {
 
-constexpr int ADAM_BLOCK = 256;
-
-struct adam_scalars {
-    pf_real b1, b2, one_b1, one_b2, step_size, bc2_sqrt, eps, shrink, l2;
-};
+constexpr int VEC_BLOCK = 256;
 
 __global__ void adam_kernel(pf_real *__restrict__ p, const pf_real *__restrict__ g,
                             pf_real *__restrict__ m, pf_real *__restrict__ v, size_t n,
-                            adam_scalars s)
+                            const pf_real *__restrict__ c)
 {
+    const pf_real b1 = c[PF_ADAM_B1], b2 = c[PF_ADAM_B2], one_b1 = c[PF_ADAM_ONE_B1];
+    const pf_real one_b2 = c[PF_ADAM_ONE_B2], step = c[PF_ADAM_STEP], bc2_sqrt = c[PF_ADAM_BC2_SQRT];
+    const pf_real eps = c[PF_ADAM_EPS], shrink = c[PF_ADAM_SHRINK], l2 = c[PF_ADAM_L2];
+    const pf_real sign = c[PF_ADAM_SIGN];
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
-        pf_real pi = p[i] * s.shrink;
-        pf_real gi = g[i] + s.l2 * pi;
-        pf_real mi = s.b1 * m[i] + s.one_b1 * gi;
-        pf_real vi = s.b2 * v[i] + s.one_b2 * gi * gi;
+        pf_real pi = p[i] * shrink;
+        pf_real gi = sign * g[i] + l2 * pi;
+        pf_real mi = b1 * m[i] + one_b1 * gi;
+        pf_real vi = b2 * v[i] + one_b2 * gi * gi;
         m[i] = mi;
         v[i] = vi;
-        p[i] = pi - s.step_size * mi / (sqrt(vi) / s.bc2_sqrt + s.eps);
+        p[i] = pi - step * mi / (sqrt(vi) / bc2_sqrt + eps);
     }
+}
+
+__global__ void clamp_kernel(pf_real *__restrict__ x, size_t n, pf_real lo)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        if (x[i] < lo) x[i] = lo;
+}
+
+// *norm holds the sum of squares on entry and the norm on exit (one thread).
+__global__ void norm_kernel(double *norm) { *norm = sqrt(*norm); }
+
+__global__ void clip_kernel(pf_real *__restrict__ g, size_t n, double max_norm,
+                            const double *__restrict__ norm)
+{
+    const double nrm = *norm;
+    if (!isfinite(nrm) || !(nrm > max_norm)) return;
+    const pf_real scale = (pf_real)(max_norm / (nrm + 1e-6));
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        g[i] *= scale;
 }
 
 }  // namespace
 
-extern "C" int pf_cuda_adam_step(pf_real *params, const pf_real *grads, pf_real *mv, size_t n,
-                                 double lr, double beta1, double beta2, double eps,
-                                 double weight_decay, int decoupled, long t, void *stream)
+void pf_cuda_adam(pf_real *p, const pf_real *g, pf_real *mv, size_t n, const pf_real *coef,
+                  cudaStream_t stream)
 {
-    if (n == 0) return 0;
-    const double bc1 = 1.0 - std::pow(beta1, (double)t), bc2 = 1.0 - std::pow(beta2, (double)t);
-    adam_scalars s;
-    s.b1 = (pf_real)beta1;
-    s.b2 = (pf_real)beta2;
-    s.one_b1 = (pf_real)(1.0 - beta1);
-    s.one_b2 = (pf_real)(1.0 - beta2);
-    s.step_size = (pf_real)(lr / bc1);
-    s.bc2_sqrt = (pf_real)std::sqrt(bc2);
-    s.eps = (pf_real)eps;
-    s.shrink = (pf_real)(decoupled ? 1.0 - lr * weight_decay : 1.0);
-    s.l2 = (pf_real)(decoupled ? 0.0 : weight_decay);
-    size_t blocks = (n + ADAM_BLOCK - 1) / ADAM_BLOCK;
-    if (blocks > 65535) blocks = 65535;
-    adam_kernel<<<(unsigned)blocks, ADAM_BLOCK, 0, (cudaStream_t)stream>>>(params, grads, mv,
-                                                                         mv + n, n, s);
-    return (int)cudaGetLastError();
+    if (n == 0) return;
+    adam_kernel<<<pf_cuda_grid(n, VEC_BLOCK), VEC_BLOCK, 0, stream>>>(p, g, mv, mv + n, n, coef);
+    PF_CUDA_CHECK(cudaGetLastError());
+}
+
+void pf_cuda_clamp_min(pf_real *x, size_t n, double lo, cudaStream_t stream)
+{
+    if (n == 0) return;
+    clamp_kernel<<<pf_cuda_grid(n, VEC_BLOCK), VEC_BLOCK, 0, stream>>>(x, n, (pf_real)lo);
+    PF_CUDA_CHECK(cudaGetLastError());
+}
+
+void pf_cuda_clip_norm(pf_real *g, size_t n, double max_norm, double *norm, double *part,
+                       cudaStream_t stream)
+{
+    pf_cuda_reduce(PF_CUDA_RED_DOT, g, NULL, n, part, norm, stream);
+    norm_kernel<<<1, 1, 0, stream>>>(norm);
+    PF_CUDA_CHECK(cudaGetLastError());
+    if (n == 0) return;
+    clip_kernel<<<pf_cuda_grid(n, VEC_BLOCK), VEC_BLOCK, 0, stream>>>(g, n, max_norm, norm);
+    PF_CUDA_CHECK(cudaGetLastError());
 }

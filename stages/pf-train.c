@@ -33,12 +33,13 @@
 #include "io/msgpack_json.h"
 #include "registry.h"
 #include "spec/spec.h"
+#include "tensor/device.h"
 #include "train/trainer.h"
 
 extern void openblas_set_num_threads(int);
 
 typedef struct opts {
-    const char *spec, *pde, *out, *fidelity, *budget;
+    const char *spec, *pde, *out, *fidelity, *budget, *device;
     unsigned long long seed;
     int threads, quiet, every;
     double timeout;
@@ -48,7 +49,8 @@ static void usage(FILE *to)
 {
     fprintf(to,
             "usage: pf-train SPEC --pde P --fidelity low|high --seed S --out DIR [--budget paper|quick]\n"
-            "                [--threads T] [--timeout SECONDS] [--progress-every N] [--quiet]\n"
+            "                [--device cpu|cuda|auto] [--threads T] [--timeout SECONDS]\n"
+            "                [--progress-every N] [--quiet]\n"
             "Trains the AlgorithmSpec in SPEC (JSON; - for stdin; or a pf-propose proposal,\n"
             "*.proposal.msgpack) on PDE P and writes\n"
             "DIR/result.h5 (loss curves per term, evaluation MSE curve, predictions at the\n"
@@ -59,6 +61,8 @@ static void usage(FILE *to)
             "limits). A proposal without a valid spec is not trained: evidence.msgpack and\n"
             "result.h5 say why (status invalid or skipped). Progress: a bar on a terminal, else a line\n"
             "every N steps (default: a tenth of the run) on stderr.\n"
+            "--device: where to train (default: $PF_DEVICE, else auto = cuda when this build\n"
+            "has it and a GPU is visible, else cpu); evidence records the device.\n"
             "Exit codes: 0 trained (whatever the status: ok, nan, diverged, timeout),\n"
             "1 setup or I/O failure, 2 bad usage, unknown PDE or invalid spec.\n");
 }
@@ -78,6 +82,7 @@ static int parse(int argc, char **argv, opts *o)
         {"pde", 1, 0, 'p'},     {"fidelity", 1, 0, 'f'}, {"seed", 1, 0, 's'},
         {"out", 1, 0, 'o'},     {"threads", 1, 0, 't'},  {"timeout", 1, 0, 'T'},
         {"progress-every", 1, 0, 'e'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {"budget", 1, 0, 'b'},
+        {"device", 1, 0, 'd'},
         {0, 0, 0, 0}};
     int ch;
     bool seed = false;
@@ -94,6 +99,7 @@ static int parse(int argc, char **argv, opts *o)
             seed = true;
             break;
         case 'o': o->out = optarg; break;
+        case 'd': o->device = optarg; break;
         case 't':
             o->threads = (int)strtol(optarg, &end, 10);
             if (*end || o->threads < 1) return bad("--threads wants an integer >= 1, not '%s'", optarg);
@@ -353,7 +359,10 @@ static json_t *evidence(const pf_pde *p, const pf_train_result *r)
     json_object_set_new(pts, "observed", json_integer(r->n_observed));
     json_object_set_new(e, "points", pts);
     json_t *dev = json_object();
-    json_object_set_new(dev, "name", json_string("cpu"));
+    json_object_set_new(dev, "backend", json_string(r->backend));
+    json_object_set_new(dev, "name", json_string(r->device.name));
+    json_object_set_new(dev, "memory_gib", num(r->device.memory_gib));
+    json_object_set_new(dev, "steps_per_second", num(r->step_s > 0 ? r->steps / r->step_s : NAN));
     json_object_set_new(dev, "threads", json_integer(omp_get_max_threads()));
     json_object_set_new(dev, "precision", json_string(PF_REAL_NAME));
     json_object_set_new(e, "device", dev);
@@ -456,14 +465,19 @@ int main(int argc, char **argv)
         return 1;
     }
     pf_train_options to = pf_train_options_default();
+    if (pf_device_open(o.device, &to.backend) != PF_OK) {
+        fprintf(stderr, "pf-train: %s\n", pf_errmsg());
+        json_decref(norm);
+        return 2;
+    }
     to.seed = o.seed;
     to.timeout_s = o.timeout;
     to.progress = o.quiet ? PF_PROGRESS_NONE : isatty(2) && !o.every ? PF_PROGRESS_BAR : PF_PROGRESS_LINES;
     to.progress_every = o.every;
     if (!o.quiet)
-        fprintf(stderr, "pf-train: start %s, spec %.12s, %s fidelity (%ld steps%s), seed %llu, %zu parameters\n",
+        fprintf(stderr, "pf-train: start %s, spec %.12s, %s fidelity (%ld steps%s), seed %llu, %zu parameters, on %s\n",
                 p->name, hash, o.fidelity, pf_train_config_steps(&tc), scaled ? ", scaled" : "", o.seed,
-                pf_model_config_nparams(&mc));
+                pf_model_config_nparams(&mc), to.backend->name);
     pf_train_result r;
     pf_status st = pf_train_run(p, &mc, &tc, &to, &r);
     if (st != PF_OK) {
