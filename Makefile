@@ -16,8 +16,10 @@
 #   PRECISION=float|double   scalar type pf_real; double builds into build/double/
 #   SANITIZE=1               AddressSanitizer + UndefinedBehaviorSanitizer (build/asan*/)
 #   CUDA=0|1|auto            the CUDA backend: kernels/*.cu with nvcc, linked into
-#                            every program (auto: when nvcc exists; a CUDA=0 build
-#                            where nvcc exists goes to build/<...>-cpu)
+#                            every program (auto: when nvcc and its toolkit's
+#                            cuBLAS exist; a CUDA=0 build where nvcc exists goes
+#                            to build/<...>-cpu). NVCC=, CUDA_HOME= override
+#                            what is found.
 #   ARCH=native              -march= for the host code
 #   OPT=-O3                  optimisation flags
 #   V=1                      show full command lines
@@ -42,13 +44,31 @@ $(error CUDA must be 0, 1 or auto, not '$(CUDA)')
 endif
 
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+NVCC := $(NVCC)
+# The toolkit's own folder, as nvcc reports it: the nvcc on PATH may be a
+# wrapper script outside the toolkit (/usr/local/bin/nvcc), so its folder
+# says nothing about where cuBLAS and the runtime live.
+ifneq ($(NVCC),)
+CUDA_HOME ?= $(abspath $(shell $(NVCC) --dryrun -x cu -c /dev/null -o /dev/null 2>&1 | sed -n 's/^\#\$$ TOP=//p'))
+CUDA_LIBDIR ?= $(patsubst %/,%,$(dir $(firstword $(wildcard $(CUDA_HOME)/lib64/libcublas.so \
+                 $(CUDA_HOME)/targets/*/lib/libcublas.so))))
+CUDA_HOME := $(CUDA_HOME)
+CUDA_LIBDIR := $(CUDA_LIBDIR)
+CUDA_MISSING := $(if $(CUDA_HOME),$(if $(CUDA_LIBDIR),$(if $(wildcard $(CUDA_LIBDIR)/libcudart.so),,the CUDA runtime (libcudart.so in $(CUDA_LIBDIR))),cuBLAS (libcublas.so under $(CUDA_HOME))),the toolkit folder ($(NVCC) --dryrun names none))
+endif
 ifeq ($(CUDA),auto)
-USE_CUDA := $(if $(NVCC),1,0)
+USE_CUDA := $(if $(and $(NVCC),$(if $(CUDA_MISSING),,1)),1,0)
+ifneq ($(and $(NVCC),$(CUDA_MISSING)),)
+$(info note: nvcc found but not $(CUDA_MISSING); building without the CUDA backend)
+endif
 else
 USE_CUDA := $(CUDA)
 endif
 ifeq ($(USE_CUDA)$(NVCC),1)
 $(error CUDA=1 but nvcc was not found)
+endif
+ifeq ($(USE_CUDA)$(if $(CUDA_MISSING),x),1x)
+$(error CUDA=1 but nvcc's toolkit lacks $(CUDA_MISSING))
 endif
 
 empty :=
@@ -87,9 +107,8 @@ OPENMP   := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),-fopen
 # With CUDA every program links the backend (tensor/device.c names it under
 # PF_WITH_CUDA), cuBLAS and the CUDA runtime; nothing touches the GPU unless
 # a run asks for it (tensor/device.h).
-CUDA_HOME := $(abspath $(dir $(NVCC))..)
 CUDA_DEF  := $(if $(filter 1,$(USE_CUDA)),-DPF_WITH_CUDA=1 -Ikernels)
-CUDA_LINK := $(if $(filter 1,$(USE_CUDA)),$(BUILD)/lib/libpinnforge_cuda.a -L$(CUDA_HOME)/lib64 -Wl$(comma)-rpath$(comma)$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++)
+CUDA_LINK := $(if $(filter 1,$(USE_CUDA)),$(BUILD)/lib/libpinnforge_cuda.a -L$(CUDA_LIBDIR) -Wl$(comma)-rpath$(comma)$(CUDA_LIBDIR) -lcublas -lcudart -lstdc++)
 CFLAGS_ALL := $(CSTD) $(OPT) -g -march=$(ARCH) -fno-math-errno $(OPENMP) $(WARN) $(PREC_DEF) $(CUDA_DEF) $(SAN) -Isrc -Ipdes $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(SAN) $(OPENMP) $(CUDA_LINK) $(PKG_LIBS) -lmvec -lm $(LDLIBS)
 
