@@ -58,7 +58,7 @@ CUDA_MISSING := $(if $(CUDA_HOME),$(if $(CUDA_LIBDIR),$(if $(wildcard $(CUDA_LIB
 endif
 ifeq ($(CUDA),auto)
 USE_CUDA := $(if $(and $(NVCC),$(if $(CUDA_MISSING),,1)),1,0)
-ifneq ($(and $(NVCC),$(CUDA_MISSING)),)
+ifneq ($(and $(NVCC),$(CUDA_MISSING),$(filter 0,$(MAKELEVEL))),)
 $(info note: nvcc found but not $(CUDA_MISSING); building without the CUDA backend)
 endif
 else
