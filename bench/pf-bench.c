@@ -142,8 +142,8 @@ static const pf_backend *bench_be; /* --device */
 static pf_graph *build_case(const bench_case *c, uint64_t seed)
 {
     pf_graph *g = pf_graph_alloc(bench_be);
-    if (!bench_be->host_memory) pf_graph_set_chunk_bytes(g, 0);
-    else if (chunk_kib >= 0) pf_graph_set_chunk_bytes(g, (size_t)chunk_kib << 10);
+    if (bench_be->host_memory && chunk_kib >= 0) /* a device backend's graph has no chunks */
+        pf_graph_set_chunk_bytes(g, (size_t)chunk_kib << 10);
     pf_rng *r = pf_rng_alloc(seed);
     int d = input_dim(c), nb = c->n_ic + c->n_bc;
     pf_model_config mc = pf_model_config_default(d, 1);

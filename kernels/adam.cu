@@ -71,7 +71,7 @@ void pf_cuda_clamp_min(pf_real *x, size_t n, double lo, cudaStream_t stream)
 void pf_cuda_clip_norm(pf_real *g, size_t n, double max_norm, double *norm, double *part,
                        cudaStream_t stream)
 {
-    pf_cuda_reduce(PF_CUDA_RED_DOT, g, NULL, n, part, norm, stream);
+    pf_cuda_reduce(PF_VEC_DOT, g, NULL, n, part, norm, stream);
     norm_kernel<<<1, 1, 0, stream>>>(norm);
     PF_CUDA_CHECK(cudaGetLastError());
     if (n == 0) return;

@@ -128,10 +128,8 @@ void cuda_clamp_min(pf_real *x, size_t n, double lo) { pf_cuda_clamp_min(x, n, l
 
 double cuda_reduce(pf_vec_red kind, const pf_real *x, const pf_real *y, size_t n)
 {
-    pf_cuda_red k = kind == PF_VEC_DOT ? PF_CUDA_RED_DOT
-                    : kind == PF_VEC_ASUM ? PF_CUDA_RED_ASUM : PF_CUDA_RED_AMAX;
     double *out = S.part + PF_CUDA_RED_BLOCKS, r;
-    pf_cuda_reduce(k, x, y, n, S.part, out, S.ctx.stream);
+    pf_cuda_reduce(kind, x, y, n, S.part, out, S.ctx.stream);
     cuda_download(&r, out, sizeof r);
     return r;
 }
@@ -237,25 +235,42 @@ extern "C" pf_status pf_cuda_backend_open(const pf_backend **out)
 {
     *out = nullptr;
     if (!S.ready) {
+        // built in s and kept only when all of it exists; a failure destroys
+        // what was made, so a later call starts again from nothing
+        cuda_state s = {};
         int n = 0;
         cudaError_t e = cudaGetDeviceCount(&n);
         if (e != cudaSuccess) return unusable("no usable GPU", e);
         if (n == 0) return pf_fail(PF_ERR_UNSUPPORTED, "CUDA: no GPU is visible");
         if ((e = cudaSetDevice(0)) != cudaSuccess) return unusable("cannot select GPU 0", e);
-        if ((e = cudaGetDeviceProperties(&S.prop, 0)) != cudaSuccess)
+        if ((e = cudaGetDeviceProperties(&s.prop, 0)) != cudaSuccess)
             return unusable("cannot read GPU 0's properties", e);
-        if ((e = cudaStreamCreateWithFlags(&S.ctx.stream, cudaStreamNonBlocking)) != cudaSuccess)
+        if ((e = cudaStreamCreateWithFlags(&s.ctx.stream, cudaStreamNonBlocking)) != cudaSuccess)
             return unusable("cannot create a stream", e);
-        if (cublasCreate(&S.ctx.blas) != CUBLAS_STATUS_SUCCESS)
-            return pf_fail(PF_ERR_UNSUPPORTED, "cuBLAS: cannot create a handle");
-        PF_CUBLAS_CHECK(cublasSetStream(S.ctx.blas, S.ctx.stream));
-        PF_CUBLAS_CHECK(cublasSetPointerMode(S.ctx.blas, CUBLAS_POINTER_MODE_HOST));
-        PF_TRY(cuda_alloc(BLAS_WORKSPACE, &S.blas_ws));
-        PF_CUBLAS_CHECK(cublasSetWorkspace(S.ctx.blas, S.blas_ws, BLAS_WORKSPACE));
-        void *part = nullptr;
-        PF_TRY(cuda_alloc((PF_CUDA_RED_BLOCKS + 1) * sizeof(double), &part));
-        S.part = (double *)part;
-        S.ready = true;
+        pf_status st = PF_OK;
+        if (cublasCreate(&s.ctx.blas) != CUBLAS_STATUS_SUCCESS) {
+            s.ctx.blas = nullptr;
+            st = pf_fail(PF_ERR_UNSUPPORTED, "cuBLAS: cannot create a handle");
+        }
+        if (st == PF_OK) {
+            PF_CUBLAS_CHECK(cublasSetStream(s.ctx.blas, s.ctx.stream));
+            PF_CUBLAS_CHECK(cublasSetPointerMode(s.ctx.blas, CUBLAS_POINTER_MODE_HOST));
+            st = cuda_alloc(BLAS_WORKSPACE, &s.blas_ws);
+        }
+        if (st == PF_OK) {
+            PF_CUBLAS_CHECK(cublasSetWorkspace(s.ctx.blas, s.blas_ws, BLAS_WORKSPACE));
+            void *part = nullptr;
+            st = cuda_alloc((PF_CUDA_RED_BLOCKS + 1) * sizeof(double), &part);
+            s.part = (double *)part;
+        }
+        if (st != PF_OK) {
+            if (s.blas_ws) cudaFree(s.blas_ws);
+            if (s.ctx.blas) cublasDestroy(s.ctx.blas);
+            cudaStreamDestroy(s.ctx.stream);
+            return st;
+        }
+        s.ready = true;
+        S = s;
     }
     *out = &backend;
     return PF_OK;

@@ -30,6 +30,7 @@
 #include <stddef.h>
 
 extern "C" {
+#include "tensor/backend.h"
 #include "tensor/node.h"
 }
 
@@ -68,15 +69,10 @@ static inline unsigned pf_cuda_grid(size_t n, int block)
 #define PF_CUDA_RED_BLOCKS 128
 #define PF_CUDA_RED_THREADS 256
 
-typedef enum pf_cuda_red {
-    PF_CUDA_RED_DOT,     /* sum x[i] * y[i] (y NULL: x[i]^2) */
-    PF_CUDA_RED_ASUM,    /* sum |x[i]| */
-    PF_CUDA_RED_AMAX,    /* max |x[i]| (NaN if any is NaN) */
-} pf_cuda_red;
-
-/* *out = the reduction of n elements, in double, deterministic (depends on n
- * only). part: PF_CUDA_RED_BLOCKS doubles of device memory; out: device. */
-void pf_cuda_reduce(pf_cuda_red kind, const pf_real *x, const pf_real *y, size_t n, double *part,
+/* *out = the reduction `kind` (backend.h's pf_vec_red) of n elements, in
+ * double, deterministic (depends on n only). part: PF_CUDA_RED_BLOCKS doubles
+ * of device memory; out: device. */
+void pf_cuda_reduce(pf_vec_red kind, const pf_real *x, const pf_real *y, size_t n, double *part,
                     double *out, cudaStream_t stream);
 
 /* ------------------------------------------------------- optimizer vectors */

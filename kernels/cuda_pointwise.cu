@@ -400,7 +400,7 @@ static void scale_param_bwd(struct pf_node *y, cudaStream_t st)
     size_t len = pf_node_len(y);
     if (y->pg[0]) {
         double *part = (double *)y->scratch, *dot = part + PF_CUDA_RED_BLOCKS;
-        pf_cuda_reduce(PF_CUDA_RED_DOT, y->grad, x->val, len, part, dot, st);
+        pf_cuda_reduce(PF_VEC_DOT, y->grad, x->val, len, part, dot, st);
         launch_scale_param_grad(y->pg[0], dot, y->p, st);
     }
     if (x->grad) launch_scale_param(x->grad, y->grad, y->pw[0], y->p, len, y->in_acc[0], st);

@@ -8,24 +8,24 @@
 
 namespace {
 
-__device__ double term(pf_cuda_red kind, const pf_real *x, const pf_real *y, size_t i)
+__device__ double term(pf_vec_red kind, const pf_real *x, const pf_real *y, size_t i)
 {
     double a = (double)x[i];
     switch (kind) {
-    case PF_CUDA_RED_DOT: return a * (y ? (double)y[i] : a);
-    case PF_CUDA_RED_ASUM:
-    case PF_CUDA_RED_AMAX: return fabs(a);
+    case PF_VEC_DOT: return a * (y ? (double)y[i] : a);
+    case PF_VEC_ASUM:
+    case PF_VEC_AMAX: return fabs(a);
     }
     return 0;
 }
 
-__device__ double combine(pf_cuda_red kind, double a, double b)
+__device__ double combine(pf_vec_red kind, double a, double b)
 {
-    return kind == PF_CUDA_RED_AMAX ? fmax(a, b) : a + b; // fmax skips NaN, as the CPU
+    return kind == PF_VEC_AMAX ? fmax(a, b) : a + b; // fmax skips NaN, as the CPU
 }
 
 // Tree over the block's PF_CUDA_RED_THREADS values in sh[]; the result in sh[0].
-__device__ void block_tree(pf_cuda_red kind, double *sh)
+__device__ void block_tree(pf_vec_red kind, double *sh)
 {
     for (int w = PF_CUDA_RED_THREADS / 2; w > 0; w /= 2) {
         __syncthreads();
@@ -34,7 +34,7 @@ __device__ void block_tree(pf_cuda_red kind, double *sh)
     __syncthreads();
 }
 
-__global__ void reduce_partial(pf_cuda_red kind, const pf_real *__restrict__ x,
+__global__ void reduce_partial(pf_vec_red kind, const pf_real *__restrict__ x,
                                const pf_real *__restrict__ y, size_t n, double *__restrict__ part)
 {
     __shared__ double sh[PF_CUDA_RED_THREADS];
@@ -47,7 +47,7 @@ __global__ void reduce_partial(pf_cuda_red kind, const pf_real *__restrict__ x,
     if (threadIdx.x == 0) part[blockIdx.x] = sh[0];
 }
 
-__global__ void reduce_final(pf_cuda_red kind, const double *__restrict__ part, double *__restrict__ out)
+__global__ void reduce_final(pf_vec_red kind, const double *__restrict__ part, double *__restrict__ out)
 {
     __shared__ double sh[PF_CUDA_RED_THREADS];
     double acc = 0;
@@ -60,7 +60,7 @@ __global__ void reduce_final(pf_cuda_red kind, const double *__restrict__ part, 
 
 }  // namespace
 
-void pf_cuda_reduce(pf_cuda_red kind, const pf_real *x, const pf_real *y, size_t n, double *part,
+void pf_cuda_reduce(pf_vec_red kind, const pf_real *x, const pf_real *y, size_t n, double *part,
                     double *out, cudaStream_t stream)
 {
     reduce_partial<<<PF_CUDA_RED_BLOCKS, PF_CUDA_RED_THREADS, 0, stream>>>(kind, x, y, n, part);

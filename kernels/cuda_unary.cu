@@ -369,10 +369,8 @@ void pf_cuda_unary_bwd(struct pf_node *y, const pf_cuda_ctx *ctx)
     struct pf_node *x = y->in[0];
     if (!x->grad) return;
     unary_check(y);
-    /* as on the CPU: tanh, exp, log and the powers take f_0 from the output */
     pf_unary_op op = y->unary;
-    bool reuse = op == PF_UNARY_TANH || op == PF_UNARY_EXP || op == PF_UNARY_LOG ||
-                 op == PF_UNARY_POW || op == PF_UNARY_SQRT || op == PF_UNARY_RECIP;
+    bool reuse = pf_unary_reuses_output(op); /* as on the CPU */
     unary_jet J = unary_jet_of(&y->layout);
     unary_bwd_launch(op, y->p, x->val, reuse ? y->val : NULL, y->grad, x->grad,
                      pf_node_stream_len(y), &J, y->in_acc[0] ? 1 : 0, ctx->stream);

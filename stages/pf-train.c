@@ -32,6 +32,7 @@
 #include "io/h5.h"
 #include "io/msgpack_json.h"
 #include "registry.h"
+#include "search/run.h"
 #include "spec/spec.h"
 #include "tensor/device.h"
 #include "train/trainer.h"
@@ -141,10 +142,7 @@ static int read_spec(const opts *o, json_t **raw, json_t **proposal, const char 
     *raw = *proposal = NULL;
     *untrained = *why = NULL;
     if (ends_with(o->spec, ".msgpack")) {
-        if (pf_msgpack_read_file(o->spec, proposal) != PF_OK) return bad("%s", pf_errmsg());
-        const char *fmt = json_string_value(json_object_get(*proposal, "format"));
-        if (!fmt || strcmp(fmt, "pinnforge.proposal"))
-            return bad("%s is not a proposal (format pinnforge.proposal)", o->spec);
+        if (pf_run_read(o->spec, "pinnforge.proposal", proposal) != PF_OK) return bad("%s", pf_errmsg());
         if (json_is_true(json_object_get(*proposal, "valid"))) {
             *raw = json_incref(json_object_get(*proposal, "spec"));
             return 0;
@@ -228,8 +226,7 @@ static pf_status write_h5(const char *path, const pf_pde *p, const pf_train_resu
     T(pf_h5_attr_str(f, "/", "precision", PF_REAL_NAME));
     int n = r->nlog, T = r->nterms;
     double *col = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    int *ni = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    if (!col || !ni) st = pf_fail(PF_ERR_NOMEM, "out of memory");
+    if (!col) st = pf_fail(PF_ERR_NOMEM, "out of memory");
     T(pf_h5_group(f, "/loss"));
     T(write_steps(f, "/loss/step", r->log_step, n));
     T(write_f64(f, "/loss/total", r->log_total, n, "weighted total loss"));
@@ -244,8 +241,7 @@ static pf_status write_h5(const char *path, const pf_pde *p, const pf_train_resu
         snprintf(p1, sizeof p1, "/loss/weights/%s", r->term[k].name);
         T(write_f64(f, p1, col, n, "the term's weight"));
     }
-    for (int i = 0; st == PF_OK && i < n; i++) ni[i] = r->log_interior[i];
-    T(pf_h5_write_int(f, "/loss/n_interior", ni, (size_t)n));
+    T(pf_h5_write_int(f, "/loss/n_interior", r->log_interior, (size_t)n));
     T(pf_h5_group(f, "/eval"));
     T(write_steps(f, "/eval/step", r->eval_step, r->neval));
     T(write_f64(f, "/eval/mse", r->eval_mse, r->neval, "MSE on the evaluation points"));
@@ -266,7 +262,6 @@ static pf_status write_h5(const char *path, const pf_pde *p, const pf_train_resu
     }
 #undef T
     free(col);
-    free(ni);
     if (st != PF_OK) {
         pf_h5_discard(f);
         return st;

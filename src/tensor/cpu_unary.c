@@ -380,9 +380,7 @@ void pf_cpu_unary_bwd(struct pf_node *y)
     int K = pf_jet_max_order(L) + 1;
     int acc = y->in_acc[0];
     pf_real *xv = x->val, *yv = y->val, *gy = y->grad, *gx = x->grad;
-    /* tanh, exp, log and the powers read f_0 from the output instead of recomputing it */
-    int reuse = y->unary == PF_UNARY_TANH || y->unary == PF_UNARY_EXP || y->unary == PF_UNARY_LOG ||
-                y->unary == PF_UNARY_POW || y->unary == PF_UNARY_SQRT || y->unary == PF_UNARY_RECIP;
+    bool reuse = pf_unary_reuses_output(y->unary); /* f_0 read from the output */
 #pragma omp parallel for schedule(static) if (len * y->S > PF_CPU_PAR_MIN)
     for (size_t b0 = 0; b0 < len; b0 += BLK) {
         int m = (int)(len - b0 < BLK ? len - b0 : BLK);

@@ -80,7 +80,7 @@ pf_graph *pf_graph_alloc(const pf_backend *backend)
     pf_graph *g = calloc(1, sizeof *g);
     if (!g) return NULL;
     g->be = backend;
-    g->chunk_bytes = PF_GRAPH_CHUNK_BYTES;
+    g->chunk_bytes = backend->host_memory ? PF_GRAPH_CHUNK_BYTES : 0; /* chunks pay for caches, not GPUs */
     return g;
 }
 
@@ -179,10 +179,9 @@ pf_node *pf_input(pf_graph *g, const char *name, int n, int c, const pf_jet_layo
     int D = x->layout.ndir;
     PF_ASSERT_MSG(D == 0 || dirs != NULL, "input '%s' has %d directions but no direction vectors",
                   name, D);
-    if (D) {
+    if (D) { /* read on the host only, to seed the streams: nvec stays 0 (no cvec) */
         x->vec = malloc((size_t)D * c * sizeof *x->vec);
         PF_ASSERT(x->vec != NULL);
-        x->nvec = D * c;
         memcpy(x->vec, dirs, (size_t)D * c * sizeof *x->vec);
     }
     return x;

@@ -230,7 +230,8 @@ void pf_graph_read_losses(pf_graph *g);
  * forward; nodes of chunked branches cannot (pf_graph_read says so). The
  * split changes only the order of floating-point sums, and depends on the
  * sizes alone, never on the thread count. bytes = 0 turns chunks off. Set
- * before compile; the default is PF_GRAPH_CHUNK_BYTES. */
+ * before compile; the default is PF_GRAPH_CHUNK_BYTES on a backend with
+ * host memory, and 0 (no chunks) on a device backend. */
 #define PF_GRAPH_CHUNK_BYTES ((size_t)512 << 10)
 void pf_graph_set_chunk_bytes(pf_graph *g, size_t bytes);
 

@@ -66,7 +66,7 @@ struct pf_node {
     int param[PF_NODE_MAX_PARAMS]; /* parameter ids, -1 = none */
     int i0;                 /* deriv: source stream; slice: first channel */
     pf_real *vec;           /* affine: scale[c] then shift[c]; input: dirs[ndir][c] (host) */
-    int nvec;               /* elements of vec */
+    int nvec;               /* elements of vec copied to cvec (affine; 0 for inputs) */
 
     /* resolved by compile */
     pf_real *val;           /* [S][n][c] */
@@ -84,5 +84,13 @@ struct pf_node {
 /* Elements of one stream / of the whole buffer. */
 static inline size_t pf_node_stream_len(const struct pf_node *x) { return (size_t)x->n * x->c; }
 static inline size_t pf_node_len(const struct pf_node *x) { return (size_t)x->S * x->n * x->c; }
+
+/* Whether a unary op's backward takes f_0 from the output (y->val) instead
+ * of recomputing it from the input; every backend uses this one list. */
+static inline bool pf_unary_reuses_output(pf_unary_op op)
+{
+    return op == PF_UNARY_TANH || op == PF_UNARY_EXP || op == PF_UNARY_LOG || op == PF_UNARY_POW ||
+           op == PF_UNARY_SQRT || op == PF_UNARY_RECIP;
+}
 
 #endif

@@ -131,7 +131,6 @@ static pf_status build(pf_train_graph *t)
     if (!g) return pf_fail(PF_ERR_NOMEM, "out of memory for the training graph");
     t->g = g;
     t->builds++;
-    if (!t->be->host_memory) pf_graph_set_chunk_bytes(g, 0); /* chunks pay for caches, not GPUs */
     pf_model *net = pf_model_alloc(g, &t->mc);
     if (!net) return PF_ERR_INVALID;
     t->nmodel_ids = pf_graph_param_count(g);
@@ -272,10 +271,6 @@ static pf_status build_probes(pf_train_graph *t)
     t->probe_u = pf_graph_alloc(t->be);
     t->scratch = pf_aligned_alloc(sizeof(pf_real) * (size_t)B * (size_t)(p->d_in + 1 + p->d_out));
     if (!t->probe_r || !t->probe_u || !t->scratch) return pf_fail(PF_ERR_NOMEM, "out of memory for the probes");
-    if (!t->be->host_memory) {
-        pf_graph_set_chunk_bytes(t->probe_r, 0);
-        pf_graph_set_chunk_bytes(t->probe_u, 0);
-    }
     pf_model *a = pf_model_alloc(t->probe_r, &t->mc);
     if (!a) return PF_ERR_INVALID;
     pf_pde_ctx_init(&t->pctx_r, p, t->probe_r, p->orders, true, B);
@@ -361,12 +356,6 @@ pf_status pf_train_graph_values(pf_train_graph *t, const pf_real *x, int n, pf_r
 }
 
 /* --------------------------------------------------------------- lifecycle */
-
-pf_status pf_train_graph_alloc(const pf_pde *p, const pf_model_config *mc, const pf_train_config *tc,
-                               uint64_t seed, pf_train_graph **out)
-{
-    return pf_train_graph_alloc_on(pf_backend_cpu(), p, mc, tc, seed, out);
-}
 
 pf_status pf_train_graph_alloc_on(const pf_backend *be, const pf_pde *p, const pf_model_config *mc,
                                   const pf_train_config *tc, uint64_t seed, pf_train_graph **out)

@@ -5,8 +5,8 @@
  * The trainer (train/trainer.h) owns one pf_train_graph per candidate:
  *
  *     pf_train_graph *t;
- *     pf_train_graph_alloc(pde, &mc, &tc, seed, &t);  // samples points, builds, compiles
- *     pf_graph_forward_backward(t->g, t->w);           // a step: w = per-loss weights
+ *     pf_train_graph_alloc_on(be, pde, &mc, &tc, seed, &t);  // samples points, builds, compiles
+ *     pf_graph_forward_backward(t->g, t->w);                  // a step: w = per-loss weights
  *     ...
  *     pf_train_graph_free(t);
  *
@@ -130,12 +130,9 @@ typedef struct pf_train_graph {
 } pf_train_graph;
 
 /* Sample every set, build and compile the training graph (network
- * parameters from pf_rng_derive(seed, "train.params")) and the probes.
+ * parameters from pf_rng_derive(seed, "train.params")) and the probes, on
+ * backend `be` (on a backend without host memory the graphs run unchunked).
  * PF_ERR_INVALID / PF_ERR_IO / PF_ERR_NOMEM with the reason. */
-pf_status pf_train_graph_alloc(const pf_pde *p, const pf_model_config *mc, const pf_train_config *tc,
-                               uint64_t seed, pf_train_graph **out);
-/* The same on backend `be` (the training graph and the probes; on a
- * backend without host memory the graphs run unchunked). */
 pf_status pf_train_graph_alloc_on(const pf_backend *be, const pf_pde *p, const pf_model_config *mc,
                                   const pf_train_config *tc, uint64_t seed, pf_train_graph **out);
 void pf_train_graph_free(pf_train_graph *t);

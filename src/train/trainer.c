@@ -406,11 +406,7 @@ static pf_status after_pass(run *R)
 {
     const pf_train_config *tc = R->tc;
     if (R->step % tc->log_every == 0) PF_TRY(record_log(R));
-    if (R->step % tc->eval_every == 0) {
-        double a = now();
-        PF_TRY(record_eval(R));
-        R->t_steps -= now() - a;
-    }
+    if (R->step % tc->eval_every == 0) PF_TRY(record_eval(R));
     return PF_OK;
 }
 
@@ -434,8 +430,8 @@ typedef struct recorded_step {
     pf_adam *opt;
     double clip;
     void *exec;
-    int builds;   /* the graph it was recorded on (RAR-D rebuilds it) */
-    size_t sa_n;
+    int builds;   /* the graph it was recorded on (RAR-D rebuilds it; only a
+                   * rebuild changes the self-adaptive weights' count) */
 } recorded_step;
 
 static void recorded_body(void *arg)
@@ -468,14 +464,13 @@ static pf_status recorded_step_run(run *R, recorded_step *rs, double lr, bool *o
     pf_graph_set_loss_weights(t->g, t->w);
     pf_adam_prepare(rs->opt, lr);
     if (sa_ready(R)) pf_adam_prepare(R->sa, R->tc->loss.sa_lr);
-    if (rs->exec && (rs->builds != t->builds || rs->sa_n != R->sa_n)) {
+    if (rs->exec && rs->builds != t->builds) {
         R->be->drop(rs->exec);
         rs->exec = NULL;
     }
     if (!rs->exec) {
         PF_TRY(R->be->capture(recorded_body, rs, &rs->exec));
         rs->builds = t->builds;
-        rs->sa_n = R->sa_n;
     }
     PF_TRY(R->be->replay(rs->exec));
     pf_graph_read_losses(t->g);
@@ -515,7 +510,9 @@ static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_lo
             break;
         }
         if (!rec) R->be->copy(R->good, pf_graph_params(t->g), t->nmodel);
+        double a = now();
         st = after_pass(R); /* records at step s: the state after s updates */
+        b += now() - a;     /* the records are not step time */
         if (st != PF_OK) break;
         update_causal(R);
         if (!rec) {
