@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "registry.h"
+#include "spec_configs.h"
 #include "spec/spec.h"
 #include "tensor/device.h"
 #include "tensor/graph.h"
@@ -174,16 +175,9 @@ static void train(const char *loss, bool no_capture, pf_train_result *r)
              "   \"grad_clip\": 1.0}]},"
              " \"training\": {\"log_every\": 10, \"eval_every\": 50}}",
              loss);
-    json_t *raw, *norm;
-    static pf_spec_report rep;
     pf_model_config mc;
     pf_train_config tc;
-    cr_assert_eq(pf_spec_parse(text, &raw), PF_OK, "%s", pf_errmsg());
-    cr_assert_eq(pf_spec_check(raw, p, PF_FIDELITY_LOW, &norm, &rep), PF_OK, "%s", pf_errmsg());
-    cr_assert_eq(pf_spec_instantiate(norm, p, &mc, &tc), PF_OK, "%s", pf_errmsg());
-    cr_assert_eq(pf_train_config_scale_steps(&tc, 150), PF_OK);
-    json_decref(raw);
-    json_decref(norm);
+    spec_configs(text, p, 150, &mc, &tc);
     pf_train_options o = pf_train_options_default();
     o.seed = 2;
     o.no_capture = no_capture;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "registry.h"
+#include "spec_configs.h"
 #include "spec/spec.h"
 #include "train/trainer.h"
 
@@ -35,24 +36,11 @@ static const pf_pde *pde(const char *name)
     return p;
 }
 
-/* Instantiate `text` for p at low fidelity, then scale to `steps`. */
-static void configs(const char *text, const pf_pde *p, long steps, pf_model_config *mc, pf_train_config *tc)
-{
-    json_t *raw, *norm;
-    static pf_spec_report rep;
-    cr_assert_eq(pf_spec_parse(text, &raw), PF_OK, "%s", pf_errmsg());
-    cr_assert_eq(pf_spec_check(raw, p, PF_FIDELITY_LOW, &norm, &rep), PF_OK, "%s", pf_errmsg());
-    cr_assert_eq(pf_spec_instantiate(norm, p, mc, tc), PF_OK, "%s", pf_errmsg());
-    if (steps != PF_SPEC_BUDGET_LOW) cr_assert_eq(pf_train_config_scale_steps(tc, steps), PF_OK);
-    json_decref(raw);
-    json_decref(norm);
-}
-
 static void tiny(const pf_pde *p, long steps, pf_model_config *mc, pf_train_config *tc)
 {
     char text[1024];
     snprintf(text, sizeof text, TINY, p->time_input >= 0 ? 64 : 0);
-    configs(text, p, steps, mc, tc);
+    spec_configs(text, p, steps, mc, tc);
 }
 
 static void train(const pf_pde *p, const pf_model_config *mc, const pf_train_config *tc, uint64_t seed,
@@ -69,7 +57,7 @@ Test(trainer, poisson_5d_small_spec_reaches_mse_below_1e4)
     const pf_pde *p = pde("poisson_5d");
     pf_model_config mc;
     pf_train_config tc;
-    configs(SMALL, p, PF_SPEC_BUDGET_LOW, &mc, &tc);
+    spec_configs(SMALL, p, PF_SPEC_BUDGET_LOW, &mc, &tc);
     pf_train_result r;
     train(p, &mc, &tc, 0, 0, &r);
     cr_assert_eq(r.status, PF_TRAIN_OK, "status %s: %s", pf_train_status_name(r.status), r.detail);
@@ -253,7 +241,7 @@ Test(trainer, high_fidelity_scales_every_stage_to_ten_thousand_steps)
     const pf_pde *p = pde("poisson_5d");
     pf_model_config mc;
     pf_train_config tc;
-    configs(SMALL, p, PF_SPEC_BUDGET_HIGH, &mc, &tc);
+    spec_configs(SMALL, p, PF_SPEC_BUDGET_HIGH, &mc, &tc);
     cr_assert_eq(tc.stages[0].steps, 2000);
     cr_assert_eq(tc.stages[1].steps, 8000);
     cr_assert_eq(pf_train_config_steps(&tc), PF_SPEC_BUDGET_HIGH);

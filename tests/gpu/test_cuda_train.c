@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../spec_configs.h"
 #include "registry.h"
 #include "spec/spec.h"
 #include "tensor/device.h"
@@ -35,13 +36,7 @@ static void configs(const pf_pde *p, const char *loss, pf_model_config *mc, pf_t
 {
     char text[1024];
     snprintf(text, sizeof text, SPEC, p->time_input >= 0 ? 512 : 0, loss);
-    json_t *raw, *norm;
-    static pf_spec_report rep;
-    cr_assert_eq(pf_spec_parse(text, &raw), PF_OK, "%s", pf_errmsg());
-    cr_assert_eq(pf_spec_check(raw, p, PF_FIDELITY_LOW, &norm, &rep), PF_OK, "%s", pf_errmsg());
-    cr_assert_eq(pf_spec_instantiate(norm, p, mc, tc), PF_OK, "%s", pf_errmsg());
-    json_decref(raw);
-    json_decref(norm);
+    spec_configs(text, p, PF_SPEC_BUDGET_LOW, mc, tc); /* the spec's own steps */
 }
 
 static void train(const char *pde, const char *loss, const pf_backend *be, bool no_capture,
