@@ -137,7 +137,11 @@ static pf_status final(const pf_run *r, int last, const json_t *sel, bool quiet)
     for (size_t k = 0; k < n; k++) {
         json_t *lo = json_array_get(json_object_get(sel, "top3"), k), *ev = NULL;
         snprintf(path, sizeof path, "%s/hifi/top%zu/evidence.msgpack", r->dir, k);
-        PF_TRY(pf_run_read(path, "pinnforge.evidence", &ev));
+        pf_status st = pf_run_read(path, "pinnforge.evidence", &ev);
+        if (st != PF_OK) {
+            json_decref(top);
+            return st;
+        }
         add_training(ev, &t.steps_high, &t.wall_high);
         json_t *y = json_object_get(ev, "y");
         const char *status = json_string_value(json_object_get(ev, "status"));
@@ -189,21 +193,9 @@ static int status(const char *dir)
     pf_run r;
     if (pf_run_open(dir, &r) != PF_OK) return fail();
     char path[4096];
-    json_t *last = NULL;
-    int reached = -1;
-    for (int g = 0; g < 100; g++) {
-        json_t *sel;
-        if (pf_run_path(r.dir, "select", g, 0, path, sizeof path) != PF_OK ||
-            pf_run_read(path, "pinnforge.select", &sel) != PF_OK)
-            break;
-        if (json_is_true(json_object_get(sel, "skipped"))) {
-            json_decref(sel);
-            break;
-        }
-        json_decref(last);
-        last = sel;
-        reached = g;
-    }
+    json_t *last;
+    int reached;
+    if (pf_run_last_select(r.dir, &last, &reached) != PF_OK) return fail();
     printf("%-40s ", dir);
     if (!last) {
         printf("no generation completed yet\n");

@@ -399,11 +399,7 @@ static pf_status sample_into(const pf_pde *p, const pf_geom *g, const sample_opt
                    .method = pf_sample_method_name(o->method),
                    .set_seed = pf_rng_derive(o->seed, "pf-pde.sample.interior")};
     pf_status st = pf_sample_interior(g, o->method, o->n, si.set_seed, &ps);
-    if (st != PF_OK) {
-        char msg[1024];
-        snprintf(msg, sizeof msg, "%s", pf_errmsg());
-        return pf_fail(st, "%s: interior: %s", p->name, msg);
-    }
+    if (st != PF_OK) return pf_fail(st, "%s: interior: %s", p->name, pf_errmsg());
     st = write_set(f, "/interior", p, g, o, &si, &ps);
     pf_point_set_release(&ps);
     PF_TRY(st);
@@ -414,9 +410,7 @@ static pf_status sample_into(const pf_pde *p, const pf_geom *g, const sample_opt
         pf_real *v = NULL;
         st = constraint_points(p, g, c, o, &si, parts, sizeof parts, &ps, &v);
         if (st != PF_OK) {
-            char msg[1024];
-            snprintf(msg, sizeof msg, "%s", pf_errmsg());
-            st = pf_fail(st, "%s: constraint '%s': %s", p->name, c->name, msg);
+            st = pf_fail(st, "%s: constraint '%s': %s", p->name, c->name, pf_errmsg());
         } else {
             snprintf(grp, sizeof grp, "/constraints/%s", c->name);
             st = write_set(f, grp, p, g, o, &si, &ps);

@@ -127,7 +127,7 @@ static const char *obj_str(const json_t *o, const char *key)
 /* The run's pde and method as the inputs name them (first seen wins;
  * a disagreement is an error). */
 typedef struct names {
-    const char *pde, *pde_from;
+    const char *pde;
     char pde_file[PATH_CAP];
     const char *method;
 } names;
@@ -265,23 +265,18 @@ static void summary(const pf_select *s)
 
 static void release(pf_select_cand *c, json_t **pd, json_t **ed, int n)
 {
-    (void)c;
     for (int i = 0; i < n; i++) json_decref(pd[i]), json_decref(ed[i]);
     free(c), free(pd), free(ed);
 }
 
-/* When the selection at `path` decided to stop, generation g is a no-op:
- * write its select.msgpack as a copy marked skipped (so the pipeline's
- * fixed ten generations stay a static DAG) and return true with *rc set. */
-static bool follows_stop(const char *path, int g, const opts *o, int *rc)
+/* When the previous selection doc decided to stop, generation g is a no-op:
+ * write its select.msgpack as a copy of doc marked skipped (so the
+ * pipeline's fixed ten generations stay a static DAG) and return true with
+ * *rc set. doc stays the caller's. */
+static bool follows_stop(json_t *doc, int g, const opts *o, int *rc)
 {
-    json_t *doc;
-    if (pf_msgpack_read_file(path, &doc) != PF_OK) return false; /* pf_select_read reports it */
     const char *next = json_string_value(json_object_get(doc, "next"));
-    if (!next || strcmp(next, "stop")) {
-        json_decref(doc);
-        return false;
-    }
+    if (!next || strcmp(next, "stop")) return false;
     char out[PATH_CAP];
     RUN_PATH(o->run, "select", g, 0, out);
     json_object_set_new(doc, "skipped", json_true());
@@ -294,7 +289,6 @@ static bool follows_stop(const char *path, int g, const opts *o, int *rc)
         fprintf(stderr, "pf-select: gen%02d: skipped (the search stopped: %s)\n", g,
                 json_string_value(json_object_get(doc, "reason")));
     }
-    json_decref(doc);
     return true;
 }
 
@@ -314,9 +308,19 @@ int main(int argc, char **argv)
                     path);
             return 1;
         }
-        if (follows_stop(path, g, &o, &rc)) return rc;
-        if (pf_select_read(path, &prev) != PF_OK) {
+        json_t *doc;
+        if (pf_msgpack_read_file(path, &doc) != PF_OK) {
             fprintf(stderr, "pf-select: %s\n", pf_errmsg());
+            return 1;
+        }
+        if (follows_stop(doc, g, &o, &rc)) {
+            json_decref(doc);
+            return rc;
+        }
+        pf_status st = pf_select_from_json(doc, &prev);
+        json_decref(doc);
+        if (st != PF_OK) { /* as pf_select_read() words it */
+            fprintf(stderr, "pf-select: %s: %s\n", path, pf_errmsg());
             return 1;
         }
         if (prev->generation != g - 1) {

@@ -502,3 +502,43 @@ Test(h5, read_errors_name_file_and_object)
     cr_expect(strstr(pf_errmsg(), "cannot open") != NULL, "%s", pf_errmsg());
     cr_log_info("%s", pf_errmsg());
 }
+
+/* A string attribute holding an array is refused, not read past its buffer. */
+Test(h5, read_attr_str_refuses_an_array)
+{
+    hid_t fid = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert_geq(fid, 0, "H5Fcreate('%s') failed", path);
+    hsize_t two = 2;
+    hid_t space = H5Screate_simple(1, &two, NULL);
+    cr_assert_geq(space, 0);
+    /* variable-length strings */
+    hid_t vt = H5Tcopy(H5T_C_S1);
+    cr_assert_geq(H5Tset_size(vt, H5T_VARIABLE), 0);
+    hid_t a = H5Acreate2(fid, "vlen", vt, space, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert_geq(a, 0);
+    const char *vs[2] = {"first", "second"};
+    cr_assert_geq(H5Awrite(a, vt, vs), 0);
+    H5Aclose(a);
+    H5Tclose(vt);
+    /* fixed-size strings */
+    hid_t ft = H5Tcopy(H5T_C_S1);
+    cr_assert_geq(H5Tset_size(ft, 4), 0);
+    a = H5Acreate2(fid, "fixed", ft, space, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert_geq(a, 0);
+    cr_assert_geq(H5Awrite(a, ft, "abcdefgh"), 0);
+    H5Aclose(a);
+    H5Tclose(ft);
+    H5Sclose(space);
+    cr_assert_geq(H5Fclose(fid), 0);
+
+    const char *keys[2] = {"vlen", "fixed"};
+    for (int k = 0; k < 2; k++) {
+        char *s = (char *)1;
+        cr_assert_eq(pf_h5_read_attr_str(path, "/", keys[k], &s), PF_ERR_IO, "%s: %s", keys[k],
+                     pf_errmsg());
+        cr_expect(strstr(pf_errmsg(), "is not a single string") && strstr(pf_errmsg(), keys[k]) &&
+                      strstr(pf_errmsg(), path),
+                  "%s", pf_errmsg());
+        cr_expect(s == NULL);
+    }
+}

@@ -336,3 +336,19 @@ Test(msgpack_json, read_failures_name_the_path)
     cr_assert(strstr(pf_errmsg(), path), "%s", pf_errmsg());
     cr_assert(strstr(pf_errmsg(), "not exactly one"), "%s", pf_errmsg());
 }
+
+Test(msgpack_json, file_read_whole_file_and_empty_folder_name)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/text", dir);
+    cr_assert_eq(pf_file_write_atomic(path, "abcdef", 6), PF_OK, "%s", pf_errmsg());
+    char *text;
+    size_t len;
+    cr_assert_eq(pf_file_read(path, &text, &len), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(len, 6);
+    cr_assert_str_eq(text, "abcdef");
+    free(text);
+
+    cr_assert_eq(pf_mkdirs(""), PF_ERR_IO);
+    cr_assert(strstr(pf_errmsg(), "empty name"), "%s", pf_errmsg());
+}

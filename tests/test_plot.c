@@ -72,19 +72,6 @@ TestSuite(plot, .init = setup, .fini = teardown, .timeout = 30);
 
 #define OK(call) cr_assert_eq((call), PF_OK, "%s: %s", #call, pf_errmsg())
 
-static void mkdir_p(const char *p)
-{
-    char b[512];
-    snprintf(b, sizeof b, "%s", p);
-    for (char *s = b + 1; *s; s++)
-        if (*s == '/') {
-            *s = 0;
-            mkdir(b, 0777);
-            *s = '/';
-        }
-    mkdir(b, 0777);
-}
-
 static void write_msgpack(json_t *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void write_msgpack(json_t *v, const char *fmt, ...)
 {
@@ -95,7 +82,7 @@ static void write_msgpack(json_t *v, const char *fmt, ...)
     va_end(ap);
     char *slash = strrchr(p, '/');
     *slash = 0;
-    mkdir_p(p);
+    OK(pf_mkdirs(p));
     *slash = '/';
     OK(pf_msgpack_write_file(p, v));
     json_decref(v);
@@ -103,7 +90,7 @@ static void write_msgpack(json_t *v, const char *fmt, ...)
 
 static void write_context(const char *pde)
 {
-    mkdir_p(run);
+    OK(pf_mkdirs(run));
     char p[256];
     snprintf(p, sizeof p, "%s/context.json", run);
     FILE *f = fopen(p, "w");
@@ -190,7 +177,7 @@ static void write_result(int k, const double *x, const double *u, const double *
 {
     char p[256];
     snprintf(p, sizeof p, "%s/hifi/top%d", run, k);
-    mkdir_p(p);
+    OK(pf_mkdirs(p));
     snprintf(p, sizeof p, "%s/hifi/top%d/result.h5", run, k);
     pf_h5 *f;
     OK(pf_h5_create(p, &f));
@@ -520,7 +507,7 @@ Test(plot, fields_xt_scattered)
 /* One steady spatial input: a line plot, points sorted by x. */
 Test(plot, fields_line_1d_steady)
 {
-    mkdir_p(out);
+    OK(pf_mkdirs(out));
     pf_pde line = {.name = "line_1d", .d_in = 1, .d_out = 2, .inputs = {"x"}, .outputs = {"u", "v"}, .time_input = -1};
     enum { N = 5 };
     const double xs[N] = {0.5, 0, 1, 0.25, 0.75};
@@ -629,7 +616,7 @@ Test(plot, missing_gnuplot_says_to_install_it)
 
 Test(plot, gnuplot_failure_leaves_no_png)
 {
-    mkdir_p(out);
+    OK(pf_mkdirs(out));
     const char data[] = "1 2\n";
     pf_status st = pf_plot_render(out, "broken", data, sizeof data - 1, "plot \"broken.dat\" using 1:2 with nonsense\n",
                                   300, 200);

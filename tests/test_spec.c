@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/msgpack_json.h"
 #include "registry.h"
 #include "spec/spec.h"
 
@@ -103,8 +104,8 @@ Test(spec, msgpack_round_trip_is_identical)
     cr_assert_eq(pf_spec_check(raw, p, PF_FIDELITY_LOW, &n, &rep), PF_OK, "%s", pf_errmsg());
     char *buf;
     size_t len;
-    cr_assert_eq(pf_spec_to_msgpack(n, &buf, &len), PF_OK);
-    cr_assert_eq(pf_spec_from_msgpack(buf, len, &back), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_json_to_msgpack(n, &buf, &len), PF_OK);
+    cr_assert_eq(pf_json_from_msgpack(buf, len, &back), PF_OK, "%s", pf_errmsg());
     char *a = canon(n), *b = canon(back);
     cr_assert_str_eq(a, b);
     cr_assert(json_equal(n, back));
@@ -115,7 +116,7 @@ Test(spec, msgpack_round_trip_is_identical)
     cr_assert_str_eq(a, c);
     /* a truncated buffer is an error, not a crash */
     json_t *bad = NULL;
-    cr_assert_eq(pf_spec_from_msgpack(buf, len - 1, &bad), PF_ERR_IO);
+    cr_assert_eq(pf_json_from_msgpack(buf, len - 1, &bad), PF_ERR_IO);
     free(a), free(b), free(c), free(buf);
     json_decref(raw), json_decref(n), json_decref(n2), json_decref(back);
 }
@@ -126,8 +127,8 @@ Test(spec, msgpack_round_trip_every_example)
         json_t *n = pf_spec_example(pf_pdes_at(i), PF_FIDELITY_HIGH), *back = NULL;
         char *buf;
         size_t len;
-        cr_assert_eq(pf_spec_to_msgpack(n, &buf, &len), PF_OK);
-        cr_assert_eq(pf_spec_from_msgpack(buf, len, &back), PF_OK);
+        cr_assert_eq(pf_json_to_msgpack(n, &buf, &len), PF_OK);
+        cr_assert_eq(pf_json_from_msgpack(buf, len, &back), PF_OK);
         char *a = canon(n), *b = canon(back);
         cr_assert_str_eq(a, b, "%s", pf_pdes_at(i)->name);
         free(a), free(b), free(buf);
@@ -521,7 +522,7 @@ Test(spec, example_passes_check_for_every_pde)
             cr_assert_eq(tc.sampling.initial, p->time_input >= 0 ? 2048 : 0);
             cr_assert_eq(tc.nstages, 1);
             cr_assert_eq(tc.stages[0].optimizer, PF_OPT_ADAM);
-            cr_assert_eq(tc.stages[0].steps, pf_fidelity_budget((pf_fidelity)f));
+            cr_assert_eq(tc.stages[0].steps, pf_budget_paper()->steps[f]);
             cr_assert_eq(tc.stages[0].schedule.lr, 1e-3);
             cr_assert_eq(tc.loss.nterms, 1 + p->ncon);
             for (int t = 0; t < tc.loss.nterms; t++) cr_assert_eq(tc.loss.weights[t], 1.0);

@@ -454,11 +454,19 @@ pf_status pf_h5_read_attr_str(const char *path, const char *obj, const char *key
     PF_TRY(open_read(path, &file));
     pf_h5 *f = NULL;
     pf_status st = PF_OK;
-    hid_t a = H5I_INVALID_HID, type = H5I_INVALID_HID, mem = H5I_INVALID_HID;
+    hid_t a = H5I_INVALID_HID, type = H5I_INVALID_HID, mem = H5I_INVALID_HID, space = H5I_INVALID_HID;
     char *s = NULL;
     H5_CHECK(a = H5Aopen_by_name(file, obj, key, H5P_DEFAULT, H5P_DEFAULT),
              "cannot open attribute '%s' of '%s' in '%s'", key, obj, path);
     H5_CHECK(type = H5Aget_type(a), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+    H5_CHECK(space = H5Aget_space(a), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+    hssize_t npoints;
+    H5_CHECK(npoints = H5Sget_simple_extent_npoints(space), "cannot read attribute '%s' of '%s' in '%s'",
+             key, obj, path);
+    if (npoints != 1) { /* one string is read into one buffer: an array would overflow it */
+        st = pf_fail(PF_ERR_IO, "attribute '%s' of '%s' in '%s' is not a single string", key, obj, path);
+        goto done;
+    }
     if (H5Tget_class(type) != H5T_STRING) {
         st = pf_fail(PF_ERR_IO, "attribute '%s' of '%s' in '%s' is not a string", key, obj, path);
         goto done;
@@ -488,6 +496,7 @@ pf_status pf_h5_read_attr_str(const char *path, const char *obj, const char *key
     if (!s) st = pf_fail(PF_ERR_NOMEM, "out of memory reading attribute '%s' in '%s'", key, path);
 done:
     H5_CLOSE(H5Tclose, mem, "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+    H5_CLOSE(H5Sclose, space, "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
     H5_CLOSE(H5Tclose, type, "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
     H5_CLOSE(H5Aclose, a, "cannot close attribute '%s' of '%s' in '%s'", key, obj, path);
     H5_CLOSE(H5Fclose, file, "cannot close '%s'", path);

@@ -201,11 +201,7 @@ pf_status pf_msgpack_write_file(const char *path, const json_t *v)
     char *buf;
     size_t len;
     pf_status st = pf_json_to_msgpack(v, &buf, &len);
-    if (st != PF_OK) {
-        char msg[1024];
-        snprintf(msg, sizeof msg, "%s", pf_errmsg());
-        return pf_fail(st, "cannot write '%s': %s", path, msg);
-    }
+    if (st != PF_OK) return pf_fail(st, "cannot write '%s': %s", path, pf_errmsg());
     st = pf_file_write_atomic(path, buf, len);
     free(buf);
     return st;
@@ -219,7 +215,8 @@ pf_status pf_file_read(const char *path, char **out, size_t *len)
     int fd = std_in ? 0 : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return pf_fail(PF_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
     struct stat sb;
-    size_t cap = fstat(fd, &sb) == 0 && sb.st_size > 0 ? (size_t)sb.st_size + 1 : 4096;
+    /* room for the file, its NUL, and one more byte so the read that sees EOF needs no realloc */
+    size_t cap = fstat(fd, &sb) == 0 && sb.st_size > 0 ? (size_t)sb.st_size + 2 : 4096;
     size_t n = 0;
     char *buf = malloc(cap);
     int err = buf ? 0 : ENOMEM;
@@ -258,17 +255,14 @@ pf_status pf_msgpack_read_file(const char *path, json_t **out)
     PF_TRY(pf_file_read(path, &buf, &len));
     pf_status st = pf_json_from_msgpack(buf, len, out);
     free(buf);
-    if (st != PF_OK) {
-        char msg[1024];
-        snprintf(msg, sizeof msg, "%s", pf_errmsg());
-        return pf_fail(st, "'%s': %s", path, msg);
-    }
+    if (st != PF_OK) return pf_fail(st, "'%s': %s", path, pf_errmsg());
     return PF_OK;
 }
 
 pf_status pf_mkdirs(const char *dir)
 {
     char p[4096];
+    if (!*dir) return pf_fail(PF_ERR_IO, "cannot create a folder with an empty name");
     if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
         return pf_fail(PF_ERR_IO, "output folder name '%s' is too long", dir);
     for (char *s = p + 1;; s++) {

@@ -85,7 +85,8 @@ pf_status pf_file_write_atomic(const char *path, const void *data, size_t len);
 pf_status pf_file_read(const char *path, char **out, size_t *len);
 
 /* Create the folder dir and any missing parents (mkdir -p); PF_ERR_IO
- * naming the first one that cannot be made, or dir when it is not a folder. */
+ * naming the first one that cannot be made, or dir when it is not a folder
+ * (or is empty). */
 pf_status pf_mkdirs(const char *dir);
 
 /* pf_json_to_msgpack() then pf_file_write_atomic(). */

@@ -272,7 +272,6 @@ void pf_bm25_free(pf_bm25 *ix)
     free(ix);
 }
 
-int pf_bm25_count(const pf_bm25 *ix) { return ix->ndocs; }
 int pf_bm25_doc_length(const pf_bm25 *ix, int i) { return ix->doc[i].len; }
 double pf_bm25_avgdl(const pf_bm25 *ix) { return ix->avgdl; }
 

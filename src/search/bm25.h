@@ -58,7 +58,6 @@ bool pf_bm25_is_stop_word(const char *word);
 pf_status pf_bm25_new(int ndocs, const char *const *docs, pf_bm25 **out);
 void pf_bm25_free(pf_bm25 *ix);
 
-int pf_bm25_count(const pf_bm25 *ix);
 /* Tokens in document i, and the mean over documents. */
 int pf_bm25_doc_length(const pf_bm25 *ix, int i);
 double pf_bm25_avgdl(const pf_bm25 *ix);

@@ -64,18 +64,6 @@ static pf_status fill(const char *dir, const char *name, const json_t *vars, cha
     return st;
 }
 
-/* A file's text as a variable, trailing line breaks trimmed. */
-static pf_status set_file(json_t *vars, const char *key, const char *dir, const char *name)
-{
-    char *t;
-    PF_TRY(load(dir, name, &t));
-    size_t n = strlen(t);
-    while (n && t[n - 1] == '\n') t[--n] = '\0';
-    json_object_set_new(vars, key, json_string(t));
-    free(t);
-    return PF_OK;
-}
-
 /* A generated text as a variable (trailing line breaks trimmed: the
  * templates place their own); takes ownership of s. */
 static void set_owned(json_t *vars, const char *key, char *s)
@@ -84,6 +72,15 @@ static void set_owned(json_t *vars, const char *key, char *s)
     while (n && s[n - 1] == '\n') s[--n] = '\0';
     json_object_set_new(vars, key, json_string(s ? s : ""));
     free(s);
+}
+
+/* A file's text as a variable, trailing line breaks trimmed. */
+static pf_status set_file(json_t *vars, const char *key, const char *dir, const char *name)
+{
+    char *t;
+    PF_TRY(load(dir, name, &t));
+    set_owned(vars, key, t);
+    return PF_OK;
 }
 
 static char *dumps(const json_t *v, int precision)

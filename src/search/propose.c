@@ -217,10 +217,8 @@ pf_status pf_propose(pf_llm_provider *llm, const char *model, const char *prompt
     for (int i = 0; i < nowned; i++) free(owned[i]);
     pf_prompt_release(&pr);
     if (st != PF_OK) {
-        char keep[1024];
-        snprintf(keep, sizeof keep, "%s", pf_errmsg());
         pf_proposal_release(out);
-        return pf_fail(st, "slot %s: %s", slot, keep);
+        return pf_fail(st, "slot %s: %s", slot, pf_errmsg());
     }
     return PF_OK;
 }

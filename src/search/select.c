@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/names.h"
 #include "io/msgpack_json.h"
 
 static const char *const status_names[] = {"ok", "nan", "diverged", "timeout", "invalid"};
@@ -30,7 +31,8 @@ const char *pf_select_next_name(pf_select_next n)
     return (unsigned)n < 3 ? next_names[n] : "?";
 }
 
-int pf_select_next_lookup(const char *name)
+/* pf_select_next_name() back (-1 if unknown). */
+static int next_lookup(const char *name)
 {
     for (int i = 0; name && i < 3; i++)
         if (!strcmp(name, next_names[i])) return i;
@@ -191,11 +193,13 @@ static void decide(pf_select *s, bool is_escape)
         e->success = e->new_best || e->new_elite || e->archive_improved;
         if (e->success) {
             st->window_start = g;
+            const char *names[3];
+            int n = 0;
+            if (e->new_best) names[n++] = "new best";
+            if (e->new_elite) names[n++] = "new elite";
+            if (e->archive_improved) names[n++] = "archive improved";
             char why[96];
-            snprintf(why, sizeof why, "%s%s%s%s%s", e->new_best ? "new best" : "",
-                     e->new_best && (e->new_elite || e->archive_improved) ? ", " : "",
-                     e->new_elite ? "new elite" : "", e->new_elite && e->archive_improved ? ", " : "",
-                     e->archive_improved ? "archive improved" : "");
+            pf_name_join(why, sizeof why, names, n);
             if (g >= last) {
                 s->next = PF_SELECT_STOP;
                 snprintf(s->cause, sizeof s->cause, "generation %d is the last", g);
@@ -665,7 +669,7 @@ static pf_status parse_into(const json_t *doc, pf_select *s)
         return pf_fail(PF_ERR_INVALID, "select: escape_result needs an object or null");
     const char *next = NULL, *reason = NULL, *cause = NULL;
     PF_TRY(get_str(doc, "next", "", false, &next));
-    int nx = pf_select_next_lookup(next);
+    int nx = next_lookup(next);
     if (nx < 0) return pf_fail(PF_ERR_INVALID, "select: next '%s' is not normal, escape or stop", next);
     s->next = (pf_select_next)nx;
     PF_TRY(get_str(doc, "reason", "", false, &reason));
@@ -708,10 +712,6 @@ pf_status pf_select_read(const char *path, pf_select **out)
     PF_TRY(pf_msgpack_read_file(path, &doc));
     pf_status st = pf_select_from_json(doc, out);
     json_decref(doc);
-    if (st != PF_OK) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", pf_errmsg());
-        return pf_fail(st, "%s: %s", path, msg);
-    }
+    if (st != PF_OK) return pf_fail(st, "%s: %s", path, pf_errmsg());
     return PF_OK;
 }

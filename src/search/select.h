@@ -189,9 +189,8 @@ typedef struct pf_select {
 /* "ok", "nan", "diverged", "timeout", "invalid"; and back (-1 if unknown). */
 const char *pf_select_status_name(pf_select_status s);
 int pf_select_status_lookup(const char *name);
-/* "normal", "escape", "stop"; and back (-1 if unknown). */
+/* "normal", "escape", "stop". */
 const char *pf_select_next_name(pf_select_next n);
-int pf_select_next_lookup(const char *name);
 
 /* I(x, y) as above. */
 double pf_select_improvement(double x, double y);

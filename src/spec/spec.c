@@ -972,14 +972,9 @@ pf_status pf_fidelity_from_name(const char *name, pf_fidelity *out)
     return PF_OK;
 }
 
-long pf_fidelity_budget(pf_fidelity f)
-{
-    return f == PF_FIDELITY_HIGH ? PF_SPEC_BUDGET_HIGH : PF_SPEC_BUDGET_LOW;
-}
-
 static const pf_budget BUDGETS[] = {
-    {"paper", {PF_SPEC_BUDGET_LOW, PF_SPEC_BUDGET_HIGH}, PF_SPEC_MAX_PARAMS, PF_SPEC_MAX_POINTS, 10},
-    {"quick", {PF_SPEC_QUICK_STEPS_LOW, PF_SPEC_QUICK_STEPS_HIGH}, PF_SPEC_QUICK_MAX_PARAMS, PF_SPEC_QUICK_MAX_POINTS, 10},
+    {"paper", {PF_SPEC_BUDGET_LOW, PF_SPEC_BUDGET_HIGH}, PF_SPEC_MAX_PARAMS, PF_SPEC_MAX_POINTS},
+    {"quick", {PF_SPEC_QUICK_STEPS_LOW, PF_SPEC_QUICK_STEPS_HIGH}, PF_SPEC_QUICK_MAX_PARAMS, PF_SPEC_QUICK_MAX_POINTS},
 };
 
 const pf_budget *pf_budget_paper(void)

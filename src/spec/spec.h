@@ -119,21 +119,17 @@ typedef enum pf_fidelity {
 
 const char *pf_fidelity_name(pf_fidelity f);
 pf_status pf_fidelity_from_name(const char *name, pf_fidelity *out);
-/* The optimizer-step budget of a fidelity in the paper's budget: 1,000 or 10,000. */
-long pf_fidelity_budget(pf_fidelity f);
-
-/* A budget (the pipeline's PROFILE): the step budget of each fidelity, the
- * limits a spec must keep and the most generations of a search. A budget
- * changes numbers only, never code paths.
- *   paper  1,000 / 10,000 steps, 2,000,000 parameters, 65,536 points,
- *          10 generations (appendix A.1, B.1)
+/* A budget (the pipeline's PROFILE): the step budget of each fidelity and
+ * the limits a spec must keep. A budget changes numbers only, never code
+ * paths.
+ *   paper  1,000 / 10,000 steps, 2,000,000 parameters, 65,536 points
+ *          (appendix A.1, B.1)
  *   quick  PF_SPEC_QUICK_* below: small enough for a CPU demo and CI */
 typedef struct pf_budget {
     const char *name;
     long steps[PF_FIDELITY_COUNT];
     long max_params;
     long max_points;
-    int max_generations;
 } pf_budget;
 
 #define PF_SPEC_QUICK_STEPS_LOW 200L
@@ -196,13 +192,6 @@ pf_status pf_spec_hash(const json_t *norm, char hex[PF_SPEC_HASH_HEX]);
  * input/output sizes, its bounding box for normalization and its periods. */
 pf_status pf_spec_instantiate(const json_t *norm, const pf_pde *p, pf_model_config *mc,
                               pf_train_config *tc);
-
-/* Canonical JSON <-> msgpack: a map per object with the same key order,
- * integers as msgpack integers, reals as float64, strings, booleans, null,
- * arrays. to: *buf is malloc'ed (caller frees). from: *out is a new
- * reference; PF_ERR_IO if the bytes are not one well-formed value. */
-pf_status pf_spec_to_msgpack(const json_t *norm, char **buf, size_t *len);
-pf_status pf_spec_from_msgpack(const char *buf, size_t len, json_t **out);
 
 /* The allowed space for PDE p as prompt text (malloc'ed, caller frees),
  * generated from the validator's table, with the PDE's terms, transforms,

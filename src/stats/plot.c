@@ -120,13 +120,19 @@ static int on_path(const char *name, char *buf, size_t cap)
     }
 }
 
-pf_status pf_plot_gnuplot_check(void)
+/* gnuplot's path on PATH into buf, or PF_ERR_EXTERNAL saying how to install it. */
+static pf_status find_gnuplot(char *buf, size_t cap)
 {
-    char buf[PATH_CAP];
-    if (on_path("gnuplot", buf, sizeof buf)) return PF_OK;
+    if (on_path("gnuplot", buf, cap)) return PF_OK;
     return pf_fail(PF_ERR_EXTERNAL,
                    "'gnuplot' was not found on PATH; install gnuplot-nox (scripts/install-deps.sh "
                    "installs it: sudo apt-get install gnuplot-nox)");
+}
+
+pf_status pf_plot_gnuplot_check(void)
+{
+    char buf[PATH_CAP];
+    return find_gnuplot(buf, sizeof buf);
 }
 
 static int stem_ok(const char *s)
@@ -160,8 +166,7 @@ static pf_status spawn_gnuplot(const char *dir, const char *gp, const char *png_
 {
     char exe[PATH_CAP], expr[256];
     how[0] = 0;
-    PF_TRY(pf_plot_gnuplot_check());
-    on_path("gnuplot", exe, sizeof exe);
+    PF_TRY(find_gnuplot(exe, sizeof exe));
     snprintf(expr, sizeof expr, "outfile='%s'", png_tmp); /* names are [A-Za-z0-9_.-] */
     char *argv[] = {"gnuplot", "-e", expr, (char *)gp, NULL};
     posix_spawn_file_actions_t fa;

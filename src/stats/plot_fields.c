@@ -155,8 +155,6 @@ done:
     return st;
 }
 
-static int cmp_key(const void *a, const void *b) { return cmp_double(a, b); }
-
 /* A line plot draws the points sorted by x. */
 static pf_status sort_by_axis(const preds *p, int d, field_view *v)
 {
@@ -166,7 +164,7 @@ static pf_status sort_by_axis(const preds *p, int d, field_view *v)
         key[2 * i] = p->x[v->idx[i] * (size_t)d + (size_t)v->ha];
         key[2 * i + 1] = (double)v->idx[i];
     }
-    qsort(key, v->m, 2 * sizeof *key, cmp_key); /* compares the first double of each pair */
+    qsort(key, v->m, 2 * sizeof *key, cmp_double); /* compares the first double of each pair */
     for (size_t i = 0; i < v->m; i++) v->idx[i] = (size_t)key[2 * i + 1];
     free(key);
     return PF_OK;

@@ -13,8 +13,6 @@
 void pf_plot_add(pf_plot_report *rep, const char *name, int written, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* mkdir -p dir; PF_ERR_IO naming the folder. */
-
 /* A growable text buffer (open_memstream). */
 typedef struct pf_plot_text {
     FILE *f;

@@ -21,11 +21,8 @@ static pf_status read_optional(const char *path, const char *format, json_t **ou
     *out = NULL;
     if (access(path, F_OK) != 0) return PF_OK;
     pf_status st = pf_run_read(path, format, out);
-    if (st == PF_ERR_INVALID) { /* a wrong "format": corrupt too, for the caller */
-        char msg[1024];
-        snprintf(msg, sizeof msg, "%s", pf_errmsg());
-        return pf_fail(PF_ERR_IO, "%s", msg);
-    }
+    if (st == PF_ERR_INVALID) /* a wrong "format": corrupt too, for the caller */
+        return pf_fail(PF_ERR_IO, "%s", pf_errmsg());
     return st;
 }
 

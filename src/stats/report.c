@@ -115,11 +115,13 @@ static void mean_cell(pf_table *t, const pf_means *m, int i, int j, bool bold)
 
 static pf_table *means_table(const char *title, const pf_means *m)
 {
-    const char *head[64];
-    int k = m->nmethod < 63 ? m->nmethod : 63;
+    int k = m->nmethod;
+    const char **head = malloc(((size_t)k + 1) * sizeof *head);
+    if (!head) return NULL;
     head[0] = "PDE";
     for (int j = 0; j < k; j++) head[j + 1] = pf_report_label(m->method[j]);
     pf_table *t = pf_table_new(title, k + 1, head);
+    free(head);
     if (!t) return NULL;
     for (int i = 0; i < m->npde; i++) {
         int best = -1;
@@ -139,7 +141,7 @@ static void stat_row(pf_table *t, const pf_means *m, const char *label, const js
 {
     pf_table_row(t, rule);
     pf_table_cell(t, false, "%s", label);
-    for (int j = 0; j < m->nmethod && j < 63; j++) {
+    for (int j = 0; j < m->nmethod; j++) {
         json_t *v = json_object_get(obj, m->method[j]);
         if (json_is_number(v)) {
             char num[64];

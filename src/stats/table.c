@@ -47,8 +47,6 @@ void pf_table_align(pf_table *t, const char *lr)
     for (int j = 0; j < t->ncols && lr[j]; j++) t->align[j] = lr[j] == 'l' ? 'l' : 'r';
 }
 
-int pf_table_rows(const pf_table *t) { return t->nrows; }
-
 void pf_table_row(pf_table *t, bool rule_above)
 {
     if (t->nrows == t->cap) {

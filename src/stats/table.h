@@ -29,7 +29,6 @@ pf_table *pf_table_new(const char *title, int ncols, const char *const *head);
 void pf_table_row(pf_table *t, bool rule_above);
 void pf_table_cell(pf_table *t, bool bold, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void pf_table_note(pf_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int pf_table_rows(const pf_table *t);
 void pf_table_align(pf_table *t, const char *lr);
 
 /* Rendered text (malloc'ed), or NULL when out of memory. */
