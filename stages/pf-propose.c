@@ -11,12 +11,10 @@
  * RUN/genGG/candK.proposal.msgpack atomically. After a stop decision the
  * proposal is written as skipped without asking anyone.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "io/msgpack_json.h"
 #include "llm/provider.h"
@@ -120,17 +118,6 @@ static json_t *proposal_json(const pf_run *r, int g, int k, const char *slot, bo
     return o;
 }
 
-static int mkdirs(const char *dir, const char *sub)
-{
-    char p[4096];
-    snprintf(p, sizeof p, "%s/%s", dir, sub);
-    if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "pf-propose: cannot create '%s': %s\n", p, strerror(errno));
-        return 1;
-    }
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     static const struct option lo[] = {{"run", 1, 0, 'r'},   {"generation", 1, 0, 'g'}, {"slot", 1, 0, 'k'},
@@ -165,8 +152,8 @@ int main(int argc, char **argv)
     char slot[64], path[4096], out[4096];
     snprintf(slot, sizeof slot, "gen%02d/%s", g, pf_run_slot_name(g, k));
     if (pf_run_path(r.dir, "proposal", g, k, out, sizeof out) != PF_OK) return fail(pf_errmsg());
-    snprintf(path, sizeof path, "gen%02d", g);
-    if (mkdirs(r.dir, path) || mkdirs(r.dir, "llm")) return 1;
+    snprintf(path, sizeof path, "%s/gen%02d", r.dir, g);
+    if (pf_mkdirs(path) != PF_OK || pf_mkdirs(r.llm_dir) != PF_OK) return fail(pf_errmsg());
     if (!quiet) fprintf(stderr, "pf-propose: start %s slot %s\n", r.pde->name, slot);
 
     json_t *sel = NULL, *mem = NULL, *kb = NULL, *ctx = NULL;

@@ -1,11 +1,13 @@
 /*
  * llm_fixture_server.c — the scripted loopback HTTP/1.1 server of the LLM
- * provider tests (llm_fixture_server.h). No main(), no Test() cases: it
- * links into pf-tests with the rest of tests/.
+ * provider tests (llm_fixture_server.h), and their folder helpers. No
+ * main(), no Test() cases: it links into pf-tests with the rest of tests/.
  */
 #include "llm_fixture_server.h"
 
 #include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -200,8 +202,6 @@ fail:
 
 const char *llm_fixture_url(const llm_fixture *f) { return f->url; }
 
-int llm_fixture_port(const llm_fixture *f) { return f->port; }
-
 int llm_fixture_count(llm_fixture *f)
 {
     pthread_mutex_lock(&f->mu);
@@ -251,4 +251,22 @@ void llm_fixture_stop(llm_fixture *f)
     }
     pthread_mutex_destroy(&f->mu);
     free(f);
+}
+
+int llm_test_count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "cannot open '%s'", dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    closedir(d);
+    return n;
+}
+
+void llm_test_remove_dir(const char *dir)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
 }

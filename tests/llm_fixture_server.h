@@ -46,7 +46,6 @@ typedef struct llm_fixture llm_fixture;
  * failure (socket, bind, thread). */
 llm_fixture *llm_fixture_start(const llm_fixture_reply *script, int n);
 const char *llm_fixture_url(const llm_fixture *f);
-int llm_fixture_port(const llm_fixture *f);
 /* Requests received so far. */
 int llm_fixture_count(llm_fixture *f);
 /* The i-th request (valid until llm_fixture_stop). */
@@ -56,5 +55,12 @@ const llm_fixture_request *llm_fixture_request_at(llm_fixture *f, int i);
 const char *llm_fixture_header(const llm_fixture_request *rq, const char *name);
 /* Stop the thread, close the socket, free everything. */
 void llm_fixture_stop(llm_fixture *f);
+
+/* ---- folder helpers shared by the LLM tests (they assert via Criterion) ---- */
+
+/* Entries of folder dir other than "." and ".."; the folder must exist. */
+int llm_test_count_files(const char *dir);
+/* rm -rf dir; must succeed. */
+void llm_test_remove_dir(const char *dir);
 
 #endif

@@ -4,7 +4,6 @@
  * actionable errors, and the API key never leaving the request header. */
 #define _GNU_SOURCE /* memmem */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <jansson.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -370,17 +369,6 @@ Test(llm_http, refused_connection_is_retried_then_fails)
     pf_llm_provider_free(p);
 }
 
-static int count_files(const char *dir)
-{
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d);
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
-    closedir(d);
-    return n;
-}
-
 Test(llm_http, call_stores_a_transcript_without_the_key)
 {
     setenv("PF_LLM_API_KEY", KEY, 1);
@@ -397,7 +385,7 @@ Test(llm_http, call_stores_a_transcript_without_the_key)
     pf_llm_response r;
     cr_assert_eq(pf_llm_call(p, &q, &r), PF_OK, "%s", pf_errmsg());
     cr_assert_str_eq(r.text, ANSWER);
-    cr_assert_eq(count_files(dir), 1);
+    cr_assert_eq(llm_test_count_files(dir), 1);
     char hex[PF_SHA256_HEX], path[256];
     cr_assert_eq(pf_llm_request_hash(&q, hex), PF_OK);
     snprintf(path, sizeof path, "%s/%s.msgpack", dir, hex);
@@ -423,7 +411,7 @@ Test(llm_http, call_stores_a_transcript_without_the_key)
     pf_llm_request q2 = request();
     q2.slot = "gen01/novelty";
     cr_assert_neq(pf_llm_call(p, &q2, &r), PF_OK); /* the script is spent: unscripted 500s */
-    cr_assert_eq(count_files(dir), 1);
+    cr_assert_eq(llm_test_count_files(dir), 1);
     pf_llm_provider_free(p);
     llm_fixture_stop(f);
     snprintf(path, sizeof path, "rm -rf '%s'", dir);

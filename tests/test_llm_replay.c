@@ -3,7 +3,6 @@
  * byte for byte; a miss names the request and the folder; replay writes
  * nothing. */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,24 +39,6 @@ static pf_llm_request request(const char *slot)
 {
     return (pf_llm_request){.model = "m-test", .nmsg = 2, .msg = MSG, .temperature = 0.55, .max_tokens = 2048,
                             .slot = slot};
-}
-
-static int count_files(const char *dir)
-{
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d);
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
-    closedir(d);
-    return n;
-}
-
-static void remove_dir(const char *dir)
-{
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
 }
 
 /* Answer q over http from the fixture and store it under dir. */
@@ -104,7 +85,7 @@ Test(llm_replay, answers_byte_identically_from_the_transcript)
     pf_llm_response a;
     record(dir, &q, &a);
     cr_assert_str_eq(a.text, ANSWER);
-    cr_assert_eq(count_files(dir), 1);
+    cr_assert_eq(llm_test_count_files(dir), 1);
 
     pf_llm_provider *p = replay_over(dir);
     cr_assert_eq(pf_llm_provider_kind(p), PF_LLM_REPLAY);
@@ -126,11 +107,11 @@ Test(llm_replay, answers_byte_identically_from_the_transcript)
     cr_assert_eq(pf_llm_complete(p, &q2, &c), PF_OK, "%s", pf_errmsg());
     cr_assert_str_eq(c.text, ANSWER);
     pf_llm_response_release(&c);
-    cr_assert_eq(count_files(dir), 1);
+    cr_assert_eq(llm_test_count_files(dir), 1);
     pf_llm_response_release(&a);
     pf_llm_response_release(&b);
     pf_llm_provider_free(p);
-    remove_dir(dir);
+    llm_test_remove_dir(dir);
 }
 
 Test(llm_replay, a_miss_names_the_hash_slot_and_folder_and_writes_nothing)
@@ -141,7 +122,7 @@ Test(llm_replay, a_miss_names_the_hash_slot_and_folder_and_writes_nothing)
     pf_llm_response a;
     record(dir, &q, &a);
     pf_llm_response_release(&a);
-    int before = count_files(dir);
+    int before = llm_test_count_files(dir);
 
     pf_llm_provider *p = replay_over(dir);
     pf_llm_request miss = request("gen02/novelty"); /* another slot: another address */
@@ -164,9 +145,9 @@ Test(llm_replay, a_miss_names_the_hash_slot_and_folder_and_writes_nothing)
     /* hits and misses alike leave the folder as it was */
     cr_assert_eq(pf_llm_call(p, &q, &r), PF_OK, "%s", pf_errmsg());
     pf_llm_response_release(&r);
-    cr_assert_eq(count_files(dir), before);
+    cr_assert_eq(llm_test_count_files(dir), before);
     pf_llm_provider_free(p);
-    remove_dir(dir);
+    llm_test_remove_dir(dir);
 }
 
 Test(llm_replay, needs_an_existing_folder)

@@ -4,12 +4,12 @@
  * OpenAI-compatible server on 127.0.0.1 (tests/llm_fixture_server.h). */
 #define _GNU_SOURCE /* asprintf */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "llm_fixture_server.h"
 #include "registry.h"
 #include "search/context.h"
 #include "search/prompt.h"
@@ -56,16 +56,6 @@ Test(propose, counts_differing_sections)
     json_decref(b);
 }
 
-static int count_files(const char *d)
-{
-    DIR *dir = opendir(d);
-    cr_assert_not_null(dir);
-    int n = 0;
-    for (struct dirent *e; (e = readdir(dir));) n += e->d_name[0] != '.';
-    closedir(dir);
-    return n;
-}
-
 Test(propose, offline_slot_is_valid_and_stored)
 {
     char tmpl[] = "/tmp/pf_propose_XXXXXX", prompts[4096];
@@ -90,7 +80,7 @@ Test(propose, offline_slot_is_valid_and_stored)
     cr_assert_str_eq(pr.provider, "offline");
     cr_assert_eq(strlen(pr.spec_hash), 64);
     cr_assert(pr.rationale && strlen(pr.rationale) > 20);
-    cr_assert_eq(count_files(tmpl), 1);
+    cr_assert_eq(llm_test_count_files(tmpl), 1);
     char path[4200];
     snprintf(path, sizeof path, "%s/%s.msgpack", tmpl, pr.request[0]);
     cr_assert_eq(access(path, R_OK), 0, "transcript %s", path);
@@ -98,16 +88,15 @@ Test(propose, offline_slot_is_valid_and_stored)
     pf_proposal again;
     cr_assert_eq(pf_propose(llm, o.model, prompts, ctx, "gen00/robust_reference", &again), PF_OK);
     cr_assert_str_eq(again.spec_hash, pr.spec_hash);
-    cr_assert_eq(count_files(tmpl), 1);
+    cr_assert_eq(llm_test_count_files(tmpl), 1);
     pf_proposal_release(&pr);
     pf_proposal_release(&again);
     json_decref(ctx);
     pf_llm_provider_free(llm);
+    llm_test_remove_dir(tmpl);
 }
 
 /* ---- re-asks, against a scripted OpenAI-compatible server ---- */
-
-#include "llm_fixture_server.h"
 
 /* A chat-completions body whose answer is prose plus `spec` in a fence. */
 static char *body_with(const json_t *spec)
@@ -155,6 +144,7 @@ static void http_stop(http_case *c)
     llm_fixture_stop(c->server);
     pf_llm_provider_free(c->llm);
     json_decref(c->ctx);
+    llm_test_remove_dir(c->dir);
 }
 
 static json_t *gen0_ctx(const pf_pde *p)
@@ -193,7 +183,7 @@ Test(propose, rejected_answer_is_asked_again_with_the_reasons, .timeout = 30)
     cr_assert(strstr(again, "999") && strstr(again, "1,000") && strstr(again, "attempt 2 of 4"), "%s", again);
     json_decref(rq);
     /* one transcript per attempt */
-    cr_assert_eq(count_files(c.dir), 2);
+    cr_assert_eq(llm_test_count_files(c.dir), 2);
     cr_assert_str_neq(pr.request[0], pr.request[1]);
     pf_proposal_release(&pr);
     http_stop(&c);
@@ -219,7 +209,7 @@ Test(propose, a_slot_that_never_validates_is_invalid_after_three_reasks, .timeou
     cr_assert_eq(pr.attempts, 4);
     cr_assert(strstr(pr.reasons, "no JSON object"), "%s", pr.reasons);
     cr_assert_eq(llm_fixture_count(c.server), 4);
-    cr_assert_eq(count_files(c.dir), 4);
+    cr_assert_eq(llm_test_count_files(c.dir), 4);
     pf_proposal_release(&pr);
     http_stop(&c);
     json_decref(ctx);

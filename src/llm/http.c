@@ -422,8 +422,6 @@ pf_status pf_llm_http_new(const pf_llm_options *o, const pf_llm_vtable **vt, voi
 {
     *vt = NULL;
     *self = NULL;
-    if (!o->url || !*o->url)
-        return pf_fail(PF_ERR_INVALID, "the http LLM provider needs a URL: set PF_LLM_URL (e.g. http://localhost:8000/v1)");
     if (!(o->timeout_s > 0) || !(o->connect_timeout_s > 0) || !isfinite(o->timeout_s) ||
         !isfinite(o->connect_timeout_s))
         return pf_fail(PF_ERR_INVALID, "http LLM provider: timeouts must be positive (connect %g s, request %g s)",

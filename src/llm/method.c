@@ -1,7 +1,7 @@
 /* method.c — the ablation methods and what each may see (method.h). */
 #include "llm/method.h"
 
-#include <string.h>
+#include "core/names.h"
 
 static const char *const METHOD[PF_METHOD_COUNT] = {"pinnforge", "no_knowledge", "no_feedback", "no_evolution"};
 
@@ -12,13 +12,10 @@ const char *pf_method_name(pf_method m)
 
 pf_status pf_method_from_name(const char *name, pf_method *out)
 {
-    for (int i = 0; i < PF_METHOD_COUNT; i++)
-        if (name && !strcmp(name, METHOD[i])) {
-            *out = (pf_method)i;
-            return PF_OK;
-        }
-    return pf_fail(PF_ERR_INVALID, "unknown method '%s' (pinnforge, no_knowledge, no_feedback or no_evolution)",
-                   name ? name : "");
+    int i;
+    PF_TRY(pf_name_lookup("method", name, METHOD, PF_METHOD_COUNT, &i));
+    *out = (pf_method)i;
+    return PF_OK;
 }
 
 bool pf_method_has_knowledge(pf_method m) { return m != PF_METHOD_NO_KNOWLEDGE; }

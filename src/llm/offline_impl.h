@@ -126,6 +126,9 @@ double pf_off_op_weight(const pf_off *o, pf_off_op_id id);
  * the applicable ones; returns how many changed the spec. `avoid` (a JSON
  * array of mechanism names or NULL) excludes operators adding one of them. */
 int pf_off_apply_some(pf_off *o, json_t *spec, const pf_off_op_id *pool, int n, int k, const json_t *avoid);
+/* The transform satisfying the most constraints (first on ties) among those
+ * that make `term` exact (all when term is NULL); -1 when there is none. */
+int pf_off_best_transform(const pf_pde *p, const char *term);
 /* Remove a mechanism from a spec (the escape's failed-mechanism rule);
  * 1 when something changed. */
 int pf_off_remove_mechanism(pf_off *o, json_t *spec, const char *mech);

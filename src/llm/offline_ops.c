@@ -347,11 +347,11 @@ static int op_more_initial(pf_off *o, json_t *spec)
 
 /* ------------------------------------------------------ constraints */
 
-/* The transform satisfying the most constraints (first on ties). */
-static int best_transform(const pf_pde *p)
+int pf_off_best_transform(const pf_pde *p, const char *term)
 {
-    int best = 0, bn = -1;
+    int best = -1, bn = -1;
     for (int h = 0; h < p->nhard; h++) {
+        if (term && !pf_hard_satisfies(&p->hard[h], term)) continue;
         int n = 0;
         for (int i = 0; i < p->ncon; i++) n += pf_hard_satisfies(&p->hard[h], p->con[i].name);
         if (n > bn) best = h, bn = n;
@@ -362,7 +362,7 @@ static int best_transform(const pf_pde *p)
 static int op_hard(pf_off *o, json_t *spec)
 {
     if (!has_hard(o, spec)) return 0;
-    int h = best_transform(o->pde);
+    int h = pf_off_best_transform(o->pde, NULL); /* has_hard: nhard > 0, so h >= 0 */
     json_object_set_new(spec, "constraints", json_pack("{s:s,s:s}", "mode", "hard", "transform", o->pde->hard[h].name));
     pf_off_fit_weights(spec, o->pde);
     pf_off_note(o, "Hard constraints with the '%s' transform, which satisfies %s exactly and removes those terms from the loss.",
@@ -721,10 +721,11 @@ int pf_off_apply_some(pf_off *o, json_t *spec, const pf_off_op_id *pool, int n, 
         for (; i < n - 1 && u >= w[i]; i++) u -= w[i];
         w[i] = 0;
         if (!pf_off_op_get(pool[i])->applicable(o, spec)) continue;
-        json_t *before = json_deep_copy(spec);
+        /* a copy to undo with, only when something is to be avoided (adds_avoided is 0 otherwise) */
+        json_t *before = json_array_size(avoid) > 0 ? json_deep_copy(spec) : NULL;
         int saved = o->nnotes;
         int ch = pf_off_apply(o, pool[i], spec);
-        if (ch && adds_avoided(before, spec, avoid)) {
+        if (ch && before && adds_avoided(before, spec, avoid)) {
             /* undo: restore every section */
             json_object_update(spec, before);
             o->nnotes = saved;

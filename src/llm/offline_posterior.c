@@ -45,25 +45,13 @@ bool pf_off_json_has_string(const json_t *arr, const char *s)
     return false;
 }
 
-static const char *str(const json_t *o, const char *k, const char *d)
-{
-    const json_t *v = json_object_get(o, k);
-    return json_is_string(v) ? json_string_value(v) : d;
-}
-
-static double num(const json_t *o, const char *k, double d)
-{
-    const json_t *v = json_object_get(o, k);
-    return json_is_number(v) ? json_number_value(v) : d;
-}
-
 static void repr_mechs(const json_t *r, json_t *out)
 {
     if (json_is_true(json_object_get(r, "normalize"))) add(out, "normalize");
     const json_t *f = json_object_get(r, "fourier");
-    if (num(f, "features", 0) > 0) {
+    if (pf_off_num(f, "features", 0) > 0) {
         add(out, "fourier");
-        if (num(f, "scales", 1) > 1) add(out, "fourier:multiscale");
+        if (pf_off_num(f, "scales", 1) > 1) add(out, "fourier:multiscale");
         if (json_is_true(json_object_get(f, "trainable"))) add(out, "fourier:trainable");
     }
     if (json_array_size(json_object_get(json_object_get(r, "periodic"), "inputs"))) add(out, "periodic");
@@ -72,27 +60,29 @@ static void repr_mechs(const json_t *r, json_t *out)
 static void arch_mechs(const json_t *a, json_t *out)
 {
     char b[64];
-    const char *t = str(a, "type", "mlp"), *act = str(a, "activation", "tanh"), *init = str(a, "init", "glorot_normal");
+    const char *t = pf_off_str(a, "type", "mlp"), *act = pf_off_str(a, "activation", "tanh"),
+               *init = pf_off_str(a, "init", "glorot_normal");
     if (strcmp(t, "mlp")) snprintf(b, sizeof b, "arch:%s", t), add(out, b);
     if (strcmp(act, "tanh")) snprintf(b, sizeof b, "act:%s", act), add(out, b);
     if (strcmp(init, "glorot_normal")) snprintf(b, sizeof b, "init:%s", init), add(out, b);
-    if (strcmp(str(a, "adaptive", "none"), "none")) add(out, "adaptive_act");
+    if (strcmp(pf_off_str(a, "adaptive", "none"), "none")) add(out, "adaptive_act");
     if (json_is_true(json_object_get(a, "rwf"))) add(out, "rwf");
 }
 
 static void samp_mechs(const json_t *s, json_t *out)
 {
     char b[64];
-    const char *m = str(s, "method", "uniform"), *ad = str(json_object_get(s, "adaptive"), "method", "none");
+    const char *m = pf_off_str(s, "method", "uniform"),
+               *ad = pf_off_str(json_object_get(s, "adaptive"), "method", "none");
     if (strcmp(m, "uniform")) snprintf(b, sizeof b, "sampling:%s", m), add(out, b);
     if (strcmp(ad, "none")) add(out, ad);
-    if (num(s, "resample_every", 0) > 0) add(out, "resample");
+    if (pf_off_num(s, "resample_every", 0) > 0) add(out, "resample");
 }
 
 static void loss_mechs(const json_t *l, json_t *out)
 {
     char b[64];
-    const char *w = str(json_object_get(l, "weighting"), "method", "fixed");
+    const char *w = pf_off_str(json_object_get(l, "weighting"), "method", "fixed");
     if (strcmp(w, "fixed")) snprintf(b, sizeof b, "weight:%s", w), add(out, b);
     const char *k;
     json_t *v;
@@ -100,7 +90,7 @@ static void loss_mechs(const json_t *l, json_t *out)
     json_object_foreach(json_object_get(l, "weights"), k, v) custom |= json_is_number(v) && json_number_value(v) != 1.0;
     if (custom) add(out, "weights");
     if (json_is_true(json_object_get(json_object_get(l, "causal"), "enabled"))) add(out, "causal");
-    if (strcmp(str(l, "residual_normalization", "none"), "none")) add(out, "residual_normalization");
+    if (strcmp(pf_off_str(l, "residual_normalization", "none"), "none")) add(out, "residual_normalization");
 }
 
 static void opt_mechs(const json_t *o, json_t *out)
@@ -109,14 +99,14 @@ static void opt_mechs(const json_t *o, json_t *out)
     size_t i;
     json_t *st;
     json_array_foreach(json_object_get(o, "stages"), i, st) {
-        const char *k = str(st, "optimizer", "adam");
+        const char *k = pf_off_str(st, "optimizer", "adam");
         if (!strcmp(k, "adamw") && !pf_off_json_has_string(out, "adamw")) add(out, "adamw");
         if (!strcmp(k, "lbfgs") && !pf_off_json_has_string(out, "lbfgs")) add(out, "lbfgs");
         if (strcmp(k, "lbfgs")) {
-            const char *sk = str(json_object_get(st, "schedule"), "kind", "constant");
+            const char *sk = pf_off_str(json_object_get(st, "schedule"), "kind", "constant");
             snprintf(b, sizeof b, "schedule:%s", sk);
             if (strcmp(sk, "constant") && !pf_off_json_has_string(out, b)) add(out, b);
-            if (num(st, "grad_clip", 0) > 0 && !pf_off_json_has_string(out, "grad_clip")) add(out, "grad_clip");
+            if (pf_off_num(st, "grad_clip", 0) > 0 && !pf_off_json_has_string(out, "grad_clip")) add(out, "grad_clip");
         }
     }
 }
@@ -128,7 +118,7 @@ json_t *pf_offline_mechanisms(const json_t *norm)
     repr_mechs(json_object_get(norm, "representation"), out);
     arch_mechs(json_object_get(norm, "architecture"), out);
     samp_mechs(json_object_get(norm, "sampling"), out);
-    if (!strcmp(str(json_object_get(norm, "constraints"), "mode", "soft"), "hard")) add(out, "hard");
+    if (!strcmp(pf_off_str(json_object_get(norm, "constraints"), "mode", "soft"), "hard")) add(out, "hard");
     loss_mechs(json_object_get(norm, "loss"), out);
     opt_mechs(json_object_get(norm, "optimization"), out);
     return out;
@@ -163,14 +153,14 @@ void pf_off_read_memory(pf_off *o, const char *memory)
         json_decref(m);
         return;
     }
-    double best = num(m, "best_y", NAN);
+    double best = pf_off_num(m, "best_y", NAN);
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)mech, k, v) {
         add(o->tried, k);
-        double by = num(v, "best_y", NAN);
-        if (num(v, "tried", 0) > 0 && (num(v, "ok", 0) == 0 || (isfinite(best) && best > 0 && isfinite(by) &&
-                                                                 by >= PF_OFF_MUCH_WORSE * best)))
+        double by = pf_off_num(v, "best_y", NAN);
+        if (pf_off_num(v, "tried", 0) > 0 &&
+            (pf_off_num(v, "ok", 0) == 0 || (isfinite(best) && best > 0 && isfinite(by) && by >= PF_OFF_MUCH_WORSE * best)))
             add(o->failed, k);
         else if (isfinite(best) && isfinite(by) && by <= 3.0 * best)
             add(o->good, k);
@@ -187,19 +177,13 @@ typedef struct entry {
     const char *status;
 } entry;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int cmp_entry(const void *a, const void *b)
 {
     const entry *x = a, *y = b;
     int fx = isfinite(x->y), fy = isfinite(y->y);
     if (fx != fy) return fy - fx;
     if (fx && x->y != y->y) return (x->y > y->y) - (x->y < y->y);
-    return strcmp(str(x->h, "spec_hash", ""), str(y->h, "spec_hash", ""));
+    return strcmp(pf_off_str(x->h, "spec_hash", ""), pf_off_str(y->h, "spec_hash", ""));
 }
 
 static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
@@ -207,6 +191,7 @@ static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_
 static char *dump_list(const json_t *a, int max)
 {
     char *buf = malloc(1024);
+    if (!buf) return NULL;
     size_t n = 0;
     buf[0] = 0;
     size_t i;
@@ -232,8 +217,8 @@ pf_status pf_off_posterior(const json_t *context, char **text)
         const json_t *h = json_array_get(hist, i);
         e[i].h = h;
         e[i].mech = pf_offline_mechanisms(json_object_get(h, "spec"));
-        e[i].status = str(h, "status", json_object_get(h, "y") ? "ok" : "unknown");
-        double y = num(h, "y", NAN);
+        e[i].status = pf_off_str(h, "status", json_object_get(h, "y") ? "ok" : "unknown");
+        double y = pf_off_num(h, "y", NAN);
         e[i].y = !strcmp(e[i].status, "ok") && isfinite(y) ? y : NAN;
     }
     qsort(e, n, sizeof *e, cmp_entry);
@@ -250,8 +235,9 @@ pf_status pf_off_posterior(const json_t *context, char **text)
             why = buf;
         }
         if (why)
-            json_array_append_new(failures, json_pack("{s:s,s:s,s:s,s:O}", "spec_hash", str(e[i].h, "spec_hash", ""),
-                                                      "status", e[i].status, "reason", why, "mechanisms", e[i].mech));
+            json_array_append_new(failures, json_pack("{s:s,s:s,s:s,s:O}", "spec_hash",
+                                                      pf_off_str(e[i].h, "spec_hash", ""), "status", e[i].status,
+                                                      "reason", why, "mechanisms", e[i].mech));
         size_t j;
         json_t *m;
         json_array_foreach(e[i].mech, j, m) {
@@ -263,7 +249,7 @@ pf_status pf_off_posterior(const json_t *context, char **text)
             if (i < 3 && isfinite(e[i].y) && !pf_off_json_has_string(top, k)) add(top, k);
         }
     }
-    /* best and median y per mechanism (entries are sorted by y) */
+    /* best and median y per mechanism (entries are sorted by y, so ys is ascending) */
     const char *k;
     json_t *s;
     json_object_foreach(mechs, k, s) {
@@ -271,7 +257,6 @@ pf_status pf_off_posterior(const json_t *context, char **text)
         int c = 0;
         for (size_t i = 0; i < n && c < 256; i++)
             if (isfinite(e[i].y) && pf_off_json_has_string(e[i].mech, k)) ys[c++] = e[i].y;
-        qsort(ys, (size_t)c, sizeof *ys, cmp_double);
         json_object_set_new(s, "best_y", num_or_null(c ? ys[0] : NAN));
         json_object_set_new(s, "median_y", num_or_null(c ? (c % 2 ? ys[c / 2] : 0.5 * (ys[c / 2 - 1] + ys[c / 2])) : NAN));
         double by = c ? ys[0] : NAN;
@@ -281,13 +266,24 @@ pf_status pf_off_posterior(const json_t *context, char **text)
                               failures, "mechanisms", mechs);
     char *js = json_dumps(block, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
     char *l_best = dump_list(n ? e[0].mech : NULL, 12), *l_top = dump_list(top, 12), *l_fail = dump_list(fail_names, 12);
-    size_t cap = strlen(js) + 4096;
-    char *out = malloc(cap);
+    size_t cap = js ? strlen(js) + 4096 : 0;
+    char *out = js && l_best && l_top && l_fail ? malloc(cap) : NULL;
+    if (!out) {
+        free(l_best), free(l_top), free(l_fail), free(js);
+        json_decref(block);
+        json_decref(failures);
+        json_decref(mechs);
+        json_decref(fail_names);
+        json_decref(top);
+        for (size_t i = 0; i < n; i++) json_decref(e[i].mech);
+        free(e);
+        return pf_fail(PF_ERR_NOMEM, "offline posterior: out of memory");
+    }
     size_t o = 0;
     o += (size_t)snprintf(out + o, cap - o, "Posterior memory written by the offline rule-based proposer (no LLM) from %zu candidates.\n", n);
     if (isfinite(best))
         o += (size_t)snprintf(out + o, cap - o, "Best so far: y = %.4g (%.12s), using %s.\n", best,
-                              str(e[0].h, "spec_hash", "?"), l_best);
+                              pf_off_str(e[0].h, "spec_hash", "?"), l_best);
     else
         o += (size_t)snprintf(out + o, cap - o, "No candidate has finished with a valid y yet.\n");
     o += (size_t)snprintf(out + o, cap - o, "Mechanisms in the three best candidates: %s.\n", l_top);

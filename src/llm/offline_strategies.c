@@ -67,12 +67,6 @@ static const pf_off_op_id small_pool[] = {OP_SCHEDULE, OP_MORE_INTERIOR, OP_WIDE
 
 /* ------------------------------------------------------ evidence */
 
-static double ev_num(const json_t *ev, const char *k)
-{
-    const json_t *v = json_object_get(ev, k);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 /* A soft constraint term whose final loss stands out from the pde term's. */
 typedef struct term_issue {
     const char *name;
@@ -85,11 +79,12 @@ static int worst_constraint(const pf_off *o, const json_t *ev, term_issue *out)
     double pde = NAN, worst = -1;
     size_t i;
     json_t *t;
-    json_array_foreach(terms, i, t) if (!strcmp(pf_off_str(t, "name", ""), "pde")) pde = ev_num(t, "loss_final");
+    json_array_foreach(terms, i, t) if (!strcmp(pf_off_str(t, "name", ""), "pde")) pde =
+        pf_off_num(t, "loss_final", NAN);
     out->name = NULL;
     json_array_foreach(terms, i, t) {
         const char *n = pf_off_str(t, "name", "pde");
-        double l = ev_num(t, "loss_final");
+        double l = pf_off_num(t, "loss_final", NAN);
         if (!strcmp(n, "pde") || !strcmp(pf_off_str(t, "mode", "soft"), "hard") || !isfinite(l)) continue;
         int high = (l > 1e-3 && (!isfinite(pde) || l > 10 * pde)) || (isfinite(pde) && pde > 0 && l > 100 * pde);
         if (high && l > worst) worst = l, out->name = n, out->loss = l, out->pde = pde;
@@ -104,10 +99,11 @@ static int concentrated(const json_t *ev, double *share)
     double s = 0;
     size_t i;
     json_t *h;
-    json_array_foreach(json_object_get(ev, "hotspots"), i, h) if (i < 3) s += ev_num(h, "share") > 0 ? ev_num(h, "share") : 0;
+    json_array_foreach(json_object_get(ev, "hotspots"), i, h) if (i < 3) s +=
+        pf_off_num(h, "share", NAN) > 0 ? pf_off_num(h, "share", NAN) : 0;
     *share = s;
     const json_t *r = json_object_get(ev, "residual");
-    double mean = ev_num(r, "mean"), p95 = ev_num(r, "p95"), max = ev_num(r, "max");
+    double mean = pf_off_num(r, "mean", NAN), p95 = pf_off_num(r, "p95", NAN), max = pf_off_num(r, "max", NAN);
     return s >= 0.25 || (mean > 0 && (p95 > 4 * mean || max > 50 * mean));
 }
 
@@ -116,25 +112,12 @@ static int failed_status(const pf_off_parent *p)
     return p->status && (!strcmp(p->status, "nan") || !strcmp(p->status, "diverged"));
 }
 
-/* The transform that makes `term` exact, satisfying the most constraints. */
-static int transform_for(const pf_pde *p, const char *term)
-{
-    int best = -1, bn = -1;
-    for (int h = 0; h < p->nhard; h++) {
-        if (!pf_hard_satisfies(&p->hard[h], term)) continue;
-        int n = 0;
-        for (int i = 0; i < p->ncon; i++) n += pf_hard_satisfies(&p->hard[h], p->con[i].name);
-        if (n > bn) best = h, bn = n;
-    }
-    return best;
-}
-
 /* ------------------------------------------------------ targeted edits */
 
 static void fix_constraint(pf_off *o, json_t *spec, const term_issue *t)
 {
     json_t *loss = pf_off_sec(spec, "loss");
-    int h = transform_for(o->pde, t->name);
+    int h = pf_off_best_transform(o->pde, t->name);
     const char *wm = pf_off_str(json_object_get(loss, "weighting"), "method", "fixed");
     double u = pf_rng_uniform(o->rng);
     if (h >= 0 && u < 0.5 && !pf_off_json_has_string(o->failed, "hard")) {
@@ -209,8 +192,8 @@ static json_t *refine(pf_off *o)
         fix_constraint(o, spec, &t);
     else if (ev && concentrated(ev, &share))
         fix_residual(o, spec, share);
-    else if (ev && ev_num(ev, "stagnation_steps") > 0.3 * (double)pf_off_steps(p->spec)) {
-        pf_off_note(o, "The loss stagnated for the last %.0f steps: the schedule changes.", ev_num(ev, "stagnation_steps"));
+    else if (ev && pf_off_num(ev, "stagnation_steps", NAN) > 0.3 * (double)pf_off_steps(p->spec)) {
+        pf_off_note(o, "The loss stagnated for the last %.0f steps: the schedule changes.", pf_off_num(ev, "stagnation_steps", NAN));
         if (!pf_off_apply(o, OP_SCHEDULE, spec)) pf_off_apply(o, OP_LBFGS_TAIL, spec);
     } else
         small_step(o, spec);
@@ -285,8 +268,9 @@ static json_t *architecture_guided(pf_off *o)
         return spec;
     }
     pf_off_note(o, "Architecture-guided: capacity, loss reduction and optimizer behaviour of the best parent decide the changes.");
-    double red = ev_num(ev, "loss_reduction"), stag = ev_num(ev, "stagnation_steps"), imb = ev_num(ev, "grad_imbalance");
-    double params = ev_num(ev, "parameters");
+    double red = pf_off_num(ev, "loss_reduction", NAN), stag = pf_off_num(ev, "stagnation_steps", NAN),
+           imb = pf_off_num(ev, "grad_imbalance", NAN);
+    double params = pf_off_num(ev, "parameters", NAN);
     const char *oc = stage_trouble(ev);
     int acted = 0;
     if (p->status && !strcmp(p->status, "timeout")) {
@@ -347,7 +331,7 @@ static json_t *synthesis(pf_off *o)
         double bc = INFINITY, br = -1;
         for (int i = 0; i < np; i++) {
             const json_t *ev = o->par[i].evidence;
-            double ce = max_constraint_error(ev), red = ev_num(ev, "loss_reduction");
+            double ce = max_constraint_error(ev), red = pf_off_num(ev, "loss_reduction", NAN);
             if (isfinite(ce) && ce < bc) bc = ce, phys = i;
             if (isfinite(red) && red > br) br = red, arch = i;
         }

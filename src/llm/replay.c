@@ -21,13 +21,11 @@ static pf_status replay_complete(void *self, const pf_llm_request *q, pf_llm_res
     const replay_provider *p = self;
     pf_status st = pf_transcript_read(p->dir, q, r);
     if (st == PF_OK) return PF_OK;
-    char why[1536];
-    snprintf(why, sizeof why, "%s", pf_errmsg());
     if (st == PF_ERR_IO)
         return pf_fail(st, "replay: %s; replay answers only from stored transcripts: run with the original provider "
                            "(PF_LLM_PROVIDER=http or offline) to record this call",
-                       why);
-    return pf_fail(st, "replay: %s", why);
+                       pf_errmsg());
+    return pf_fail(st, "replay: %s", pf_errmsg());
 }
 
 static void replay_free(void *self)
@@ -44,8 +42,6 @@ pf_status pf_llm_replay_new(const pf_llm_options *o, const pf_llm_vtable **vt, v
 {
     *vt = NULL;
     *self = NULL;
-    if (!o->transcripts || !*o->transcripts)
-        return pf_fail(PF_ERR_INVALID, "the replay LLM provider needs the run's transcripts folder (llm/)");
     struct stat sb;
     if (stat(o->transcripts, &sb) != 0 || !S_ISDIR(sb.st_mode))
         return pf_fail(PF_ERR_IO, "replay: '%s' is not a folder of transcripts (run with the original provider "
