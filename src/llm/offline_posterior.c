@@ -268,28 +268,19 @@ pf_status pf_off_posterior(const json_t *context, char **text)
     char *l_best = dump_list(n ? e[0].mech : NULL, 12), *l_top = dump_list(top, 12), *l_fail = dump_list(fail_names, 12);
     size_t cap = js ? strlen(js) + 4096 : 0;
     char *out = js && l_best && l_top && l_fail ? malloc(cap) : NULL;
-    if (!out) {
-        free(l_best), free(l_top), free(l_fail), free(js);
-        json_decref(block);
-        json_decref(failures);
-        json_decref(mechs);
-        json_decref(fail_names);
-        json_decref(top);
-        for (size_t i = 0; i < n; i++) json_decref(e[i].mech);
-        free(e);
-        return pf_fail(PF_ERR_NOMEM, "offline posterior: out of memory");
+    if (out) {
+        size_t o = 0;
+        o += (size_t)snprintf(out + o, cap - o, "Posterior memory written by the offline rule-based proposer (no LLM) from %zu candidates.\n", n);
+        if (isfinite(best))
+            o += (size_t)snprintf(out + o, cap - o, "Best so far: y = %.4g (%.12s), using %s.\n", best,
+                                  pf_off_str(e[0].h, "spec_hash", "?"), l_best);
+        else
+            o += (size_t)snprintf(out + o, cap - o, "No candidate has finished with a valid y yet.\n");
+        o += (size_t)snprintf(out + o, cap - o, "Mechanisms in the three best candidates: %s.\n", l_top);
+        o += (size_t)snprintf(out + o, cap - o, "%zu failures (nan, diverged, timeout, or y at least %.0fx the best); mechanisms that never worked: %s.\n",
+                              json_array_size(failures), PF_OFF_MUCH_WORSE, json_array_size(fail_names) ? l_fail : "none");
+        snprintf(out + o, cap - o, "```json\n%s\n```\n", js);
     }
-    size_t o = 0;
-    o += (size_t)snprintf(out + o, cap - o, "Posterior memory written by the offline rule-based proposer (no LLM) from %zu candidates.\n", n);
-    if (isfinite(best))
-        o += (size_t)snprintf(out + o, cap - o, "Best so far: y = %.4g (%.12s), using %s.\n", best,
-                              pf_off_str(e[0].h, "spec_hash", "?"), l_best);
-    else
-        o += (size_t)snprintf(out + o, cap - o, "No candidate has finished with a valid y yet.\n");
-    o += (size_t)snprintf(out + o, cap - o, "Mechanisms in the three best candidates: %s.\n", l_top);
-    o += (size_t)snprintf(out + o, cap - o, "%zu failures (nan, diverged, timeout, or y at least %.0fx the best); mechanisms that never worked: %s.\n",
-                          json_array_size(failures), PF_OFF_MUCH_WORSE, json_array_size(fail_names) ? l_fail : "none");
-    snprintf(out + o, cap - o, "```json\n%s\n```\n", js);
     free(l_best), free(l_top), free(l_fail), free(js);
     json_decref(block);
     json_decref(failures);
@@ -298,6 +289,7 @@ pf_status pf_off_posterior(const json_t *context, char **text)
     json_decref(top);
     for (size_t i = 0; i < n; i++) json_decref(e[i].mech);
     free(e);
+    if (!out) return pf_fail(PF_ERR_NOMEM, "offline posterior: out of memory");
     *text = out;
     return PF_OK;
 }
