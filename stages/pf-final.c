@@ -18,10 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "io/msgpack_json.h"
-#include "search/run.h"
+#include "search/final.h"
 
 static void usage(FILE *to)
 {
@@ -45,145 +45,33 @@ static int fail(void)
     return 1;
 }
 
-static pf_status hifi_proposal(const pf_run *r, const json_t *sel, int k, bool quiet)
+static pf_status hifi_proposal(const pf_run *r, const pf_select *sel, int k, bool quiet)
 {
     char dir[4096], out[4200];
-    snprintf(dir, sizeof dir, "%s/hifi", r->dir);
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return pf_fail(PF_ERR_IO, "cannot create '%s': %s", dir, strerror(errno));
-    snprintf(out, sizeof out, "%s/top%d.proposal.msgpack", dir, k);
-    json_t *t = json_array_get(json_object_get(sel, "top3"), (size_t)k);
-    json_t *o = json_pack("{s:s, s:i, s:s, s:i, s:s}", "format", "pinnforge.proposal", "version", 1, "pde",
-                          r->pde->name, "index", k, "slot", "hifi");
-    json_object_set_new(o, "valid", json_boolean(t != NULL));
-    json_object_set_new(o, "skipped", json_boolean(t == NULL));
-    if (t) {
-        json_object_set(o, "spec", json_object_get(t, "spec"));
-        json_object_set(o, "spec_hash", json_object_get(t, "spec_hash"));
-        json_object_set(o, "low_fidelity_y", json_object_get(t, "y"));
-    } else {
-        json_object_set_new(o, "reasons", json_string("the Global Top-3 holds fewer designs"));
-    }
-    pf_status st = pf_msgpack_write_file(out, o);
-    json_decref(o);
-    if (st == PF_OK && !quiet) fprintf(stderr, "pf-final: wrote %s (%s)\n", out, t ? "Top-3 design" : "skipped");
+    PF_TRY(pf_run_path(r->dir, PF_RUN_GENERATION, PF_RUN_HIFI, k, dir, sizeof dir));
+    PF_TRY(pf_run_path(r->dir, PF_RUN_PROPOSAL, PF_RUN_HIFI, k, out, sizeof out));
+    PF_TRY(pf_mkdirs(dir));
+    pf_proposal_file f;
+    pf_proposal_file_init_hifi(&f, r, sel, k);
+    pf_status st = pf_proposal_file_write(out, &f);
+    if (st == PF_OK && !quiet) fprintf(stderr, "pf-final: wrote %s (%s)\n", out, f.skipped ? "skipped" : "Top-3 design");
+    pf_proposal_file_release(&f);
     return st;
 }
 
-typedef struct tally {
-    long steps_low, steps_high, calls, prompt_tokens, completion_tokens, candidates, invalid;
-    double wall_low, wall_high, llm_s;
-} tally;
-
-static void add_usage(tally *t, const json_t *doc, long calls)
+static pf_status final(const pf_run *r, int last, const pf_select *sel, bool quiet)
 {
-    json_t *u = json_object_get(doc, "usage");
-    if (!u) return;
-    t->calls += calls;
-    t->prompt_tokens += (long)json_integer_value(json_object_get(u, "prompt_tokens"));
-    t->completion_tokens += (long)json_integer_value(json_object_get(u, "completion_tokens"));
-    t->llm_s += json_number_value(json_object_get(doc, "latency_s"));
-}
-
-static void add_training(const json_t *ev, long *steps, double *wall)
-{
-    json_t *e = json_object_get(ev, "evidence");
-    *steps += (long)json_integer_value(json_object_get(e, "steps"));
-    *wall += json_number_value(json_object_get(json_object_get(e, "time"), "wall_s"));
-}
-
-/* Everything the run spent, from the artifacts of generations 0..G. */
-static void count(const pf_run *r, int last, tally *t, int *generations)
-{
-    memset(t, 0, sizeof *t);
-    *generations = 0;
-    char path[4096];
-    for (int g = 0; g <= last; g++) {
-        bool ran = false;
-        for (int k = 0; k < pf_run_slots(g); k++) {
-            json_t *p = NULL, *ev = NULL;
-            if (pf_run_path(r->dir, "proposal", g, k, path, sizeof path) != PF_OK ||
-                pf_run_read(path, "pinnforge.proposal", &p) != PF_OK)
-                continue;
-            if (!json_is_true(json_object_get(p, "skipped"))) {
-                ran = true;
-                t->candidates++;
-                t->invalid += !json_is_true(json_object_get(p, "valid"));
-                add_usage(t, p, (long)json_integer_value(json_object_get(p, "attempts")));
-            }
-            if (pf_run_path(r->dir, "evidence", g, k, path, sizeof path) == PF_OK &&
-                pf_run_read(path, "pinnforge.evidence", &ev) == PF_OK)
-                add_training(ev, &t->steps_low, &t->wall_low);
-            json_decref(p);
-            json_decref(ev);
-        }
-        *generations += ran;
-        json_t *m = NULL;
-        if (pf_run_path(r->dir, "memory", g, 0, path, sizeof path) == PF_OK &&
-            pf_run_read(path, "pinnforge.memory", &m) == PF_OK && ran)
-            add_usage(t, m, 1);
-        json_decref(m);
-    }
-}
-
-static pf_status final(const pf_run *r, int last, const json_t *sel, bool quiet)
-{
-    tally t;
-    int generations;
-    count(r, last, &t, &generations);
-    json_t *top = json_array(), *best = NULL;
-    double best_y = INFINITY;
-    size_t n = json_array_size(json_object_get(sel, "top3"));
-    char path[4096];
-    for (size_t k = 0; k < n; k++) {
-        json_t *lo = json_array_get(json_object_get(sel, "top3"), k), *ev = NULL;
-        snprintf(path, sizeof path, "%s/hifi/top%zu/evidence.msgpack", r->dir, k);
-        pf_status st = pf_run_read(path, "pinnforge.evidence", &ev);
-        if (st != PF_OK) {
-            json_decref(top);
-            return st;
-        }
-        add_training(ev, &t.steps_high, &t.wall_high);
-        json_t *y = json_object_get(ev, "y");
-        const char *status = json_string_value(json_object_get(ev, "status"));
-        json_t *e = json_pack("{s:O, s:O, s:O, s:s, s:O}", "spec_hash", json_object_get(lo, "spec_hash"), "y_low",
-                              json_object_get(lo, "y"), "y_high", y ? y : json_null(), "status", status ? status : "?",
-                              "seed", json_object_get(ev, "seed"));
-        json_array_append_new(top, e);
-        if (status && !strcmp(status, "ok") && json_is_number(y) && json_number_value(y) < best_y) {
-            best_y = json_number_value(y);
-            best = lo;
-        }
-        json_decref(ev);
-    }
-    if (!best) {
-        json_decref(top);
-        return pf_fail(PF_ERR_INVALID, "no high-fidelity candidate of %s ended ok with an MSE: nothing to select", r->dir);
-    }
-    json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:i, s:s}", "format", "pinnforge.final", "version", 1, "pde",
-                          r->pde->name, "method", pf_method_name(r->method), "run", r->run, "profile", r->budget->name);
-    json_object_set(o, "spec", json_object_get(best, "spec"));
-    json_object_set(o, "spec_hash", json_object_get(best, "spec_hash"));
-    json_object_set_new(o, "hf_mse", json_real(best_y));
-    json_object_set(o, "lf_mse", json_object_get(best, "y"));
-    json_object_set(o, "found_in", json_object_get(best, "slot"));
-    json_object_set_new(o, "top3", top);
-    json_object_set_new(o, "generations", json_integer(generations));
-    json_object_set(o, "stop_reason", json_object_get(sel, "reason"));
-    json_object_set_new(o, "budget",
-                        json_pack("{s:{s:I, s:I}, s:{s:f, s:f, s:f}, s:{s:I, s:I, s:I}, s:I, s:I}", "optimizer_steps",
-                                  "low_fidelity", (json_int_t)t.steps_low, "high_fidelity", (json_int_t)t.steps_high,
-                                  "wall_s", "low_fidelity", t.wall_low, "high_fidelity", t.wall_high, "llm", t.llm_s,
-                                  "llm", "calls", (json_int_t)t.calls, "prompt_tokens", (json_int_t)t.prompt_tokens,
-                                  "completion_tokens", (json_int_t)t.completion_tokens, "candidates",
-                                  (json_int_t)t.candidates, "invalid", (json_int_t)t.invalid));
-    snprintf(path, sizeof path, "%s/final.msgpack", r->dir);
-    pf_status st = pf_msgpack_write_file(path, o);
-    json_decref(o);
+    pf_final_file f;
+    char path[4200];
+    PF_TRY(pf_run_path(r->dir, PF_RUN_FINAL, 0, 0, path, sizeof path));
+    PF_TRY(pf_final_build(r, sel, last, &f));
+    pf_status st = pf_final_file_write(path, &f);
     if (st == PF_OK && !quiet)
         fprintf(stderr, "pf-final: %s run %d: high-fidelity MSE %.4e (spec %.12s), %d generations, %ld + %ld steps, "
                         "%ld LLM calls; wrote %s\n",
-                r->pde->name, r->run, best_y, json_string_value(json_object_get(best, "spec_hash")), generations,
-                t.steps_low, t.steps_high, t.calls, path);
+                r->pde->name, r->run, f.hf_mse, f.spec_hash, f.generations, f.budget.steps_low, f.budget.steps_high,
+                f.budget.calls, path);
+    pf_final_file_release(&f);
     return st;
 }
 
@@ -192,30 +80,32 @@ static int status(const char *dir)
 {
     pf_run r;
     if (pf_run_open(dir, &r) != PF_OK) return fail();
-    char path[4096];
-    json_t *last;
+    char path[4200];
+    pf_select *last;
     int reached;
-    if (pf_run_last_select(r.dir, &last, &reached) != PF_OK) return fail();
+    if (pf_run_last_select(r.dir, &last, &reached) != PF_OK || pf_run_path(dir, PF_RUN_FINAL, 0, 0, path, sizeof path) != PF_OK)
+        return fail();
     printf("%-40s ", dir);
     if (!last) {
         printf("no generation completed yet\n");
         return 0;
     }
     printf("gen %02d  top-3", reached);
-    size_t i;
-    json_t *t;
-    json_array_foreach(json_object_get(last, "top3"), i, t) printf(" %.3e", json_number_value(json_object_get(t, "y")));
-    json_t *fin = NULL;
-    snprintf(path, sizeof path, "%s/final.msgpack", dir);
-    const char *next = json_string_value(json_object_get(last, "next"));
-    if (pf_run_read(path, "pinnforge.final", &fin) == PF_OK)
-        printf("  final: HF MSE %.3e\n", json_number_value(json_object_get(fin, "hf_mse")));
-    else if (next && !strcmp(next, "stop"))
-        printf("  stopped (%s); high fidelity pending\n", json_string_value(json_object_get(last, "reason")));
+    for (int k = 0; k < last->ntop3; k++) printf(" %.3e", last->cand[last->top3[k]].y);
+    pf_final_file fin;
+    if (access(path, F_OK) == 0) {
+        if (pf_final_file_read(path, &fin) != PF_OK) {
+            printf("\n");
+            pf_select_free(last);
+            return fail();
+        }
+        printf("  final: HF MSE %.3e\n", fin.hf_mse);
+        pf_final_file_release(&fin);
+    } else if (last->next == PF_SELECT_STOP)
+        printf("  stopped (%s); high fidelity pending\n", last->reason);
     else
-        printf("  running (next: %s)\n", next ? next : "?");
-    json_decref(fin);
-    json_decref(last);
+        printf("  running (next: %s)\n", pf_select_next_name(last->next));
+    pf_select_free(last);
     return 0;
 }
 
@@ -252,11 +142,11 @@ int main(int argc, char **argv)
     if (k >= PF_RUN_TOP) return fprintf(stderr, "pf-final: --hifi-proposal wants 0..%d\n", PF_RUN_TOP - 1), 2;
     pf_run r;
     char path[4096];
-    json_t *sel;
-    if (pf_run_open(dir, &r) != PF_OK || pf_run_path(r.dir, "select", g, 0, path, sizeof path) != PF_OK ||
-        pf_run_read(path, "pinnforge.select", &sel) != PF_OK)
+    pf_select *sel;
+    if (pf_run_open(dir, &r) != PF_OK || pf_run_path(r.dir, PF_RUN_SELECT, g, 0, path, sizeof path) != PF_OK ||
+        pf_select_read(path, &sel) != PF_OK)
         return fail();
     pf_status st = k >= 0 ? hifi_proposal(&r, sel, k, quiet) : final(&r, g, sel, quiet);
-    json_decref(sel);
+    pf_select_free(sel);
     return st == PF_OK ? 0 : fail();
 }

@@ -21,7 +21,7 @@
 #include "search/context.h"
 #include "search/prompt.h"
 #include "search/propose.h"
-#include "search/run.h"
+#include "search/artifact.h"
 
 static void usage(FILE *to)
 {
@@ -55,67 +55,18 @@ static int parse_int(const char *s, int lo, int hi, int *out)
     return 0;
 }
 
-/* Whether a select.msgpack decided `what` for the next generation. */
-static bool next_is(const json_t *sel, const char *what)
-{
-    const char *n = json_string_value(json_object_get(sel, "next"));
-    return n && !strcmp(n, what);
-}
-
 /* The previous generation's Top-3 as candidates (views into sel). */
-static int parents_of(const json_t *sel, pf_candidate *par)
+static int parents_of(const pf_select *sel, pf_candidate *par)
 {
-    json_t *top = json_object_get(sel, "top3");
-    int n = 0;
-    size_t i;
-    json_t *t;
-    json_array_foreach(top, i, t) {
-        if (n == PF_RUN_TOP) break;
-        json_t *y = json_object_get(t, "y");
-        par[n++] = (pf_candidate){.generation = (int)json_integer_value(json_object_get(t, "generation")),
-                                  .slot = json_string_value(json_object_get(t, "slot")),
-                                  .spec_hash = json_string_value(json_object_get(t, "spec_hash")),
-                                  .spec = json_object_get(t, "spec"), .has_y = json_is_number(y),
-                                  .y = json_number_value(y), .status = "ok",
-                                  .evidence = json_object_get(t, "evidence")};
-    }
-    return n;
+    for (int k = 0; k < sel->ntop3; k++) par[k] = sel->cand[sel->top3[k]];
+    return sel->ntop3;
 }
 
-static json_t *proposal_json(const pf_run *r, int g, int k, const char *slot, bool escape, const pf_proposal *pr)
+static int write_proposal(const char *out, pf_proposal_file *f)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "format", json_string("pinnforge.proposal"));
-    json_object_set_new(o, "version", json_integer(1));
-    json_object_set_new(o, "pde", json_string(r->pde->name));
-    json_object_set_new(o, "method", json_string(pf_method_name(r->method)));
-    json_object_set_new(o, "generation", json_integer(g));
-    json_object_set_new(o, "index", json_integer(k));
-    json_object_set_new(o, "slot", json_string(slot));
-    json_object_set_new(o, g == 0 ? "role" : "strategy", json_string(pf_run_slot_name(g, k)));
-    json_object_set_new(o, "escape", json_boolean(escape));
-    json_object_set_new(o, "valid", json_boolean(pr && pr->valid));
-    json_object_set_new(o, "skipped", json_boolean(pr == NULL));
-    if (!pr) {
-        json_object_set_new(o, "reasons", json_string("the search stopped before this generation"));
-        return o;
-    }
-    if (pr->valid) {
-        json_object_set_new(o, "spec", json_incref(pr->spec));
-        json_object_set_new(o, "spec_hash", json_string(pr->spec_hash));
-        json_object_set_new(o, "rationale", json_string(pr->rationale ? pr->rationale : ""));
-    } else {
-        json_object_set_new(o, "reasons", json_string(pr->reasons ? pr->reasons : ""));
-    }
-    json_object_set_new(o, "attempts", json_integer(pr->attempts));
-    json_t *req = json_array();
-    for (int i = 0; i < pr->attempts; i++) json_array_append_new(req, json_string(pr->request[i]));
-    json_object_set_new(o, "requests", req);
-    json_object_set_new(o, "usage", json_pack("{s:I, s:I}", "prompt_tokens", (json_int_t)pr->prompt_tokens,
-                                              "completion_tokens", (json_int_t)pr->completion_tokens));
-    json_object_set_new(o, "latency_s", json_real(pr->latency_s));
-    json_object_set_new(o, "provider", json_string(pr->provider));
-    return o;
+    pf_status st = pf_proposal_file_write(out, f);
+    pf_proposal_file_release(f);
+    return st == PF_OK ? 0 : fail(pf_errmsg());
 }
 
 int main(int argc, char **argv)
@@ -151,12 +102,16 @@ int main(int argc, char **argv)
     if (pf_run_open(dir, &r) != PF_OK) return fail(pf_errmsg());
     char slot[64], path[4096], out[4096];
     snprintf(slot, sizeof slot, "gen%02d/%s", g, pf_run_slot_name(g, k));
-    if (pf_run_path(r.dir, "proposal", g, k, out, sizeof out) != PF_OK) return fail(pf_errmsg());
-    snprintf(path, sizeof path, "%s/gen%02d", r.dir, g);
+    if (pf_run_path(r.dir, PF_RUN_PROPOSAL, g, k, out, sizeof out) != PF_OK ||
+        pf_run_path(r.dir, PF_RUN_GENERATION, g, 0, path, sizeof path) != PF_OK)
+        return fail(pf_errmsg());
     if (pf_mkdirs(path) != PF_OK || pf_mkdirs(r.llm_dir) != PF_OK) return fail(pf_errmsg());
     if (!quiet) fprintf(stderr, "pf-propose: start %s slot %s\n", r.pde->name, slot);
 
-    json_t *sel = NULL, *mem = NULL, *kb = NULL, *ctx = NULL;
+    pf_select *sel = NULL;
+    pf_memory_file mem = {0};
+    json_t *kb = NULL, *ctx = NULL;
+    pf_proposal_file file;
     pf_candidate par[PF_RUN_TOP];
     pf_context_in in = {.pde = r.pde, .fidelity = PF_FIDELITY_LOW, .budget = r.budget, .method = r.method,
                         .generation = g};
@@ -166,30 +121,27 @@ int main(int argc, char **argv)
         in.role = pf_run_slot_name(g, k);
     } else {
         in.strategy = pf_run_slot_name(g, k);
-        if ((st = pf_run_path(r.dir, "select", g - 1, 0, path, sizeof path)) == PF_OK)
-            st = pf_run_read(path, "pinnforge.select", &sel);
-        if (st == PF_OK && next_is(sel, "stop")) {
-            json_t *o = proposal_json(&r, g, k, slot, false, NULL);
-            st = pf_msgpack_write_file(out, o);
-            json_decref(o);
-            json_decref(sel);
-            if (st != PF_OK) return fail(pf_errmsg());
+        if ((st = pf_run_path(r.dir, PF_RUN_SELECT, g - 1, 0, path, sizeof path)) == PF_OK)
+            st = pf_select_read(path, &sel);
+        if (st == PF_OK && sel->next == PF_SELECT_STOP) {
+            pf_select_free(sel);
+            pf_proposal_file_init(&file, &r, g, k, false, NULL);
+            if (write_proposal(out, &file)) return 1;
             if (!quiet) fprintf(stderr, "pf-propose: done %s: skipped (the search stopped); wrote %s\n", slot, out);
             return 0;
         }
         if (st == PF_OK) {
-            in.escape = next_is(sel, "escape");
+            in.escape = sel->next == PF_SELECT_ESCAPE;
             in.nparents = parents_of(sel, par);
             in.parents = par;
         }
-        if (st == PF_OK && (st = pf_run_path(r.dir, "memory", g - 1, 0, path, sizeof path)) == PF_OK &&
-            (st = pf_run_read(path, "pinnforge.memory", &mem)) == PF_OK)
-            in.memory = json_string_value(json_object_get(mem, "text"));
+        if (st == PF_OK && (st = pf_run_path(r.dir, PF_RUN_MEMORY, g - 1, 0, path, sizeof path)) == PF_OK &&
+            (st = pf_memory_file_read(path, &mem)) == PF_OK)
+            in.memory = mem.text;
     }
-    if (st == PF_OK) {
-        snprintf(path, sizeof path, "%s/knowledge.msgpack", r.dir);
-        if ((st = pf_run_read(path, "pinnforge.knowledge", &kb)) == PF_OK) in.knowledge = json_object_get(kb, "entries");
-    }
+    if (st == PF_OK && (st = pf_run_path(r.dir, PF_RUN_KNOWLEDGE, 0, 0, path, sizeof path)) == PF_OK &&
+        (st = pf_knowledge_file_read(path, &kb)) == PF_OK)
+        in.knowledge = kb;
     if (st == PF_OK) st = pf_context_propose(&in, &ctx);
 
     pf_llm_options o;
@@ -200,9 +152,10 @@ int main(int argc, char **argv)
     pf_proposal pr = {0};
     if (st == PF_OK) st = pf_propose(llm, o.model, prompts, ctx, slot, &pr);
     if (st == PF_OK) {
-        json_t *doc = proposal_json(&r, g, k, slot, in.escape, &pr);
-        st = pf_msgpack_write_file(out, doc);
-        json_decref(doc);
+        pf_proposal_file_init(&file, &r, g, k, in.escape, &pr); /* takes pr's content */
+        st = pf_proposal_file_write(out, &file);
+        pr = file.call;
+        memset(&file.call, 0, sizeof file.call);
     }
     if (st == PF_OK) {
         rc = 0;
@@ -217,7 +170,7 @@ int main(int argc, char **argv)
     pf_llm_provider_free(llm);
     json_decref(ctx);
     json_decref(kb);
-    json_decref(mem);
-    json_decref(sel);
+    pf_memory_file_release(&mem);
+    pf_select_free(sel);
     return rc;
 }

@@ -31,7 +31,7 @@ os.makedirs(d, exist_ok=True)
 for k, t in enumerate(toks):
     p = t.split(":")
     valid = not t.startswith("inv")
-    prop = {"format": "pinnforge.proposal", "version": 1, "generation": g, "index": k,
+    prop = {"format": "pinnforge.proposal", "version": 1, "pde": "burgers_1d", "generation": g, "index": k,
             "slot": "slot%d" % k, "valid": valid, "rationale": "why"}
     if valid:
         prop["spec"] = {"architecture": {"width": int(p[0])}, "training": {"seed": 0}}

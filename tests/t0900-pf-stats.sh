@@ -59,8 +59,13 @@ def run(method, r, hf):
     os.makedirs(d, exist_ok=True)
     json.dump({"pde": "burgers_1d", "method": method, "run": r, "budget": "quick", "llm": "offline"},
               open(d + "/context.json", "w"))
-    put(d + "/gen00/select.msgpack", {"format": "pinnforge.select", "version": 1, "generation": 0,
-        "history": [{"generation": 0, "status": "ok", "y": 0.5}, {"generation": 0, "status": "ok", "y": 0.25}]})
+    for k, y in enumerate([0.5, 0.25]):  # generation 0; pf-select makes its selection
+        h = "%064x" % (k + 1)
+        put(d + "/gen00/cand%d.proposal.msgpack" % k, {"format": "pinnforge.proposal", "version": 1,
+            "pde": "burgers_1d", "generation": 0, "index": k, "slot": "s", "valid": True,
+            "spec": {"architecture": {"width": k}}, "spec_hash": h})
+        put(d + "/gen00/cand%d/evidence.msgpack" % k, {"format": "pinnforge.evidence", "version": 1, "y": y,
+            "status": "ok", "pde": "burgers_1d", "spec_hash": h})
     if hf is not None:
         put(d + "/final.msgpack", {"format": "pinnforge.final", "version": 1, "hf_mse": hf,
             "budget": {"optimizer_steps": {"low_fidelity": 1600, "high_fidelity": 3000}}})
@@ -70,6 +75,7 @@ run("pinnforge", 2, None)
 run("ropinn", 0, 0.004)
 PY
 python3 "$tmp/mk.py" "$tmp/runs"
+for d in "$tmp"/runs/*/*/run*; do "$BIN/pf-select" --run "$d" --generation 0 --quiet || echo "pf-select failed in $d"; done
 expect_rc 0 "tables from runs" "$S" --runs "$tmp/runs" --out "$tmp/rep"
 check "counts the runs" grep -q "^pf-stats: 4 runs under $tmp/runs, 3 finished" "$tmp/err"
 check "names the unfinished run" grep -q "left out of the means (no final.msgpack yet): $tmp/runs/burgers_1d/pinnforge/run2" "$tmp/err"

@@ -26,6 +26,7 @@
 #include "io/h5.h"
 #include "io/msgpack_json.h"
 #include "stats/plot.h"
+#include "select_fixture.h"
 
 /* ---------------------------------------------------------------- helpers --- */
 
@@ -100,18 +101,10 @@ static void write_context(const char *pde)
     fclose(f);
 }
 
-/* A history entry; y < 0: null. */
-static json_t *entry(int g, int k, const char *status, double y)
-{
-    return json_pack("{s:i, s:i, s:s, s:s, s:b, s:s, s:o, s:b}", "generation", g, "index", k, "slot", "s",
-                     "spec_hash", "00", "valid", 1, "status", status, "y", y < 0 ? json_null() : json_real(y),
-                     "ranked", !strcmp(status, "ok") && y >= 0);
-}
-
 static void write_evidence(int g, int k, double y, double loss_final, double res_mean)
 {
-    write_msgpack(json_pack("{s:s, s:i, s:f, s:s, s:{s:f, s:{s:f, s:f, s:f}}}", "format", "pinnforge.evidence",
-                            "version", 1, "y", y, "status", "ok", "evidence", "loss_final", loss_final, "residual",
+    write_msgpack(json_pack("{s:s, s:i, s:f, s:s, s:s, s:{s:f, s:{s:f, s:f, s:f}}}", "format", "pinnforge.evidence",
+                            "version", 1, "y", y, "status", "ok", "pde", "burgers_1d", "evidence", "loss_final", loss_final, "residual",
                             "mean", res_mean, "p95", 2 * res_mean, "max", 3 * res_mean),
                   "%s/gen%02d/cand%d/evidence.msgpack", run, g, k);
 }
@@ -120,37 +113,21 @@ static void write_evidence(int g, int k, double y, double loss_final, double res
  * The search: generation 0 (best: candidate 1, y 0.2; candidate 2 has a
  * lower y but status nan; candidate 3 no y), 1 (best: candidate 1, 0.05),
  * 2 (nothing ok: a gap), 3 (best: candidate 0, 0.04, loss_final 0 -> a
- * gap), then generation 4 skipped after the stop: its copy carries a bogus
- * history that must not be used.
+ * gap), then generation 4 skipped after the stop: its copy of generation
+ * 3's selection must not count as a generation.
  */
 static void write_search(void)
 {
-    json_t *h = json_array();
-    json_array_append_new(h, entry(0, 0, "ok", 0.5));
-    json_array_append_new(h, entry(0, 1, "ok", 0.2));
-    json_array_append_new(h, entry(0, 2, "nan", 0.01));
-    json_array_append_new(h, entry(0, 3, "ok", -1));
-    json_array_append_new(h, entry(1, 0, "ok", 0.3));
-    json_array_append_new(h, entry(1, 1, "ok", 0.05));
-    json_array_append_new(h, entry(2, 0, "diverged", 0.001));
-    json_array_append_new(h, entry(3, 0, "ok", 0.04));
-    json_array_append_new(h, entry(3, 1, "ok", 0.07));
+    static const fixture_cand c[] = {{0, 0, "ok", 0.5},       {0, 1, "ok", 0.2},  {0, 2, "nan", 0.01},
+                                     {0, 3, "ok", -1},        {1, 0, "ok", 0.3},  {1, 1, "ok", 0.05},
+                                     {2, 0, "diverged", 0.001}, {3, 0, "ok", 0.04}, {3, 1, "ok", 0.07}};
     write_evidence(0, 0, 0.5, 9.0, 9.0);
     write_evidence(0, 1, 0.2, 0.125, 0.75);
     write_evidence(1, 0, 0.3, 9.0, 9.0);
     write_evidence(1, 1, 0.05, 0.0625, 0.375);
     write_evidence(3, 0, 0.04, 0.0, 0.25);
     write_evidence(3, 1, 0.07, 9.0, 9.0);
-    for (int g = 0; g <= 3; g++) /* earlier selections hold a prefix; only the last matters */
-        write_msgpack(json_pack("{s:s, s:i, s:i, s:O, s:s}", "format", "pinnforge.select", "version", 1,
-                                "generation", g, "history", h, "next", g == 3 ? "stop" : "normal"),
-                      "%s/gen%02d/select.msgpack", run, g);
-    json_t *bogus = json_deep_copy(h);
-    json_array_append_new(bogus, entry(4, 0, "ok", 1e-9));
-    write_msgpack(json_pack("{s:s, s:i, s:i, s:o, s:s, s:b}", "format", "pinnforge.select", "version", 1,
-                            "generation", 3, "history", bogus, "next", "stop", "skipped", 1),
-                  "%s/gen04/select.msgpack", run);
-    json_decref(h);
+    write_selections(run, c, 9, 4, 4); /* generation 3 is the last (stop); gen04 a skipped copy */
 }
 
 /* final.msgpack: y_high 3e-3, 1e-3 (the final design, hifi/top1), 2e-3. */
@@ -181,6 +158,8 @@ static void write_result(int k, const double *x, const double *u, const double *
     snprintf(p, sizeof p, "%s/hifi/top%d/result.h5", run, k);
     pf_h5 *f;
     OK(pf_h5_create(p, &f));
+    pf_h5_attr_str(f, "/", "format", "pinnforge.result");
+    pf_h5_attr_i64(f, "/", "version", 1);
     pf_h5_attr_str(f, "/", "pde", "test_pde");
     pf_h5_attr_str(f, "/", "fidelity", "high");
     pf_h5_attr_str(f, "/", "spec_hash", "abcdef0123456789");

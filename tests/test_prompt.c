@@ -56,8 +56,10 @@ static void make_state(state *s, const pf_pde *p)
         json_object_set_new(json_object_get(s->spec[i], "architecture"), "width", json_integer(20 + 10 * i));
         s->ev[i] = json_pack("{s:f, s:{s:f}}", "loss_final", 0.5, "constraint_errors", "bc", 1e-3 * (i + 1));
         snprintf(s->hash[i], sizeof s->hash[i], "%s%060d", hashes[i], 0);
-        s->par[i] = (pf_candidate){.generation = 0, .slot = "gen00/x", .spec_hash = s->hash[i], .spec = s->spec[i],
-                                   .has_y = true, .y = 1e-3 * (i + 1), .status = "ok", .evidence = s->ev[i]};
+        s->par[i] = (pf_candidate){.generation = 0, .slot = "gen00/x", .valid = true, .spec = s->spec[i],
+                                   .has_y = true, .y = 1e-3 * (i + 1), .status = PF_CANDIDATE_OK,
+                                   .evidence = s->ev[i]};
+        memcpy(s->par[i].spec_hash, s->hash[i], sizeof s->hash[i]);
     }
 }
 
@@ -176,7 +178,7 @@ Test(prompt, posterior_lists_the_history)
     pf_pdes_lookup("burgers_1d", &p);
     state s;
     make_state(&s, p);
-    s.par[2].status = "diverged";
+    s.par[2].status = PF_CANDIDATE_DIVERGED;
     s.par[2].has_y = false;
     pf_context_in in = {.pde = p, .fidelity = PF_FIDELITY_LOW, .method = PF_METHOD_PINNFORGE, .generation = 0,
                         .nhistory = 3, .history = s.par};

@@ -225,8 +225,9 @@ Test(propose, escape_rejects_a_copy_of_a_parent, .timeout = 30)
     json_object_set_new(json_object_get(two, "sampling"), "method", json_string("sobol"));
     char hash[PF_SPEC_HASH_HEX];
     pf_spec_hash(parent, hash);
-    pf_candidate par = {.generation = 3, .slot = "gen03/refine", .spec_hash = hash, .spec = parent, .has_y = true,
-                        .y = 1e-3, .status = "ok"};
+    pf_candidate par = {.generation = 3, .slot = "gen03/refine", .valid = true, .spec = parent, .has_y = true,
+                        .y = 1e-3, .status = PF_CANDIDATE_OK};
+    memcpy(par.spec_hash, hash, sizeof hash);
     pf_context_in in = {.pde = p, .fidelity = PF_FIDELITY_LOW, .generation = 4, .strategy = "novelty",
                         .escape = true, .nparents = 1, .parents = &par};
     json_t *ctx;

@@ -17,6 +17,7 @@
 #include "stats/means.h"
 #include "stats/report.h"
 #include "stats/table.h"
+#include "select_fixture.h"
 
 static char root[64];
 
@@ -39,25 +40,9 @@ static void make_run(const char *pde, const char *method, int run, double hf, lo
     snprintf(path, sizeof path, "%s/context.json", dir);
     cr_assert_eq(json_dump_file(ctx, path, 0), 0);
     json_decref(ctx);
-    json_t *hist = json_pack("[{s:i, s:s, s:f}, {s:i, s:s, s:f}, {s:i, s:s, s:f}, {s:i, s:s, s:f}, {s:i, s:s, s:f}]",
-                             "generation", 0, "status", "ok", "y", 0.5, "generation", 0, "status", "ok", "y", 0.2,
-                             "generation", 0, "status", "nan", "y", 0.1, "generation", 1, "status", "ok", "y", 0.05,
-                             "generation", 1, "status", "ok", "y", 0.3);
-    for (int g = 0; g < 3; g++) {
-        snprintf(path, sizeof path, "%s/gen%02d", dir, g);
-        mk(path);
-        snprintf(path, sizeof path, "%s/gen%02d/select.msgpack", dir, g);
-        json_t *h = json_array();
-        size_t i;
-        json_t *e;
-        json_array_foreach(hist, i, e) if (g == 2 || json_integer_value(json_object_get(e, "generation")) <= g)
-            json_array_append(h, e);
-        json_t *sel = json_pack("{s:s, s:i, s:i, s:o, s:b}", "format", "pinnforge.select", "version", 1, "generation", g,
-                                "history", h, "skipped", g == 2);
-        cr_assert_eq(pf_msgpack_write_file(path, sel), PF_OK, "%s", pf_errmsg());
-        json_decref(sel);
-    }
-    json_decref(hist);
+    static const fixture_cand c[] = {{0, 0, "ok", 0.5}, {0, 1, "ok", 0.2}, {0, 2, "nan", 0.1}, {1, 0, "ok", 0.05},
+                                     {1, 1, "ok", 0.3}};
+    write_selections(dir, c, 5, 2, 2); /* generation 1 is the last; gen02 a skipped copy */
     if (hf < 0) return;
     json_t *fin = json_pack("{s:s, s:i, s:f, s:{s:{s:I, s:I}, s:{s:f, s:f, s:f}, s:{s:I, s:I, s:I}, s:I, s:I}}", "format",
                             "pinnforge.final", "version", 1, "hf_mse", hf, "budget", "optimizer_steps", "low_fidelity",

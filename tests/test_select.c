@@ -25,9 +25,9 @@ static void hash_of(int id, char out[PF_SPEC_HASH_HEX])
     snprintf(out, PF_SPEC_HASH_HEX, "%064x", (unsigned)id);
 }
 
-static pf_select_cand cand(int g, int k, int id, double y)
+static pf_candidate cand(int g, int k, int id, double y)
 {
-    pf_select_cand c = {.generation = g, .index = k, .valid = true, .status = PF_SELECT_OK, .has_y = true, .y = y};
+    pf_candidate c = {.generation = g, .index = k, .valid = true, .status = PF_CANDIDATE_OK, .has_y = true, .y = y};
     hash_of(id, c.spec_hash);
     snprintf(c.slot, sizeof c.slot, "slot%d", k);
     return c;
@@ -57,11 +57,11 @@ static void chain_free(chain *c)
 static pf_select *gen_ids(chain *c, int n, const double *ys, const int *ids)
 {
     int g = c->n;
-    pf_select_cand *cs = calloc((size_t)n, sizeof *cs);
+    pf_candidate *cs = calloc((size_t)n, sizeof *cs);
     for (int k = 0; k < n; k++) {
         int id = ids && ids[k] != NONE ? ids[k] : 1000 * (g + 1) + k;
         cs[k] = cand(g, k, id, ys[k]);
-        if (isnan(ys[k])) cs[k].status = PF_SELECT_NAN, cs[k].has_y = false;
+        if (isnan(ys[k])) cs[k].status = PF_CANDIDATE_NAN, cs[k].has_y = false;
     }
     pf_select *s = NULL;
     pf_status st = pf_select_step(g ? c->s[g - 1] : NULL, cs, n, g, c->maxg, "burgers_1d", "pinnforge", &s);
@@ -122,14 +122,14 @@ Test(select, median_top3)
 
 Test(select, only_ranked_candidates_count)
 {
-    pf_select_cand c[7];
+    pf_candidate c[7];
     c[0] = cand(0, 0, 1, 1.0);                                  /* ranked            */
-    c[1] = cand(0, 1, 2, 0.1), c[1].status = PF_SELECT_NAN;     /* nan with a y      */
-    c[2] = cand(0, 2, 3, 0.01), c[2].status = PF_SELECT_TIMEOUT;
-    c[3] = cand(0, 3, 4, 0.02), c[3].status = PF_SELECT_DIVERGED;
+    c[1] = cand(0, 1, 2, 0.1), c[1].status = PF_CANDIDATE_NAN;     /* nan with a y      */
+    c[2] = cand(0, 2, 3, 0.01), c[2].status = PF_CANDIDATE_TIMEOUT;
+    c[3] = cand(0, 3, 4, 0.02), c[3].status = PF_CANDIDATE_DIVERGED;
     c[4] = cand(0, 4, 5, 0.03), c[4].has_y = false;             /* ok, no y          */
     c[5] = cand(0, 5, 6, INFINITY);                             /* ok, y not finite  */
-    c[6] = cand(0, 6, 7, 0.001), c[6].valid = false, c[6].status = PF_SELECT_INVALID, c[6].spec_hash[0] = 0;
+    c[6] = cand(0, 6, 7, 0.001), c[6].valid = false, c[6].status = PF_CANDIDATE_INVALID, c[6].spec_hash[0] = 0;
     pf_select *s;
     cr_assert_eq(pf_select_step(NULL, c, 7, 0, 10, NULL, NULL, &s), PF_OK, "%s", pf_errmsg());
     cr_expect_eq(s->ncand, 7, "every candidate stays in the history");
@@ -140,7 +140,7 @@ Test(select, only_ranked_candidates_count)
     cr_expect(isnan(s->m[0]), "one ranked candidate: m undefined");
     cr_expect(isnan(s->A[0]), "one archive entry: A undefined");
     cr_expect(s->new_elite[0]);
-    for (int i = 1; i < 7; i++) cr_expect(!pf_select_ranked(&s->cand[i]), "candidate %d", i);
+    for (int i = 1; i < 7; i++) cr_expect(!pf_candidate_ranked(&s->cand[i]), "candidate %d", i);
     cr_expect_eq(s->next, PF_SELECT_NORMAL);
     pf_select_free(s);
 
@@ -231,7 +231,7 @@ Test(select, healthy_run_stops_after_generation_9)
     cr_expect_eq(ch.s[9]->state.escape_generation, -1);
     cr_expect_eq(ch.s[9]->state.window_start, 0);
     /* nothing follows a stop */
-    pf_select_cand c = cand(10, 0, 1, 1.0);
+    pf_candidate c = cand(10, 0, 1, 1.0);
     pf_select *s;
     cr_expect_neq(pf_select_step(ch.s[9], &c, 1, 10, 11, NULL, NULL, &s), PF_OK);
     cr_expect_null(s);
@@ -245,7 +245,7 @@ Test(select, max_generations_configurable)
     cr_expect_eq(GEN(&ch, 1.0)->next, PF_SELECT_NORMAL);
     cr_expect_eq(GEN(&ch, 0.5)->next, PF_SELECT_STOP);
     chain_free(&ch);
-    pf_select_cand c = cand(2, 0, 1, 1.0);
+    pf_candidate c = cand(2, 0, 1, 1.0);
     pf_select *s;
     cr_expect_neq(pf_select_step(NULL, &c, 1, 2, 2, NULL, NULL, &s), PF_OK, "generation past the limit");
 }
@@ -537,7 +537,7 @@ Test(select, escape_just_below_thresholds_fails)
     cr_expect_str_eq(s->reason, "escape generation 4 failed: stop");
     cr_expect_str_eq(s->cause, "escape generation 4 failed");
     /* nothing follows */
-    pf_select_cand c = cand(5, 0, 77, 0.1);
+    pf_candidate c = cand(5, 0, 77, 0.1);
     pf_select *t;
     cr_expect_eq(pf_select_step(s, &c, 1, 5, 10, NULL, NULL, &t), PF_ERR_INVALID);
     cr_expect(strstr(pf_errmsg(), "generation 5 follows a stop decision"), "%s", pf_errmsg());
@@ -623,12 +623,12 @@ Test(select, escape_at_generation_9_stops_either_way)
 
 Test(select, step_rejects_bad_input)
 {
-    pf_select_cand c = cand(1, 0, 1, 1.0), d = cand(0, 0, 1, 1.0);
+    pf_candidate c = cand(1, 0, 1, 1.0), d = cand(0, 0, 1, 1.0);
     pf_select *s;
     cr_expect_eq(pf_select_step(NULL, &c, 1, 1, 10, NULL, NULL, &s), PF_ERR_INVALID, "no previous");
     cr_expect_eq(pf_select_step(NULL, &c, 1, 0, 10, NULL, NULL, &s), PF_ERR_INVALID, "wrong generation");
     cr_expect_eq(pf_select_step(NULL, &d, 0, 0, 10, NULL, NULL, &s), PF_ERR_INVALID, "no candidates");
-    pf_select_cand two[2] = {cand(0, 3, 1, 1.0), cand(0, 3, 2, 2.0)};
+    pf_candidate two[2] = {cand(0, 3, 1, 1.0), cand(0, 3, 2, 2.0)};
     cr_expect_eq(pf_select_step(NULL, two, 2, 0, 10, NULL, NULL, &s), PF_ERR_INVALID, "repeated index");
     d.spec_hash[5] = 'G';
     cr_expect_eq(pf_select_step(NULL, &d, 1, 0, 10, NULL, NULL, &s), PF_ERR_INVALID, "bad hash");
@@ -637,7 +637,7 @@ Test(select, step_rejects_bad_input)
 
 Test(select, history_in_index_order)
 {
-    pf_select_cand c[3] = {cand(0, 2, 1, 3.0), cand(0, 0, 2, 1.0), cand(0, 1, 3, 2.0)};
+    pf_candidate c[3] = {cand(0, 2, 1, 3.0), cand(0, 0, 2, 1.0), cand(0, 1, 3, 2.0)};
     pf_select *s;
     cr_assert_eq(pf_select_step(NULL, c, 3, 0, 10, NULL, NULL, &s), PF_OK, "%s", pf_errmsg());
     for (int i = 0; i < 3; i++) cr_expect_eq(s->cand[i].index, i);
@@ -656,11 +656,11 @@ Test(select, json_round_trip)
     chain ch;
     stall_at_3(&ch);
     /* generation 4 with specs and evidence, an invalid proposal and a nan run */
-    pf_select_cand c[4] = {cand(4, 0, 1001, 0.9), cand(4, 1, 55, 0.991), cand(4, 2, 56, 0.1), cand(4, 3, 0, 0)};
+    pf_candidate c[4] = {cand(4, 0, 1001, 0.9), cand(4, 1, 55, 0.991), cand(4, 2, 56, 0.1), cand(4, 3, 0, 0)};
     c[0].spec = json_pack("{s:{s:i}}", "architecture", "width", 64);
     c[0].evidence = json_pack("{s:f, s:[i, i]}", "grad_imbalance", 3.5, "hotspots", 1, 2);
-    c[2].status = PF_SELECT_NAN;
-    c[3].valid = false, c[3].status = PF_SELECT_INVALID, c[3].has_y = false, c[3].spec_hash[0] = 0;
+    c[2].status = PF_CANDIDATE_NAN;
+    c[3].valid = false, c[3].status = PF_CANDIDATE_INVALID, c[3].has_y = false, c[3].spec_hash[0] = 0;
     pf_select *s;
     cr_assert_eq(pf_select_step(ch.s[3], c, 4, 4, 10, NULL, NULL, &s), PF_OK, "%s", pf_errmsg());
     json_decref(c[0].spec), json_decref(c[0].evidence);
@@ -698,7 +698,7 @@ Test(select, json_round_trip)
     cr_expect(back->has_escape && back->escape.new_best);
 
     /* the parsed selection steps on like the original */
-    pf_select_cand n5 = cand(5, 0, 99, 0.3);
+    pf_candidate n5 = cand(5, 0, 99, 0.3);
     pf_select *x, *y;
     cr_assert_eq(pf_select_step(s, &n5, 1, 5, 10, NULL, NULL, &x), PF_OK);
     cr_assert_eq(pf_select_step(back, &n5, 1, 5, 10, NULL, NULL, &y), PF_OK);

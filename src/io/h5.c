@@ -508,6 +508,38 @@ done:
     return PF_OK;
 }
 
+pf_status pf_h5_read_attr_i64(const char *path, const char *obj, const char *key, int64_t *out)
+{
+    PF_ASSERT(key != NULL && out != NULL);
+    check_name(obj);
+    *out = 0;
+    hid_t file;
+    PF_TRY(open_read(path, &file));
+    pf_h5 *f = NULL;
+    pf_status st = PF_OK;
+    hid_t a = H5I_INVALID_HID, type = H5I_INVALID_HID, space = H5I_INVALID_HID;
+    int64_t v = 0;
+    H5_CHECK(a = H5Aopen_by_name(file, obj, key, H5P_DEFAULT, H5P_DEFAULT),
+             "cannot open attribute '%s' of '%s' in '%s'", key, obj, path);
+    H5_CHECK(type = H5Aget_type(a), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+    H5_CHECK(space = H5Aget_space(a), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+    hssize_t npoints;
+    H5_CHECK(npoints = H5Sget_simple_extent_npoints(space), "cannot read attribute '%s' of '%s' in '%s'",
+             key, obj, path);
+    if (npoints != 1 || H5Tget_class(type) != H5T_INTEGER) {
+        st = pf_fail(PF_ERR_IO, "attribute '%s' of '%s' in '%s' is not a single integer", key, obj, path);
+        goto done;
+    }
+    H5_CHECK(H5Aread(a, H5T_NATIVE_INT64, &v), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+done:
+    H5_CLOSE(H5Sclose, space, "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+    H5_CLOSE(H5Tclose, type, "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+    H5_CLOSE(H5Aclose, a, "cannot close attribute '%s' of '%s' in '%s'", key, obj, path);
+    H5_CLOSE(H5Fclose, file, "cannot close '%s'", path);
+    if (st == PF_OK) *out = v;
+    return st;
+}
+
 pf_status pf_h5_exists(const char *path, const char *obj, int *exists)
 {
     PF_ASSERT(exists != NULL);

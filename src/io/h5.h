@@ -139,6 +139,10 @@ pf_status pf_h5_read_f64(const char *path, const char *dataset, double **out, si
  * length) into *out (malloc'ed, NUL-terminated; the caller frees). */
 pf_status pf_h5_read_attr_str(const char *path, const char *obj, const char *key, char **out);
 
+/* The integer attribute `key` of the object `obj` (any integer type that
+ * fits int64), e.g. a file's "version". */
+pf_status pf_h5_read_attr_i64(const char *path, const char *obj, const char *key, int64_t *out);
+
 /* *exists = 1 when the object `obj` ("/a/b/c") is in the file (every
  * component a link that resolves), else 0. A missing or unreadable file is
  * an error, not "absent". */

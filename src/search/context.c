@@ -24,13 +24,13 @@ static json_t *candidate_json(const pf_candidate *c, bool feedback, bool with_sl
     json_t *o = json_object();
     if (with_slot) {
         json_object_set_new(o, "generation", json_integer(c->generation));
-        json_object_set_new(o, "slot", json_string(c->slot ? c->slot : ""));
+        json_object_set_new(o, "slot", json_string(c->slot));
     }
     json_object_set_new(o, "spec", json_deep_copy(c->spec));
-    json_object_set_new(o, "spec_hash", json_string(c->spec_hash ? c->spec_hash : ""));
+    json_object_set_new(o, "spec_hash", json_string(c->spec_hash));
     if (feedback) {
         if (c->has_y) json_object_set_new(o, "y", json_real(c->y));
-        json_object_set_new(o, "status", json_string(c->status ? c->status : "ok"));
+        json_object_set_new(o, "status", json_string(pf_candidate_status_name(c->status)));
         if (c->evidence) json_object_set_new(o, "evidence", evidence_json(c->evidence));
     }
     return o;

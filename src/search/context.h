@@ -32,19 +32,8 @@
 #include "core/status.h"
 #include "geom/pde.h"
 #include "llm/method.h"
+#include "search/candidate.h"
 #include "spec/spec.h"
-
-/* One trained candidate as the controller records it. */
-typedef struct pf_candidate {
-    int generation;
-    const char *slot;        /* "gen03/refine" */
-    const char *spec_hash;
-    const json_t *spec;      /* canonical spec */
-    bool has_y;
-    double y;                /* low-fidelity MSE */
-    const char *status;      /* "ok", "nan", "diverged", "timeout" */
-    const json_t *evidence;  /* evidence.msgpack's "evidence" object, or NULL */
-} pf_candidate;
 
 typedef struct pf_context_in {
     const pf_pde *pde;
@@ -57,7 +46,7 @@ typedef struct pf_context_in {
     bool escape;                     /* an escape generation (appendix B.5)              */
     const json_t *knowledge;         /* K_P: array of entries {id, title, tags, rationale, text} */
     int nparents;
-    const pf_candidate *parents;     /* the Global Top-3, best first                     */
+    const pf_candidate *parents;     /* the Global Top-3, best first (views)             */
     const char *memory;              /* M_{g-1}, NULL when none yet                      */
     int nhistory;
     const pf_candidate *history;     /* the posterior task: H_g                          */

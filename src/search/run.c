@@ -2,7 +2,6 @@
 #include "search/run.h"
 
 #include <stdio.h>
-#include <unistd.h>
 #include <string.h>
 
 #include "io/msgpack_json.h"
@@ -20,7 +19,7 @@ pf_status pf_run_context_read(const char *dir, pf_run_context *out)
 {
     memset(out, 0, sizeof *out);
     char path[4200];
-    if (snprintf(path, sizeof path, "%s/context.json", dir) >= (int)sizeof path)
+    if (pf_run_path(dir, PF_RUN_CONTEXT, 0, 0, path, sizeof path) != PF_OK)
         return pf_fail(PF_ERR_INVALID, "run folder name '%s' is too long", dir);
     json_error_t err;
     json_t *c = json_load_file(path, 0, &err);
@@ -84,54 +83,31 @@ const char *pf_run_slot_name(int g, int k)
     return g == 0 ? pf_offline_role_name(k) : pf_offline_strategy_name(k);
 }
 
-pf_status pf_run_path(const char *dir, const char *what, int g, int k, char *buf, size_t cap)
+pf_status pf_run_path(const char *dir, pf_run_file what, int g, int k, char *buf, size_t cap)
 {
+    bool per_gen = what == PF_RUN_GENERATION || what == PF_RUN_PROPOSAL || what == PF_RUN_CANDIDATE ||
+                   what == PF_RUN_EVIDENCE || what == PF_RUN_RESULT || what == PF_RUN_SELECT || what == PF_RUN_MEMORY;
+    bool hifi = g == PF_RUN_HIFI && what != PF_RUN_SELECT && what != PF_RUN_MEMORY;
+    if (per_gen && !hifi && (g < 0 || g > PF_RUN_MAX_GENERATION))
+        return pf_fail(PF_ERR_INVALID, "generation %d is outside 0..%d", g, PF_RUN_MAX_GENERATION);
+    if (k < 0 || k > PF_RUN_MAX_GENERATION) return pf_fail(PF_ERR_INVALID, "candidate %d is outside 0..%d", k, PF_RUN_MAX_GENERATION);
+    char gen[16], cand[32];
+    if (hifi) snprintf(gen, sizeof gen, "hifi"), snprintf(cand, sizeof cand, "hifi/top%d", k);
+    else snprintf(gen, sizeof gen, "gen%02d", g), snprintf(cand, sizeof cand, "gen%02d/cand%d", g, k);
     int n;
-    if (!strcmp(what, "proposal")) n = snprintf(buf, cap, "%s/gen%02d/cand%d.proposal.msgpack", dir, g, k);
-    else if (!strcmp(what, "evidence")) n = snprintf(buf, cap, "%s/gen%02d/cand%d/evidence.msgpack", dir, g, k);
-    else if (!strcmp(what, "result")) n = snprintf(buf, cap, "%s/gen%02d/cand%d/result.h5", dir, g, k);
-    else if (!strcmp(what, "select")) n = snprintf(buf, cap, "%s/gen%02d/select.msgpack", dir, g);
-    else if (!strcmp(what, "memory")) n = snprintf(buf, cap, "%s/gen%02d/memory.msgpack", dir, g);
-    else return pf_fail(PF_ERR_INVALID, "no run path called '%s'", what);
+    switch (what) {
+    case PF_RUN_CONTEXT: n = snprintf(buf, cap, "%s/context.json", dir); break;
+    case PF_RUN_KNOWLEDGE: n = snprintf(buf, cap, "%s/knowledge.msgpack", dir); break;
+    case PF_RUN_GENERATION: n = snprintf(buf, cap, "%s/%s", dir, gen); break;
+    case PF_RUN_PROPOSAL: n = snprintf(buf, cap, "%s/%s.proposal.msgpack", dir, cand); break;
+    case PF_RUN_CANDIDATE: n = snprintf(buf, cap, "%s/%s", dir, cand); break;
+    case PF_RUN_EVIDENCE: n = snprintf(buf, cap, "%s/%s/evidence.msgpack", dir, cand); break;
+    case PF_RUN_RESULT: n = snprintf(buf, cap, "%s/%s/result.h5", dir, cand); break;
+    case PF_RUN_SELECT: n = snprintf(buf, cap, "%s/%s/select.msgpack", dir, gen); break;
+    case PF_RUN_MEMORY: n = snprintf(buf, cap, "%s/%s/memory.msgpack", dir, gen); break;
+    case PF_RUN_FINAL: n = snprintf(buf, cap, "%s/final.msgpack", dir); break;
+    default: return pf_fail(PF_ERR_INVALID, "no run file %d", (int)what);
+    }
     if (n < 0 || (size_t)n >= cap) return pf_fail(PF_ERR_INVALID, "path in run '%s' is too long", dir);
-    return PF_OK;
-}
-
-pf_status pf_run_read(const char *path, const char *format, json_t **out)
-{
-    PF_TRY(pf_msgpack_read_file(path, out));
-    const char *f = json_string_value(json_object_get(*out, "format"));
-    if (!f || strcmp(f, format)) {
-        pf_status st = pf_fail(PF_ERR_INVALID, "'%s' is not a %s file (its format is '%s')", path, format, f ? f : "?");
-        json_decref(*out);
-        *out = NULL;
-        return st;
-    }
-    return PF_OK;
-}
-
-pf_status pf_run_last_select(const char *dir, json_t **out, int *g)
-{
-    *out = NULL;
-    *g = -1;
-    char path[4200];
-    for (int k = 0; k < 100; k++) { /* genGG: two digits */
-        PF_TRY(pf_run_path(dir, "select", k, 0, path, sizeof path));
-        if (access(path, F_OK) != 0) break;
-        json_t *s;
-        if (pf_run_read(path, "pinnforge.select", &s) != PF_OK) {
-            json_decref(*out);
-            *out = NULL;
-            *g = -1;
-            return pf_fail(PF_ERR_IO, "%s", pf_errmsg());
-        }
-        if (json_is_true(json_object_get(s, "skipped"))) {
-            json_decref(s);
-            break;
-        }
-        json_decref(*out);
-        *out = s;
-        *g = k;
-    }
     return PF_OK;
 }

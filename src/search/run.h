@@ -22,7 +22,6 @@
 #ifndef PF_SEARCH_RUN_H
 #define PF_SEARCH_RUN_H
 
-#include <jansson.h>
 #include <stdint.h>
 
 #include "core/status.h"
@@ -70,21 +69,30 @@ pf_status pf_run_provider(const pf_run *r, pf_llm_options *o, pf_llm_provider **
 int pf_run_slots(int g);
 const char *pf_run_slot_name(int g, int k);
 
-/* Paths inside the run folder `dir` (snprintf into buf; PF_ERR_INVALID if
- * too long): what is one of "proposal", "evidence", "result" (candidate k
- * of generation g), "select", "memory" (generation g; k unused). Takes the
- * folder rather than a pf_run so stages that need no settings (pf-select)
- * share the layout. */
-pf_status pf_run_path(const char *dir, const char *what, int g, int k, char *buf, size_t cap);
+/* The files and folders of a run (the layout at the top). Candidates of
+ * the high-fidelity stage use generation PF_RUN_HIFI: hifi/topK.proposal.msgpack,
+ * hifi/topK/evidence.msgpack, hifi/topK/result.h5. */
+typedef enum pf_run_file {
+    PF_RUN_CONTEXT,     /* context.json                                      */
+    PF_RUN_KNOWLEDGE,   /* knowledge.msgpack                                 */
+    PF_RUN_GENERATION,  /* genGG/, or hifi/                                  */
+    PF_RUN_PROPOSAL,    /* genGG/candK.proposal.msgpack, hifi/topK.proposal.msgpack */
+    PF_RUN_CANDIDATE,   /* genGG/candK/, hifi/topK/                          */
+    PF_RUN_EVIDENCE,    /* <candidate>/evidence.msgpack                      */
+    PF_RUN_RESULT,      /* <candidate>/result.h5                             */
+    PF_RUN_SELECT,      /* genGG/select.msgpack                              */
+    PF_RUN_MEMORY,      /* genGG/memory.msgpack                              */
+    PF_RUN_FINAL,       /* final.msgpack                                     */
+} pf_run_file;
 
-/* Read a msgpack artifact and check its "format"; *out new reference. */
-pf_status pf_run_read(const char *path, const char *format, json_t **out);
+#define PF_RUN_HIFI (-1)            /* the "generation" of the final Top-3's retraining */
+#define PF_RUN_MAX_GENERATION 99    /* genGG: two digits                     */
 
-/* The last completed selection: genGG/select.msgpack for G = 0, 1, ... up
- * to the first missing one or the first skipped copy (written after a
- * stop). *out is a new reference and *g its generation; *out NULL and *g -1
- * before generation 0 ends. PF_ERR_IO naming a selection that cannot be
- * read or is not one. */
-pf_status pf_run_last_select(const char *dir, json_t **out, int *g);
+/* The path of `what` inside the run folder `dir` (snprintf into buf;
+ * PF_ERR_INVALID if too long or g / k do not fit what): g is the
+ * generation (0..PF_RUN_MAX_GENERATION or PF_RUN_HIFI) and k the
+ * candidate, where what needs them. Takes the folder rather than a pf_run
+ * so stages that need no settings (pf-select) share the layout. */
+pf_status pf_run_path(const char *dir, pf_run_file what, int g, int k, char *buf, size_t cap);
 
 #endif

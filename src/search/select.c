@@ -11,20 +11,7 @@
 #include "core/names.h"
 #include "io/msgpack_json.h"
 
-static const char *const status_names[] = {"ok", "nan", "diverged", "timeout", "invalid"};
 static const char *const next_names[] = {"normal", "escape", "stop"};
-
-const char *pf_select_status_name(pf_select_status s)
-{
-    return (unsigned)s < 5 ? status_names[s] : "?";
-}
-
-int pf_select_status_lookup(const char *name)
-{
-    for (int i = 0; name && i < 5; i++)
-        if (!strcmp(name, status_names[i])) return i;
-    return -1;
-}
 
 const char *pf_select_next_name(pf_select_next n)
 {
@@ -44,11 +31,6 @@ double pf_select_improvement(double x, double y)
     if (x == 0 || !isfinite(x) || !isfinite(y)) return 0;
     double r = (x - y) / fabs(x);
     return r > 0 ? r : 0;
-}
-
-bool pf_select_ranked(const pf_select_cand *c)
-{
-    return c->valid && c->status == PF_SELECT_OK && c->has_y && isfinite(c->y);
 }
 
 static void sort3(double *v, int n)
@@ -74,22 +56,22 @@ double pf_select_median_top3(const double *v, int n)
 }
 
 /* a ranks before b: smaller y, then earlier (generation, index). */
-static bool before(const pf_select_cand *a, const pf_select_cand *b)
+static bool before(const pf_candidate *a, const pf_candidate *b)
 {
     if (a->y != b->y) return a->y < b->y;
     if (a->generation != b->generation) return a->generation < b->generation;
     return a->index < b->index;
 }
 
-void pf_select_top3(const pf_select_cand *c, int n, int upto, int top[3], int *ntop)
+void pf_select_top3(const pf_candidate *c, int n, int upto, int top[3], int *ntop)
 {
     *ntop = 0;
     for (int i = 0; i < n; i++) {
-        if (c[i].generation > upto || !pf_select_ranked(&c[i])) continue;
+        if (c[i].generation > upto || !pf_candidate_ranked(&c[i])) continue;
         /* is i the representative of its hash? */
         bool rep = true;
         for (int j = 0; j < n && rep; j++)
-            if (j != i && c[j].generation <= upto && pf_select_ranked(&c[j]) &&
+            if (j != i && c[j].generation <= upto && pf_candidate_ranked(&c[j]) &&
                 !strcmp(c[j].spec_hash, c[i].spec_hash) && before(&c[j], &c[i]))
                 rep = false;
         if (!rep) continue;
@@ -132,7 +114,7 @@ static pf_status compute_stats(pf_select *s)
         int ny = 0;
         double b = INFINITY;
         for (int i = 0; i < s->ncand; i++)
-            if (s->cand[i].generation == g && pf_select_ranked(&s->cand[i])) {
+            if (s->cand[i].generation == g && pf_candidate_ranked(&s->cand[i])) {
                 ys[ny++] = s->cand[i].y;
                 if (s->cand[i].y < b) b = s->cand[i].y;
             }
@@ -271,7 +253,7 @@ static void decide(pf_select *s, bool is_escape)
 
 /* ------------------------------------------------------------ lifetime */
 
-static void cand_release(pf_select_cand *c)
+static void cand_release(pf_candidate *c)
 {
     json_decref(c->spec);
     json_decref(c->evidence);
@@ -305,18 +287,18 @@ static bool is_hash(const char *h)
     return true;
 }
 
-static pf_status check_cand(const pf_select_cand *c, int generation, const char *where)
+static pf_status check_cand(const pf_candidate *c, int generation, const char *where)
 {
     if (c->generation != generation)
         return pf_fail(PF_ERR_INVALID, "%s: candidate %d belongs to generation %d, not %d", where, c->index,
                        c->generation, generation);
     if (c->index < 0) return pf_fail(PF_ERR_INVALID, "%s: candidate index %d is negative", where, c->index);
-    if ((unsigned)c->status > PF_SELECT_INVALID)
+    if ((unsigned)c->status > PF_CANDIDATE_INVALID)
         return pf_fail(PF_ERR_INVALID, "%s: candidate %d has an unknown status", where, c->index);
     if (c->valid && !is_hash(c->spec_hash))
         return pf_fail(PF_ERR_INVALID, "%s: candidate %d of generation %d: spec_hash '%s' is not 64 hex digits",
                        where, c->index, c->generation, c->spec_hash);
-    if (c->valid && c->status == PF_SELECT_INVALID)
+    if (c->valid && c->status == PF_CANDIDATE_INVALID)
         return pf_fail(PF_ERR_INVALID, "%s: candidate %d of generation %d validated but has status invalid", where,
                        c->index, c->generation);
     if (!memchr(c->slot, 0, sizeof c->slot) || !memchr(c->spec_hash, 0, sizeof c->spec_hash))
@@ -324,18 +306,18 @@ static pf_status check_cand(const pf_select_cand *c, int generation, const char 
     return PF_OK;
 }
 
-static pf_status add_cand(pf_select *s, const pf_select_cand *c)
+static pf_status add_cand(pf_select *s, const pf_candidate *c)
 {
-    pf_select_cand *d = &s->cand[s->ncand++];
+    pf_candidate *d = &s->cand[s->ncand++];
     *d = *c;
-    if (!d->valid) d->spec_hash[0] = 0, d->status = PF_SELECT_INVALID;
+    if (!d->valid) d->spec_hash[0] = 0, d->status = PF_CANDIDATE_INVALID;
     if (!d->has_y) d->y = NAN;
     d->spec = c->spec ? json_incref(c->spec) : NULL;
     d->evidence = c->evidence ? json_incref(c->evidence) : NULL;
     return PF_OK;
 }
 
-pf_status pf_select_step(const pf_select *prev, const pf_select_cand *gen, int n, int generation,
+pf_status pf_select_step(const pf_select *prev, const pf_candidate *gen, int n, int generation,
                          int max_generations, const char *pde, const char *method, pf_select **out)
 {
     *out = NULL;
@@ -428,22 +410,22 @@ pf_status pf_select_to_json(const pf_select *s, json_t **out)
     json_object_set_new(o, "max_generations", json_integer(s->max_generations));
     json_t *h = json_array();
     for (int i = 0; i < s->ncand; i++) {
-        const pf_select_cand *c = &s->cand[i];
+        const pf_candidate *c = &s->cand[i];
         json_t *e = json_object();
         json_object_set_new(e, "generation", json_integer(c->generation));
         json_object_set_new(e, "index", json_integer(c->index));
         json_object_set_new(e, "slot", json_string(c->slot));
         json_object_set_new(e, "spec_hash", c->valid ? json_string(c->spec_hash) : json_null());
         json_object_set_new(e, "valid", json_boolean(c->valid));
-        json_object_set_new(e, "status", json_string(pf_select_status_name(c->status)));
+        json_object_set_new(e, "status", json_string(pf_candidate_status_name(c->status)));
         json_object_set_new(e, "y", c->has_y ? num_or_null(c->y) : json_null());
-        json_object_set_new(e, "ranked", json_boolean(pf_select_ranked(c)));
+        json_object_set_new(e, "ranked", json_boolean(pf_candidate_ranked(c)));
         json_array_append_new(h, e);
     }
     json_object_set_new(o, "history", h);
     json_t *t = json_array();
     for (int k = 0; k < s->ntop3; k++) {
-        const pf_select_cand *c = &s->cand[s->top3[k]];
+        const pf_candidate *c = &s->cand[s->top3[k]];
         json_t *e = json_object();
         json_object_set_new(e, "spec_hash", json_string(c->spec_hash));
         json_object_set_new(e, "y", json_real(c->y));
@@ -478,7 +460,11 @@ pf_status pf_select_to_json(const pf_select *s, json_t **out)
     json_object_set_new(o, "next", json_string(pf_select_next_name(s->next)));
     json_object_set_new(o, "reason", json_string(s->reason));
     json_object_set_new(o, "cause", json_string(s->cause));
-    if (json_object_size(o) != 19) { /* a json_pack or allocation failed: its key is missing */
+    if (s->skipped) {
+        json_object_set_new(o, "skipped", json_true());
+        json_object_set_new(o, "skipped_generation", json_integer(s->skipped_generation));
+    }
+    if (json_object_size(o) != (s->skipped ? 21u : 19u)) { /* a json_pack or allocation failed: its key is missing */
         json_decref(o);
         return pf_fail(PF_ERR_NOMEM, "out of memory building select.msgpack");
     }
@@ -524,7 +510,7 @@ static pf_status get_str(const json_t *o, const char *key, const char *where, bo
     return PF_OK;
 }
 
-static pf_status parse_cand(const json_t *e, int i, pf_select_cand *c)
+static pf_status parse_cand(const json_t *e, int i, pf_candidate *c)
 {
     char where[48];
     snprintf(where, sizeof where, "history[%d].", i);
@@ -543,9 +529,9 @@ static pf_status parse_cand(const json_t *e, int i, pf_select_cand *c)
         if (!is_hash(hash)) return pf_fail(PF_ERR_INVALID, "select: %sspec_hash is not 64 hex digits", where);
         snprintf(c->spec_hash, sizeof c->spec_hash, "%s", hash);
     }
-    int stt = pf_select_status_lookup(status);
+    int stt = pf_candidate_status_lookup(status);
     if (stt < 0) return pf_fail(PF_ERR_INVALID, "select: %sstatus '%s' is unknown", where, status);
-    c->status = (pf_select_status)stt;
+    c->status = (pf_candidate_status)stt;
     PF_TRY(get_num(e, "y", where, NAN, &c->y));
     c->has_y = !isnan(c->y);
     return PF_OK;
@@ -589,20 +575,20 @@ static pf_status parse_into(const json_t *doc, pf_select *s)
     s->cand = calloc(json_array_size(h) + 1, sizeof *s->cand);
     if (!s->cand) return pf_fail(PF_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < json_array_size(h); i++) {
-        pf_select_cand c;
+        pf_candidate c;
         PF_TRY(parse_cand(json_array_get(h, i), (int)i, &c));
         if (c.generation < 0 || c.generation > s->generation)
             return pf_fail(PF_ERR_INVALID, "select: history[%zu] is of generation %d, past %d", i, c.generation,
                            s->generation);
         PF_TRY(check_cand(&c, c.generation, "select"));
         if (s->ncand > 0) {
-            const pf_select_cand *p = &s->cand[s->ncand - 1];
+            const pf_candidate *p = &s->cand[s->ncand - 1];
             if (p->generation > c.generation || (p->generation == c.generation && p->index >= c.index))
                 return pf_fail(PF_ERR_INVALID, "select: history[%zu] is out of (generation, index) order", i);
         }
         bool ranked = false;
         PF_TRY(get_bool(json_array_get(h, i), "ranked", "history[].", &ranked));
-        if (ranked != pf_select_ranked(&c))
+        if (ranked != pf_candidate_ranked(&c))
             return pf_fail(PF_ERR_INVALID, "select: history[%zu].ranked disagrees with its fields", i);
         add_cand(s, &c);
     }
@@ -624,7 +610,7 @@ static pf_status parse_into(const json_t *doc, pf_select *s)
         return pf_fail(PF_ERR_INVALID, "select: top3 needs %d entries (from the history)", s->ntop3);
     for (int k = 0; k < s->ntop3; k++) {
         const json_t *e = json_array_get(t, (size_t)k);
-        pf_select_cand *c = &s->cand[s->top3[k]];
+        pf_candidate *c = &s->cand[s->top3[k]];
         int gen = 0, idx = 0;
         const char *hash = NULL;
         char where[32];
@@ -676,6 +662,16 @@ static pf_status parse_into(const json_t *doc, pf_select *s)
     PF_TRY(get_str(doc, "cause", "", false, &cause));
     snprintf(s->reason, sizeof s->reason, "%s", reason);
     snprintf(s->cause, sizeof s->cause, "%s", cause);
+    const json_t *sk = json_object_get(doc, "skipped");
+    if (sk) {
+        PF_TRY(get_bool(doc, "skipped", "", &s->skipped));
+        if (s->skipped) {
+            PF_TRY(get_int(doc, "skipped_generation", "", &s->skipped_generation));
+            if (s->next != PF_SELECT_STOP || s->skipped_generation <= s->generation)
+                return pf_fail(PF_ERR_INVALID, "select: a skipped copy needs next stop and a skipped_generation after %d",
+                               s->generation);
+        }
+    }
     if (s->next == PF_SELECT_ESCAPE && s->state.escape_generation != s->generation + 1)
         return pf_fail(PF_ERR_INVALID, "select: next is escape but state.escape_generation is %d, not %d",
                        s->state.escape_generation, s->generation + 1);

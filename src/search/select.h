@@ -112,6 +112,7 @@
 #include <stdbool.h>
 
 #include "core/status.h"
+#include "search/candidate.h"
 #include "spec/spec.h"
 
 #define PF_SELECT_DEFAULT_MAX_GENERATIONS 10
@@ -120,35 +121,12 @@
 #define PF_SELECT_WINDOW_TOL 0.02    /* global-best: over the window below 2%  */
 #define PF_SELECT_MEDIAN_TOL 0.02    /* population: each transition below 2%   */
 #define PF_SELECT_ESCAPE_GAIN 0.02   /* escape success: new best / archive >= 2% */
-#define PF_SELECT_SLOT_MAX 64
-
-typedef enum pf_select_status {
-    PF_SELECT_OK = 0,
-    PF_SELECT_NAN,
-    PF_SELECT_DIVERGED,
-    PF_SELECT_TIMEOUT,
-    PF_SELECT_INVALID,
-} pf_select_status;
 
 typedef enum pf_select_next {
     PF_SELECT_NORMAL = 0,
     PF_SELECT_ESCAPE,
     PF_SELECT_STOP,
 } pf_select_next;
-
-/* One candidate of the history. spec and evidence are optional references
- * (NULL when unknown); the pf_select owns its own references. */
-typedef struct pf_select_cand {
-    int generation, index;
-    char slot[PF_SELECT_SLOT_MAX];     /* "" when the proposal named none    */
-    char spec_hash[PF_SPEC_HASH_HEX];  /* "" for an invalid proposal          */
-    bool valid;                        /* the proposal validated               */
-    pf_select_status status;
-    bool has_y;
-    double y;
-    json_t *spec;                      /* canonical spec object, or NULL       */
-    json_t *evidence;                  /* evidence.msgpack's "evidence", or NULL */
-} pf_select_cand;
 
 typedef struct pf_select_state {
     int window_start;        /* stagnation history starts here                */
@@ -172,7 +150,7 @@ typedef struct pf_select {
     int generation;          /* g, the generation just completed              */
     int max_generations;
     int ncand;
-    pf_select_cand *cand;    /* the history H_g, in (generation, index) order */
+    pf_candidate *cand;    /* the history H_g, in (generation, index) order */
     double *b, *B, *m, *A;   /* [generation + 1]; +inf / NaN as above         */
     bool *new_elite;         /* [generation + 1]                              */
     int ntop3;               /* 0..3                                          */
@@ -184,26 +162,22 @@ typedef struct pf_select {
     pf_select_next next;
     char reason[256];        /* one sentence                                  */
     char cause[128];         /* the short cause, "population stagnation"      */
+    bool skipped;            /* a copy written for a generation after a stop  */
+    int skipped_generation;  /* that generation (when skipped)                */
 } pf_select;
 
-/* "ok", "nan", "diverged", "timeout", "invalid"; and back (-1 if unknown). */
-const char *pf_select_status_name(pf_select_status s);
-int pf_select_status_lookup(const char *name);
 /* "normal", "escape", "stop". */
 const char *pf_select_next_name(pf_select_next n);
 
 /* I(x, y) as above. */
 double pf_select_improvement(double x, double y);
 
-/* valid && status ok && has_y && isfinite(y). */
-bool pf_select_ranked(const pf_select_cand *c);
-
 /* Median of the three smallest of v[0..n) (NaN when n < 3). */
 double pf_select_median_top3(const double *v, int n);
 
 /* GlobalDistinctTop3 over the candidates c[0..n) whose generation is
  * <= upto: indices into c, best first, *ntop in 0..3. */
-void pf_select_top3(const pf_select_cand *c, int n, int upto, int top[3], int *ntop);
+void pf_select_top3(const pf_candidate *c, int n, int upto, int top[3], int *ntop);
 
 /* Complete generation `generation` with its candidates gen[0..n) (each
  * with .generation == generation; spec / evidence references are taken as
@@ -212,7 +186,7 @@ void pf_select_top3(const pf_select_cand *c, int n, int upto, int top[3], int *n
  * prev->next != stop). pde / method may be NULL (then prev's are kept).
  * max_generations >= 1 and generation < max_generations.
  * PF_ERR_INVALID with a sentence for any violation; *out NULL then. */
-pf_status pf_select_step(const pf_select *prev, const pf_select_cand *gen, int n, int generation,
+pf_status pf_select_step(const pf_select *prev, const pf_candidate *gen, int n, int generation,
                          int max_generations, const char *pde, const char *method, pf_select **out);
 
 void pf_select_free(pf_select *s);
@@ -229,7 +203,8 @@ void pf_select_free(pf_select *s);
  *              B_stall, A_stall (null when undefined)},
  *    "stagnation": {global_best, elite_archive, population},
  *    "escape_result": null | {new_best, new_elite, archive_improved, success},
- *    "next": "normal" | "escape" | "stop", "reason": "...", "cause": "..."}
+ *    "next": "normal" | "escape" | "stop", "reason": "...", "cause": "...",
+ *    and only in a skipped copy: "skipped": true, "skipped_generation": G}
  * spec / evidence of a Top-3 entry are null when the candidate lacks them. */
 pf_status pf_select_to_json(const pf_select *s, json_t **out);
 

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "registry.h"
-#include "search/run.h"
+#include "search/artifact.h"
 #include "stats/describe.h"
 
 /* buf = a "/" b; PF_ERR_INVALID when it does not fit. */
@@ -76,40 +76,23 @@ static void free_names(char **v, int n)
     free(v);
 }
 
-static double number(const json_t *o, const char *a, const char *b)
-{
-    json_t *v = json_object_get(o, a);
-    if (b) v = json_object_get(v, b);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static long count(const json_t *o, const char *a, const char *b)
-{
-    double v = number(o, a, b);
-    return isfinite(v) ? (long)v : 0;
-}
-
 /* The trajectory from the last completed selection. */
 static pf_status trajectory(pf_run_summary *s)
 {
-    json_t *last;
+    pf_select *last;
     int g_last;
     PF_TRY(pf_run_last_select(s->dir, &last, &g_last));
     s->generations = g_last + 1;
-    size_t i;
-    json_t *h;
-    json_array_foreach(json_object_get(last, "history"), i, h) {
-        const char *status = json_string_value(json_object_get(h, "status"));
-        double y = number(h, "y", NULL);
-        int g = (int)count(h, "generation", NULL);
-        if (!status || strcmp(status, "ok") || !isfinite(y)) continue;
-        if (g == 0 && !(y >= s->g0_best)) s->g0_best = y;
-        if (!(y >= s->best_lf)) {
-            s->best_lf = y;
-            s->best_lf_generation = g;
+    for (int i = 0; last && i < last->ncand; i++) {
+        const pf_candidate *h = &last->cand[i];
+        if (h->status != PF_CANDIDATE_OK || !h->has_y || !isfinite(h->y)) continue;
+        if (h->generation == 0 && !(h->y >= s->g0_best)) s->g0_best = h->y;
+        if (!(h->y >= s->best_lf)) {
+            s->best_lf = h->y;
+            s->best_lf_generation = h->generation;
         }
     }
-    json_decref(last);
+    pf_select_free(last);
     return PF_OK;
 }
 
@@ -129,26 +112,25 @@ static pf_status summarize(const char *dir, pf_run_summary *s)
     snprintf(s->llm, sizeof s->llm, "%s", ctx.llm);
     s->run = ctx.run;
     PF_TRY(trajectory(s));
-    char path[4096];
-    PF_TRY(join(path, sizeof path, dir, "final.msgpack"));
+    char path[4200];
+    PF_TRY(pf_run_path(dir, PF_RUN_FINAL, 0, 0, path, sizeof path));
     if (!exists(path)) return PF_OK;
-    json_t *f;
-    PF_TRY(pf_run_read(path, "pinnforge.final", &f));
+    pf_final_file f;
+    PF_TRY(pf_final_file_read(path, &f));
     s->final = true;
-    s->hf_mse = number(f, "hf_mse", NULL);
-    json_t *b = json_object_get(f, "budget");
-    s->steps_lf = count(b, "optimizer_steps", "low_fidelity");
-    s->steps_hf = count(b, "optimizer_steps", "high_fidelity");
-    s->wall_lf_s = number(json_object_get(b, "wall_s"), "low_fidelity", NULL);
-    s->wall_hf_s = number(json_object_get(b, "wall_s"), "high_fidelity", NULL);
-    s->llm_s = number(json_object_get(b, "wall_s"), "llm", NULL);
-    s->llm_calls = count(b, "llm", "calls");
-    s->prompt_tokens = count(b, "llm", "prompt_tokens");
-    s->completion_tokens = count(b, "llm", "completion_tokens");
-    s->candidates = count(b, "candidates", NULL);
-    s->invalid = count(b, "invalid", NULL);
-    json_decref(f);
-    if (!(s->hf_mse >= 0)) return pf_fail(PF_ERR_INVALID, "%s: hf_mse is missing or not a number", path);
+    s->hf_mse = f.hf_mse;
+    const pf_run_budget *b = &f.budget;
+    s->steps_lf = b->steps_low;
+    s->steps_hf = b->steps_high;
+    s->wall_lf_s = b->wall_low;
+    s->wall_hf_s = b->wall_high;
+    s->llm_s = b->llm_s;
+    s->llm_calls = b->calls;
+    s->prompt_tokens = b->prompt_tokens;
+    s->completion_tokens = b->completion_tokens;
+    s->candidates = b->candidates;
+    s->invalid = b->invalid;
+    pf_final_file_release(&f);
     return PF_OK;
 }
 

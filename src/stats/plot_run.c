@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "io/msgpack_json.h"
+#include "search/artifact.h"
 #include "llm/method.h"
 #include "stats/plot.h"
 #include "stats/plot_internal.h"
@@ -14,19 +15,11 @@
 #define PATH_CAP 4096
 #define MAX_GEN 100 /* genGG: two digits */
 
-/* A run artifact: PF_OK with *out NULL when the file does not exist;
- * PF_ERR_IO when it exists but cannot be read or has the wrong format. */
-static pf_status read_optional(const char *path, const char *format, json_t **out)
+/* Whether a run file exists (a missing one is "not yet", not an error). */
+static bool there(const char *path)
 {
-    *out = NULL;
-    if (access(path, F_OK) != 0) return PF_OK;
-    pf_status st = pf_run_read(path, format, out);
-    if (st == PF_ERR_INVALID) /* a wrong "format": corrupt too, for the caller */
-        return pf_fail(PF_ERR_IO, "%s", pf_errmsg());
-    return st;
+    return access(path, F_OK) == 0;
 }
-
-static double num_or_nan(const json_t *v) { return json_is_number(v) ? json_number_value(v) : NAN; }
 
 typedef struct gen_best {
     int index;       /* -1: no ok candidate with a finite y */
@@ -34,23 +27,19 @@ typedef struct gen_best {
 } gen_best;
 
 /* Per generation 0..last, the ok candidate with the lowest finite y. */
-static pf_status best_per_generation(const json_t *history, gen_best *b, int last)
+static void best_per_generation(const pf_select *sel, gen_best *b, int last)
 {
     for (int g = 0; g <= last; g++) b[g] = (gen_best){.index = -1, .y = NAN, .loss_final = NAN, .residual_mean = NAN};
-    size_t i;
-    json_t *h;
-    json_array_foreach(history, i, h) {
-        json_t *jg = json_object_get(h, "generation"), *jk = json_object_get(h, "index");
-        const char *status = json_string_value(json_object_get(h, "status"));
-        double y = num_or_nan(json_object_get(h, "y"));
-        if (!json_is_integer(jg) || !json_is_integer(jk) || !status || strcmp(status, "ok") || !isfinite(y))
-            continue;
-        json_int_t g = json_integer_value(jg);
+    for (int i = 0; i < sel->ncand; i++) {
+        const pf_candidate *h = &sel->cand[i];
+        if (h->status != PF_CANDIDATE_OK || !h->has_y || !isfinite(h->y)) continue;
+        int g = h->generation;
         if (g < 0 || g > last) continue;
-        if (b[g].index < 0 || y < b[g].y) b[g] = (gen_best){.index = (int)json_integer_value(jk), .y = y};
+        if (b[g].index < 0 || h->y < b[g].y) b[g] = (gen_best){.index = h->index, .y = h->y};
     }
-    return PF_OK;
 }
+
+static double num_or_nan(const json_t *v) { return json_is_number(v) ? json_number_value(v) : NAN; }
 
 /* loss_final and residual.mean of each best candidate's evidence (missing
  * file or field: NaN, a gap). */
@@ -60,14 +49,13 @@ static pf_status add_evidence(const char *dir, gen_best *b, int last)
     for (int g = 0; g <= last; g++) {
         b[g].loss_final = b[g].residual_mean = NAN;
         if (b[g].index < 0) continue;
-        PF_TRY(pf_run_path(dir, "evidence", g, b[g].index, path, sizeof path));
-        json_t *e;
-        PF_TRY(read_optional(path, "pinnforge.evidence", &e));
-        if (!e) continue;
-        json_t *ev = json_object_get(e, "evidence");
-        b[g].loss_final = num_or_nan(json_object_get(ev, "loss_final"));
-        b[g].residual_mean = num_or_nan(json_object_get(json_object_get(ev, "residual"), "mean"));
-        json_decref(e);
+        PF_TRY(pf_run_path(dir, PF_RUN_EVIDENCE, g, b[g].index, path, sizeof path));
+        if (!there(path)) continue;
+        pf_evidence_file e;
+        PF_TRY(pf_evidence_file_read(path, &e));
+        b[g].loss_final = num_or_nan(json_object_get(e.evidence, "loss_final"));
+        b[g].residual_mean = num_or_nan(json_object_get(json_object_get(e.evidence, "residual"), "mean"));
+        pf_evidence_file_release(&e);
     }
     return PF_OK;
 }
@@ -105,47 +93,34 @@ static void trajectory_script(FILE *f, const pf_run *r, int last, int nhf)
 
 pf_status pf_plot_trajectory(const pf_run *r, const pf_plot_opts *o, pf_plot_report *rep)
 {
-    char path[PATH_CAP];
-    json_t *sel;
+    pf_select *sel;
     int g_sel;
     PF_TRY(pf_run_last_select(r->dir, &sel, &g_sel));
     if (!sel) {
         pf_plot_add(rep, "trajectory", 0, "skipped: no genGG/select.msgpack in '%s' yet (run pf-select)", r->dir);
         return PF_OK;
     }
-    json_t *history = json_object_get(sel, "history");
-    if (!json_is_array(history)) {
-        json_decref(sel);
-        PF_TRY(pf_run_path(r->dir, "select", g_sel, 0, path, sizeof path));
-        return pf_fail(PF_ERR_IO, "'%s' has no history array", path);
-    }
-    int last = (int)json_integer_value(json_object_get(sel, "generation"));
-    size_t i;
-    json_t *h;
-    json_array_foreach(history, i, h) {
-        json_int_t g = json_integer_value(json_object_get(h, "generation"));
-        if (g > last && g < MAX_GEN) last = (int)g;
-    }
+    int last = sel->generation;
     if (last < 0 || last >= MAX_GEN) last = 0;
     gen_best b[MAX_GEN];
-    pf_status st = best_per_generation(history, b, last);
-    json_decref(sel);
-    PF_TRY(st);
+    best_per_generation(sel, b, last);
+    pf_select_free(sel);
     PF_TRY(add_evidence(r->dir, b, last));
 
     char fpath[PATH_CAP];
-    snprintf(fpath, sizeof fpath, "%s/final.msgpack", r->dir);
-    json_t *fin;
-    PF_TRY(read_optional(fpath, "pinnforge.final", &fin));
+    PF_TRY(pf_run_path(r->dir, PF_RUN_FINAL, 0, 0, fpath, sizeof fpath));
     double hf[PF_RUN_TOP];
     int nhf = 0, any = 0;
-    json_t *top = json_object_get(fin, "top3");
-    for (size_t k = 0; k < json_array_size(top) && k < PF_RUN_TOP; k++) {
-        hf[k] = num_or_nan(json_object_get(json_array_get(top, k), "y_high"));
-        nhf = (int)k + 1;
-        any |= positive(hf[k]);
+    if (there(fpath)) {
+        pf_final_file fin;
+        PF_TRY(pf_final_file_read(fpath, &fin));
+        for (int k = 0; k < fin.ntop; k++) {
+            hf[k] = fin.top[k].has_y_high ? fin.top[k].y_high : NAN;
+            nhf = k + 1;
+            any |= positive(hf[k]);
+        }
+        pf_final_file_release(&fin);
     }
-    json_decref(fin);
 
     int best_g = -1;
     for (int g = 0; g <= last; g++) {
@@ -202,32 +177,31 @@ pf_status pf_plot_final_result(const char *run_dir, int *k, char *path, size_t c
     *k = -1;
     path[0] = why[0] = 0;
     char fpath[PATH_CAP];
-    snprintf(fpath, sizeof fpath, "%s/final.msgpack", run_dir);
-    json_t *fin;
-    PF_TRY(read_optional(fpath, "pinnforge.final", &fin));
-    if (!fin) {
+    PF_TRY(pf_run_path(run_dir, PF_RUN_FINAL, 0, 0, fpath, sizeof fpath));
+    if (!there(fpath)) {
         snprintf(why, why_cap, "no final.msgpack in '%s' yet (run pf-final)", run_dir);
         return PF_OK;
     }
-    json_t *top = json_object_get(fin, "top3");
+    pf_final_file fin;
+    PF_TRY(pf_final_file_read(fpath, &fin));
     double best = INFINITY;
-    for (size_t i = 0; i < json_array_size(top) && i < PF_RUN_TOP; i++) {
-        json_t *t = json_array_get(top, i);
-        const char *status = json_string_value(json_object_get(t, "status"));
-        double y = num_or_nan(json_object_get(t, "y_high"));
-        if (status && !strcmp(status, "ok") && isfinite(y) && y < best) best = y, *k = (int)i;
+    for (int i = 0; i < fin.ntop && i < PF_RUN_TOP; i++) {
+        const pf_final_top *t = &fin.top[i];
+        if (!strcmp(t->status, "ok") && t->has_y_high && isfinite(t->y_high) && t->y_high < best) best = t->y_high, *k = i;
     }
-    json_decref(fin);
+    pf_final_file_release(&fin);
     if (*k < 0) {
         snprintf(why, why_cap, "no entry of the final Top-3 in '%s' ended ok with a finite MSE", fpath);
         return PF_OK;
     }
-    if (snprintf(path, cap, "%s/hifi/top%d/result.h5", run_dir, *k) >= (int)cap)
-        return pf_fail(PF_ERR_INVALID, "path in run '%s' is too long", run_dir);
-    if (access(path, F_OK) != 0) {
+    PF_TRY(pf_run_path(run_dir, PF_RUN_RESULT, PF_RUN_HIFI, *k, path, cap));
+    if (!there(path)) {
         snprintf(why, why_cap, "the final design's '%s' is missing", path);
         return PF_OK;
     }
+    pf_result_meta m;
+    PF_TRY(pf_result_read_meta(path, &m));
+    pf_result_meta_release(&m);
     *found = 1;
     return PF_OK;
 }

@@ -1,0 +1,312 @@
+/*
+ * artifact.h — the files of a run, each with ONE owner: a typed struct per
+ * artifact, a write/read pair, and the format name and version checked on
+ * every read. Stages and the statistics read and write run files only
+ * through this header (and select.h for the selection, which owns its own
+ * codec); run.h says where each file lives.
+ *
+ *   artifact                       struct             format                 writer       readers
+ *   genGG/candK.proposal.msgpack   pf_proposal_file   pinnforge.proposal     pf-propose   pf-train, pf-select, pf-final
+ *   hifi/topK.proposal.msgpack     pf_proposal_file   pinnforge.proposal     pf-final     pf-train
+ *   .../candK/evidence.msgpack     pf_evidence_file   pinnforge.evidence     pf-train     pf-select, pf-posterior, pf-final, plots
+ *   .../candK/result.h5            (layout below)     pinnforge.result       pf-train     plots
+ *   genGG/select.msgpack           pf_select          pinnforge.select       pf-select    (select.h)
+ *   genGG/memory.msgpack           pf_memory_file     pinnforge.memory       pf-posterior pf-propose, pf-final
+ *   knowledge.msgpack              (json, knowledge.h) pinnforge.knowledge   pf-knowledge pf-propose
+ *   final.msgpack                  pf_final_file      pinnforge.final        pf-final     statistics, plots
+ *
+ * Every write is atomic (a temp file renamed over the target: io/msgpack_json.h,
+ * io/h5.h), so a reader or Make never sees half a file. Every read refuses,
+ * with PF_ERR_IO naming the file, what does not exist or does not decode,
+ * and with PF_ERR_INVALID naming the file, a wrong "format" or "version" or
+ * a field of the wrong type. The writers put keys in one fixed order, so the
+ * same content gives the same bytes.
+ *
+ *     pf_evidence_file ev;
+ *     PF_TRY(pf_evidence_file_read("run/gen02/cand1/evidence.msgpack", &ev));
+ *     if (ev.has_y) printf("%s %g\n", ev.status, ev.y);
+ *     pf_evidence_file_release(&ev);
+ *
+ * Strings that a server or a file can make long are heap-allocated (NULL
+ * when absent); names are fixed buffers, and a longer one is refused.
+ */
+#ifndef PF_SEARCH_ARTIFACT_H
+#define PF_SEARCH_ARTIFACT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "geom/pde.h"
+#include "search/candidate.h"
+#include "search/propose.h"
+#include "search/run.h"
+#include "search/select.h"
+#include "spec/spec.h"
+#include "train/trainer.h"
+
+#define PF_ARTIFACT_VERSION 1 /* the version every artifact below is written with */
+#define PF_ARTIFACT_NAME 64   /* a PDE, method, slot or role name, with its NUL */
+
+/* ------------------------------------------------------------ proposal
+ *
+ * A search proposal (pf-propose), keys in this order:
+ *   {format, version, pde, method, generation, index, slot, role | strategy,
+ *    escape, valid, skipped,
+ *    skipped:  reasons                                   (and nothing else)
+ *    valid:    spec, spec_hash, rationale
+ *    invalid:  reasons
+ *    then      attempts, requests [transcript hashes], usage {prompt_tokens,
+ *              completion_tokens}, latency_s, provider}
+ * "role" at generation 0, "strategy" later.
+ *
+ * A high-fidelity proposal (pf-final; generation PF_RUN_HIFI) is shorter:
+ *   {format, version, pde, index, slot: "hifi", valid, skipped,
+ *    valid: spec, spec_hash, low_fidelity_y | skipped: reasons}
+ */
+typedef struct pf_proposal_file {
+    char pde[PF_ARTIFACT_NAME];
+    char method[PF_ARTIFACT_NAME];   /* "" in a high-fidelity proposal             */
+    int generation;                  /* PF_RUN_HIFI for hifi/topK                  */
+    int index;
+    char slot[PF_ARTIFACT_NAME];     /* "gen03/refine", "hifi"                     */
+    char role[PF_ARTIFACT_NAME];     /* the role (generation 0) or strategy        */
+    bool escape;                     /* an escape generation (appendix B.5)        */
+    bool skipped;                    /* written after a stop, or no design to train */
+    pf_proposal call;                /* valid, spec, spec_hash, rationale, reasons,
+                                      * and the calls: attempts .. provider         */
+    double low_fidelity_y;           /* high fidelity: the design's LF MSE         */
+} pf_proposal_file;
+
+/* The proposal written by pf-propose for slot k of generation g of run r:
+ * call is the settled slot (moved in: the file takes its references and
+ * strings, *call is zeroed), or NULL for a proposal skipped after a stop. */
+void pf_proposal_file_init(pf_proposal_file *f, const pf_run *r, int g, int k, bool escape, pf_proposal *call);
+
+/* A high-fidelity proposal for design k of a selection's Top-3: the
+ * design when it exists, else skipped ("the Global Top-3 holds fewer
+ * designs"). The spec is a new reference. */
+void pf_proposal_file_init_hifi(pf_proposal_file *f, const pf_run *r, const pf_select *sel, int k);
+
+pf_status pf_proposal_file_write(const char *path, const pf_proposal_file *f);
+
+/* Reads either form. A valid proposal must hold its spec (an object) and a
+ * spec_hash of 64 hex digits. */
+pf_status pf_proposal_file_read(const char *path, pf_proposal_file *f);
+void pf_proposal_file_release(pf_proposal_file *f);
+
+/* ------------------------------------------------------------ evidence
+ *
+ * evidence.msgpack (pf-train), keys in this order:
+ *   {format, version, y | y_missing, status, pde, spec_hash, fidelity,
+ *    budget, seed, evidence}
+ * status is a training status (train/trainer.h: ok, nan, diverged,
+ * timeout) or, for a proposal that was not trained, "invalid" / "skipped";
+ * then spec_hash and evidence are absent and y_missing says why. y is
+ * absent also when the MSE is not finite. "evidence" is the diagnostics
+ * object of pf_evidence_json() below.
+ */
+typedef struct pf_evidence_file {
+    bool has_y;
+    double y;                        /* the MSE on the evaluation points           */
+    char *y_missing;                 /* why there is no y (NULL when has_y)        */
+    char status[16];
+    char pde[PF_ARTIFACT_NAME];
+    char spec_hash[PF_SPEC_HASH_HEX];/* "" when not trained                        */
+    char fidelity[8];                /* "low", "high"                              */
+    char budget[32];                 /* "paper", "quick"                           */
+    uint64_t seed;
+    json_t *evidence;                /* diagnostics; NULL when not trained         */
+    /* read from evidence for the budget (0 when not trained): */
+    long steps;
+    double wall_s;
+} pf_evidence_file;
+
+/* The diagnostics object of a training: status, detail, steps, budget,
+ * losses and their reduction, stagnation, per-term losses and gradient
+ * norms, gradient imbalance, residual statistics and hotspots (named by
+ * p's inputs), constraint errors, stages, speed, time split, parameters,
+ * point counts and the device. New reference (NULL: out of memory). */
+json_t *pf_evidence_json(const pf_pde *p, const pf_train_result *r);
+
+/* Fill f from a finished training (f->evidence a new reference). */
+pf_status pf_evidence_file_init(pf_evidence_file *f, const pf_pde *p, const pf_train_result *r,
+                                const char *spec_hash, const char *fidelity, const char *budget, uint64_t seed);
+
+/* Fill f for a proposal that was not trained: status "invalid" or
+ * "skipped", why in y_missing. */
+pf_status pf_evidence_file_init_untrained(pf_evidence_file *f, const char *pde, const char *status, const char *why,
+                                          const char *fidelity, const char *budget, uint64_t seed);
+
+pf_status pf_evidence_file_write(const char *path, const pf_evidence_file *f);
+pf_status pf_evidence_file_read(const char *path, pf_evidence_file *f);
+void pf_evidence_file_release(pf_evidence_file *f);
+
+/* ------------------------------------------------------------ result.h5
+ *
+ * result.h5 (pf-train), HDF5:
+ *   /  attributes: format "pinnforge.result", version 1, status, and when
+ *      trained: pde, spec (canonical JSON), spec_hash, fidelity, seed,
+ *      detail, steps, precision; when not trained: reason
+ *   /loss/step, /loss/total                       [records]
+ *   /loss/terms/<term>, /loss/weights/<term>      [records] unweighted loss, weight
+ *   /loss/n_interior                              [records] interior points
+ *   /eval/step, /eval/mse                         [evaluations]
+ *   /predictions/x, u, u_ref                      [n_eval x d_in | d_out] (with a reference)
+ *   /points/interior                              [n_interior x d_in]
+ *   /params/NN.<name>                             every parameter, attribute kind
+ * Each numeric dataset has a "meaning" attribute where it needs one.
+ */
+#define PF_RESULT_PREDICTIONS_X "/predictions/x"
+#define PF_RESULT_PREDICTIONS_U "/predictions/u"
+#define PF_RESULT_PREDICTIONS_REF "/predictions/u_ref"
+#define PF_RESULT_LOSS_STEP "/loss/step"
+#define PF_RESULT_LOSS_TOTAL "/loss/total"
+#define PF_RESULT_LOSS_TERMS "/loss/terms"
+#define PF_RESULT_EVAL_STEP "/eval/step"
+#define PF_RESULT_EVAL_MSE "/eval/mse"
+
+/* What result.h5's root says about the training. */
+typedef struct pf_result_meta {
+    char pde[PF_ARTIFACT_NAME];
+    char *spec;                      /* canonical JSON ("" when not trained)        */
+    char spec_hash[PF_SPEC_HASH_HEX];
+    char fidelity[8];
+    uint64_t seed;
+    char status[16];
+} pf_result_meta;
+
+/* Write a finished training's result.h5 (spec_text: the canonical spec). */
+pf_status pf_result_write(const char *path, const pf_pde *p, const pf_train_result *r, const char *spec_text,
+                          const char *spec_hash, const char *fidelity, uint64_t seed);
+
+/* The root attributes only, for a proposal that was not trained. */
+pf_status pf_result_write_untrained(const char *path, const char *status, const char *why);
+
+/* The root attributes, format and version checked. */
+pf_status pf_result_read_meta(const char *path, pf_result_meta *m);
+void pf_result_meta_release(pf_result_meta *m);
+
+/* ------------------------------------------------------------ memory
+ *
+ * memory.msgpack (pf-posterior), keys in this order:
+ *   {format, version, generation, text (string | null), reason?,
+ *    provider?, usage? {prompt_tokens, completion_tokens}, latency_s?, candidates?}
+ * reason: why there is no new summary (a method without memory, or the
+ * search stopped: the text is carried over). The call's fields are present
+ * exactly when a summary call was made.
+ */
+typedef struct pf_memory_file {
+    int generation;
+    char *text;                      /* M_g; NULL: none                            */
+    char *reason;                    /* NULL: absent                               */
+    bool has_call;
+    char provider[32];
+    long prompt_tokens, completion_tokens;
+    double latency_s;
+    int candidates;                  /* history entries summarised                 */
+} pf_memory_file;
+
+/* Copies text and reason. */
+pf_status pf_memory_file_init(pf_memory_file *f, int generation, const char *text, const char *reason);
+pf_status pf_memory_file_write(const char *path, const pf_memory_file *f);
+pf_status pf_memory_file_read(const char *path, pf_memory_file *f);
+void pf_memory_file_release(pf_memory_file *f);
+
+/* ------------------------------------------------------------ knowledge
+ *
+ * knowledge.msgpack is built by search/knowledge.h (pf_kb_knowledge_json).
+ * Read it back: *entries, a new reference to its "entries" array. */
+pf_status pf_knowledge_file_read(const char *path, json_t **entries);
+
+/* ------------------------------------------------------------ final
+ *
+ * final.msgpack (pf-final), keys in this order:
+ *   {format, version, pde, method, run, profile, spec, spec_hash, hf_mse,
+ *    lf_mse, found_in, top3: [{spec_hash, y_low, y_high (null: none),
+ *    status, seed}], generations, stop_reason,
+ *    budget: {optimizer_steps: {low_fidelity, high_fidelity},
+ *             wall_s: {low_fidelity, high_fidelity, llm},
+ *             llm: {calls, prompt_tokens, completion_tokens},
+ *             candidates, invalid}}
+ * Runs imported from other tools need only format, version and hf_mse (the
+ * run's context.json names the PDE and method); what else they lack reads
+ * as 0, NaN or "".
+ */
+typedef struct pf_run_budget {
+    long steps_low, steps_high;      /* optimizer steps per fidelity                */
+    double wall_low, wall_high;      /* training wall time, s                       */
+    double llm_s;                    /* time in LLM calls, s                        */
+    long calls, prompt_tokens, completion_tokens;
+    long candidates, invalid;        /* proposals asked for, and the invalid ones   */
+} pf_run_budget;
+
+typedef struct pf_final_top {
+    char spec_hash[PF_SPEC_HASH_HEX];
+    double y_low;                    /* its low-fidelity MSE                        */
+    bool has_y_high;
+    double y_high;                   /* its high-fidelity MSE                       */
+    char status[16];                 /* the high-fidelity training's status         */
+    uint64_t seed;
+} pf_final_top;
+
+typedef struct pf_final_file {
+    char pde[PF_ARTIFACT_NAME], method[PF_ARTIFACT_NAME], profile[32];
+    int run;
+    json_t *spec;                    /* the selected design                         */
+    char spec_hash[PF_SPEC_HASH_HEX];
+    double hf_mse, lf_mse;
+    char found_in[PF_ARTIFACT_NAME]; /* its slot, "gen03/refine"                    */
+    int ntop;
+    pf_final_top top[PF_RUN_TOP];
+    int generations;                 /* generations that ran                        */
+    char *stop_reason;
+    pf_run_budget budget;
+} pf_final_file;
+
+pf_status pf_final_file_write(const char *path, const pf_final_file *f);
+pf_status pf_final_file_read(const char *path, pf_final_file *f);
+void pf_final_file_release(pf_final_file *f);
+
+/* ------------------------------------------------------------ candidates
+ *
+ * Candidate k of generation g (or of PF_RUN_HIFI) of the run in `dir`, read
+ * from its proposal and, when it exists, its evidence, with the rules the
+ * controller relies on:
+ *   - the proposal's generation and index are those of its file name;
+ *   - a valid proposal has been trained: its evidence exists, its status
+ *     is a training status and its spec_hash is the proposal's;
+ *   - the two files name the same PDE;
+ *   - an invalid (or skipped) proposal is status INVALID, trained or not.
+ * PF_ERR_IO / PF_ERR_INVALID naming the file that breaks one.
+ */
+typedef struct pf_run_candidate {
+    pf_proposal_file proposal;
+    bool trained;                    /* evidence.msgpack exists                     */
+    pf_evidence_file evidence;       /* when trained                                */
+    pf_candidate cand;               /* the controller's view (its own references)  */
+} pf_run_candidate;
+
+pf_status pf_run_candidate_read(const char *dir, int g, int k, pf_run_candidate *c);
+void pf_run_candidate_release(pf_run_candidate *c);
+
+/* Every candidate of generation g: K = 0, 1, ... up to the first missing
+ * proposal; at least one (PF_ERR_IO naming the first missing proposal
+ * otherwise), all naming one PDE. *out is an array of *n. */
+pf_status pf_run_generation_read(const char *dir, int g, pf_run_candidate **out, int *n);
+void pf_run_generation_free(pf_run_candidate *c, int n);
+
+/* The last completed selection: genGG/select.msgpack for G = 0, 1, ... up
+ * to the first missing one or the first skipped copy. *out NULL and *g -1
+ * before generation 0 ends. PF_ERR_IO naming a selection that cannot be
+ * read or is not one. */
+pf_status pf_run_last_select(const char *dir, pf_select **out, int *g);
+
+/* What a run spent in generations 0..last (proposals, trainings, summary
+ * calls) into b (high-fidelity fields 0), and how many generations ran (a
+ * generation whose proposals were all skipped did not). A missing file is
+ * not counted; a file that exists and cannot be read is an error. */
+pf_status pf_run_budget_count(const char *dir, int last, pf_run_budget *b, int *generations);
+
+#endif

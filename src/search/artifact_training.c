@@ -1,0 +1,353 @@
+/* artifact_training.c — the files of one training: evidence.msgpack and
+ * result.h5 (artifact.h). */
+#include "search/artifact.h"
+
+#include <limits.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/h5.h"
+#include "search/artifact_internal.h"
+
+/* ------------------------------------------------------------ result.h5 */
+
+static pf_status write_f64(pf_h5 *f, const char *path, const double *v, int n, const char *meaning)
+{
+    PF_TRY(pf_h5_write_f64(f, path, v, (size_t)n));
+    return pf_h5_attr_str(f, path, "meaning", meaning);
+}
+
+static pf_status write_steps(pf_h5 *f, const char *path, const long *s, int n)
+{
+    double *v = malloc(sizeof(double) * (size_t)n + 1);
+    if (!v) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < n; i++) v[i] = (double)s[i];
+    pf_status st = write_f64(f, path, v, n, "optimizer step of each record");
+    free(v);
+    return st;
+}
+
+pf_status pf_result_write(const char *path, const pf_pde *p, const pf_train_result *r, const char *spec_text,
+                          const char *hash, const char *fidelity, uint64_t seed)
+{
+    pf_h5 *f;
+    PF_TRY(pf_h5_create(path, &f));
+    pf_status st = PF_OK;
+#define T(x) if (st == PF_OK) st = (x)
+    T(pf_h5_attr_str(f, "/", "format", "pinnforge.result"));
+    T(pf_h5_attr_i64(f, "/", "version", PF_ARTIFACT_VERSION));
+    T(pf_h5_attr_str(f, "/", "pde", p->name));
+    T(pf_h5_attr_str(f, "/", "spec", spec_text));
+    T(pf_h5_attr_str(f, "/", "spec_hash", hash));
+    T(pf_h5_attr_str(f, "/", "fidelity", fidelity));
+    T(pf_h5_attr_u64(f, "/", "seed", seed));
+    T(pf_h5_attr_str(f, "/", "status", pf_train_status_name(r->status)));
+    T(pf_h5_attr_str(f, "/", "detail", r->detail));
+    T(pf_h5_attr_i64(f, "/", "steps", r->steps));
+    T(pf_h5_attr_str(f, "/", "precision", PF_REAL_NAME));
+    int n = r->nlog, T = r->nterms;
+    double *col = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    if (!col) st = pf_fail(PF_ERR_NOMEM, "out of memory");
+    T(pf_h5_group(f, "/loss"));
+    T(write_steps(f, "/loss/step", r->log_step, n));
+    T(write_f64(f, "/loss/total", r->log_total, n, "weighted total loss"));
+    T(pf_h5_group(f, "/loss/terms"));
+    T(pf_h5_group(f, "/loss/weights"));
+    for (int k = 0; st == PF_OK && k < T; k++) {
+        char p1[128];
+        for (int i = 0; i < n; i++) col[i] = r->log_term[i * T + k];
+        snprintf(p1, sizeof p1, "/loss/terms/%s", r->term[k].name);
+        T(write_f64(f, p1, col, n, "unweighted loss term"));
+        for (int i = 0; i < n; i++) col[i] = r->log_weight[i * T + k];
+        snprintf(p1, sizeof p1, "/loss/weights/%s", r->term[k].name);
+        T(write_f64(f, p1, col, n, "the term's weight"));
+    }
+    T(pf_h5_write_int(f, "/loss/n_interior", r->log_interior, (size_t)n));
+    T(pf_h5_group(f, "/eval"));
+    T(write_steps(f, "/eval/step", r->eval_step, r->neval));
+    T(write_f64(f, "/eval/mse", r->eval_mse, r->neval, "MSE on the evaluation points"));
+    T(pf_h5_group(f, "/predictions"));
+    if (r->n_eval) {
+        T(pf_h5_write_real(f, "/predictions/x", r->x_eval, (size_t)r->n_eval, (size_t)r->d_in));
+        T(pf_h5_write_real(f, "/predictions/u", r->u_eval, (size_t)r->n_eval, (size_t)r->d_out));
+        T(pf_h5_write_real(f, "/predictions/u_ref", r->u_ref, (size_t)r->n_eval, (size_t)r->d_out));
+    }
+    T(pf_h5_group(f, "/points"));
+    T(pf_h5_write_real(f, "/points/interior", r->x_interior, (size_t)r->n_interior, (size_t)r->d_in));
+    T(pf_h5_group(f, "/params"));
+    for (int i = 0; st == PF_OK && i < r->nparam; i++) {
+        char p1[128];
+        snprintf(p1, sizeof p1, "/params/%02d.%s", i, r->param[i].name);
+        T(pf_h5_write_real(f, p1, r->param[i].data, (size_t)r->param[i].rows, (size_t)r->param[i].cols));
+        T(pf_h5_attr_str(f, p1, "kind", r->param[i].trainable ? "trainable" : "frozen"));
+    }
+#undef T
+    free(col);
+    if (st != PF_OK) {
+        pf_h5_discard(f);
+        return st;
+    }
+    return pf_h5_close(f);
+}
+
+/* ------------------------------------------------------ evidence.msgpack */
+
+static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+json_t *pf_evidence_json(const pf_pde *p, const pf_train_result *r)
+{
+    json_t *e = json_object();
+    json_object_set_new(e, "status", json_string(pf_train_status_name(r->status)));
+    json_object_set_new(e, "detail", json_string(r->detail));
+    json_object_set_new(e, "steps", json_integer(r->steps));
+    json_object_set_new(e, "budget", json_integer(r->budget));
+    json_object_set_new(e, "loss_initial", num(r->loss_first));
+    json_object_set_new(e, "loss_final", num(r->loss_last));
+    json_object_set_new(e, "loss_reduction", num(r->loss_last > 0 ? r->loss_first / r->loss_last : NAN));
+    json_object_set_new(e, "stagnation_steps", json_integer(r->stagnation));
+    if (!isnan(r->causal_min)) json_object_set_new(e, "causal_min_weight", num(r->causal_min));
+    json_t *terms = json_array();
+    double gmin = INFINITY, gmax = 0;
+    for (int k = 0; k < r->nterms; k++) {
+        const pf_train_term *t = &r->term[k];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(t->name));
+        json_object_set_new(o, "mode", json_string(t->hard ? "hard" : "soft"));
+        json_object_set_new(o, "weight", num(t->weight));
+        json_object_set_new(o, "loss_initial", num(t->loss_first));
+        json_object_set_new(o, "loss_final", num(t->loss_last));
+        json_object_set_new(o, "reduction", num(t->loss_last > 0 ? t->loss_first / t->loss_last : NAN));
+        json_object_set_new(o, "grad_norm_initial", num(t->grad_first));
+        json_object_set_new(o, "grad_norm_final", num(t->grad_last));
+        json_array_append_new(terms, o);
+        if (!t->hard && t->grad_last > 0) {
+            gmin = fmin(gmin, t->grad_last);
+            gmax = fmax(gmax, t->grad_last);
+        }
+    }
+    json_object_set_new(e, "terms", terms);
+    json_object_set_new(e, "grad_imbalance", num(gmax > 0 ? gmax / gmin : NAN));
+    json_t *res = json_object();
+    json_object_set_new(res, "mean", num(r->residual.mean));
+    json_object_set_new(res, "p95", num(r->residual.p95));
+    json_object_set_new(res, "max", num(r->residual.max));
+    json_object_set_new(res, "points", json_integer(PF_TRAIN_EVIDENCE_POINTS));
+    json_object_set_new(e, "residual", res);
+    json_t *hot = json_array();
+    for (int i = 0; i < r->nhot; i++) {
+        json_t *h = json_object(), *lo = json_object(), *hi = json_object();
+        for (int d = 0; d < p->d_in; d++) {
+            json_object_set_new(lo, p->inputs[d], json_real(r->hot[i].lo[d]));
+            json_object_set_new(hi, p->inputs[d], json_real(r->hot[i].hi[d]));
+        }
+        json_object_set_new(h, "lo", lo);
+        json_object_set_new(h, "hi", hi);
+        json_object_set_new(h, "mean_abs_residual", num(r->hot[i].mean_abs));
+        json_object_set_new(h, "share", num(r->hot[i].share));
+        json_object_set_new(h, "points", json_integer(r->hot[i].npoints));
+        json_array_append_new(hot, h);
+    }
+    json_object_set_new(e, "hotspots", hot);
+    json_t *con = json_object();
+    for (int k = 1; k < r->nterms; k++) json_object_set_new(con, r->term[k].name, num(r->term[k].loss_last));
+    json_object_set_new(e, "constraint_errors", con);
+    json_t *stages = json_array();
+    for (int i = 0; i < r->nstages; i++) {
+        json_t *s = json_object();
+        json_object_set_new(s, "optimizer", json_string(pf_optimizer_kind_name(r->stage[i].optimizer)));
+        json_object_set_new(s, "planned", json_integer(r->stage[i].planned));
+        json_object_set_new(s, "done", json_integer(r->stage[i].done));
+        json_object_set_new(s, "outcome", json_string(r->stage[i].outcome));
+        json_array_append_new(stages, s);
+    }
+    json_object_set_new(e, "stages", stages);
+    json_object_set_new(e, "steps_per_second", num(r->step_s > 0 ? r->steps / r->step_s : NAN));
+    json_t *time = json_object();
+    json_object_set_new(time, "wall_s", num(r->wall_s));
+    json_object_set_new(time, "steps_s", num(r->step_s));
+    json_object_set_new(time, "other_s", num(r->other_s));
+    json_object_set_new(e, "time", time);
+    json_object_set_new(e, "parameters", json_integer((json_int_t)r->nparams));
+    json_t *pts = json_object();
+    json_object_set_new(pts, "interior", json_integer(r->n_interior));
+    json_object_set_new(pts, "initial", json_integer(r->n_initial));
+    json_object_set_new(pts, "boundary", json_integer(r->n_boundary));
+    json_object_set_new(pts, "observed", json_integer(r->n_observed));
+    json_object_set_new(e, "points", pts);
+    json_t *dev = json_object();
+    json_object_set_new(dev, "backend", json_string(r->backend));
+    json_object_set_new(dev, "name", json_string(r->device.name));
+    json_object_set_new(dev, "memory_gib", num(r->device.memory_gib));
+    json_object_set_new(dev, "steps_per_second", num(r->step_s > 0 ? r->steps / r->step_s : NAN));
+    json_object_set_new(dev, "threads", json_integer(omp_get_max_threads()));
+    json_object_set_new(dev, "precision", json_string(PF_REAL_NAME));
+    json_object_set_new(e, "device", dev);
+    return e;
+}
+
+pf_status pf_result_write_untrained(const char *path, const char *status, const char *why)
+{
+    pf_h5 *f;
+    PF_TRY(pf_h5_create(path, &f));
+    pf_status st = pf_h5_attr_str(f, "/", "format", "pinnforge.result");
+    if (st == PF_OK) st = pf_h5_attr_i64(f, "/", "version", PF_ARTIFACT_VERSION);
+    if (st == PF_OK) st = pf_h5_attr_str(f, "/", "status", status);
+    if (st == PF_OK) st = pf_h5_attr_str(f, "/", "reason", why);
+    pf_status cs = pf_h5_close(f);
+    return st == PF_OK ? cs : st;
+}
+
+/* an optional string attribute: "" when absent */
+static pf_status meta_str(const char *path, const char *key, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    char *s = NULL;
+    if (pf_h5_read_attr_str(path, "/", key, &s) != PF_OK) return PF_OK; /* absent: untrained files lack most */
+    pf_status st = PF_OK;
+    if (strlen(s) >= cap) st = pf_fail(PF_ERR_INVALID, "'%s': attribute %s is longer than %zu bytes", path, key, cap - 1);
+    else memcpy(buf, s, strlen(s) + 1);
+    free(s);
+    return st;
+}
+
+pf_status pf_result_read_meta(const char *path, pf_result_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    char *format = NULL;
+    int64_t version = 0;
+    PF_TRY(pf_h5_read_attr_str(path, "/", "format", &format));
+    bool ok = !strcmp(format, "pinnforge.result");
+    free(format);
+    if (!ok) return pf_fail(PF_ERR_INVALID, "'%s' is not a pinnforge.result file", path);
+    PF_TRY(pf_h5_read_attr_i64(path, "/", "version", &version));
+    if (version != PF_ARTIFACT_VERSION)
+        return pf_fail(PF_ERR_INVALID, "'%s' is pinnforge.result version %lld, and this build reads version %d", path,
+                       (long long)version, PF_ARTIFACT_VERSION);
+    PF_TRY(pf_h5_read_attr_str(path, "/", "status", &format));
+    snprintf(m->status, sizeof m->status, "%s", format);
+    free(format);
+    PF_TRY(meta_str(path, "pde", m->pde, sizeof m->pde));
+    PF_TRY(meta_str(path, "spec_hash", m->spec_hash, sizeof m->spec_hash));
+    PF_TRY(meta_str(path, "fidelity", m->fidelity, sizeof m->fidelity));
+    if (pf_h5_read_attr_str(path, "/", "spec", &m->spec) != PF_OK) m->spec = strdup("");
+    if (!m->spec) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    int64_t seed = 0;
+    if (m->spec[0]) PF_TRY(pf_h5_read_attr_i64(path, "/", "seed", &seed));
+    m->seed = (uint64_t)seed;
+    return PF_OK;
+}
+
+void pf_result_meta_release(pf_result_meta *m)
+{
+    free(m->spec);
+    m->spec = NULL;
+}
+
+/* ------------------------------------------------------ evidence.msgpack */
+
+static pf_status evidence_names(pf_evidence_file *f, const char *pde, const char *status, const char *fidelity,
+                                const char *budget, uint64_t seed)
+{
+    if (strlen(pde) >= sizeof f->pde || strlen(status) >= sizeof f->status || strlen(fidelity) >= sizeof f->fidelity ||
+        strlen(budget) >= sizeof f->budget)
+        return pf_fail(PF_ERR_INVALID, "evidence: a PDE, status, fidelity or budget name is too long");
+    strcpy(f->pde, pde);
+    strcpy(f->status, status);
+    strcpy(f->fidelity, fidelity);
+    strcpy(f->budget, budget);
+    f->seed = seed;
+    return PF_OK;
+}
+
+pf_status pf_evidence_file_init(pf_evidence_file *f, const pf_pde *p, const pf_train_result *r,
+                                const char *spec_hash, const char *fidelity, const char *budget, uint64_t seed)
+{
+    memset(f, 0, sizeof *f);
+    PF_TRY(evidence_names(f, p->name, pf_train_status_name(r->status), fidelity, budget, seed));
+    snprintf(f->spec_hash, sizeof f->spec_hash, "%s", spec_hash);
+    f->has_y = r->has_y;
+    f->y = r->y;
+    if (!r->has_y && !(f->y_missing = strdup(r->y_missing))) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    if (!(f->evidence = pf_evidence_json(p, r))) {
+        pf_evidence_file_release(f);
+        return pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
+    f->steps = r->steps;
+    f->wall_s = r->wall_s;
+    return PF_OK;
+}
+
+pf_status pf_evidence_file_init_untrained(pf_evidence_file *f, const char *pde, const char *status, const char *why,
+                                          const char *fidelity, const char *budget, uint64_t seed)
+{
+    memset(f, 0, sizeof *f);
+    PF_TRY(evidence_names(f, pde, status, fidelity, budget, seed));
+    if (!(f->y_missing = strdup(why))) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    return PF_OK;
+}
+
+pf_status pf_evidence_file_write(const char *path, const pf_evidence_file *f)
+{
+    json_t *o = pf_artifact_begin("pinnforge.evidence");
+    if (!o) return pf_fail(PF_ERR_NOMEM, "out of memory building '%s'", path);
+    size_t keys = 8;
+    if (!f->has_y) json_object_set_new(o, "y_missing", json_string(f->y_missing ? f->y_missing : ""));
+    else if (isfinite(f->y)) json_object_set_new(o, "y", json_real(f->y));
+    else keys--; /* a non-finite MSE: no y */
+    json_object_set_new(o, "status", json_string(f->status));
+    json_object_set_new(o, "pde", json_string(f->pde));
+    if (f->spec_hash[0]) json_object_set_new(o, "spec_hash", json_string(f->spec_hash)), keys++;
+    json_object_set_new(o, "fidelity", json_string(f->fidelity));
+    json_object_set_new(o, "budget", json_string(f->budget));
+    json_object_set_new(o, "seed", json_integer((json_int_t)f->seed));
+    if (f->evidence) json_object_set_new(o, "evidence", json_incref(f->evidence)), keys++;
+    return pf_artifact_finish(path, o, keys);
+}
+
+static pf_status evidence_parse(const char *path, const json_t *o, pf_evidence_file *f)
+{
+    PF_TRY(pf_artifact_num(path, o, "y", &f->y, &f->has_y));
+    PF_TRY(pf_artifact_text(path, o, "y_missing", &f->y_missing));
+    PF_TRY(pf_artifact_str(path, o, "status", true, f->status, sizeof f->status));
+    PF_TRY(pf_artifact_str(path, o, "pde", true, f->pde, sizeof f->pde));
+    PF_TRY(pf_artifact_str(path, o, "spec_hash", false, f->spec_hash, sizeof f->spec_hash));
+    if (f->spec_hash[0] && !pf_artifact_is_hash(f->spec_hash))
+        return pf_fail(PF_ERR_INVALID, "'%s': spec_hash is not 64 hex digits", path);
+    PF_TRY(pf_artifact_str(path, o, "fidelity", false, f->fidelity, sizeof f->fidelity));
+    PF_TRY(pf_artifact_str(path, o, "budget", false, f->budget, sizeof f->budget));
+    long seed = 0;
+    PF_TRY(pf_artifact_int(path, o, "seed", false, 0, LONG_MAX, &seed));
+    f->seed = (uint64_t)seed;
+    json_t *e = json_object_get(o, "evidence");
+    if (e && !json_is_object(e)) return pf_fail(PF_ERR_INVALID, "'%s': \"evidence\" needs a map", path);
+    if (!e) return PF_OK;
+    f->evidence = json_incref(e);
+    long steps = 0;
+    PF_TRY(pf_artifact_int(path, e, "steps", false, 0, LONG_MAX, &steps));
+    f->steps = steps;
+    const json_t *t = json_object_get(e, "time");
+    if (t) PF_TRY(pf_artifact_num(path, t, "wall_s", &f->wall_s, NULL));
+    return PF_OK;
+}
+
+pf_status pf_evidence_file_read(const char *path, pf_evidence_file *f)
+{
+    memset(f, 0, sizeof *f);
+    json_t *o;
+    PF_TRY(pf_artifact_read(path, "pinnforge.evidence", &o));
+    pf_status st = evidence_parse(path, o, f);
+    json_decref(o);
+    if (st != PF_OK) pf_evidence_file_release(f);
+    return st;
+}
+
+void pf_evidence_file_release(pf_evidence_file *f)
+{
+    free(f->y_missing);
+    json_decref(f->evidence);
+    f->y_missing = NULL;
+    f->evidence = NULL;
+}
