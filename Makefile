@@ -1,13 +1,13 @@
 # PINNForge — build, test and benchmark.
 #
 #   make                 libpinnforge.a and every stage executable (build/bin/)
-#   make test            install missing Debian packages, build, run the Criterion suite
+#   make test            build and run the Criterion suite and the shell tests
 #                        (float with the CUDA backend when nvcc exists, double without)
 #   make test-gpu        the GPU tests alone (tests/gpu/; skipped without a GPU)
 #   make bench           time training steps against the PyTorch comparator
 #   make PDE=P RUN=R     a search run; `make tables`, `make report PDE=P` (see pipeline.mk)
 #   make demo            train one PINN candidate on Poisson-5D
-#   make hdr-check       every header compiles on its own
+#   make hdr-check       every header of src/ pdes/ tests/ kernels/ compiles on its own
 #   make clang-check     clang's warnings over every C file (part of make test)
 #   make help            this text
 #   make clean           remove build/
@@ -24,6 +24,16 @@
 #   OPT=-O3                  optimisation flags
 #   V=1                      show full command lines
 #   BUILD=dir                override the output folder
+#   INSTALL_DEPS=ask|yes|no  what to do when pkg-config (or PATH) misses a
+#                            dependency. scripts/install-deps.sh first prints
+#                            the missing Debian packages and the apt-get
+#                            command, then: ask (default) installs without
+#                            asking only as root and either with CI=true or
+#                            with no terminal on stdin, asks y/N on a terminal
+#                            (then runs it, through sudo when not root), and
+#                            otherwise stops with the command to run; yes
+#                            installs (sudo when not root); no never installs
+#                            and stops with the command.
 # Changing a knob that changes flags rebuilds what it must: the flags are kept
 # in $(BUILD)/FLAGS and every object depends on that file.
 
@@ -32,6 +42,7 @@ SANITIZE  ?= 0
 CUDA      ?= auto
 ARCH      ?= native
 OPT       ?= -O3
+INSTALL_DEPS ?= ask
 
 ifeq ($(filter $(PRECISION),float double),)
 $(error PRECISION must be float or double, not '$(PRECISION)')
@@ -41,6 +52,9 @@ $(error SANITIZE must be 0 or 1, not '$(SANITIZE)')
 endif
 ifeq ($(filter $(CUDA),0 1 auto),)
 $(error CUDA must be 0, 1 or auto, not '$(CUDA)')
+endif
+ifeq ($(filter $(INSTALL_DEPS),ask yes no),)
+$(error INSTALL_DEPS must be ask, yes or no, not '$(INSTALL_DEPS)')
 endif
 
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
@@ -78,14 +92,24 @@ variant := $(subst $(space),-,$(strip $(if $(filter double,$(PRECISION)),double)
 BUILD ?= build$(if $(variant),/$(variant))
 
 # ---------------------------------------------------------------- dependencies
-PKGS := openblas hdf5 msgpack libcurl jansson gsl libcrypto criterion
-DEPS_OK := $(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v h5dump >/dev/null && command -v gnuplot >/dev/null && command -v python3 >/dev/null && echo yes)
-ifneq ($(DEPS_OK),yes)
+# pkg-config modules, then programs (h5dump and gnuplot for the stages and
+# tests, python3 for the shell tests' fixtures). When one is missing,
+# scripts/install-deps.sh names the Debian packages and the apt-get command,
+# and installs them or not as INSTALL_DEPS says (see the knobs above).
+PKGS      := openblas hdf5 msgpack libcurl jansson gsl libcrypto criterion
+DEP_PROGS := h5dump gnuplot python3
+deps_ok      = $(shell pkg-config --exists $(PKGS) 2>/dev/null && for p in $(DEP_PROGS); do command -v $$p >/dev/null || exit 1; done && echo yes)
+deps_missing = $(foreach m,$(PKGS),$(if $(shell pkg-config --exists $m 2>/dev/null && echo y),,$m)) \
+               $(foreach p,$(DEP_PROGS),$(if $(shell command -v $p 2>/dev/null),,$p))
+ifneq ($(call deps_ok),yes)
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
-$(info deps: missing some of: $(PKGS) (pkg-config), h5dump, gnuplot, python3 (the shell tests' fixtures); running scripts/install-deps.sh)
-DEPS_RC := $(shell scripts/install-deps.sh >&2; echo $$?)
+$(info deps: not found: $(strip $(deps_missing)); running scripts/install-deps.sh (INSTALL_DEPS=$(INSTALL_DEPS)))
+DEPS_RC := $(shell INSTALL_DEPS='$(INSTALL_DEPS)' scripts/install-deps.sh >&2; echo $$?)
 ifneq ($(DEPS_RC),0)
-$(error scripts/install-deps.sh failed; install the packages it names and run make again)
+$(error missing dependencies were not installed (scripts/install-deps.sh says why above))
+endif
+ifneq ($(call deps_ok),yes)
+$(error still not found after scripts/install-deps.sh: $(strip $(deps_missing)); the Debian packages it knows of are installed, so check pkg-config's search path (PKG_CONFIG_PATH) and PATH)
 endif
 endif
 endif
@@ -247,15 +271,36 @@ test-gpu: $(GPU_TEST_BIN)
 
 # ---------------------------------------------------------------- bench
 bench: $(BENCH_BIN) $(BUILD)/bin/pf-train
-	$(Q)scripts/install-deps.sh bench
+	$(Q)INSTALL_DEPS='$(INSTALL_DEPS)' scripts/install-deps.sh bench
 	$(Q)mkdir -p $(BUILD)/bench
 	$(Q)$(BENCH_BIN) --out $(BUILD)/bench/engine.jsonl $(BENCH_ARGS)
 
-# Every public header compiles on its own.
+# Every header compiles on its own, the way it is meant to be compiled and
+# included as its users include it (src/core/log.h as "core/log.h",
+# pdes/registry.h as "registry.h"):
+# - src/, pdes/, tests/ headers and kernels/cuda_backend.h (the backend's
+#   pure-C interface, included by tensor/device.c) as C, with the build's
+#   flags;
+# - kernels/cuda_ops.h (C++, for nvcc only) and cuda_backend.h again (the
+#   .cu files include it) with nvcc and the build's NVCC flags, whenever
+#   nvcc and its toolkit's cuBLAS exist (whatever CUDA says); else skipped
+#   with a note.
+HDR_C    := $(sort $(wildcard src/*/*.h pdes/*.h tests/*.h tests/*/*.h)) kernels/cuda_backend.h
+HDR_CU   := kernels/cuda_backend.h kernels/cuda_ops.h
+HDR_NVCC := $(and $(NVCC),$(if $(CUDA_MISSING),,1))
 hdr-check:
-	$(Q)for h in $(wildcard src/*/*.h); do \
-	  printf '#include "%s"\n' "$${h#src/}" | $(CC) $(CFLAGS_ALL) -x c -fsyntax-only - || exit 1; done
-	@echo "hdr-check: all headers compile on their own"
+	$(Q)fail=0; for h in $(HDR_C); do \
+	  printf '#include "%s"\n' "$${h#*/}" | $(CC) $(CFLAGS_ALL) -Ikernels -Itests -x c -fsyntax-only - || \
+	    { echo "hdr-check: $$h does not compile on its own (as C)" >&2; fail=1; }; done; exit $$fail
+ifneq ($(HDR_NVCC),)
+	$(Q)mkdir -p $(BUILD)/hdr-check; fail=0; for h in $(HDR_CU); do \
+	  b=$(BUILD)/hdr-check/$$(basename $$h .h); printf '#include "%s"\n' "$${h#*/}" > $$b.cu; \
+	  $(NVCC) $(NVCC_ALL) -c $$b.cu -o $$b.o || \
+	    { echo "hdr-check: $$h does not compile on its own (with nvcc)" >&2; fail=1; }; done; exit $$fail
+	@echo "hdr-check: all headers compile on their own ($(words $(HDR_C)) as C, $(words $(HDR_CU)) with nvcc)"
+else
+	@echo "hdr-check: all headers compile on their own ($(words $(HDR_C)) as C); $(HDR_CU) not checked with nvcc: $(if $(NVCC),nvcc's toolkit lacks $(CUDA_MISSING),no nvcc)"
+endif
 
 clean:
 	rm -rf build

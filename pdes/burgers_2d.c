@@ -4,7 +4,7 @@
  * the 512^2 grid), handed to the constraints as auxiliary fields. Periodic
  * in x and y (value only), as four PF_CON_PERIODIC terms. No reference
  * file (burgers2d_0.dat is absent). */
-#include "coef_field.h"
+#include "io/coef_field.h"
 #include "pde_ops.h"
 #include "registry.h"
 

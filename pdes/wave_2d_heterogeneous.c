@@ -3,7 +3,7 @@
  * regenerated darcy_2d_coef_256 of section R.1), piecewise-linear at
  * ((x+1)/2, (y+1)/2), as an auxiliary field. Coded, like PINNacle, as a box
  * in (x, y, t): "Neumann 0 on the t = 0 face" is u_t = 0. No reference file. */
-#include "coef_field.h"
+#include "io/coef_field.h"
 #include "pde_ops.h"
 #include "registry.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_coef_field.c — PINNacle's generated coefficient fields (pdes/coef_field).
+ * test_coef_field.c — PINNacle's generated coefficient fields (io/coef_field).
  *
  * Expected values come from outside the library: the reference MT19937
  * (seed 5489), well-known NumPy/Python outputs (RandomState(0), random.seed(0)),
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coef_field.h"
 #include "core/real.h"
 #include "core/status.h"
+#include "io/coef_field.h"
 
 #define assert_close(actual, expected, tol, ...)                                    \
     do {                                                                           \

@@ -12,7 +12,7 @@
 #include "core/rng.h"
 #include "geom/geometry.h"
 #include "geom/sample.h"
-#include "coef_field.h"
+#include "io/coef_field.h"
 #include "registry.h"
 
 /* Residual RMS over the RMS of u* and every derivative stream of u* on n

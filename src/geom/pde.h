@@ -1,37 +1,66 @@
 /*
  * pde.h — the PDE contract that every file in pdes/ fills.
  *
- * A PDE is a `static const pf_pde` descriptor: what the problem is (names,
- * statement, tags), where it lives (a geometry builder with named boundary
- * parts), what must vanish (residual builders and constraints written with
- * the jet ops of tensor/graph.h) and what the answer is (the reference).
- * Descriptors hold no state; the registry (pdes/registry.h) lists them.
+ * A PDE is a const pf_pde descriptor, defined and exported by its own file
+ * (pdes/poisson_5d.c defines `const pf_pde pf_pde_poisson_5d`); pdes/registry.h
+ * declares every one and the `all[]` array of pdes/registry.c lists them for
+ * pf_pdes_at() and pf_pdes_lookup(). A descriptor says what the problem is
+ * (names, statement, tags), where it lives (a geometry builder with named
+ * boundary parts), what must vanish (residual builders and constraints
+ * written with the jet ops of tensor/graph.h), how constraints can be met
+ * exactly (hard transforms) and what the answer is (the reference).
+ * Descriptors hold no state.
  *
  * Residuals never touch jet layouts. They receive a pf_pde_ctx that holds the
- * network's outputs on some points and hands out value-only fields:
+ * network's outputs on some points and hands out value-only fields. The
+ * residual of pdes/poisson_5d.c, -Lap u = (pi^2/4) sum_i sin(pi x_i / 2) on
+ * [0,1]^5, with the graph calls written out (the pdes/ files use the
+ * shorthands of pdes/pde_ops.h, ADD, K, SIN, ..., and its PF_PI):
  *
- *     static pf_node *poisson5d_residual(pf_pde_ctx *c, int eq)
+ *     static pf_node *residual(pf_pde_ctx *c, int eq)
  *     {
- *         // Lap u + (pi^2/4) sum_i sin(pi x_i / 2)
+ *         (void)eq;  // one equation: Lap u + (pi^2/4) sum_i sin(pi x_i / 2)
  *         pf_node *s = NULL;
  *         for (int i = 0; i < 5; i++) {
- *             pf_node *si = pf_unary(c->g, PF_UNARY_SIN, pf_scale(c->g, pf_pde_x(c, i), PI / 2), 0);
+ *             pf_node *xi = pf_scale(c->g, pf_pde_x(c, i), PF_PI / 2);
+ *             pf_node *si = pf_unary(c->g, PF_UNARY_SIN, xi, 0);
  *             s = s ? pf_add(c->g, s, si) : si;
  *         }
- *         return pf_add(c->g, pf_pde_lap(c, 0, NULL), pf_scale(c->g, s, PI * PI / 4));
+ *         return pf_add(c->g, pf_pde_lap(c, 0, NULL), pf_scale(c->g, s, PF_PI * PF_PI / 4));
  *     }
+ *
+ * and its descriptor (the strings shortened; bc, hard_box, exact_fields and
+ * exact are builders of the same kind):
+ *
+ *     const pf_pde pf_pde_poisson_5d = {
+ *         .name = "poisson_5d", .title = "...", .statement = "...", .latex = "...",
+ *         .tags = PF_TAG_HIGH_DIM, .d_in = 5, .d_out = 1,
+ *         .inputs = {"x1", "x2", "x3", "x4", "x5"}, .outputs = {"u"}, .time_input = -1,
+ *         .lo = {0, 0, 0, 0, 0}, .hi = {1, 1, 1, 1, 1},
+ *         .orders = {2, 2, 2, 2, 2}, .laplacian_only = true,
+ *         .geometry = pf_pdes_box_geometry,
+ *         .neq = 1, .residual = residual,
+ *         .ncon = 1, .con = {{.name = "bc", .kind = PF_CON_DIRICHLET, .residual = bc}},
+ *         .nhard = 1, .hard = {{.name = "box_bubble", .what = "...", .satisfies = "bc",
+ *                               .apply = hard_box}},
+ *         .ref = PF_REF_ANALYTIC, .exact_fields = exact_fields, .exact = exact,
+ *     };
  *
  * pf_pde_d(c, k, i, m) is d^m u_k / dx_i^m; pf_pde_lap(c, k, w) is
  * sum_i w_i d^2 u_k / dx_i^2 (w NULL: the spatial Laplacian). Which streams
  * carry them — one direction per input, or first-order directions plus one
  * collapsed stream for a Laplacian — is decided by whoever builds the
- * context (pf_pde_layout), and the same residual code works with either.
- * Coordinates come as fields too (pf_pde_x), so source terms are jet ops on
- * the points and the graph stays the only place where arithmetic happens.
+ * context (pf_pde_ctx_init, through pf_pde_layout), and the same residual
+ * code works with either. Coordinates come as fields too (pf_pde_x value-only,
+ * pf_pde_xj as a jet), so source terms are jet ops on the points. What no
+ * formula gives enters as value-only inputs: auxiliary fields such as
+ * coefficient maps, which the aux hook evaluates on the host (pf_pde_aux),
+ * the targets of a data constraint (observe, pf_pde_target) and the fields
+ * at a periodic constraint's image points (pf_pde_pair).
  *
- * Exact solutions are written the same way (exact_fields), so a test can
- * put u* in place of the network and check that every residual and
- * constraint vanishes.
+ * Exact solutions are written with the same ops (exact_fields; exact gives
+ * u* at one point in double), so a test can put u* in place of the network
+ * and check that every residual and constraint vanishes.
  */
 #ifndef PF_GEOM_PDE_H
 #define PF_GEOM_PDE_H

@@ -43,8 +43,8 @@
  * field (512x512 nodes, 32 sines and cosines each, twice for the scale m)
  * takes a few tenths of a second.
  */
-#ifndef PF_PDES_COEF_FIELD_H
-#define PF_PDES_COEF_FIELD_H
+#ifndef PF_IO_COEF_FIELD_H
+#define PF_IO_COEF_FIELD_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -25,7 +25,7 @@
 #pragma GCC optimize("no-tree-vectorize")
 #endif
 
-#include "coef_field.h"
+#include "io/coef_field.h"
 
 #include <math.h>
 #include <stdlib.h>
