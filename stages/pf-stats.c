@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
 #include "stats/collect.h"
 #include "stats/compare.h"
 #include "stats/means.h"
@@ -71,6 +72,14 @@ static int from_table(const char *csv, const char *reference, int json)
     return 0;
 }
 
+/* The library's messages ("wrote PATH") as pf-stats lines. */
+static void log_line(pf_log_level level, const char *msg, void *user)
+{
+    (void)user;
+    static const char *const tag[] = {"debug: ", "", "warning: ", "error: "};
+    fprintf(stderr, "pf-stats: %s%s\n", tag[level], msg);
+}
+
 int main(int argc, char **argv)
 {
     static const struct option lo[] = {{"runs", 1, 0, 'r'},       {"out", 1, 0, 'o'},  {"pde", 1, 0, 'p'},
@@ -79,6 +88,7 @@ int main(int argc, char **argv)
                                        {0, 0, 0, 0}};
     const char *runs = "runs", *out = NULL, *pde = NULL, *reference = "pinnforge", *table = NULL;
     int json = 0, quiet = 0, ch;
+    pf_log_set(log_line, NULL);
     while ((ch = getopt_long(argc, argv, "hq", lo, NULL)) != -1) {
         switch (ch) {
         case 'r': runs = optarg; break;

@@ -126,6 +126,40 @@ static int parse(int argc, char **argv, opts *o)
     return 0;
 }
 
+/* ------------------------------------------------------------ progress */
+
+/* How pf-train shows the trainer's progress events (trainer.h): a bar
+ * redrawn at most every 0.2 s when stderr is a terminal and no
+ * --progress-every was given, else a line every `every` steps (0: a tenth of
+ * the run); either way once more at the end. The trainer reports every
+ * step; what is shown is decided here. */
+typedef struct progress {
+    bool bar;
+    int every;
+    double shown;   /* elapsed_s when the bar was last drawn */
+} progress;
+
+static void show_progress(const pf_train_progress *e, void *user)
+{
+    progress *pr = user;
+    if (pr->bar) {
+        if (!e->last && e->elapsed_s - pr->shown < 0.2) return;
+        pr->shown = e->elapsed_s;
+        int w = 30, f = (int)(w * (double)e->step / e->total_steps);
+        char bar[64];
+        for (int i = 0; i < w; i++) bar[i] = i < f ? '#' : '.';
+        bar[w] = 0;
+        fprintf(stderr, "\rpf-train [%s] %ld/%ld loss %.3e %.0f steps/s%s", bar, e->step, e->total_steps, e->loss,
+                e->steps_per_s, e->last ? "\n" : "");
+        fflush(stderr);
+        return;
+    }
+    long every = pr->every > 0 ? pr->every : e->total_steps / 10 > 0 ? e->total_steps / 10 : 1;
+    if (!e->last && e->step % every) return;
+    fprintf(stderr, "pf-train: step %ld/%ld loss %.4e %.1f steps/s %.1f s\n", e->step, e->total_steps, e->loss,
+            e->steps_per_s, e->elapsed_s);
+}
+
 /* ---------------------------------------------------------------- spec */
 
 static bool ends_with(const char *s, const char *suffix)
@@ -297,8 +331,11 @@ int main(int argc, char **argv)
     }
     to.seed = o.seed;
     to.timeout_s = o.timeout;
-    to.progress = o.quiet ? PF_PROGRESS_NONE : isatty(2) && !o.every ? PF_PROGRESS_BAR : PF_PROGRESS_LINES;
-    to.progress_every = o.every;
+    progress pr = {.bar = isatty(2) && !o.every, .every = o.every};
+    if (!o.quiet) {
+        to.on_progress = show_progress;
+        to.progress_user = &pr;
+    }
     if (!o.quiet)
         fprintf(stderr, "pf-train: start %s, spec %.12s, %s fidelity (%ld steps%s), seed %llu, %zu parameters, on %s\n",
                 p->name, hash, o.fidelity, pf_train_config_steps(&tc), scaled ? ", scaled" : "", o.seed,

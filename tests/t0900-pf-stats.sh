@@ -79,6 +79,7 @@ for d in "$tmp"/runs/*/*/run*; do "$BIN/pf-select" --run "$d" --generation 0 --q
 expect_rc 0 "tables from runs" "$S" --runs "$tmp/runs" --out "$tmp/rep"
 check "counts the runs" grep -q "^pf-stats: 4 runs under $tmp/runs, 3 finished" "$tmp/err"
 check "names the unfinished run" grep -q "left out of the means (no final.msgpack yet): $tmp/runs/burgers_1d/pinnforge/run2" "$tmp/err"
+check "a line per file written (the library's log through pf-stats's sink)" grep -q "^pf-stats: wrote $tmp/rep/main.md$" "$tmp/err"
 eq "files" "$(ls "$tmp/rep" | tr '\n' ' ')" "budget.csv budget.md budget.tex main.csv main.md main.tex statistics.json trajectory.csv trajectory.md trajectory.tex "
 check "main.csv: the means" grep -q "^burgers_1d,pinnforge,2,2.000000000e-03,1.414213562e-03$" "$tmp/rep/main.csv"
 check "main.md: the best in bold" grep -q "| burgers_1d | 4.00E-03 | \*\*2.00E-03 ± 1.41E-03\*\* |" "$tmp/rep/main.md"

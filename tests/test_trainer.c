@@ -1,6 +1,8 @@
-/* The trainer end to end: accuracy on poisson_5d, determinism, failures as
- * results (nan, timeout), a missing reference, fidelity scaling. */
+/* The trainer end to end: accuracy on poisson_5d, determinism, progress
+ * events (and no stderr output), failures as results (nan, timeout), a
+ * missing reference, fidelity scaling. */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -120,6 +122,114 @@ Test(trainer, same_seed_is_bit_identical_and_another_seed_is_not)
     pf_train_result_release(&a);
     pf_train_result_release(&b);
     pf_train_result_release(&c);
+}
+
+/* What a progress callback saw. */
+typedef struct events {
+    int n, nlast;
+    pf_train_progress first, prev, final;
+    bool steps_in_order, elapsed_in_order, losses_finite, last_was_final;
+    int stage_changes;
+} events;
+
+static void on_progress(const pf_train_progress *e, void *user)
+{
+    events *ev = user;
+    if (ev->n == 0) ev->first = *e;
+    else {
+        ev->steps_in_order &= e->last ? e->step >= ev->prev.step : e->step == ev->prev.step + 1;
+        ev->elapsed_in_order &= e->elapsed_s >= ev->prev.elapsed_s;
+        ev->stage_changes += e->stage != ev->prev.stage;
+    }
+    ev->losses_finite &= isfinite(e->loss) && isfinite(e->steps_per_s);
+    ev->last_was_final = e->last; /* stays true only if the last call is the last event */
+    ev->nlast += e->last;
+    if (e->last) ev->final = *e;
+    ev->prev = *e;
+    ev->n++;
+}
+
+/* Two Adam stages on burgers_1d, 100 + 20 steps. */
+static void two_stages(const pf_pde *p, pf_model_config *mc, pf_train_config *tc)
+{
+    tiny(p, 120, mc, tc);
+    tc->nstages = 2;
+    tc->stages[0].steps = 100;
+    tc->stages[1] = tc->stages[0];
+    tc->stages[1].steps = 20;
+}
+
+Test(trainer, a_progress_callback_sees_every_step_and_the_library_prints_nothing, .init = cr_redirect_stderr)
+{
+    const pf_pde *p = pde("burgers_1d");
+    pf_model_config mc;
+    pf_train_config tc;
+    two_stages(p, &mc, &tc);
+    events ev = {.steps_in_order = true, .elapsed_in_order = true, .losses_finite = true};
+    pf_train_options o = pf_train_options_default();
+    o.seed = 7;
+    o.on_progress = on_progress;
+    o.progress_user = &ev;
+    pf_train_result r;
+    cr_assert_eq(pf_train_run(p, &mc, &tc, &o, &r), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(r.status, PF_TRAIN_OK, "%s", r.detail);
+    cr_assert_eq(r.steps, 120);
+    /* one event per step, then the final one */
+    cr_assert_eq(ev.n, 121, "%d events", ev.n);
+    cr_assert_eq(ev.first.step, 1);
+    cr_assert_eq(ev.first.total_steps, 120);
+    cr_assert_eq(ev.first.stage, 0);
+    cr_assert_eq(ev.first.optimizer, PF_OPT_ADAM);
+    cr_assert(ev.steps_in_order, "the steps do not grow by one");
+    cr_assert(ev.elapsed_in_order, "the elapsed time went back");
+    cr_assert(ev.losses_finite);
+    cr_assert_eq(ev.stage_changes, 1, "%d stage changes", ev.stage_changes);
+    cr_assert_eq(ev.nlast, 1);
+    cr_assert(ev.last_was_final, "an event came after the last one");
+    cr_assert_eq(ev.final.step, 120);
+    cr_assert_eq(ev.final.total_steps, 120);
+    cr_assert_eq(ev.final.stage, 1);
+    cr_assert_eq(ev.final.loss, r.loss_last);
+    cr_assert(ev.final.elapsed_s > 0 && ev.final.elapsed_s <= r.wall_s + 1, "elapsed %g, wall %g",
+              ev.final.elapsed_s, r.wall_s);
+    pf_train_result_release(&r);
+    fflush(stderr);
+    cr_assert_stderr_eq_str("", "the library wrote to stderr during a training");
+}
+
+static void count_events(const pf_train_progress *e, void *user)
+{
+    (void)e;
+    ++*(int *)user;
+}
+
+/* The callback runs between steps and feeds nothing back: the numbers are
+ * those of a run without one. */
+Test(trainer, a_progress_callback_changes_no_number)
+{
+    const pf_pde *p = pde("burgers_1d");
+    pf_model_config mc;
+    pf_train_config tc;
+    two_stages(p, &mc, &tc);
+    pf_train_result a, b;
+    train(p, &mc, &tc, 7, 0, &a);
+    int n = 0;
+    pf_train_options o = pf_train_options_default();
+    o.seed = 7;
+    o.on_progress = count_events;
+    o.progress_user = &n;
+    cr_assert_eq(pf_train_run(p, &mc, &tc, &o, &b), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(n, 121);
+    cr_assert_eq(a.nlog, b.nlog);
+    cr_assert(same(a.log_total, b.log_total, sizeof(double) * a.nlog));
+    cr_assert_eq(a.neval, b.neval);
+    cr_assert(same(a.eval_mse, b.eval_mse, sizeof(double) * a.neval));
+    cr_assert_eq(a.nparam, b.nparam);
+    for (int i = 0; i < a.nparam; i++)
+        cr_assert(same(a.param[i].data, b.param[i].data, sizeof(pf_real) * a.param[i].rows * a.param[i].cols),
+                  "parameter %s differs", a.param[i].name);
+    pf_train_result_release(&a);
+    pf_train_result_release(&b);
 }
 
 /* lr = 1e3 makes every parameter jump by about 1e3 per Adam step. On

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/log.h"
 #include "io/msgpack_json.h"
 #include "llm/method.h"
 #include "stats/compare.h"
@@ -50,7 +51,7 @@ static pf_status put(const pf_report_options *o, const char *name, char *text, i
     free(text);
     if (st == PF_OK) {
         (*written)++;
-        if (!o->quiet) fprintf(stderr, "pf-stats: wrote %s\n", path);
+        if (!o->quiet) pf_log(PF_LOG_INFO, "wrote %s", path);
     }
     return st;
 }

@@ -35,7 +35,7 @@
 typedef struct pf_report_options {
     const char *out_dir;    /* created if missing */
     const char *reference;  /* the method the others are compared with ("pinnforge") */
-    bool quiet;             /* no "wrote ..." lines on stderr */
+    bool quiet;             /* no "wrote PATH" messages (PF_LOG_INFO, core/log.h) */
 } pf_report_options;
 
 /* Whether a method is one of the paper's ablations of PINNForge. */

@@ -86,7 +86,7 @@ static void derivs(pf_unary_op op, pf_real p, const pf_real *restrict a, const p
     case PF_UNARY_LOG:
         for (int i = 0; i < m; i++) {
             pf_real r = 1 / a[i];
-            f0[i] = t ? t[i] : pf_log(a[i]);
+            f0[i] = t ? t[i] : pf_ln(a[i]);
             f1[i] = r;
             f2[i] = -r * r;
             f3[i] = 2 * r * r * r;

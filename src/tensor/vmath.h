@@ -32,12 +32,16 @@ double erfc(double) PF_SIMD_DECL;
 double pow(double, double) PF_SIMD_DECL;
 #endif
 
+/* pf_<f>: libm's f in pf_real's precision (f for double, f's float variant
+ * otherwise). The natural logarithm is pf_ln, not pf_log: that name is the
+ * logger's (core/log.h), and a file including both headers would otherwise
+ * have its log calls turned into log(). */
 #ifdef PF_DOUBLE
 #define pf_tanh tanh
 #define pf_sin sin
 #define pf_cos cos
 #define pf_exp exp
-#define pf_log log
+#define pf_ln log
 #define pf_log1p log1p
 #define pf_erfc erfc
 #define pf_pow pow
@@ -46,7 +50,7 @@ double pow(double, double) PF_SIMD_DECL;
 #define pf_sin sinf
 #define pf_cos cosf
 #define pf_exp expf
-#define pf_log logf
+#define pf_ln logf
 #define pf_log1p log1pf
 #define pf_erfc erfcf
 #define pf_pow powf

@@ -23,9 +23,7 @@ const char *pf_train_status_name(pf_train_status s)
 
 pf_train_options pf_train_options_default(void)
 {
-    return (pf_train_options){.seed = 0, .timeout_s = 0, .diverge_factor = PF_TRAIN_DIVERGED_FACTOR,
-                              .progress = PF_PROGRESS_NONE,
-                              .progress_every = 0, .label = "pf-train"};
+    return (pf_train_options){.seed = 0, .timeout_s = 0, .diverge_factor = PF_TRAIN_DIVERGED_FACTOR};
 }
 
 static double now(void)
@@ -59,7 +57,7 @@ typedef struct run {
     double t0, t_steps;
     int log_cap, eval_cap;
     int pool_draws;
-    double bar_shown;                   /* when the progress bar was last drawn */
+    int stage;                          /* the stage running (progress events) */
     bool stop;
 } run;
 
@@ -367,28 +365,21 @@ static void sa_ascent(run *R)
     sa_apply(R);
 }
 
+/* A progress event to the caller's callback (trainer.h, progress). */
 static void progress(run *R, bool last)
 {
     const pf_train_options *o = R->o;
-    if (o->progress == PF_PROGRESS_NONE) return;
+    if (!o->on_progress) return;
     double el = now() - R->t0;
-    double rate = el > 0 ? R->step / el : 0;
-    if (o->progress == PF_PROGRESS_BAR) {
-        if (!last && el - R->bar_shown < 0.2) return;
-        R->bar_shown = el;
-        int w = 30, f = (int)(w * (double)R->step / R->total_steps);
-        char bar[64];
-        for (int i = 0; i < w; i++) bar[i] = i < f ? '#' : '.';
-        bar[w] = 0;
-        fprintf(stderr, "\r%s [%s] %ld/%ld loss %.3e %.0f steps/s%s", o->label, bar, R->step, R->total_steps,
-                R->total, rate, last ? "\n" : "");
-        fflush(stderr);
-        return;
-    }
-    int every = o->progress_every > 0 ? o->progress_every : (int)(R->total_steps / 10 > 0 ? R->total_steps / 10 : 1);
-    if (!last && R->step % every) return;
-    fprintf(stderr, "%s: step %ld/%ld loss %.4e %.1f steps/s %.1f s\n", o->label, R->step, R->total_steps,
-            R->total, rate, el);
+    pf_train_progress e = {.step = R->step,
+                           .total_steps = R->total_steps,
+                           .loss = R->total,
+                           .elapsed_s = el,
+                           .steps_per_s = el > 0 ? R->step / el : 0,
+                           .stage = R->stage,
+                           .optimizer = R->tc->stages[R->stage].optimizer,
+                           .last = last};
+    o->on_progress(&e, o->progress_user);
 }
 
 /* One pass (losses + gradients) with the current weights; records. */
@@ -767,6 +758,7 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
     if (st == PF_OK && !healthy(&R)) R.stop = true;
     for (int i = 0; st == PF_OK && i < tc->nstages && !R.stop; i++) {
         const pf_stage_config *sg = &tc->stages[i];
+        R.stage = i;
         /* an L-BFGS stage that converges ends early; the next stage goes on */
         st = sg->optimizer == PF_OPT_LBFGS ? lbfgs_stage(&R, sg, &r->stage[i]) : adam_stage(&R, sg, &r->stage[i]);
     }
@@ -794,7 +786,7 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
         r->wall_s = now() - R.t0;
         r->step_s = R.t_steps;
         r->other_s = r->wall_s - R.t_steps;
-        if (o->progress != PF_PROGRESS_NONE) progress(&R, true);
+        progress(&R, true);
     }
     pf_train_graph_free(R.t);
     pf_reference_release(&R.ref);

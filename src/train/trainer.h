@@ -77,44 +77,99 @@
 #include "train/config.h"
 #include "train/evidence.h"
 
-#define PF_TRAIN_DIVERGED_FACTOR 1e8
-#define PF_TRAIN_POOL_FACTOR 4
-#define PF_TRAIN_LBFGS_REFRESH 25
-#define PF_TRAIN_EVIDENCE_POINTS 4096
-#define PF_TRAIN_MAX_HOTSPOTS 5
-#define PF_TRAIN_HOTSPOT_CELLS 256
+#define PF_TRAIN_DIVERGED_FACTOR 1e8  /* default diverge_factor */
+#define PF_TRAIN_POOL_FACTOR 4        /* RAD / RAR-D pool: this many x the interior points */
+#define PF_TRAIN_LBFGS_REFRESH 25     /* L-BFGS stages: steps between weight refreshes */
+#define PF_TRAIN_EVIDENCE_POINTS 4096 /* uniform points of the residual evidence */
+#define PF_TRAIN_MAX_HOTSPOTS 5       /* hotspot boxes kept */
+#define PF_TRAIN_HOTSPOT_CELLS 256    /* cells the domain is cut into for them */
 
+/* How a training ended (a result, not a failure of pf_train_run). */
 typedef enum pf_train_status {
-    PF_TRAIN_OK = 0,
-    PF_TRAIN_NAN,
-    PF_TRAIN_DIVERGED,
-    PF_TRAIN_TIMEOUT,
+    PF_TRAIN_OK = 0,    /* none of the below (L-BFGS stages may have ended early) */
+    PF_TRAIN_NAN,       /* a loss or the gradient became NaN or Inf */
+    PF_TRAIN_DIVERGED,  /* the loss passed diverge_factor times its start */
+    PF_TRAIN_TIMEOUT,   /* timeout_s ran out */
 } pf_train_status;
 
 /* "ok", "nan", "diverged", "timeout". */
 const char *pf_train_status_name(pf_train_status s);
 
-typedef enum pf_progress {
-    PF_PROGRESS_NONE = 0,
-    PF_PROGRESS_LINES,   /* a line to stderr every `progress_every` steps */
-    PF_PROGRESS_BAR,     /* a redrawn bar on stderr (a terminal) */
-} pf_progress;
+/* ----------------------------------------------------------- progress
+ *
+ * The trainer prints nothing (core/log.h: the library's only voice is the
+ * log sink). A caller that shows progress sets pf_train_options.on_progress;
+ * the trainer then calls it
+ *   - after every optimizer step, except a step that ends the run with
+ *     NaN or divergence, and
+ *   - once more at the end, with `last` set, after the final pass and the
+ *     evidence (only when pf_train_run returns PF_OK).
+ * So `step` grows by one from event to event up to the last one, whose
+ * step is the steps performed (r->steps: the budget unless the run stopped
+ * early) and may equal the step of the event before it.
+ *
+ * The callback decides what to show and how often: the trainer does not
+ * throttle. pf-train draws a bar at most every 0.2 s on a terminal, else a
+ * line every N steps:
+ *
+ *     static void show(const pf_train_progress *e, void *user)
+ *     {
+ *         if (e->last || e->step % 100 == 0)
+ *             fprintf(stderr, "step %ld/%ld loss %.4e\n", e->step, e->total_steps, e->loss);
+ *     }
+ *     ...
+ *     o.on_progress = show;
+ *     o.progress_user = NULL;
+ *
+ * Cost and timing: an event costs one clock read and the call. It runs on
+ * the calling thread between steps, outside the time counted as step time
+ * (r->step_s), and nothing it sees feeds back into the arithmetic: a run
+ * gives the same numbers with or without a callback.
+ * Keep it cheap all the same (a comparison, and now and then a print): it
+ * runs thousands of times per run. With on_progress NULL (the default) the
+ * trainer reads no clock for it.
+ *
+ * The event lives only during the call; copy what you keep. The callback
+ * must not call back into the trainer.
+ */
+typedef struct pf_train_progress {
+    long step;            /* optimizer steps done so far (1, 2, ...) */
+    long total_steps;     /* steps planned: the sum of the stages' steps (r->budget) */
+    double loss;          /* the weighted total loss of the last pass: before this
+                             step's update for Adam, at the accepted point for
+                             L-BFGS; at the last event r->loss_last */
+    double elapsed_s;     /* wall-clock seconds since pf_train_run began (setup,
+                             probes and evaluation included) */
+    double steps_per_s;   /* step / elapsed_s (0 while elapsed_s is 0): the run's
+                             pace so far, not the evidence's steps per second
+                             (which counts step time only) */
+    int stage;            /* the stage the step belongs to, 0-based index into
+                             tc->stages (at the last event: the stage the run
+                             ended in) */
+    pf_optimizer_kind optimizer; /* that stage's optimizer */
+    bool last;            /* the final event (see above) */
+} pf_train_progress;
+
+/* The progress callback: e as above, user as given in progress_user. */
+typedef void (*pf_train_progress_fn)(const pf_train_progress *e, void *user);
 
 typedef struct pf_train_options {
     uint64_t seed;
     double timeout_s;     /* wall-clock limit, 0 = none */
     double diverge_factor;/* loss / starting loss that counts as divergence
                              (PF_TRAIN_DIVERGED_FACTOR; INFINITY: never) */
-    pf_progress progress;
-    int progress_every;   /* lines: steps between lines (0: a tenth of the run) */
-    const char *label;    /* progress prefix ("pf-train") */
+    pf_train_progress_fn on_progress; /* progress events (NULL: none; see above) */
+    void *progress_user;  /* passed to on_progress as it is */
     const pf_backend *backend; /* where to train (NULL: the CPU; see tensor/device.h) */
     bool no_capture;      /* run every Adam step op by op instead of replaying a
                              recorded one (the results are the same) */
 } pf_train_options;
 
+/* Seed 0, no time limit, PF_TRAIN_DIVERGED_FACTOR, no progress callback,
+ * the CPU, recorded steps where the backend records. */
 pf_train_options pf_train_options_default(void);
 
+/* One loss term: the PDE residual (term 0), then each constraint. */
 typedef struct pf_train_term {
     const char *name;     /* "pde", or the constraint's name */
     bool hard;            /* satisfied exactly by the hard transform (weight 0) */
@@ -123,18 +178,26 @@ typedef struct pf_train_term {
     double grad_first, grad_last;     /* ||grad_theta L_t||_2 at step 0 and at the end */
 } pf_train_term;
 
+/* What became of one stage of tc->stages. */
 typedef struct pf_train_stage_log {
     pf_optimizer_kind optimizer;
-    long planned, done;
-    const char *outcome;  /* "completed", or L-BFGS's "converged" / "stalled" / ... */
+    long planned, done;   /* steps in the config, steps performed */
+    const char *outcome;  /* "completed", or L-BFGS's "converged" / "stalled" / ...;
+                             a stage cut short by the run's end: its status name
+                             ("nan", "timeout", ...), or "not reached" */
 } pf_train_stage_log;
 
+/* One parameter of the graph after training, on the host (owned by the
+ * result). */
 typedef struct pf_train_param {
-    char name[64];
-    int rows, cols;
-    bool trainable;
+    char name[64];        /* as the model registered it ("h1.W", ...) */
+    int rows, cols;       /* data is rows x cols, row-major */
+    bool trainable;       /* false: frozen (fourier.B unless fourier_trainable) */
     pf_real *data;
 } pf_train_param;
+
+/* Everything a training gives back. Arrays are owned by the result and
+ * freed by pf_train_result_release(). */
 
 typedef struct pf_train_result {
     pf_train_status status;
@@ -191,6 +254,7 @@ typedef struct pf_train_result {
 pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_train_config *tc,
                        const pf_train_options *o, pf_train_result *r);
 
+/* Free what *r owns and zero it (safe on a zeroed result). */
 void pf_train_result_release(pf_train_result *r);
 
 #endif
