@@ -445,61 +445,83 @@ done:
     return PF_OK;
 }
 
+/* One attribute, opened for reading: its file, id, type and space. */
+typedef struct attr_handle {
+    hid_t file, a, type, space;
+} attr_handle;
+
+/* Open attribute `key` of `obj` and check it holds one value of class
+ * `cls` (`what` names it in the refusal); on failure everything is closed. */
+static pf_status attr_open(const char *path, const char *obj, const char *key, H5T_class_t cls, const char *what,
+                           attr_handle *h)
+{
+    *h = (attr_handle){H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID};
+    PF_TRY(open_read(path, &h->file));
+    pf_h5 *f = NULL;
+    pf_status st = PF_OK;
+    H5_CHECK(h->a = H5Aopen_by_name(h->file, obj, key, H5P_DEFAULT, H5P_DEFAULT),
+             "cannot open attribute '%s' of '%s' in '%s'", key, obj, path);
+    H5_CHECK(h->type = H5Aget_type(h->a), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+    H5_CHECK(h->space = H5Aget_space(h->a), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+    hssize_t npoints;
+    H5_CHECK(npoints = H5Sget_simple_extent_npoints(h->space), "cannot read attribute '%s' of '%s' in '%s'", key,
+             obj, path);
+    /* one value is read into one buffer: an array would overflow it */
+    if (npoints != 1 || H5Tget_class(h->type) != cls)
+        st = pf_fail(PF_ERR_IO, "attribute '%s' of '%s' in '%s' is not a single %s", key, obj, path, what);
+done:
+    if (st != PF_OK) {
+        H5Sclose(h->space);
+        H5Tclose(h->type);
+        H5Aclose(h->a);
+        H5Fclose(h->file);
+    }
+    return st;
+}
+
+/* Close what attr_open() opened; st is the reader's status so far. */
+static pf_status attr_close(const char *path, const char *obj, const char *key, attr_handle *h, pf_status st)
+{
+    pf_h5 *f = NULL;
+    H5_CLOSE(H5Sclose, h->space, "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+    H5_CLOSE(H5Tclose, h->type, "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+    H5_CLOSE(H5Aclose, h->a, "cannot close attribute '%s' of '%s' in '%s'", key, obj, path);
+    H5_CLOSE(H5Fclose, h->file, "cannot close '%s'", path);
+    return st;
+}
+
 pf_status pf_h5_read_attr_str(const char *path, const char *obj, const char *key, char **out)
 {
     PF_ASSERT(key != NULL && out != NULL);
     check_name(obj);
     *out = NULL;
-    hid_t file;
-    PF_TRY(open_read(path, &file));
+    attr_handle h;
+    PF_TRY(attr_open(path, obj, key, H5T_STRING, "string", &h));
     pf_h5 *f = NULL;
     pf_status st = PF_OK;
-    hid_t a = H5I_INVALID_HID, type = H5I_INVALID_HID, mem = H5I_INVALID_HID, space = H5I_INVALID_HID;
+    hid_t mem = H5I_INVALID_HID;
     char *s = NULL;
-    H5_CHECK(a = H5Aopen_by_name(file, obj, key, H5P_DEFAULT, H5P_DEFAULT),
-             "cannot open attribute '%s' of '%s' in '%s'", key, obj, path);
-    H5_CHECK(type = H5Aget_type(a), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
-    H5_CHECK(space = H5Aget_space(a), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
-    hssize_t npoints;
-    H5_CHECK(npoints = H5Sget_simple_extent_npoints(space), "cannot read attribute '%s' of '%s' in '%s'",
-             key, obj, path);
-    if (npoints != 1) { /* one string is read into one buffer: an array would overflow it */
-        st = pf_fail(PF_ERR_IO, "attribute '%s' of '%s' in '%s' is not a single string", key, obj, path);
-        goto done;
-    }
-    if (H5Tget_class(type) != H5T_STRING) {
-        st = pf_fail(PF_ERR_IO, "attribute '%s' of '%s' in '%s' is not a string", key, obj, path);
-        goto done;
-    }
     htri_t var;
-    H5_CHECK(var = H5Tis_variable_str(type), "cannot read attribute '%s' of '%s' in '%s'", key,
-             obj, path);
+    H5_CHECK(var = H5Tis_variable_str(h.type), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
     H5_CHECK(mem = H5Tcopy(H5T_C_S1), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
     /* HDF5 converts no string between character sets: read in the file's */
-    H5_CHECK(H5Tset_cset(mem, H5Tget_cset(type)), "cannot read attribute '%s' of '%s' in '%s'", key,
-             obj, path);
+    H5_CHECK(H5Tset_cset(mem, H5Tget_cset(h.type)), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
     if (var) {
         char *vs = NULL;
-        H5_CHECK(H5Tset_size(mem, H5T_VARIABLE), "cannot read attribute '%s' of '%s' in '%s'", key,
-                 obj, path);
-        H5_CHECK(H5Aread(a, mem, &vs), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+        H5_CHECK(H5Tset_size(mem, H5T_VARIABLE), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+        H5_CHECK(H5Aread(h.a, mem, &vs), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
         s = strdup(vs ? vs : "");
         H5free_memory(vs);
     } else {
-        size_t n = H5Tget_size(type);
-        H5_CHECK(H5Tset_size(mem, n + 1), "cannot read attribute '%s' of '%s' in '%s'", key, obj,
-                 path);
+        size_t n = H5Tget_size(h.type);
+        H5_CHECK(H5Tset_size(mem, n + 1), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
         if ((s = calloc(n + 1, 1)))
-            H5_CHECK(H5Aread(a, mem, s), "cannot read attribute '%s' of '%s' in '%s'", key, obj,
-                     path);
+            H5_CHECK(H5Aread(h.a, mem, s), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
     }
     if (!s) st = pf_fail(PF_ERR_NOMEM, "out of memory reading attribute '%s' in '%s'", key, path);
 done:
     H5_CLOSE(H5Tclose, mem, "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
-    H5_CLOSE(H5Sclose, space, "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
-    H5_CLOSE(H5Tclose, type, "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
-    H5_CLOSE(H5Aclose, a, "cannot close attribute '%s' of '%s' in '%s'", key, obj, path);
-    H5_CLOSE(H5Fclose, file, "cannot close '%s'", path);
+    st = attr_close(path, obj, key, &h, st);
     if (st != PF_OK) {
         free(s);
         return st;
@@ -513,29 +535,14 @@ pf_status pf_h5_read_attr_i64(const char *path, const char *obj, const char *key
     PF_ASSERT(key != NULL && out != NULL);
     check_name(obj);
     *out = 0;
-    hid_t file;
-    PF_TRY(open_read(path, &file));
+    attr_handle h;
+    PF_TRY(attr_open(path, obj, key, H5T_INTEGER, "integer", &h));
     pf_h5 *f = NULL;
     pf_status st = PF_OK;
-    hid_t a = H5I_INVALID_HID, type = H5I_INVALID_HID, space = H5I_INVALID_HID;
     int64_t v = 0;
-    H5_CHECK(a = H5Aopen_by_name(file, obj, key, H5P_DEFAULT, H5P_DEFAULT),
-             "cannot open attribute '%s' of '%s' in '%s'", key, obj, path);
-    H5_CHECK(type = H5Aget_type(a), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
-    H5_CHECK(space = H5Aget_space(a), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
-    hssize_t npoints;
-    H5_CHECK(npoints = H5Sget_simple_extent_npoints(space), "cannot read attribute '%s' of '%s' in '%s'",
-             key, obj, path);
-    if (npoints != 1 || H5Tget_class(type) != H5T_INTEGER) {
-        st = pf_fail(PF_ERR_IO, "attribute '%s' of '%s' in '%s' is not a single integer", key, obj, path);
-        goto done;
-    }
-    H5_CHECK(H5Aread(a, H5T_NATIVE_INT64, &v), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
+    H5_CHECK(H5Aread(h.a, H5T_NATIVE_INT64, &v), "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
 done:
-    H5_CLOSE(H5Sclose, space, "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
-    H5_CLOSE(H5Tclose, type, "cannot read attribute '%s' of '%s' in '%s'", key, obj, path);
-    H5_CLOSE(H5Aclose, a, "cannot close attribute '%s' of '%s' in '%s'", key, obj, path);
-    H5_CLOSE(H5Fclose, file, "cannot close '%s'", path);
+    st = attr_close(path, obj, key, &h, st);
     if (st == PF_OK) *out = v;
     return st;
 }

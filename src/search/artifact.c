@@ -14,7 +14,7 @@
 
 /* ------------------------------------------------------------ reading */
 
-pf_status pf_artifact_read(const char *path, const char *format, json_t **out)
+static pf_status artifact_read(const char *path, const char *format, json_t **out)
 {
     *out = NULL;
     json_t *doc;
@@ -34,6 +34,15 @@ pf_status pf_artifact_read(const char *path, const char *format, json_t **out)
     }
     *out = doc;
     return PF_OK;
+}
+
+pf_status pf_artifact_load(const char *path, const char *format, pf_artifact_parse_fn parse, void *f)
+{
+    json_t *doc;
+    PF_TRY(artifact_read(path, format, &doc));
+    pf_status st = parse(path, doc, f);
+    json_decref(doc);
+    return st;
 }
 
 pf_status pf_artifact_str(const char *path, const json_t *o, const char *key, bool required, char *buf, size_t cap)
@@ -237,8 +246,9 @@ static pf_status proposal_calls(const char *path, const json_t *o, pf_proposal *
     return pf_artifact_str(path, o, "provider", false, p->provider, sizeof p->provider);
 }
 
-static pf_status proposal_parse(const char *path, const json_t *o, pf_proposal_file *f)
+static pf_status proposal_parse(const char *path, const json_t *o, void *out)
 {
+    pf_proposal_file *f = out;
     pf_proposal *p = &f->call;
     long g = PF_RUN_HIFI, k = 0;
     PF_TRY(pf_artifact_str(path, o, "pde", true, f->pde, sizeof f->pde));
@@ -272,10 +282,7 @@ pf_status pf_proposal_file_read(const char *path, pf_proposal_file *f)
 {
     memset(f, 0, sizeof *f);
     f->low_fidelity_y = NAN;
-    json_t *o;
-    PF_TRY(pf_artifact_read(path, "pinnforge.proposal", &o));
-    pf_status st = proposal_parse(path, o, f);
-    json_decref(o);
+    pf_status st = pf_artifact_load(path, "pinnforge.proposal", proposal_parse, f);
     if (st != PF_OK) pf_proposal_file_release(f);
     return st;
 }
@@ -317,8 +324,9 @@ pf_status pf_memory_file_write(const char *path, const pf_memory_file *f)
     return pf_artifact_finish(path, o, keys);
 }
 
-static pf_status memory_parse(const char *path, const json_t *o, pf_memory_file *f)
+static pf_status memory_parse(const char *path, const json_t *o, void *out)
 {
+    pf_memory_file *f = out;
     long g = 0, pt = 0, ct = 0, n = 0;
     PF_TRY(pf_artifact_int(path, o, "generation", true, 0, PF_RUN_MAX_GENERATION, &g));
     f->generation = (int)g;
@@ -341,10 +349,7 @@ static pf_status memory_parse(const char *path, const json_t *o, pf_memory_file 
 pf_status pf_memory_file_read(const char *path, pf_memory_file *f)
 {
     memset(f, 0, sizeof *f);
-    json_t *o;
-    PF_TRY(pf_artifact_read(path, "pinnforge.memory", &o));
-    pf_status st = memory_parse(path, o, f);
-    json_decref(o);
+    pf_status st = pf_artifact_load(path, "pinnforge.memory", memory_parse, f);
     if (st != PF_OK) pf_memory_file_release(f);
     return st;
 }
@@ -362,7 +367,7 @@ pf_status pf_knowledge_file_read(const char *path, json_t **entries)
 {
     *entries = NULL;
     json_t *o;
-    PF_TRY(pf_artifact_read(path, "pinnforge.knowledge", &o));
+    PF_TRY(artifact_read(path, "pinnforge.knowledge", &o));
     json_t *e = json_object_get(o, "entries");
     pf_status st = PF_OK;
     if (!json_is_array(e)) st = pf_fail(PF_ERR_INVALID, "'%s': \"entries\" needs an array", path);
@@ -429,8 +434,9 @@ static pf_status budget_count(const char *path, const json_t *o, const char *a, 
     return PF_OK;
 }
 
-static pf_status final_parse(const char *path, const json_t *o, pf_final_file *f)
+static pf_status final_parse(const char *path, const json_t *o, void *out)
 {
+    pf_final_file *f = out;
     long run = 0, gens = 0;
     PF_TRY(pf_artifact_str(path, o, "pde", false, f->pde, sizeof f->pde));
     PF_TRY(pf_artifact_str(path, o, "method", false, f->method, sizeof f->method));
@@ -485,10 +491,7 @@ pf_status pf_final_file_read(const char *path, pf_final_file *f)
 {
     memset(f, 0, sizeof *f);
     f->hf_mse = f->lf_mse = NAN;
-    json_t *o;
-    PF_TRY(pf_artifact_read(path, "pinnforge.final", &o));
-    pf_status st = final_parse(path, o, f);
-    json_decref(o);
+    pf_status st = pf_artifact_load(path, "pinnforge.final", final_parse, f);
     if (st != PF_OK) pf_final_file_release(f);
     return st;
 }

@@ -13,9 +13,13 @@
 
 #include "core/status.h"
 
+/* What a reader does with the checked document: fill the typed struct f. */
+typedef pf_status (*pf_artifact_parse_fn)(const char *path, const json_t *doc, void *f);
+
 /* The msgpack file at path, a map whose "format" is `format` and whose
- * "version" is PF_ARTIFACT_VERSION; *out a new reference. */
-pf_status pf_artifact_read(const char *path, const char *format, json_t **out);
+ * "version" is PF_ARTIFACT_VERSION, then parse(path, doc, f); the document is dropped
+ * either way (f keeps its own references). */
+pf_status pf_artifact_load(const char *path, const char *format, pf_artifact_parse_fn parse, void *f);
 
 /* o[key] as a string into buf[cap] ("" and PF_OK when absent and not
  * required); longer than cap - 1 bytes is PF_ERR_INVALID. */

@@ -307,8 +307,9 @@ pf_status pf_evidence_file_write(const char *path, const pf_evidence_file *f)
     return pf_artifact_finish(path, o, keys);
 }
 
-static pf_status evidence_parse(const char *path, const json_t *o, pf_evidence_file *f)
+static pf_status evidence_parse(const char *path, const json_t *o, void *out)
 {
+    pf_evidence_file *f = out;
     PF_TRY(pf_artifact_num(path, o, "y", &f->y, &f->has_y));
     PF_TRY(pf_artifact_text(path, o, "y_missing", &f->y_missing));
     PF_TRY(pf_artifact_str(path, o, "status", true, f->status, sizeof f->status));
@@ -336,10 +337,7 @@ static pf_status evidence_parse(const char *path, const json_t *o, pf_evidence_f
 pf_status pf_evidence_file_read(const char *path, pf_evidence_file *f)
 {
     memset(f, 0, sizeof *f);
-    json_t *o;
-    PF_TRY(pf_artifact_read(path, "pinnforge.evidence", &o));
-    pf_status st = evidence_parse(path, o, f);
-    json_decref(o);
+    pf_status st = pf_artifact_load(path, "pinnforge.evidence", evidence_parse, f);
     if (st != PF_OK) pf_evidence_file_release(f);
     return st;
 }
