@@ -1,5 +1,6 @@
 /*
- * offline_edit.c — editing a working spec and making it valid.
+ * offline_edit.c — the rationale notes, editing a working spec and making
+ * it valid.
  *
  * The operators work on a spec in canonical shape (every key present, the
  * variant objects spelled out), replacing whole variant objects when they
@@ -13,11 +14,21 @@
  * invalid spec.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "llm/offline_impl.h"
+
+void pf_off_note(pf_off *o, const char *fmt, ...)
+{
+    if (o->nnotes >= PF_OFF_MAX_NOTES) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(o->notes[o->nnotes++], PF_OFF_NOTE_LEN, fmt, ap);
+    va_end(ap);
+}
 
 json_t *pf_off_sec(json_t *spec, const char *name)
 {
