@@ -247,7 +247,7 @@ static void offline_free(void *self) { free(self); }
 
 static const pf_llm_vtable offline_vt = {offline_complete, offline_free};
 
-pf_status pf_llm_offline_new(const pf_llm_options *o, const pf_llm_vtable **vt, void **self)
+pf_status pf_llm_offline_alloc(const pf_llm_options *o, const pf_llm_vtable **vt, void **self)
 {
     offline_self *s = malloc(sizeof *s);
     if (!s) return pf_fail(PF_ERR_NOMEM, SELF ": out of memory");
