@@ -248,11 +248,11 @@ Test(knowledge, bm25_matches_hand_computation)
     const char *docs[3] = {"Fourier features help multiscale problems", "periodic embedding for periodic problems",
                            "Adam then L_BFGS"};
     pf_bm25 *ix;
-    cr_assert_eq(pf_bm25_new(3, docs, &ix), PF_OK);
+    cr_assert_eq(pf_bm25_alloc(3, docs, &ix), PF_OK);
     cr_assert_eq(pf_bm25_doc_length(ix, 2), 3); /* adam, l_bfgs, bfgs ("then" and "l" dropped) */
     pf_bm25_free(ix);
     docs[2] = "Adam then LBFGS";
-    cr_assert_eq(pf_bm25_new(3, docs, &ix), PF_OK);
+    cr_assert_eq(pf_bm25_alloc(3, docs, &ix), PF_OK);
     cr_assert_eq(pf_bm25_doc_length(ix, 0), 5);
     cr_assert_eq(pf_bm25_doc_length(ix, 1), 4);
     cr_assert_eq(pf_bm25_doc_length(ix, 2), 2);

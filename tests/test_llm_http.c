@@ -83,7 +83,7 @@ static pf_status ask(llm_fixture *f, pf_llm_options *o, pf_llm_response *r)
 {
     if (!o->url) o->url = llm_fixture_url(f);
     pf_llm_provider *p;
-    cr_assert_eq(pf_llm_provider_new(o, &p), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_llm_provider_alloc(o, &p), PF_OK, "%s", pf_errmsg());
     pf_llm_request q = request();
     pf_status st = pf_llm_complete(p, &q, r);
     pf_llm_provider_free(p);
@@ -359,7 +359,7 @@ Test(llm_http, refused_connection_is_retried_then_fails)
     pf_llm_options o = http_opts(url);
     o.max_attempts = 2;
     pf_llm_provider *p;
-    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_OK, "%s", pf_errmsg());
     pf_llm_request q = request();
     pf_llm_response r;
     cr_assert_eq(pf_llm_complete(p, &q, &r), PF_ERR_IO);
@@ -379,7 +379,7 @@ Test(llm_http, call_stores_a_transcript_without_the_key)
     pf_llm_options o = http_opts(llm_fixture_url(f));
     o.transcripts = dir;
     pf_llm_provider *p;
-    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_OK, "%s", pf_errmsg());
     cr_assert_null(strstr(pf_llm_provider_describe(p), KEY));
     pf_llm_request q = request();
     pf_llm_response r;
@@ -423,7 +423,7 @@ Test(llm_http, describe_names_url_and_model)
     setenv("PF_LLM_API_KEY", KEY, 1);
     pf_llm_options o = http_opts("http://127.0.0.1:9/v1");
     pf_llm_provider *p;
-    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_OK, "%s", pf_errmsg());
     cr_assert_str_eq(pf_llm_provider_describe(p), "http http://127.0.0.1:9/v1 model m-test");
     cr_assert_eq(pf_llm_provider_kind(p), PF_LLM_HTTP);
     pf_llm_provider_free(p);
@@ -508,33 +508,33 @@ Test(llm_http, auto_kind_and_required_options)
     pf_llm_provider *p;
     /* AUTO with a URL: http */
     o.url = "http://127.0.0.1:9/v1";
-    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_OK, "%s", pf_errmsg());
     cr_assert_eq(pf_llm_provider_kind(p), PF_LLM_HTTP);
     pf_llm_provider_free(p);
     /* AUTO without one: the offline proposer, labelled as no LLM */
     o.url = NULL;
-    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_OK, "%s", pf_errmsg());
     cr_assert_eq(pf_llm_provider_kind(p), PF_LLM_OFFLINE);
     cr_assert_str_eq(pf_llm_provider_describe(p), "offline rule-based proposer (no LLM)");
     pf_llm_provider_free(p);
     o.url = ""; /* empty is no URL */
-    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_OK, "%s", pf_errmsg());
     cr_assert_eq(pf_llm_provider_kind(p), PF_LLM_OFFLINE);
     pf_llm_provider_free(p);
     /* http needs a URL, replay a folder */
     o.kind = PF_LLM_HTTP;
     o.url = NULL;
-    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_ERR_INVALID);
+    cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_ERR_INVALID);
     cr_assert_null(p);
     cr_assert_not_null(strstr(pf_errmsg(), "PF_LLM_URL"), "%s", pf_errmsg());
     o.kind = PF_LLM_REPLAY;
-    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_ERR_INVALID);
+    cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_ERR_INVALID);
     cr_assert_not_null(strstr(pf_errmsg(), "transcripts"), "%s", pf_errmsg());
     /* a key with a line break would forge headers */
     setenv("PF_LLM_API_KEY", KEY "\r\nX-Evil: 1", 1);
     o.kind = PF_LLM_HTTP;
     o.url = "http://127.0.0.1:9/v1";
-    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_ERR_INVALID);
+    cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_ERR_INVALID);
     cr_assert_not_null(strstr(pf_errmsg(), "PF_LLM_API_KEY"), "%s", pf_errmsg());
     cr_assert_null(strstr(pf_errmsg(), KEY), "%s", pf_errmsg());
 }
@@ -545,7 +545,7 @@ Test(llm_http, a_message_that_is_not_utf8_is_refused_before_sending)
     llm_fixture *f = llm_fixture_start(script, 1);
     pf_llm_options o = http_opts(llm_fixture_url(f));
     pf_llm_provider *p;
-    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_OK, "%s", pf_errmsg());
     pf_llm_message bad[2] = {{"system", "You design PINNs."}, {"user", "latin-1 \xe9t\xe9"}};
     pf_llm_request q = request();
     q.msg = bad;

@@ -58,7 +58,7 @@ static void record(const char *dir, const pf_llm_request *q, pf_llm_response *r)
     o.model = "m-test";
     o.transcripts = dir;
     pf_llm_provider *p;
-    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_OK, "%s", pf_errmsg());
     cr_assert_eq(pf_llm_call(p, q, r), PF_OK, "%s", pf_errmsg());
     pf_llm_provider_free(p);
     cr_assert_eq(llm_fixture_count(f), 1);
@@ -73,7 +73,7 @@ static pf_llm_provider *replay_over(const char *dir)
     o.model = "m-test";
     o.transcripts = dir;
     pf_llm_provider *p;
-    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_OK, "%s", pf_errmsg());
     return p;
 }
 
@@ -156,9 +156,9 @@ Test(llm_replay, needs_an_existing_folder)
     pf_llm_options_default(&o);
     o.kind = PF_LLM_REPLAY;
     pf_llm_provider *p;
-    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_ERR_INVALID);
+    cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_ERR_INVALID);
     o.transcripts = "/nonexistent/pf_llm_replay/llm";
-    cr_assert_eq(pf_llm_provider_new(&o, &p), PF_ERR_IO);
+    cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_ERR_IO);
     cr_assert_not_null(strstr(pf_errmsg(), "/nonexistent/pf_llm_replay/llm"), "%s", pf_errmsg());
     cr_assert_null(p);
 }

@@ -682,7 +682,7 @@ Test(offline, provider_complete)
     o.seed = 11;
     const pf_llm_vtable *vt;
     void *self;
-    cr_assert_eq(pf_llm_offline_new(&o, &vt, &self), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_llm_offline_alloc(&o, &vt, &self), PF_OK, "%s", pf_errmsg());
     json_t *cx = context("poisson_5d", "low");
     json_object_set_new(cx, "role", json_string("capacity_topology"));
     pf_llm_message msg[2] = {{"system", "You design PINNs."}, {"user", "Propose one spec for poisson_5d."}};

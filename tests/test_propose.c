@@ -69,7 +69,7 @@ Test(propose, offline_slot_is_valid_and_stored)
     o.transcripts = tmpl;
     o.seed = 3;
     pf_llm_provider *llm;
-    cr_assert_eq(pf_llm_provider_new(&o, &llm), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_llm_provider_alloc(&o, &llm), PF_OK, "%s", pf_errmsg());
     pf_context_in in = {.pde = p, .fidelity = PF_FIDELITY_LOW, .generation = 0, .role = "robust_reference"};
     json_t *ctx;
     cr_assert_eq(pf_context_propose(&in, &ctx), PF_OK);
@@ -135,7 +135,7 @@ static void http_start(http_case *c, const llm_fixture_reply *script, int n, con
     o.model = "m-test";
     o.max_attempts = 1;
     o.transcripts = c->dir;
-    cr_assert_eq(pf_llm_provider_new(&o, &c->llm), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_llm_provider_alloc(&o, &c->llm), PF_OK, "%s", pf_errmsg());
     c->ctx = json_deep_copy(ctx);
 }
 

@@ -236,7 +236,7 @@ Test(report, index_links_tables_and_plots)
 Test(report, table_renderers)
 {
     const char *head[] = {"PDE", "a_b", "C"};
-    pf_table *t = pf_table_new("x & y", 3, head);
+    pf_table *t = pf_table_alloc("x & y", 3, head);
     pf_table_row(t, false);
     pf_table_cell(t, false, "heat_5d");
     pf_table_cell(t, true, "1.00E-03 ± 2.00E-04");

@@ -1,15 +1,21 @@
 /*
  * test_spec.c — AlgorithmSpec (src/spec/): normalization, hashing, msgpack
  * round trips, every validation rule with its message, the limits exactly
- * at their boundaries, the default example for every PDE, instantiation.
+ * at their boundaries, the default example for every PDE, instantiation
+ * (every field of the table, left out and given).
  */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "geom/sample.h"
 #include "io/msgpack_json.h"
 #include "registry.h"
 #include "spec/spec.h"
+#include "tensor/graph.h"
+#include "train/config.h"
+#include "train/schedule.h"
 
 static const pf_pde *pde(const char *name)
 {
@@ -607,4 +613,313 @@ Test(spec, describe_comes_from_the_table)
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         cr_assert_not_null(strstr(d, want[i]), "describe lacks: %s", want[i]);
     free(d);
+}
+
+/* ------------------------------------------- instantiation reads the table */
+
+/* One field of the table with a default. Left out, the config must hold
+ * the table's default (pf_spec_default_*); given `other`, the config must
+ * hold that value, so instantiation really reads the key. */
+typedef struct field_case {
+    const char *path;   /* the table's path (spec.h) */
+    const char *shown;  /* the path as pf_spec_describe() prints it */
+    const char *at;     /* the object holding the key; "stage" is the first stage */
+    const char *select; /* JSON merged into `at` first (it chooses a variant), or NULL */
+    const char *other;  /* JSON of a value other than the default */
+    const char *want;   /* JSON of the config's value for `other`, when not `other` itself */
+} field_case;
+
+static const field_case field_cases[] = {
+    {"representation.normalize", "representation.normalize", "representation", NULL, "true", NULL},
+    {"representation.fourier.features", "representation.fourier.features", "representation.fourier", NULL, "64", NULL},
+    {"representation.fourier.sigma", "representation.fourier.sigma", "representation.fourier", NULL, "2.5", NULL},
+    {"representation.fourier.trainable", "representation.fourier.trainable", "representation.fourier", NULL, "true", NULL},
+    {"representation.fourier.scales", "representation.fourier.scales", "representation.fourier", NULL, "2", NULL},
+    {"representation.fourier.ratio", "representation.fourier.ratio", "representation.fourier", NULL, "5.0", NULL},
+    {"representation.periodic.harmonics", "representation.periodic.harmonics", "representation.periodic",
+     "{\"inputs\": [\"x\"]}", "3", NULL},
+    {"architecture.type", "architecture.type", "architecture", NULL, "\"resnet\"", NULL},
+    {"architecture.depth", "architecture.depth", "architecture", NULL, "3", NULL},
+    {"architecture.width", "architecture.width", "architecture", NULL, "64", NULL},
+    {"architecture.activation", "architecture.activation", "architecture", NULL, "\"sin\"", NULL},
+    {"architecture.init", "architecture.init", "architecture", NULL, "\"glorot_uniform\"", NULL},
+    {"architecture.adaptive", "architecture.adaptive", "architecture", NULL, "\"layerwise\"", NULL},
+    {"architecture.adapt_factor", "architecture.adapt_factor", "architecture", NULL, "5.0", NULL},
+    {"architecture.rwf", "architecture.rwf", "architecture", NULL, "true", NULL},
+    {"architecture.rwf_mean", "architecture.rwf_mean", "architecture", NULL, "0.5", NULL},
+    {"architecture.rwf_sigma", "architecture.rwf_sigma", "architecture", NULL, "0.2", NULL},
+    {"sampling.interior", "sampling.interior", "sampling", NULL, "1000", NULL},
+    {"sampling.boundary", "sampling.boundary", "sampling", NULL, "500", NULL},
+    {"sampling.initial", "sampling.initial", "sampling", NULL, "300", NULL},
+    {"sampling.method", "sampling.method", "sampling", NULL, "\"sobol\"", NULL},
+    {"sampling.resample_every", "sampling.resample_every", "sampling", NULL, "50", NULL},
+    {"sampling.adaptive.method", "sampling.adaptive", "sampling.adaptive", NULL, "\"rar_d\"", NULL},
+    {"sampling.adaptive.rad.k", "sampling.adaptive.k", "sampling.adaptive", "{\"method\": \"rad\"}", "2.0", NULL},
+    {"sampling.adaptive.rad.c", "sampling.adaptive.c", "sampling.adaptive", "{\"method\": \"rad\"}", "0.5", NULL},
+    {"sampling.adaptive.rad.every", "sampling.adaptive.every", "sampling.adaptive", "{\"method\": \"rad\"}", "50", NULL},
+    {"sampling.adaptive.rar_d.k", "sampling.adaptive.k", "sampling.adaptive", "{\"method\": \"rar_d\"}", "3.0", NULL},
+    {"sampling.adaptive.rar_d.c", "sampling.adaptive.c", "sampling.adaptive", "{\"method\": \"rar_d\"}", "0.25", NULL},
+    {"sampling.adaptive.rar_d.every", "sampling.adaptive.every", "sampling.adaptive", "{\"method\": \"rar_d\"}", "20", NULL},
+    {"sampling.adaptive.rar_d.add", "sampling.adaptive.add", "sampling.adaptive", "{\"method\": \"rar_d\"}", "200", NULL},
+    {"sampling.adaptive.rar_d.cap", "sampling.adaptive.cap", "sampling.adaptive", "{\"method\": \"rar_d\"}", "20000", NULL},
+    {"constraints.mode", "constraints", "constraints", NULL, "\"hard\"", NULL},
+    {"loss.weighting.method", "loss.weighting", "loss.weighting", NULL, "\"self_adaptive\"", NULL},
+    {"loss.weighting.lr_annealing.alpha", "loss.weighting.alpha", "loss.weighting", "{\"method\": \"lr_annealing\"}", "0.5",
+     NULL},
+    {"loss.weighting.lr_annealing.every", "loss.weighting.every", "loss.weighting", "{\"method\": \"lr_annealing\"}", "20",
+     NULL},
+    {"loss.weighting.self_adaptive.lr", "loss.weighting.lr", "loss.weighting", "{\"method\": \"self_adaptive\"}", "0.01",
+     NULL},
+    {"loss.weights", "loss.weights", "loss", NULL, "{\"pde\": 3.0}", "3.0"},
+    {"loss.causal.enabled", "loss.causal", "loss.causal", NULL, "true", NULL},
+    {"loss.causal.true.epsilon", "loss.causal.epsilon", "loss.causal", "{\"enabled\": true}", "2.0", NULL},
+    {"loss.causal.true.chunks", "loss.causal.chunks", "loss.causal", "{\"enabled\": true}", "16", NULL},
+    {"loss.residual_normalization", "loss.residual_normalization", "loss", NULL, "\"initial\"", NULL},
+    {"optimization.stages.adam.lr", "optimization.stages[i].lr", "stage", NULL, "0.002", NULL},
+    {"optimization.stages.adam.schedule.kind", "optimization.stages[i].schedule", "stage.schedule", NULL, "\"cosine\"", NULL},
+    {"optimization.stages.adam.eps", "optimization.stages[i].eps", "stage", NULL, "1e-6", NULL},
+    {"optimization.stages.adam.weight_decay", "optimization.stages[i].weight_decay", "stage", NULL, "0.001", NULL},
+    {"optimization.stages.adam.grad_clip", "optimization.stages[i].grad_clip", "stage", NULL, "1.0", NULL},
+    {"optimization.stages.adamw.weight_decay", "optimization.stages[i].weight_decay", "stage", "{\"optimizer\": \"adamw\"}",
+     "0.05", NULL},
+    {"optimization.stages.lbfgs.lr", "optimization.stages[i].lr", "stage", "{\"optimizer\": \"lbfgs\"}", "0.5", NULL},
+    {"optimization.stages.lbfgs.history", "optimization.stages[i].history", "stage", "{\"optimizer\": \"lbfgs\"}", "50", NULL},
+    {"optimization.stages.lbfgs.line_search", "optimization.stages[i].line_search", "stage", "{\"optimizer\": \"lbfgs\"}",
+     "false", NULL},
+    {"optimization.stages.adam.schedule.exponential.gamma", "optimization.stages[i].schedule.gamma", "stage.schedule",
+     "{\"kind\": \"exponential\"}", "0.5", NULL},
+    {"optimization.stages.adam.schedule.exponential.decay_steps", "optimization.stages[i].schedule.decay_steps",
+     "stage.schedule", "{\"kind\": \"exponential\"}", "500", NULL},
+    {"optimization.stages.adam.schedule.step.gamma", "optimization.stages[i].schedule.gamma", "stage.schedule",
+     "{\"kind\": \"step\"}", "0.25", NULL},
+    {"optimization.stages.adam.schedule.step.step_size", "optimization.stages[i].schedule.step_size", "stage.schedule",
+     "{\"kind\": \"step\"}", "250", NULL},
+    {"optimization.stages.adam.schedule.cosine.lr_min", "optimization.stages[i].schedule.lr_min", "stage.schedule",
+     "{\"kind\": \"cosine\"}", "1e-5", NULL},
+    {"optimization.stages.adam.schedule.cosine.warmup_steps", "optimization.stages[i].schedule.warmup_steps",
+     "stage.schedule", "{\"kind\": \"cosine\"}", "100", NULL},
+    {"optimization.stages.adam.schedule.one_cycle.pct_start", "optimization.stages[i].schedule.pct_start", "stage.schedule",
+     "{\"kind\": \"one_cycle\"}", "0.2", NULL},
+    {"optimization.stages.adam.schedule.one_cycle.div_factor", "optimization.stages[i].schedule.div_factor",
+     "stage.schedule", "{\"kind\": \"one_cycle\"}", "10.0", NULL},
+    {"optimization.stages.adam.schedule.one_cycle.final_div_factor", "optimization.stages[i].schedule.final_div_factor",
+     "stage.schedule", "{\"kind\": \"one_cycle\"}", "100.0", NULL},
+    {"training.log_every", "training.log_every", "training", NULL, "10", NULL},
+    {"training.eval_every", "training.eval_every", "training", NULL, "20", NULL},
+};
+
+/* Where instantiation puts the field at `path`: a number (*name NULL) or a
+ * name, spelled by the config's own name functions. 0 for an unknown path. */
+static int config_value(const char *path, const pf_model_config *mc, const pf_train_config *tc, double *num,
+                        const char **name)
+{
+    const pf_sampling_config *s = &tc->sampling;
+    const pf_loss_config *l = &tc->loss;
+    const pf_stage_config *g = &tc->stages[0];
+    const struct {
+        const char *path;
+        double num;
+        const char *name;
+    } v[] = {
+        {"representation.normalize", mc->normalize, NULL},
+        {"representation.fourier.features", mc->fourier_features, NULL},
+        {"representation.fourier.sigma", mc->fourier_sigma, NULL},
+        {"representation.fourier.trainable", mc->fourier_trainable, NULL},
+        {"representation.fourier.scales", mc->fourier_scales, NULL},
+        {"representation.fourier.ratio", mc->fourier_ratio, NULL},
+        {"representation.periodic.harmonics", mc->harmonics[0], NULL},
+        {"architecture.type", 0, pf_arch_name(mc->arch)},
+        {"architecture.depth", mc->depth, NULL},
+        {"architecture.width", mc->width, NULL},
+        {"architecture.activation", 0, pf_unary_name(mc->activation)},
+        {"architecture.init", 0, pf_weight_init_name(mc->init)},
+        {"architecture.adaptive", 0, pf_adapt_name(mc->adapt)},
+        {"architecture.adapt_factor", mc->adapt_factor, NULL},
+        {"architecture.rwf", mc->rwf, NULL},
+        {"architecture.rwf_mean", mc->rwf_mean, NULL},
+        {"architecture.rwf_sigma", mc->rwf_sigma, NULL},
+        {"sampling.interior", s->interior, NULL},
+        {"sampling.boundary", s->boundary, NULL},
+        {"sampling.initial", s->initial, NULL},
+        {"sampling.method", 0, pf_sample_method_name(s->method)},
+        {"sampling.resample_every", s->resample_every, NULL},
+        {"sampling.adaptive.method", 0, pf_adaptive_method_name(s->adaptive.method)},
+        {"sampling.adaptive.rad.k", s->adaptive.k, NULL},
+        {"sampling.adaptive.rad.c", s->adaptive.c, NULL},
+        {"sampling.adaptive.rad.every", s->adaptive.every, NULL},
+        {"sampling.adaptive.rar_d.k", s->adaptive.k, NULL},
+        {"sampling.adaptive.rar_d.c", s->adaptive.c, NULL},
+        {"sampling.adaptive.rar_d.every", s->adaptive.every, NULL},
+        {"sampling.adaptive.rar_d.add", s->adaptive.add, NULL},
+        {"sampling.adaptive.rar_d.cap", s->adaptive.cap, NULL},
+        {"constraints.mode", 0, pf_constraint_mode_name(tc->constraints.mode)},
+        {"loss.weighting.method", 0, pf_weighting_name(l->weighting)},
+        {"loss.weighting.lr_annealing.alpha", l->annealing_alpha, NULL},
+        {"loss.weighting.lr_annealing.every", l->annealing_every, NULL},
+        {"loss.weighting.self_adaptive.lr", l->sa_lr, NULL},
+        {"loss.weights", l->weights[0], NULL},
+        {"loss.causal.enabled", l->causal, NULL},
+        {"loss.causal.true.epsilon", l->causal_epsilon, NULL},
+        {"loss.causal.true.chunks", l->causal_chunks, NULL},
+        {"loss.residual_normalization", 0, pf_residual_norm_name(l->residual_norm)},
+        {"optimization.stages.adam.lr", g->schedule.lr, NULL},
+        {"optimization.stages.adam.schedule.kind", 0, pf_schedule_kind_name(g->schedule.kind)},
+        {"optimization.stages.adam.eps", g->adam.eps, NULL},
+        {"optimization.stages.adam.weight_decay", g->adam.weight_decay, NULL},
+        {"optimization.stages.adam.grad_clip", g->grad_clip, NULL},
+        {"optimization.stages.adamw.weight_decay", g->adam.weight_decay, NULL},
+        {"optimization.stages.lbfgs.lr", g->lbfgs.lr, NULL},
+        {"optimization.stages.lbfgs.history", g->lbfgs.history, NULL},
+        {"optimization.stages.lbfgs.line_search", g->lbfgs.line_search, NULL},
+        {"optimization.stages.adam.schedule.exponential.gamma", g->schedule.gamma, NULL},
+        {"optimization.stages.adam.schedule.exponential.decay_steps", (double)g->schedule.decay_steps, NULL},
+        {"optimization.stages.adam.schedule.step.gamma", g->schedule.gamma, NULL},
+        {"optimization.stages.adam.schedule.step.step_size", (double)g->schedule.step_size, NULL},
+        {"optimization.stages.adam.schedule.cosine.lr_min", g->schedule.lr_min, NULL},
+        {"optimization.stages.adam.schedule.cosine.warmup_steps", (double)g->schedule.warmup_steps, NULL},
+        {"optimization.stages.adam.schedule.one_cycle.pct_start", g->schedule.pct_start, NULL},
+        {"optimization.stages.adam.schedule.one_cycle.div_factor", g->schedule.div_factor, NULL},
+        {"optimization.stages.adam.schedule.one_cycle.final_div_factor", g->schedule.final_div_factor, NULL},
+        {"training.log_every", tc->log_every, NULL},
+        {"training.eval_every", tc->eval_every, NULL},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        if (!strcmp(v[i].path, path)) {
+            *num = v[i].num;
+            *name = v[i].name;
+            return 1;
+        }
+    return 0;
+}
+
+/* A JSON value of any kind. */
+static json_t *value_of(const char *text)
+{
+    json_t *v = json_loads(text, JSON_DECODE_ANY, NULL);
+    cr_assert_not_null(v, "%s", text);
+    return v;
+}
+
+/* The object at `at` in spec, created on the way ("stage": the first stage). */
+static json_t *object_at(json_t *spec, const char *at)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", at);
+    json_t *o = spec;
+    for (char *save = NULL, *t = strtok_r(buf, ".", &save); t; t = strtok_r(NULL, ".", &save)) {
+        if (!strcmp(t, "stage")) {
+            o = json_array_get(json_object_get(json_object_get(spec, "optimization"), "stages"), 0);
+            continue;
+        }
+        json_t *sub = json_object_get(o, t);
+        if (!sub) json_object_set_new(o, t, sub = json_object());
+        o = sub;
+    }
+    return o;
+}
+
+/* Instantiate the smallest spec with case c's variant chosen and its key
+ * left out (value NULL) or given. */
+static void instantiate_case(const field_case *c, const pf_pde *p, const char *value, pf_model_config *mc,
+                             pf_train_config *tc)
+{
+    json_t *spec = load("{\"representation\": {}, \"architecture\": {}, \"sampling\": {}, \"constraints\": {},"
+                        " \"loss\": {}, \"optimization\": {\"stages\": [{\"optimizer\": \"adam\", \"steps\": 1000}]},"
+                        " \"training\": {}}");
+    json_t *o = object_at(spec, c->at);
+    if (c->select) {
+        json_t *sel = load(c->select);
+        json_object_update(o, sel);
+        json_decref(sel);
+    }
+    const char *key = strrchr(c->path, '.') + 1;
+    if (value) json_object_set_new(o, key, value_of(value));
+    pf_status st = pf_spec_instantiate(spec, p, mc, tc);
+    cr_assert_eq(st, PF_OK, "%s = %s: %s", c->path, value ? value : "(left out)", pf_errmsg());
+    json_decref(spec);
+}
+
+Test(spec, instantiate_reads_every_field_through_the_table)
+{
+    /* time-dependent (sampling.initial, causal), periodic in x, one transform */
+    const pf_pde *p = pde("kuramoto_sivashinsky_1d");
+    cr_assert(p->time_input >= 0 && p->period[0] > 0 && p->nhard > 0 && !strcmp(p->inputs[0], "x"));
+    for (size_t i = 0; i < sizeof field_cases / sizeof *field_cases; i++) {
+        const field_case *c = &field_cases[i];
+        pf_model_config mc;
+        pf_train_config tc;
+        double num, want_num;
+        const char *name;
+        /* left out: the table's default */
+        instantiate_case(c, p, NULL, &mc, &tc);
+        cr_assert(config_value(c->path, &mc, &tc, &num, &name), "no config member for %s", c->path);
+        if (name)
+            cr_assert_str_eq(name, pf_spec_default_name(c->path), "%s left out", c->path);
+        else
+            cr_assert_eq(num, pf_spec_default_num(c->path), "%s left out: %.17g", c->path, num);
+        /* given: that value */
+        json_t *w = value_of(c->want ? c->want : c->other);
+        instantiate_case(c, p, c->other, &mc, &tc);
+        config_value(c->path, &mc, &tc, &num, &name);
+        if (name) {
+            cr_assert(json_is_string(w), "%s", c->path);
+            cr_assert_str_neq(json_string_value(w), pf_spec_default_name(c->path), "%s: pick a value other than the default",
+                              c->path);
+            cr_assert_str_eq(name, json_string_value(w), "%s = %s", c->path, c->other);
+        } else {
+            want_num = json_is_boolean(w) ? json_is_true(w) : json_number_value(w);
+            cr_assert_neq(want_num, pf_spec_default_num(c->path), "%s: pick a value other than the default", c->path);
+            cr_assert_eq(num, want_num, "%s = %s: got %.17g", c->path, c->other, num);
+        }
+        json_decref(w);
+    }
+}
+
+/* Every field with a default that describe() shows (the table, as printed)
+ * has a case above, so a new field cannot skip instantiation unnoticed. */
+Test(spec, instantiate_cases_cover_the_table)
+{
+    char *d = pf_spec_describe(pde("kuramoto_sivashinsky_1d"));
+    cr_assert_not_null(d);
+    int n = 0;
+    for (char *save = NULL, *line = strtok_r(d, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        while (*line == ' ') line++;
+        char *colon = strstr(line, ": ");
+        if (strncmp(line, "- ", 2) || !colon) continue;
+        const char *rest = colon + 2;
+        int scalar = (!strncmp(rest, "an integer in", 13) || !strncmp(rest, "a number in", 11) ||
+                      !strncmp(rest, "true or false", 13) || !strncmp(rest, "one of:", 7)) &&
+                     !strstr(rest, "(required)");
+        int variant = strstr(rest, "object chosen by") && !strstr(rest, "; required)");
+        if (!scalar && !variant) continue;
+        *colon = 0;
+        const char *shown = line + 2;
+        int found = 0;
+        for (size_t i = 0; i < sizeof field_cases / sizeof *field_cases; i++) found |= !strcmp(field_cases[i].shown, shown);
+        cr_assert(found, "describe shows %s, which no instantiation case covers", shown);
+        n++;
+    }
+    cr_assert_gt(n, 50);
+    free(d);
+}
+
+Test(spec, default_of_a_misspelled_path_aborts, .signal = SIGABRT)
+{
+    pf_spec_default_num("architecture.widht");
+}
+
+Test(spec, defaults_by_path)
+{
+    cr_assert_eq(pf_spec_default_num("architecture.width"), 100);
+    cr_assert_str_eq(pf_spec_default_name("architecture.activation"), "tanh");
+    cr_assert_str_eq(pf_spec_default_name("sampling.adaptive.method"), "none");
+    cr_assert_eq(pf_spec_default_num("sampling.adaptive.rar_d.cap"), 16384);
+    cr_assert_eq(pf_spec_default_num("loss.causal.enabled"), 0);
+    cr_assert_str_eq(pf_spec_default_name("loss.causal.enabled"), "false");
+    cr_assert_eq(pf_spec_default_num("loss.weights"), 1);
+    cr_assert_eq(pf_spec_default_num("optimization.stages.adam.lr"), 1e-3);
+    cr_assert_eq(pf_spec_default_num("optimization.stages.lbfgs.lr"), 1);
+    cr_assert_eq(pf_spec_default_num("optimization.stages.adamw.weight_decay"), 0.01);
+    cr_assert_str_eq(pf_spec_default_name("optimization.stages.adam.schedule.kind"), "constant");
+    cr_assert_eq(pf_spec_default_num("optimization.stages.adam.schedule.cosine.lr_min"), 0);
 }

@@ -27,7 +27,7 @@
  * message (every message built here is scrubbed of it, including text the
  * server sent back), nor in a transcript (transcript.c stores no headers).
  *
- * curl_global_init() runs once per process, from pf_llm_http_new() under
+ * curl_global_init() runs once per process, from pf_llm_http_alloc() under
  * pthread_once(), so concurrent first calls are safe; curl_global_cleanup()
  * is never called (the process exit reclaims it). Each call uses its own
  * easy handle, so one provider may serve several threads at once.
@@ -418,7 +418,7 @@ static void http_free(void *self)
 
 static const pf_llm_vtable HTTP_VT = {http_complete, http_free};
 
-pf_status pf_llm_http_new(const pf_llm_options *o, const pf_llm_vtable **vt, void **self)
+pf_status pf_llm_http_alloc(const pf_llm_options *o, const pf_llm_vtable **vt, void **self)
 {
     *vt = NULL;
     *self = NULL;

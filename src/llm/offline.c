@@ -19,7 +19,6 @@
  * present (no_feedback: no y, status, evidence or memory; no_knowledge: no
  * knowledge or memory).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,23 +30,6 @@
 #include "registry.h"
 
 #define SELF "offline rule-based proposer (no LLM)"
-
-/* ------------------------------------------------------ helpers for the operators */
-
-void pf_off_note(pf_off *o, const char *fmt, ...)
-{
-    if (o->nnotes >= PF_OFF_MAX_NOTES) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(o->notes[o->nnotes++], PF_OFF_NOTE_LEN, fmt, ap);
-    va_end(ap);
-}
-
-bool pf_off_chance(pf_off *o, double p) { return pf_rng_uniform(o->rng) < p; }
-
-int pf_off_pick(pf_off *o, int n) { return n > 0 ? (int)pf_rng_int(o->rng, (uint64_t)n) : 0; }
-
-bool pf_off_has_tag(const pf_off *o, unsigned tag) { return (o->pde->tags & tag) != 0; }
 
 /* ------------------------------------------------------ reading the context */
 
@@ -265,7 +247,7 @@ static void offline_free(void *self) { free(self); }
 
 static const pf_llm_vtable offline_vt = {offline_complete, offline_free};
 
-pf_status pf_llm_offline_new(const pf_llm_options *o, const pf_llm_vtable **vt, void **self)
+pf_status pf_llm_offline_alloc(const pf_llm_options *o, const pf_llm_vtable **vt, void **self)
 {
     offline_self *s = malloc(sizeof *s);
     if (!s) return pf_fail(PF_ERR_NOMEM, SELF ": out of memory");

@@ -1,5 +1,6 @@
 /*
- * offline_edit.c — editing a working spec and making it valid.
+ * offline_edit.c — the rationale notes, editing a working spec and making
+ * it valid.
  *
  * The operators work on a spec in canonical shape (every key present, the
  * variant objects spelled out), replacing whole variant objects when they
@@ -13,11 +14,21 @@
  * invalid spec.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "llm/offline_impl.h"
+
+void pf_off_note(pf_off *o, const char *fmt, ...)
+{
+    if (o->nnotes >= PF_OFF_MAX_NOTES) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(o->notes[o->nnotes++], PF_OFF_NOTE_LEN, fmt, ap);
+    va_end(ap);
+}
 
 json_t *pf_off_sec(json_t *spec, const char *name)
 {
@@ -46,6 +57,24 @@ const char *pf_off_str(const json_t *obj, const char *key, const char *dflt)
     return json_is_string(v) ? json_string_value(v) : dflt;
 }
 
+static const char *last_key(const char *path)
+{
+    const char *k = strrchr(path, '.');
+    return k ? k + 1 : path;
+}
+
+double pf_off_field_num(const json_t *obj, const char *path)
+{
+    const json_t *v = json_object_get(obj, last_key(path));
+    return json_is_number(v) ? json_number_value(v) : pf_spec_default_num(path);
+}
+
+const char *pf_off_field_str(const json_t *obj, const char *path)
+{
+    const json_t *v = json_object_get(obj, last_key(path));
+    return json_is_string(v) ? json_string_value(v) : pf_spec_default_name(path);
+}
+
 static json_t *stages_of(const json_t *spec)
 {
     return json_object_get(json_object_get(spec, "optimization"), "stages");
@@ -63,7 +92,7 @@ long pf_off_steps(const json_t *spec)
 double pf_off_first_lr(const json_t *spec)
 {
     const json_t *s = json_array_get(stages_of(spec), 0);
-    return pf_off_num(s, "lr", 1e-3);
+    return pf_off_field_num(s, "optimization.stages.adam.lr");
 }
 
 void pf_off_fit_budget(json_t *spec, long budget)
@@ -99,7 +128,7 @@ void pf_off_fit_budget(json_t *spec, long budget)
 int pf_off_hard_index(const json_t *spec, const pf_pde *p)
 {
     const json_t *c = json_object_get(spec, "constraints");
-    if (strcmp(pf_off_str(c, "mode", "soft"), "hard")) return -1;
+    if (strcmp(pf_off_field_str(c, "constraints.mode"), "hard")) return -1;
     const char *t = pf_off_str(c, "transform", p->nhard ? p->hard[0].name : "");
     for (int i = 0; i < p->nhard; i++)
         if (!strcmp(t, p->hard[i].name)) return i;
@@ -137,12 +166,12 @@ void pf_off_fit_weights(json_t *spec, const pf_pde *p)
 static void tidy(pf_off *o, json_t *spec)
 {
     json_t *s = pf_off_sec(spec, "sampling");
-    const char *m = pf_off_str(json_object_get(s, "adaptive"), "method", "none");
+    const char *m = pf_off_field_str(json_object_get(s, "adaptive"), "sampling.adaptive.method");
     if (!strcmp(m, "rad")) json_object_set_new(s, "resample_every", json_integer(0));
     if (!strcmp(m, "rar_d")) {
         json_t *a = json_object_get(s, "adaptive");
-        long in = (long)pf_off_num(s, "interior", 8192);
-        if (pf_off_num(a, "cap", 16384) < in) json_object_set_new(a, "cap", json_integer(in));
+        long in = (long)pf_off_field_num(s, "sampling.interior");
+        if (pf_off_field_num(a, "sampling.adaptive.rar_d.cap") < in) json_object_set_new(a, "cap", json_integer(in));
     }
     if (o->pde->time_input < 0) {
         json_object_set_new(s, "initial", json_integer(0));
@@ -150,7 +179,7 @@ static void tidy(pf_off *o, json_t *spec)
     }
     json_t *a = pf_off_sec(spec, "architecture");
     if (json_is_true(json_object_get(a, "rwf"))) json_object_set_new(a, "init", json_string("glorot_normal"));
-    if (!strcmp(pf_off_str(a, "type", "mlp"), "modified_mlp") && pf_off_num(a, "depth", 5) < 2)
+    if (!strcmp(pf_off_field_str(a, "architecture.type"), "modified_mlp") && pf_off_field_num(a, "architecture.depth") < 2)
         json_object_set_new(a, "depth", json_integer(2));
     pf_off_fit_weights(spec, o->pde);
     pf_off_fit_budget(spec, o->budget->steps[o->fid]);
@@ -171,8 +200,8 @@ static int fix_reason(pf_off *o, json_t *spec, const char *r)
         json_t *a = pf_off_sec(spec, "architecture");
         scale_int(a, "width", 0.7, 8);
         json_t *f = pf_off_obj(pf_off_sec(spec, "representation"), "fourier");
-        if (pf_off_num(f, "features", 0) > 64) scale_int(f, "features", 0.5, 16);
-        if (pf_off_num(a, "depth", 5) > 8) scale_int(a, "depth", 0.75, 2);
+        if (pf_off_field_num(f, "representation.fourier.features") > 64) scale_int(f, "features", 0.5, 16);
+        if (pf_off_field_num(a, "architecture.depth") > 8) scale_int(a, "depth", 0.75, 2);
         return 1;
     }
     if (strstr(r, "training points")) {
@@ -186,7 +215,7 @@ static int fix_reason(pf_off *o, json_t *spec, const char *r)
     }
     if (strstr(r, "cap must be at least")) {
         json_t *s = pf_off_sec(spec, "sampling");
-        json_object_set_new(json_object_get(s, "adaptive"), "cap", json_integer((long)pf_off_num(s, "interior", 8192)));
+        json_object_set_new(json_object_get(s, "adaptive"), "cap", json_integer((long)pf_off_field_num(s, "sampling.interior")));
         return 1;
     }
     if (strstr(r, "fourier_scales") || strstr(r, "fourier_ratio")) {
@@ -198,7 +227,7 @@ static int fix_reason(pf_off *o, json_t *spec, const char *r)
         size_t i;
         json_t *st;
         json_array_foreach(stages_of(spec), i, st) if (json_object_get(st, "schedule"))
-            json_object_set_new(st, "schedule", json_pack("{s:s}", "kind", "constant"));
+            json_object_set_new(st, "schedule", json_pack("{s:s}", "kind", pf_spec_default_name("optimization.stages.adam.schedule.kind")));
         return 1;
     }
     (void)o;

@@ -5,9 +5,10 @@
  *   offline.c            the public entry points (names, pf_offline_answer,
  *                        the provider vtable), reading the context into a
  *                        pf_off, writing the answer text;
- *   offline_edit.c       small edits of a working spec (one JSON object in
- *                        canonical shape) and the repair loop that turns any
- *                        candidate into one pf_spec_check() accepts;
+ *   offline_edit.c       the rationale notes, small edits of a working spec
+ *                        (one JSON object in canonical shape) and the repair
+ *                        loop that turns any candidate into one
+ *                        pf_spec_check() accepts;
  *   offline_ops.c        the operator table: each operator changes one
  *                        mechanism (Fourier features, RAD, a hard transform,
  *                        an L-BFGS tail, ...) and writes one rationale note;
@@ -15,6 +16,13 @@
  *   offline_strategies.c the five strategies and the escape post-check;
  *   offline_posterior.c  mechanisms of a spec, the posterior M_g, and reading
  *                        M_g back.
+ *
+ * Calls run one way, top to bottom (no part calls a part above it):
+ *   offline.c -> offline_roles.c, offline_strategies.c -> offline_ops.c
+ *     -> offline_posterior.c -> offline_edit.c
+ * (a part may also call any part further down directly). The small helpers
+ * every part needs (pf_off_chance, pf_off_pick, pf_off_has_tag) are static
+ * inline below; pf_off_note lives in offline_edit.c, the bottom.
  *
  * Everything random draws from o->rng, seeded from the run seed and the
  * request hash, so one request always gets the same bytes.
@@ -65,17 +73,26 @@ typedef struct pf_off {
     char notes[PF_OFF_MAX_NOTES][PF_OFF_NOTE_LEN];
 } pf_off;
 
-/* ---- offline.c ---- */
-void pf_off_note(pf_off *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-bool pf_off_chance(pf_off *o, double p);
-int pf_off_pick(pf_off *o, int n);
-bool pf_off_has_tag(const pf_off *o, unsigned tag);
+/* ---- helpers for every part ---- */
+/* True with probability p (one draw from o->rng). */
+static inline bool pf_off_chance(pf_off *o, double p) { return pf_rng_uniform(o->rng) < p; }
+/* A uniform index in [0, n) (one draw from o->rng); 0 when n <= 0, without a draw. */
+static inline int pf_off_pick(pf_off *o, int n) { return n > 0 ? (int)pf_rng_int(o->rng, (uint64_t)n) : 0; }
+/* Whether the PDE carries tag (a PF_TAG_* bit). */
+static inline bool pf_off_has_tag(const pf_off *o, unsigned tag) { return (o->pde->tags & tag) != 0; }
 
 /* ---- offline_edit.c ---- */
+/* Append one rationale line (dropped once PF_OFF_MAX_NOTES are written). */
+void pf_off_note(pf_off *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 json_t *pf_off_sec(json_t *spec, const char *name);      /* the section, created if absent */
 json_t *pf_off_obj(json_t *parent, const char *key);     /* a sub-object, created if absent */
 double pf_off_num(const json_t *obj, const char *key, double dflt);
 const char *pf_off_str(const json_t *obj, const char *key, const char *dflt);
+/* The spec field at `path` (spec.h: "architecture.width") from `obj`, the
+ * object holding it (its last key), or the table's default
+ * (pf_spec_default_num/name). */
+double pf_off_field_num(const json_t *obj, const char *path);
+const char *pf_off_field_str(const json_t *obj, const char *path);
 /* Total steps of a spec's stages; the learning rate of its first stage. */
 long pf_off_steps(const json_t *spec);
 double pf_off_first_lr(const json_t *spec);

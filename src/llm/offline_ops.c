@@ -107,7 +107,7 @@ static int op_normalize(pf_off *o, json_t *spec)
 static int op_fourier(pf_off *o, json_t *spec)
 {
     json_t *f = pf_off_obj(REPR(spec), "fourier");
-    if (pf_off_num(f, "features", 0) > 0) return 0;
+    if (pf_off_field_num(f, "representation.fourier.features") > 0) return 0;
     long m = PICKL(o, 32, 64, 128);
     double sigma = pf_off_has_tag(o, PF_TAG_MULTISCALE) ? PICKD(o, 2.0, 5.0, 10.0) : PICKD(o, 1.0, 2.0, 3.0);
     set_int(f, "features", m);
@@ -123,7 +123,7 @@ static int op_fourier(pf_off *o, json_t *spec)
 static int op_multiscale(pf_off *o, json_t *spec)
 {
     json_t *f = pf_off_obj(REPR(spec), "fourier");
-    if (pf_off_num(f, "scales", 1) > 1) return 0;
+    if (pf_off_field_num(f, "representation.fourier.scales") > 1) return 0;
     long m = PICKL(o, 64, 128), sc = PICKL(o, 2, 3);
     double ratio = PICKD(o, 5.0, 10.0);
     set_int(f, "features", m);
@@ -157,7 +157,7 @@ static int op_periodic(pf_off *o, json_t *spec)
 
 static int op_act_sin(pf_off *o, json_t *spec)
 {
-    if (!strcmp(pf_off_str(ARCH(spec), "activation", "tanh"), "sin")) return 0;
+    if (!strcmp(pf_off_field_str(ARCH(spec), "architecture.activation"), "sin")) return 0;
     set_str(ARCH(spec), "activation", "sin");
     pf_off_note(o, "sin activations, which suit oscillatory solutions and pair well with Fourier-type inputs.");
     return 1;
@@ -167,7 +167,7 @@ static int op_act_smooth(pf_off *o, json_t *spec)
 {
     static const char *const acts[] = {"silu", "gelu", "softplus"};
     char cur[32];
-    snprintf(cur, sizeof cur, "%s", pf_off_str(ARCH(spec), "activation", "tanh"));
+    snprintf(cur, sizeof cur, "%s", pf_off_field_str(ARCH(spec), "architecture.activation"));
     int k = pf_off_pick(o, 3);
     if (!strcmp(cur, acts[k])) k = (k + 1 + pf_off_pick(o, 2)) % 3;
     const char *a = acts[k];
@@ -179,7 +179,7 @@ static int op_act_smooth(pf_off *o, json_t *spec)
 static int op_modified_mlp(pf_off *o, json_t *spec)
 {
     json_t *a = ARCH(spec);
-    if (!strcmp(pf_off_str(a, "type", "mlp"), "modified_mlp")) return 0;
+    if (!strcmp(pf_off_field_str(a, "architecture.type"), "modified_mlp")) return 0;
     long d = PICKL(o, 4, 5, 6), w = PICKL(o, 64, 100, 128);
     set_str(a, "type", "modified_mlp");
     set_int(a, "depth", d);
@@ -191,7 +191,7 @@ static int op_modified_mlp(pf_off *o, json_t *spec)
 static int op_resnet(pf_off *o, json_t *spec)
 {
     json_t *a = ARCH(spec);
-    if (!strcmp(pf_off_str(a, "type", "mlp"), "resnet")) return 0;
+    if (!strcmp(pf_off_field_str(a, "architecture.type"), "resnet")) return 0;
     long d = PICKL(o, 2, 3, 4), w = PICKL(o, 64, 100, 128);
     set_str(a, "type", "resnet");
     set_int(a, "depth", d);
@@ -203,7 +203,7 @@ static int op_resnet(pf_off *o, json_t *spec)
 static int op_wider(pf_off *o, json_t *spec)
 {
     json_t *a = ARCH(spec);
-    long w = (long)pf_off_num(a, "width", 100), nw = (long)(w * PICKD(o, 1.5, 2.0));
+    long w = (long)pf_off_field_num(a, "architecture.width"), nw = (long)(w * PICKD(o, 1.5, 2.0));
     if (nw > 512) nw = 512;
     if (nw <= w) return 0;
     set_int(a, "width", nw);
@@ -214,8 +214,8 @@ static int op_wider(pf_off *o, json_t *spec)
 static int op_deeper(pf_off *o, json_t *spec)
 {
     json_t *a = ARCH(spec);
-    long cap = !strcmp(pf_off_str(a, "type", "mlp"), "resnet") ? 6 : 10;
-    long d = (long)pf_off_num(a, "depth", 5), nd = d + PICKL(o, 1, 2);
+    long cap = !strcmp(pf_off_field_str(a, "architecture.type"), "resnet") ? 6 : 10;
+    long d = (long)pf_off_field_num(a, "architecture.depth"), nd = d + PICKL(o, 1, 2);
     if (nd > cap) nd = cap;
     if (nd <= d) return 0;
     set_int(a, "depth", nd);
@@ -238,7 +238,7 @@ static int op_rwf(pf_off *o, json_t *spec)
 static int op_adaptive_act(pf_off *o, json_t *spec)
 {
     json_t *a = ARCH(spec);
-    if (strcmp(pf_off_str(a, "adaptive", "none"), "none")) return 0;
+    if (strcmp(pf_off_field_str(a, "architecture.adaptive"), "none")) return 0;
     double n = PICKD(o, 5.0, 10.0);
     set_str(a, "adaptive", "layerwise");
     set_real(a, "adapt_factor", n);
@@ -257,7 +257,7 @@ static long every_steps(const pf_off *o, long low)
 static int op_rad(pf_off *o, json_t *spec)
 {
     json_t *s = SAMP(spec);
-    if (!strcmp(pf_off_str(json_object_get(s, "adaptive"), "method", "none"), "rad")) return 0;
+    if (!strcmp(pf_off_field_str(json_object_get(s, "adaptive"), "sampling.adaptive.method"), "rad")) return 0;
     double k = PICKD(o, 1.0, 2.0), c = PICKD(o, 0.5, 1.0);
     long every = every_steps(o, PICKL(o, 50, 100, 200));
     json_object_set_new(s, "adaptive", json_pack("{s:s,s:f,s:f,s:I}", "method", "rad", "k", k, "c", c, "every",
@@ -271,8 +271,8 @@ static int op_rad(pf_off *o, json_t *spec)
 static int op_rar_d(pf_off *o, json_t *spec)
 {
     json_t *s = SAMP(spec);
-    if (!strcmp(pf_off_str(json_object_get(s, "adaptive"), "method", "none"), "rar_d")) return 0;
-    long in = (long)pf_off_num(s, "interior", 8192), add = PICKL(o, 100, 200, 500);
+    if (!strcmp(pf_off_field_str(json_object_get(s, "adaptive"), "sampling.adaptive.method"), "rar_d")) return 0;
+    long in = (long)pf_off_field_num(s, "sampling.interior"), add = PICKL(o, 100, 200, 500);
     long every = every_steps(o, PICKL(o, 100, 200));
     long cap = in + add * (budget(o) / every);
     long room = o->budget->max_points - other_points(spec);
@@ -289,7 +289,7 @@ static int op_rar_d(pf_off *o, json_t *spec)
 static int set_method(pf_off *o, json_t *spec, const char *m)
 {
     json_t *s = SAMP(spec);
-    if (!strcmp(pf_off_str(s, "method", "uniform"), m)) return 0;
+    if (!strcmp(pf_off_field_str(s, "sampling.method"), m)) return 0;
     set_str(s, "method", m);
     pf_off_note(o, "%s collocation points: lower-discrepancy coverage than uniform random draws.", m);
     return 1;
@@ -300,8 +300,8 @@ static int op_lhs(pf_off *o, json_t *spec) { return set_method(o, spec, "lhs"); 
 static int op_resample(pf_off *o, json_t *spec)
 {
     json_t *s = SAMP(spec);
-    if (pf_off_num(s, "resample_every", 0) > 0 ||
-        !strcmp(pf_off_str(json_object_get(s, "adaptive"), "method", "none"), "rad"))
+    if (pf_off_field_num(s, "sampling.resample_every") > 0 ||
+        !strcmp(pf_off_field_str(json_object_get(s, "adaptive"), "sampling.adaptive.method"), "rad"))
         return 0;
     long e = every_steps(o, PICKL(o, 100, 250));
     set_int(s, "resample_every", e);
@@ -315,14 +315,14 @@ static int grow(pf_off *o, json_t *spec, const char *key, long max, const char *
     long v = (long)pf_off_num(s, key, 0), nv = (long)(v * PICKD(o, 1.5, 2.0));
     long in = (long)pf_off_num(s, "interior", 0);
     long total = in + (long)pf_off_num(s, "boundary", 0) + (long)pf_off_num(s, "initial", 0);
-    if (!strcmp(pf_off_str(json_object_get(s, "adaptive"), "method", "none"), "rar_d"))
+    if (!strcmp(pf_off_field_str(json_object_get(s, "adaptive"), "sampling.adaptive.method"), "rar_d"))
         total += (long)pf_off_num(json_object_get(s, "adaptive"), "cap", in) - in;
     if (nv > max) nv = max;
     if (nv > v + (o->budget->max_points - total)) nv = v + (o->budget->max_points - total);
     if (v <= 0 || nv <= v) return 0;
     set_int(s, key, nv);
     json_t *a = json_object_get(s, "adaptive");
-    if (!strcmp(key, "interior") && !strcmp(pf_off_str(a, "method", "none"), "rar_d")) {
+    if (!strcmp(key, "interior") && !strcmp(pf_off_field_str(a, "sampling.adaptive.method"), "rar_d")) {
         /* keep RAR-D's headroom: the cap moves with the interior set */
         long cap = (long)pf_off_num(a, "cap", nv) + (nv - v);
         set_int(a, "cap", cap);
@@ -391,7 +391,7 @@ static int op_raise_constraints(pf_off *o, json_t *spec)
     if (k < 2) return 0;
     json_t *w = pf_off_obj(LOSS(spec), "weights");
     double f = PICKD(o, 5.0, 10.0);
-    for (int i = 1; i < k; i++) set_real(w, n[i], fmin(1e6, pf_off_num(w, n[i], 1.0) * f));
+    for (int i = 1; i < k; i++) set_real(w, n[i], fmin(1e6, pf_off_num(w, n[i], pf_spec_default_num("loss.weights")) * f));
     pf_off_note(o, "Constraint weights x%g relative to the residual: initial and boundary data anchor the solution.", f);
     return 1;
 }
@@ -403,7 +403,7 @@ static int op_obs_weight(pf_off *o, json_t *spec)
     int any = 0;
     for (int i = 0; i < o->pde->ncon; i++)
         if (o->pde->con[i].kind == PF_CON_POINTS && o->pde->con[i].observe && json_object_get(w, o->pde->con[i].name)) {
-            set_real(w, o->pde->con[i].name, fmin(1e6, pf_off_num(w, o->pde->con[i].name, 1.0) * f));
+            set_real(w, o->pde->con[i].name, fmin(1e6, pf_off_num(w, o->pde->con[i].name, pf_spec_default_num("loss.weights")) * f));
             any = 1;
         }
     if (any) pf_off_note(o, "Observation terms weighted x%g: in this inverse problem the data identify the unknown field.", f);
@@ -414,7 +414,7 @@ static int set_weighting(pf_off *o, json_t *spec, json_t *w, const char *why)
 {
     json_t *l = LOSS(spec);
     const char *m = json_string_value(json_object_get(w, "method"));
-    if (!strcmp(pf_off_str(json_object_get(l, "weighting"), "method", "fixed"), m)) {
+    if (!strcmp(pf_off_field_str(json_object_get(l, "weighting"), "loss.weighting.method"), m)) {
         json_decref(w);
         return 0;
     }
@@ -438,7 +438,7 @@ static int op_self_adaptive(pf_off *o, json_t *spec)
 static int op_resnorm(pf_off *o, json_t *spec)
 {
     json_t *l = LOSS(spec);
-    if (!strcmp(pf_off_str(l, "residual_normalization", "none"), "initial")) return 0;
+    if (!strcmp(pf_off_field_str(l, "loss.residual_normalization"), "initial")) return 0;
     set_str(l, "residual_normalization", "initial");
     pf_off_note(o, "Every loss term divided by its initial value, so that terms of very different magnitudes start on equal footing.");
     return 1;
@@ -474,9 +474,9 @@ static int op_schedule(pf_off *o, json_t *spec)
     json_t *st = first_adam(spec);
     if (!st) return 0;
     char cur[32];
-    snprintf(cur, sizeof cur, "%s", pf_off_str(json_object_get(st, "schedule"), "kind", "constant"));
+    snprintf(cur, sizeof cur, "%s", pf_off_field_str(json_object_get(st, "schedule"), "optimization.stages.adam.schedule.kind"));
     long steps = (long)pf_off_num(st, "steps", 1000);
-    double lr = pf_off_num(st, "lr", 1e-3);
+    double lr = pf_off_field_num(st, "optimization.stages.adam.lr");
     static const char *const kinds[] = {"cosine", "exponential", "step"};
     int k = pf_off_pick(o, 3);
     if (!strcmp(kinds[k], cur)) k = (k + 1) % 3;
@@ -497,7 +497,7 @@ static int op_schedule(pf_off *o, json_t *spec)
 static int op_one_cycle(pf_off *o, json_t *spec)
 {
     json_t *st = first_adam(spec);
-    if (!st || !strcmp(pf_off_str(json_object_get(st, "schedule"), "kind", "constant"), "one_cycle")) return 0;
+    if (!st || !strcmp(pf_off_field_str(json_object_get(st, "schedule"), "optimization.stages.adam.schedule.kind"), "one_cycle")) return 0;
     double peak = PICKD(o, 2e-3, 5e-3);
     set_real(st, "lr", peak);
     json_object_set_new(st, "schedule", json_pack("{s:s,s:f,s:f,s:f}", "kind", "one_cycle", "pct_start", 0.3, "div_factor",
@@ -512,7 +512,7 @@ static int op_clip(pf_off *o, json_t *spec)
     json_t *st;
     int any = 0;
     double c = PICKD(o, 1.0, 10.0);
-    json_array_foreach(STAGES(spec), i, st) if (is_adam(st) && pf_off_num(st, "grad_clip", 0) == 0) {
+    json_array_foreach(STAGES(spec), i, st) if (is_adam(st) && pf_off_field_num(st, "optimization.stages.adam.grad_clip") == 0) {
         set_real(st, "grad_clip", c);
         any = 1;
     }
@@ -527,11 +527,11 @@ static int op_lower_lr(pf_off *o, json_t *spec)
     int any = 0;
     double f = PICKD(o, 0.3, 0.5), lr0 = pf_off_first_lr(spec);
     json_array_foreach(STAGES(spec), i, st) if (is_adam(st)) {
-        double lr = pf_off_num(st, "lr", 1e-3) * f;
+        double lr = pf_off_field_num(st, "optimization.stages.adam.lr") * f;
         if (lr < 1e-6) continue;
         set_real(st, "lr", lr);
         json_t *sc = json_object_get(st, "schedule");
-        if (pf_off_num(sc, "lr_min", 0) > lr) set_real(sc, "lr_min", lr / 100);
+        if (pf_off_field_num(sc, "optimization.stages.adam.schedule.cosine.lr_min") > lr) set_real(sc, "lr_min", lr / 100);
         any = 1;
     }
     if (any) pf_off_note(o, "Learning rate x%g (first stage %g -> %g) for a more stable descent.", f, lr0, lr0 * f);
@@ -741,38 +741,52 @@ int pf_off_apply_some(pf_off *o, json_t *spec, const pf_off_op_id *pool, int n, 
 
 static int starts(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
+/* Set a key back to the table's default; `path` names it (spec.h), its
+ * last key is the key in o. */
+static const char *key_of(const char *path) { return strrchr(path, '.') + 1; }
+static void reset_int(json_t *o, const char *path) { set_int(o, key_of(path), (long)pf_spec_default_num(path)); }
+static void reset_real(json_t *o, const char *path) { set_real(o, key_of(path), pf_spec_default_num(path)); }
+static void reset_bool(json_t *o, const char *path) { set_bool(o, key_of(path), pf_spec_default_num(path) != 0); }
+static void reset_str(json_t *o, const char *path) { set_str(o, key_of(path), pf_spec_default_name(path)); }
+
 int pf_off_remove_mechanism(pf_off *o, json_t *spec, const char *m)
 {
     json_t *r = REPR(spec), *a = ARCH(spec), *s = SAMP(spec), *l = LOSS(spec);
-    if (!strcmp(m, "normalize")) set_bool(r, "normalize", 0);
+    if (!strcmp(m, "normalize")) reset_bool(r, "representation.normalize");
     else if (starts(m, "fourier")) {
         json_t *f = pf_off_obj(r, "fourier");
-        set_int(f, "features", 0), set_int(f, "scales", 1), set_bool(f, "trainable", 0);
+        reset_int(f, "representation.fourier.features"), reset_int(f, "representation.fourier.scales"),
+            reset_bool(f, "representation.fourier.trainable");
     } else if (!strcmp(m, "periodic")) json_object_set_new(pf_off_obj(r, "periodic"), "inputs", json_array());
-    else if (starts(m, "act:")) set_str(a, "activation", "tanh");
-    else if (starts(m, "arch:")) set_str(a, "type", "mlp");
-    else if (starts(m, "init:")) set_str(a, "init", "glorot_normal");
-    else if (!strcmp(m, "rwf")) set_bool(a, "rwf", 0);
-    else if (!strcmp(m, "adaptive_act")) set_str(a, "adaptive", "none");
-    else if (!strcmp(m, "rad") || !strcmp(m, "rar_d")) json_object_set_new(s, "adaptive", json_pack("{s:s}", "method", "none"));
-    else if (starts(m, "sampling:")) set_str(s, "method", "uniform");
-    else if (!strcmp(m, "resample")) set_int(s, "resample_every", 0);
-    else if (!strcmp(m, "hard")) json_object_set_new(spec, "constraints", json_pack("{s:s}", "mode", "soft"));
-    else if (!strcmp(m, "causal")) json_object_set_new(l, "causal", json_pack("{s:b}", "enabled", 0));
-    else if (starts(m, "weight:")) json_object_set_new(l, "weighting", json_pack("{s:s}", "method", "fixed"));
+    else if (starts(m, "act:")) reset_str(a, "architecture.activation");
+    else if (starts(m, "arch:")) reset_str(a, "architecture.type");
+    else if (starts(m, "init:")) reset_str(a, "architecture.init");
+    else if (!strcmp(m, "rwf")) reset_bool(a, "architecture.rwf");
+    else if (!strcmp(m, "adaptive_act")) reset_str(a, "architecture.adaptive");
+    else if (!strcmp(m, "rad") || !strcmp(m, "rar_d"))
+        json_object_set_new(s, "adaptive", json_pack("{s:s}", "method", pf_spec_default_name("sampling.adaptive.method")));
+    else if (starts(m, "sampling:")) reset_str(s, "sampling.method");
+    else if (!strcmp(m, "resample")) reset_int(s, "sampling.resample_every");
+    else if (!strcmp(m, "hard"))
+        json_object_set_new(spec, "constraints", json_pack("{s:s}", "mode", pf_spec_default_name("constraints.mode")));
+    else if (!strcmp(m, "causal"))
+        json_object_set_new(l, "causal", json_pack("{s:b}", "enabled", pf_spec_default_num("loss.causal.enabled") != 0));
+    else if (starts(m, "weight:"))
+        json_object_set_new(l, "weighting", json_pack("{s:s}", "method", pf_spec_default_name("loss.weighting.method")));
     else if (!strcmp(m, "weights")) json_object_set_new(l, "weights", json_object());
-    else if (!strcmp(m, "residual_normalization")) set_str(l, "residual_normalization", "none");
+    else if (!strcmp(m, "residual_normalization")) reset_str(l, "loss.residual_normalization");
     else {
         size_t i;
         json_t *st;
         int any = 0;
         json_array_foreach(STAGES(spec), i, st) {
             if (!strcmp(m, "adamw") && !strcmp(pf_off_str(st, "optimizer", ""), "adamw")) {
-                set_str(st, "optimizer", "adam"), set_real(st, "weight_decay", 0), any = 1;
+                set_str(st, "optimizer", "adam"), reset_real(st, "optimization.stages.adam.weight_decay"), any = 1;
             } else if (starts(m, "schedule:") && is_adam(st)) {
-                json_object_set_new(st, "schedule", json_pack("{s:s}", "kind", "constant")), any = 1;
+                json_object_set_new(st, "schedule", json_pack("{s:s}", "kind", pf_spec_default_name("optimization.stages.adam.schedule.kind"))),
+                    any = 1;
             } else if (!strcmp(m, "grad_clip") && is_adam(st)) {
-                set_real(st, "grad_clip", 0), any = 1;
+                reset_real(st, "optimization.stages.adam.grad_clip"), any = 1;
             }
         }
         if (!strcmp(m, "lbfgs")) {
@@ -846,7 +860,7 @@ int pf_off_perturb_section(pf_off *o, json_t *spec, int s)
     }
     if (!changed && s == 1) {
         json_t *a = ARCH(spec);
-        long w = (long)pf_off_num(a, "width", 100);
+        long w = (long)pf_off_field_num(a, "architecture.width");
         set_int(a, "width", w > 64 ? w * 3 / 4 : w + 32);
         changed = 1;
     }

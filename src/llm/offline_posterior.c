@@ -36,6 +36,12 @@
 
 static void add(json_t *a, const char *s) { json_array_append_new(a, json_string(s)); }
 
+/* Whether the name at `path` (spec.h) in obj departs from the table's default. */
+static bool not_default(const json_t *obj, const char *path)
+{
+    return strcmp(pf_off_field_str(obj, path), pf_spec_default_name(path)) != 0;
+}
+
 bool pf_off_json_has_string(const json_t *arr, const char *s)
 {
     size_t i;
@@ -49,9 +55,9 @@ static void repr_mechs(const json_t *r, json_t *out)
 {
     if (json_is_true(json_object_get(r, "normalize"))) add(out, "normalize");
     const json_t *f = json_object_get(r, "fourier");
-    if (pf_off_num(f, "features", 0) > 0) {
+    if (pf_off_field_num(f, "representation.fourier.features") > 0) {
         add(out, "fourier");
-        if (pf_off_num(f, "scales", 1) > 1) add(out, "fourier:multiscale");
+        if (pf_off_field_num(f, "representation.fourier.scales") > 1) add(out, "fourier:multiscale");
         if (json_is_true(json_object_get(f, "trainable"))) add(out, "fourier:trainable");
     }
     if (json_array_size(json_object_get(json_object_get(r, "periodic"), "inputs"))) add(out, "periodic");
@@ -60,37 +66,38 @@ static void repr_mechs(const json_t *r, json_t *out)
 static void arch_mechs(const json_t *a, json_t *out)
 {
     char b[64];
-    const char *t = pf_off_str(a, "type", "mlp"), *act = pf_off_str(a, "activation", "tanh"),
-               *init = pf_off_str(a, "init", "glorot_normal");
-    if (strcmp(t, "mlp")) snprintf(b, sizeof b, "arch:%s", t), add(out, b);
-    if (strcmp(act, "tanh")) snprintf(b, sizeof b, "act:%s", act), add(out, b);
-    if (strcmp(init, "glorot_normal")) snprintf(b, sizeof b, "init:%s", init), add(out, b);
-    if (strcmp(pf_off_str(a, "adaptive", "none"), "none")) add(out, "adaptive_act");
+    static const char *const named[][2] = {
+        {"architecture.type", "arch"}, {"architecture.activation", "act"}, {"architecture.init", "init"}};
+    for (int i = 0; i < 3; i++)
+        if (not_default(a, named[i][0]))
+            snprintf(b, sizeof b, "%s:%s", named[i][1], pf_off_field_str(a, named[i][0])), add(out, b);
+    if (not_default(a, "architecture.adaptive")) add(out, "adaptive_act");
     if (json_is_true(json_object_get(a, "rwf"))) add(out, "rwf");
 }
 
 static void samp_mechs(const json_t *s, json_t *out)
 {
     char b[64];
-    const char *m = pf_off_str(s, "method", "uniform"),
-               *ad = pf_off_str(json_object_get(s, "adaptive"), "method", "none");
-    if (strcmp(m, "uniform")) snprintf(b, sizeof b, "sampling:%s", m), add(out, b);
-    if (strcmp(ad, "none")) add(out, ad);
-    if (pf_off_num(s, "resample_every", 0) > 0) add(out, "resample");
+    const json_t *ad = json_object_get(s, "adaptive");
+    if (not_default(s, "sampling.method"))
+        snprintf(b, sizeof b, "sampling:%s", pf_off_field_str(s, "sampling.method")), add(out, b);
+    if (not_default(ad, "sampling.adaptive.method")) add(out, pf_off_field_str(ad, "sampling.adaptive.method"));
+    if (pf_off_field_num(s, "sampling.resample_every") > 0) add(out, "resample");
 }
 
 static void loss_mechs(const json_t *l, json_t *out)
 {
     char b[64];
-    const char *w = pf_off_str(json_object_get(l, "weighting"), "method", "fixed");
-    if (strcmp(w, "fixed")) snprintf(b, sizeof b, "weight:%s", w), add(out, b);
+    const json_t *w = json_object_get(l, "weighting");
+    if (not_default(w, "loss.weighting.method"))
+        snprintf(b, sizeof b, "weight:%s", pf_off_field_str(w, "loss.weighting.method")), add(out, b);
     const char *k;
     json_t *v;
     int custom = 0;
-    json_object_foreach(json_object_get(l, "weights"), k, v) custom |= json_is_number(v) && json_number_value(v) != 1.0;
+    json_object_foreach(json_object_get(l, "weights"), k, v) custom |= json_is_number(v) && json_number_value(v) != pf_spec_default_num("loss.weights");
     if (custom) add(out, "weights");
     if (json_is_true(json_object_get(json_object_get(l, "causal"), "enabled"))) add(out, "causal");
-    if (strcmp(pf_off_str(l, "residual_normalization", "none"), "none")) add(out, "residual_normalization");
+    if (not_default(l, "loss.residual_normalization")) add(out, "residual_normalization");
 }
 
 static void opt_mechs(const json_t *o, json_t *out)
@@ -103,10 +110,12 @@ static void opt_mechs(const json_t *o, json_t *out)
         if (!strcmp(k, "adamw") && !pf_off_json_has_string(out, "adamw")) add(out, "adamw");
         if (!strcmp(k, "lbfgs") && !pf_off_json_has_string(out, "lbfgs")) add(out, "lbfgs");
         if (strcmp(k, "lbfgs")) {
-            const char *sk = pf_off_str(json_object_get(st, "schedule"), "kind", "constant");
+            const json_t *sc = json_object_get(st, "schedule");
+            const char *sk = pf_off_field_str(sc, "optimization.stages.adam.schedule.kind");
             snprintf(b, sizeof b, "schedule:%s", sk);
-            if (strcmp(sk, "constant") && !pf_off_json_has_string(out, b)) add(out, b);
-            if (pf_off_num(st, "grad_clip", 0) > 0 && !pf_off_json_has_string(out, "grad_clip")) add(out, "grad_clip");
+            if (not_default(sc, "optimization.stages.adam.schedule.kind") && !pf_off_json_has_string(out, b)) add(out, b);
+            if (pf_off_field_num(st, "optimization.stages.adam.grad_clip") > 0 && !pf_off_json_has_string(out, "grad_clip"))
+                add(out, "grad_clip");
         }
     }
 }
@@ -118,7 +127,7 @@ json_t *pf_offline_mechanisms(const json_t *norm)
     repr_mechs(json_object_get(norm, "representation"), out);
     arch_mechs(json_object_get(norm, "architecture"), out);
     samp_mechs(json_object_get(norm, "sampling"), out);
-    if (!strcmp(pf_off_str(json_object_get(norm, "constraints"), "mode", "soft"), "hard")) add(out, "hard");
+    if (!strcmp(pf_off_field_str(json_object_get(norm, "constraints"), "constraints.mode"), "hard")) add(out, "hard");
     loss_mechs(json_object_get(norm, "loss"), out);
     opt_mechs(json_object_get(norm, "optimization"), out);
     return out;

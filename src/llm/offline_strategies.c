@@ -118,7 +118,7 @@ static void fix_constraint(pf_off *o, json_t *spec, const term_issue *t)
 {
     json_t *loss = pf_off_sec(spec, "loss");
     int h = pf_off_best_transform(o->pde, t->name);
-    const char *wm = pf_off_str(json_object_get(loss, "weighting"), "method", "fixed");
+    const char *wm = pf_off_field_str(json_object_get(loss, "weighting"), "loss.weighting.method");
     double u = pf_rng_uniform(o->rng);
     if (h >= 0 && u < 0.5 && !pf_off_json_has_string(o->failed, "hard")) {
         json_object_set_new(spec, "constraints",
@@ -137,7 +137,7 @@ static void fix_constraint(pf_off *o, json_t *spec, const term_issue *t)
     static const double f[] = {3.0, 5.0, 10.0};
     double k = f[pf_off_pick(o, 3)];
     json_t *w = pf_off_obj(loss, "weights");
-    double old = pf_off_num(w, t->name, 1.0), nw = fmin(1e6, old * k);
+    double old = pf_off_num(w, t->name, pf_spec_default_num("loss.weights")), nw = fmin(1e6, old * k);
     json_object_set_new(w, t->name, json_real(nw));
     pf_off_note(o, "The %s term ends at %.3g against %.3g for the residual: its weight goes %g -> %g.", t->name, t->loss, t->pde, old,
                 nw);
@@ -145,15 +145,15 @@ static void fix_constraint(pf_off *o, json_t *spec, const term_issue *t)
 
 static void fix_residual(pf_off *o, json_t *spec, double share)
 {
-    const char *ad = pf_off_str(json_object_get(pf_off_sec(spec, "sampling"), "adaptive"), "method", "none");
+    const char *ad = pf_off_field_str(json_object_get(pf_off_sec(spec, "sampling"), "adaptive"), "sampling.adaptive.method");
     pf_off_note(o, "Residual hotspots hold %.0f%% of |r| in the top boxes: sampling follows the residual.", 100 * share);
     if (!strcmp(ad, "none")) {
         pf_off_op_id ids[] = {OP_RAD, OP_RAR_D};
         if (!pf_off_apply_some(o, spec, ids, 2, 1, o->failed)) pf_off_apply(o, OP_MORE_INTERIOR, spec);
     } else {
         json_t *a = json_object_get(pf_off_sec(spec, "sampling"), "adaptive");
-        double k = pf_off_num(a, "k", 1);
-        long every = (long)pf_off_num(a, "every", 100);
+        double k = pf_off_field_num(a, "sampling.adaptive.rad.k");
+        long every = (long)pf_off_field_num(a, "sampling.adaptive.rad.every");
         json_object_set_new(a, "k", json_real(fmin(10.0, k + 1)));
         json_object_set_new(a, "every", json_integer(every > 20 ? every / 2 : every));
         pf_off_note(o, "The existing %s sharpened: density exponent k %g -> %g, redraws twice as often.", ad, k, fmin(10.0, k + 1));
@@ -275,7 +275,7 @@ static json_t *architecture_guided(pf_off *o)
     int acted = 0;
     if (p->status && !strcmp(p->status, "timeout")) {
         json_t *a = pf_off_sec(spec, "architecture");
-        long w = (long)pf_off_num(a, "width", 100);
+        long w = (long)pf_off_field_num(a, "architecture.width");
         json_object_set_new(a, "width", json_integer(w > 32 ? w * 2 / 3 : w));
         pf_off_note(o, "The parent timed out: width %ld -> %ld.", w, w > 32 ? w * 2 / 3 : w);
         acted = 1;

@@ -126,7 +126,7 @@ static char *dup_printf(const char *fmt, ...)
     return s;
 }
 
-pf_status pf_llm_provider_new(const pf_llm_options *o, pf_llm_provider **out)
+pf_status pf_llm_provider_alloc(const pf_llm_options *o, pf_llm_provider **out)
 {
     *out = NULL;
     pf_llm_kind kind = o->kind;
@@ -158,9 +158,9 @@ pf_status pf_llm_provider_new(const pf_llm_options *o, pf_llm_provider **out)
     }
     pf_status st;
     switch (kind) {
-    case PF_LLM_HTTP: st = pf_llm_http_new(o, &p->vt, &p->self); break;
-    case PF_LLM_REPLAY: st = pf_llm_replay_new(o, &p->vt, &p->self); break;
-    default: st = pf_llm_offline_new(o, &p->vt, &p->self); break;
+    case PF_LLM_HTTP: st = pf_llm_http_alloc(o, &p->vt, &p->self); break;
+    case PF_LLM_REPLAY: st = pf_llm_replay_alloc(o, &p->vt, &p->self); break;
+    default: st = pf_llm_offline_alloc(o, &p->vt, &p->self); break;
     }
     if (st != PF_OK) {
         p->vt = NULL;

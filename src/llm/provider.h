@@ -5,7 +5,7 @@
  *     pf_llm_options_from_env(&o);             // PF_LLM_URL, PF_LLM_MODEL, ...
  *     o.transcripts = "runs/poisson_5d/pinnforge/run0/llm";
  *     pf_llm_provider *p;
- *     PF_TRY(pf_llm_provider_new(&o, &p));     // kind: o.kind, else http if a URL is set, else offline
+ *     PF_TRY(pf_llm_provider_alloc(&o, &p));   // kind: o.kind, else http if a URL is set, else offline
  *     pf_llm_response r;
  *     PF_TRY(pf_llm_call(p, &q, &r));          // complete, then store the transcript
  *     ...
@@ -72,7 +72,7 @@ typedef struct pf_llm_provider pf_llm_provider;
 
 /* The provider o selects (see pf_llm_kind). http without a URL, or replay
  * without a transcripts folder, is PF_ERR_INVALID. */
-pf_status pf_llm_provider_new(const pf_llm_options *o, pf_llm_provider **out);
+pf_status pf_llm_provider_alloc(const pf_llm_options *o, pf_llm_provider **out);
 void pf_llm_provider_free(pf_llm_provider *p);
 pf_llm_kind pf_llm_provider_kind(const pf_llm_provider *p);
 /* "offline rule-based proposer (no LLM)", "http <url> model <model>", "replay <dir>". */
@@ -92,8 +92,8 @@ typedef struct pf_llm_vtable {
     void (*free)(void *self);
 } pf_llm_vtable;
 
-pf_status pf_llm_http_new(const pf_llm_options *o, const pf_llm_vtable **vt, void **self);
-pf_status pf_llm_replay_new(const pf_llm_options *o, const pf_llm_vtable **vt, void **self);
-pf_status pf_llm_offline_new(const pf_llm_options *o, const pf_llm_vtable **vt, void **self);
+pf_status pf_llm_http_alloc(const pf_llm_options *o, const pf_llm_vtable **vt, void **self);
+pf_status pf_llm_replay_alloc(const pf_llm_options *o, const pf_llm_vtable **vt, void **self);
+pf_status pf_llm_offline_alloc(const pf_llm_options *o, const pf_llm_vtable **vt, void **self);
 
 #endif

@@ -38,7 +38,7 @@ static void replay_free(void *self)
 
 static const pf_llm_vtable REPLAY_VT = {replay_complete, replay_free};
 
-pf_status pf_llm_replay_new(const pf_llm_options *o, const pf_llm_vtable **vt, void **self)
+pf_status pf_llm_replay_alloc(const pf_llm_options *o, const pf_llm_vtable **vt, void **self)
 {
     *vt = NULL;
     *self = NULL;

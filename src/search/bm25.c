@@ -233,7 +233,7 @@ static pf_status add_doc(pf_bm25 *ix, bm_doc *d, const char *text)
     return PF_OK;
 }
 
-pf_status pf_bm25_new(int ndocs, const char *const *docs, pf_bm25 **out)
+pf_status pf_bm25_alloc(int ndocs, const char *const *docs, pf_bm25 **out)
 {
     *out = NULL;
     if (ndocs < 1) return pf_fail(PF_ERR_INVALID, "a BM25 index needs at least one document");

@@ -4,7 +4,7 @@
  *
  *     const char *docs[3] = {"fourier features for multiscale problems", ...};
  *     pf_bm25 *ix;
- *     PF_TRY(pf_bm25_new(3, docs, &ix));
+ *     PF_TRY(pf_bm25_alloc(3, docs, &ix));
  *     double s[3];
  *     PF_TRY(pf_bm25_scores(ix, "multiscale fourier", s));   // one score per doc
  *     pf_bm25_free(ix);
@@ -55,7 +55,7 @@ bool pf_bm25_is_stop_word(const char *word);
 
 /* An index over docs[0..ndocs) (ndocs >= 1; the texts are tokenized now and
  * not kept). */
-pf_status pf_bm25_new(int ndocs, const char *const *docs, pf_bm25 **out);
+pf_status pf_bm25_alloc(int ndocs, const char *const *docs, pf_bm25 **out);
 void pf_bm25_free(pf_bm25 *ix);
 
 /* Tokens in document i, and the mean over documents. */

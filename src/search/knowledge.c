@@ -388,7 +388,7 @@ static pf_status build_index(pf_kb *kb)
         for (int t = 0; t < e->ntags; t++) len += (size_t)snprintf(s + len, need - len, " %s", e->tags[t]);
         snprintf(s + len, need - len, " %s %s", e->rationale, e->text);
     }
-    if (st == PF_OK) st = pf_bm25_new(kb->n, (const char *const *)docs, &kb->ix);
+    if (st == PF_OK) st = pf_bm25_alloc(kb->n, (const char *const *)docs, &kb->ix);
     for (int i = 0; i < kb->n; i++) free(docs[i]);
     free(docs);
     for (int b = 0; b < PF_TAG_COUNT; b++) {

@@ -69,7 +69,7 @@ pf_status pf_run_provider(const pf_run *r, pf_llm_options *o, pf_llm_provider **
     if (r->llm != PF_LLM_AUTO) o->kind = r->llm;
     o->transcripts = r->llm_dir;
     o->seed = (uint64_t)r->run;
-    return pf_llm_provider_new(o, out);
+    return pf_llm_provider_alloc(o, out);
 }
 
 int pf_run_slots(int g)

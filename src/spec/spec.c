@@ -4,8 +4,9 @@
  *
  * One table (`sections` below) holds every key with its type, range,
  * allowed names, default and a line of documentation. Normalization walks
- * it; describe prints it; instantiation reads the normalized JSON, whose
- * shape the table guarantees.
+ * it; describe prints it; instantiation reads every value through it (a
+ * key the normalized JSON lacks takes the table's default), and
+ * pf_spec_default_num/name() answer from it.
  */
 #include "spec/spec.h"
 
@@ -140,7 +141,7 @@ static const variant adaptive_v[] = {
 static const field sampling_f[] = {
     INT("interior", 1, PF_SPEC_MAX_POINTS, 8192, "interior collocation points"),
     INT("boundary", 0, PF_SPEC_MAX_POINTS, 2048, "boundary points, all boundary constraints together"),
-    {.key = "initial", .k = K_CUSTOM, .custom = C_INITIAL, .lo = 0, .hi = PF_SPEC_MAX_POINTS,
+    {.key = "initial", .k = K_CUSTOM, .custom = C_INITIAL, .lo = 0, .hi = PF_SPEC_MAX_POINTS, .def = 2048,
      .doc = "initial-slice points (default 2048 when time-dependent; must be 0 when steady)"},
     ENUM("method", sample_names, 0, "interior and initial sampler"),
     INT("resample_every", 0, 10000, 0, "redraw every point set every this many steps (0 = never)"),
@@ -160,6 +161,7 @@ static const field anneal_f[] = {
 static const field sa_f[] = {
     REAL("lr", 0, 1, 1, 0, 0.005, "ascent rate of the point weights"),
 };
+static const field weight_field = REAL("weight", 0, 0, 1e6, 0, 1, "weight of one loss term");
 static const variant weighting_v[] = {
     {"fixed", NULL, 0, "the weights below"},
     {"lr_annealing", anneal_f, N(anneal_f), "learning-rate annealing (Wang, Teng & Perdikaris 2021), starting from the weights"},
@@ -200,6 +202,7 @@ static const variant schedule_v[] = {
          REAL("final_div_factor", 0, 1, 1e8, 0, 1e4, "initial / final rate"),
      }, 3, "one-cycle (Smith & Topping 2019), lr is the peak"},
 };
+static const double betas_default[2] = {0.9, 0.999};
 #define STAGE_STEPS INTREQ("steps", 1, PF_SPEC_BUDGET_HIGH, "optimizer steps of this stage (all stages sum to the budget)")
 #define ADAM_FIELDS(wd_)                                                                            \
     STAGE_STEPS, REAL("lr", 0, 1, 10, 0, 1e-3, "learning rate"),                                   \
@@ -244,6 +247,18 @@ static const field sections[] = {
 enum { S_REPR, S_ARCH, S_SAMP, S_CONS, S_LOSS, S_OPT, S_TRAIN, S_COUNT };
 _Static_assert(N(sections) == S_COUNT, "seven sections");
 _Static_assert(S_COUNT == PF_SPEC_SECTIONS, "spec.h counts the sections");
+/* Variants, in the order of the enums they map to. */
+_Static_assert(N(adaptive_v) == PF_ADAPTIVE_COUNT, "adaptive methods");
+_Static_assert(N(constraints_v) == PF_CONSTRAINT_MODE_COUNT, "constraint modes");
+_Static_assert(N(weighting_v) == PF_WEIGHTING_COUNT, "weightings");
+_Static_assert(N(schedule_v) == PF_SCHEDULE_COUNT, "schedules");
+_Static_assert(N(stage_v) == PF_OPT_COUNT, "optimizers");
+
+/* A field's default; sampling.initial's is 0 on a steady PDE. */
+static double field_default(const field *f, const pf_pde *p)
+{
+    return f->k == K_CUSTOM && f->custom == C_INITIAL && p->time_input < 0 ? 0 : f->def;
+}
 
 /* ------------------------------------------------------------- context */
 
@@ -516,7 +531,7 @@ static json_t *norm_custom(ctx *c, const field *f, const json_t *v, const char *
     case C_INITIAL: {
         field g = *f;
         g.k = K_INT;
-        g.def = p->time_input >= 0 ? 2048 : 0;
+        g.def = field_default(f, p);
         json_t *r = norm_scalar(c, &g, v, path);
         if (r && p->time_input < 0 && json_integer_value(r) != 0) {
             reason(c, "%s must be 0 because %s is steady (it has no initial condition).", path, p->name);
@@ -604,12 +619,11 @@ static json_t *norm_custom(ctx *c, const field *f, const json_t *v, const char *
                 reason(c, "%s.%s is not a loss term of %s; allowed: %s.", path, key, p->name, list), bad = 1;
         }
         json_t *out = json_object();
-        field w = REAL("", 0, 0, 1e6, 0, 1, "");
         for (int i = 0; i < n; i++) {
             if (!active[i]) continue;
             char sub[256];
             snprintf(sub, sizeof sub, "%s.%s", path, names[i]);
-            json_t *r = norm_scalar(c, &w, v ? json_object_get(v, names[i]) : NULL, sub);
+            json_t *r = norm_scalar(c, &weight_field, v ? json_object_get(v, names[i]) : NULL, sub);
             if (r)
                 json_object_set_new(out, names[i], r);
             else
@@ -622,7 +636,7 @@ static json_t *norm_custom(ctx *c, const field *f, const json_t *v, const char *
         return out;
     }
     case C_BETAS: {
-        if (!v) return json_pack("[ff]", 0.9, 0.999);
+        if (!v) return json_pack("[ff]", betas_default[0], betas_default[1]);
         field b = REAL("", 0, 0, 1, 1, 0, "");
         if (json_is_array(v) && json_array_size(v) == 2) {
             json_t *out = json_array();
@@ -734,145 +748,218 @@ static json_t *normalize(ctx *c, const json_t *spec)
 
 /* ---------------------------------------------------- instantiate */
 
-static const json_t *jget(const json_t *o, const char *path)
+/* A normalized (possibly partial) object with the table entries that
+ * describe it. Instantiation reads every value through one: a missing
+ * value is the table's default, and reading a key the table lacks is a
+ * contract violation. */
+typedef struct tview {
+    const json_t *v;  /* the object; NULL when absent */
+    const field *fs;  /* its fields; for a variant, the selected variant's */
+    int n;
+    const field *of;  /* the variant field it was selected from, else NULL */
+    const pf_pde *p;  /* for the PDE's defaults */
+} tview;
+
+/* The entry for `key`. *here is 0 when the selected variant lacks the key
+ * but another variant of the same field has it: the config keeps its
+ * value for such a key (the defaults of train/config.h). */
+static const field *tfield(tview t, const char *key, int *here)
 {
-    /* "a.b.c" */
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", path);
-    const json_t *v = o;
-    for (char *save = NULL, *t = strtok_r(buf, ".", &save); t && v; t = strtok_r(NULL, ".", &save))
-        v = json_object_get(v, t);
-    return v;
-}
-static long ji(const json_t *o, const char *path, long def)
-{
-    const json_t *v = jget(o, path);
-    return json_is_integer(v) ? (long)json_integer_value(v) : def;
-}
-static double jr(const json_t *o, const char *path, double def)
-{
-    const json_t *v = jget(o, path);
-    return json_is_number(v) ? json_number_value(v) : def;
-}
-static int jb(const json_t *o, const char *path, int def)
-{
-    const json_t *v = jget(o, path);
-    return json_is_boolean(v) ? json_is_true(v) : def;
-}
-static int je(const json_t *o, const char *path, const char *const *names, int n, int def)
-{
-    const json_t *v = jget(o, path);
-    for (int i = 0; json_is_string(v) && i < n; i++)
-        if (!strcmp(json_string_value(v), names[i])) return i;
-    return def;
+    int i = find_field(t.fs, t.n, key);
+    *here = i >= 0;
+    if (i >= 0) return &t.fs[i];
+    for (int j = 0; t.of && j < t.of->nvar; j++)
+        if ((i = find_field(t.of->var[j].f, t.of->var[j].n, key)) >= 0) return &t.of->var[j].f[i];
+    PF_ABORT("spec: instantiation reads '%s', a key the table does not have", key);
 }
 
-/* Fill the configs from a normalized (possibly partial) spec; missing
- * parts keep their defaults. */
+/* Which variant of f the normalized object v selects (the default when
+ * v says nothing). */
+static int variant_index(const field *f, const json_t *v)
+{
+    const json_t *s = json_object_get(v, f->sel);
+    if (f->selk == K_BOOL) return json_is_boolean(s) ? json_is_true(s) : (int)f->def;
+    for (int i = 0; json_is_string(s) && i < f->nvar; i++)
+        if (!strcmp(json_string_value(s), f->var[i].name)) return i;
+    return (int)f->def;
+}
+
+static tview tvariant(const field *f, const json_t *v, const pf_pde *p)
+{
+    const variant *var = &f->var[variant_index(f, v)];
+    return (tview){v, var->f, var->n, f, p};
+}
+
+/* The object or variant at `key` (no fields when the selected variant
+ * lacks the key). */
+static tview tsub(tview t, const char *key)
+{
+    int here;
+    const field *f = tfield(t, key, &here);
+    const json_t *v = here ? json_object_get(t.v, key) : NULL;
+    if (f->k == K_OBJ) return (tview){v, f->sub, f->nsub, NULL, t.p};
+    PF_ASSERT(f->k == K_VARIANT);
+    return here ? tvariant(f, v, t.p) : (tview){NULL, NULL, 0, f, t.p};
+}
+
+/* The JSON value at `key` (a custom field), NULL when absent. */
+static const json_t *tval(tview t, const char *key)
+{
+    int here;
+    tfield(t, key, &here);
+    return here ? json_object_get(t.v, key) : NULL;
+}
+
+/* A value of a number field, or its default. */
+static double num_or_default(const field *f, const json_t *v, const pf_pde *p)
+{
+    if (f->k == K_BOOL) return json_is_boolean(v) ? json_is_true(v) : f->def;
+    PF_ASSERT(f->k == K_INT || f->k == K_REAL || (f->k == K_CUSTOM && f->custom == C_INITIAL));
+    return json_is_number(v) ? json_number_value(v) : field_default(f, p);
+}
+
+/* A number, integer or boolean (0/1) at `key`; `keep` when the selected
+ * variant lacks the key. */
+static double tnum(tview t, const char *key, double keep)
+{
+    int here;
+    const field *f = tfield(t, key, &here);
+    return here ? num_or_default(f, json_object_get(t.v, key), t.p) : keep;
+}
+
+static bool tbool(tview t, const char *key, bool keep)
+{
+    return tnum(t, key, keep) != 0;
+}
+
+/* The index of the name at `key` among the field's names, or of the
+ * variant it selects (false/true for a boolean selector); `keep` when the
+ * selected variant lacks the key. */
+static int tsel(tview t, const char *key, int keep)
+{
+    int here;
+    const field *f = tfield(t, key, &here);
+    if (!here) return keep;
+    const json_t *v = json_object_get(t.v, key);
+    if (f->k == K_VARIANT) return variant_index(f, v);
+    PF_ASSERT(f->k == K_ENUM);
+    for (int i = 0; json_is_string(v) && i < f->nnames; i++)
+        if (!strcmp(json_string_value(v), f->names[i])) return i;
+    return (int)f->def;
+}
+
+/* A stage's betas, or the default pair; kept when the stage has none. */
+static void tbetas(tview g, pf_adam_config *adam)
+{
+    int here;
+    tfield(g, "betas", &here);
+    if (!here) return;
+    const json_t *b = json_object_get(g.v, "betas");
+    int given = json_is_array(b) && json_array_size(b) == 2;
+    adam->beta1 = given ? json_number_value(json_array_get(b, 0)) : betas_default[0];
+    adam->beta2 = given ? json_number_value(json_array_get(b, 1)) : betas_default[1];
+}
+
+/* Fill the configs from a normalized (possibly partial) spec, each field
+ * through the table; what the spec cannot say keeps the config defaults. */
 static void fill(const json_t *n, const pf_pde *p, pf_model_config *mc, pf_train_config *tc)
 {
-    *mc = pf_model_config_default(p->d_in, p->d_out);
-    const json_t *r = json_object_get(n, "representation"), *a = json_object_get(n, "architecture");
-    mc->normalize = jb(r, "normalize", 0);
-    for (int i = 0; i < p->d_in; i++) mc->lo[i] = p->lo[i], mc->hi[i] = p->hi[i];
-    mc->fourier_features = (int)ji(r, "fourier.features", 0);
-    mc->fourier_sigma = jr(r, "fourier.sigma", 1);
-    mc->fourier_trainable = jb(r, "fourier.trainable", 0);
-    mc->fourier_scales = (int)ji(r, "fourier.scales", 1);
-    mc->fourier_ratio = jr(r, "fourier.ratio", 10);
-    const json_t *pin = jget(r, "periodic.inputs");
-    int h = (int)ji(r, "periodic.harmonics", 1);
+    const tview root = {n, sections, S_COUNT, NULL, p};
     size_t k;
     json_t *e;
-    json_array_foreach((json_t *)pin, k, e) {
+
+    *mc = pf_model_config_default(p->d_in, p->d_out);
+    tview r = tsub(root, "representation"), four = tsub(r, "fourier"), per = tsub(r, "periodic");
+    mc->normalize = tbool(r, "normalize", mc->normalize);
+    for (int i = 0; i < p->d_in; i++) mc->lo[i] = p->lo[i], mc->hi[i] = p->hi[i];
+    mc->fourier_features = (int)tnum(four, "features", mc->fourier_features);
+    mc->fourier_sigma = tnum(four, "sigma", mc->fourier_sigma);
+    mc->fourier_trainable = tbool(four, "trainable", mc->fourier_trainable);
+    mc->fourier_scales = (int)tnum(four, "scales", mc->fourier_scales);
+    mc->fourier_ratio = tnum(four, "ratio", mc->fourier_ratio);
+    int h = (int)tnum(per, "harmonics", 1);
+    json_array_foreach((json_t *)tval(per, "inputs"), k, e) {
         for (int i = 0; i < p->d_in; i++)
             if (json_is_string(e) && !strcmp(json_string_value(e), p->inputs[i]) && p->period[i] > 0)
                 mc->periodic[i] = true, mc->period[i] = p->period[i], mc->harmonics[i] = h;
     }
-    mc->arch = (pf_arch)je(a, "type", arch_names, PF_ARCH_COUNT, 0);
-    mc->depth = (int)ji(a, "depth", 5);
-    mc->width = (int)ji(a, "width", 100);
-    mc->activation = pf_activations[je(a, "activation", act_names, PF_NACTIVATIONS, 0)];
-    mc->init = (pf_weight_init)je(a, "init", init_names, PF_WEIGHT_INIT_COUNT, 0);
-    mc->adapt = (pf_adapt)je(a, "adaptive", adapt_names, PF_ADAPT_COUNT, 0);
-    mc->adapt_factor = jr(a, "adapt_factor", 10);
-    mc->rwf = jb(a, "rwf", 0);
-    mc->rwf_mean = jr(a, "rwf_mean", 1);
-    mc->rwf_sigma = jr(a, "rwf_sigma", 0.1);
+    tview a = tsub(root, "architecture");
+    mc->arch = (pf_arch)tsel(a, "type", mc->arch);
+    mc->depth = (int)tnum(a, "depth", mc->depth);
+    mc->width = (int)tnum(a, "width", mc->width);
+    mc->activation = pf_activations[tsel(a, "activation", 0)];
+    mc->init = (pf_weight_init)tsel(a, "init", mc->init);
+    mc->adapt = (pf_adapt)tsel(a, "adaptive", mc->adapt);
+    mc->adapt_factor = tnum(a, "adapt_factor", mc->adapt_factor);
+    mc->rwf = tbool(a, "rwf", mc->rwf);
+    mc->rwf_mean = tnum(a, "rwf_mean", mc->rwf_mean);
+    mc->rwf_sigma = tnum(a, "rwf_sigma", mc->rwf_sigma);
 
     *tc = pf_train_config_default();
-    const json_t *s = json_object_get(n, "sampling");
+    tview s = tsub(root, "sampling"), ad = tsub(s, "adaptive");
     pf_sampling_config *sc = &tc->sampling;
-    sc->interior = (int)ji(s, "interior", 8192);
-    sc->boundary = (int)ji(s, "boundary", 2048);
-    sc->initial = (int)ji(s, "initial", p->time_input >= 0 ? 2048 : 0);
-    sc->method = (pf_sample_method)je(s, "method", sample_names, PF_SAMPLE_METHOD_COUNT, 0);
-    sc->resample_every = (int)ji(s, "resample_every", 0);
-    static const char *const ad[] = {"none", "rad", "rar_d"};
-    sc->adaptive.method = (pf_adaptive_method)je(s, "adaptive.method", ad, 3, 0);
-    sc->adaptive.k = jr(s, "adaptive.k", 1);
-    sc->adaptive.c = jr(s, "adaptive.c", 1);
-    sc->adaptive.every = (int)ji(s, "adaptive.every", 100);
-    sc->adaptive.add = (int)ji(s, "adaptive.add", 100);
-    sc->adaptive.cap = (int)ji(s, "adaptive.cap", 16384);
+    sc->interior = (int)tnum(s, "interior", sc->interior);
+    sc->boundary = (int)tnum(s, "boundary", sc->boundary);
+    sc->initial = (int)tnum(s, "initial", sc->initial);
+    sc->method = (pf_sample_method)tsel(s, "method", sc->method);
+    sc->resample_every = (int)tnum(s, "resample_every", sc->resample_every);
+    sc->adaptive.method = (pf_adaptive_method)tsel(s, "adaptive", sc->adaptive.method);
+    sc->adaptive.k = tnum(ad, "k", sc->adaptive.k);
+    sc->adaptive.c = tnum(ad, "c", sc->adaptive.c);
+    sc->adaptive.every = (int)tnum(ad, "every", sc->adaptive.every);
+    sc->adaptive.add = (int)tnum(ad, "add", sc->adaptive.add);
+    sc->adaptive.cap = (int)tnum(ad, "cap", sc->adaptive.cap);
 
-    const json_t *cons = json_object_get(n, "constraints");
+    const json_t *cons = tval(root, "constraints");
     tc->constraints.transform = cons ? hard_transform_index(cons, p) : -1;
     tc->constraints.mode = tc->constraints.transform >= 0 ? PF_CONSTRAINT_HARD : PF_CONSTRAINT_SOFT;
 
-    const json_t *l = json_object_get(n, "loss");
+    tview l = tsub(root, "loss"), wt = tsub(l, "weighting"), ca = tsub(l, "causal");
     pf_loss_config *lc = &tc->loss;
-    static const char *const wn[] = {"fixed", "lr_annealing", "self_adaptive"};
-    lc->weighting = (pf_weighting)je(l, "weighting.method", wn, 3, 0);
-    lc->annealing_alpha = jr(l, "weighting.alpha", 0.9);
-    lc->annealing_every = (int)ji(l, "weighting.every", 10);
-    lc->sa_lr = jr(l, "weighting.lr", 0.005);
+    lc->weighting = (pf_weighting)tsel(l, "weighting", lc->weighting);
+    lc->annealing_alpha = tnum(wt, "alpha", lc->annealing_alpha);
+    lc->annealing_every = (int)tnum(wt, "every", lc->annealing_every);
+    lc->sa_lr = tnum(wt, "lr", lc->sa_lr);
     const char *names[PF_TRAIN_MAX_TERMS];
     int active[PF_TRAIN_MAX_TERMS];
     lc->nterms = loss_terms(p, tc->constraints.transform, names, active);
-    const json_t *w = json_object_get(l, "weights");
-    for (int i = 0; i < lc->nterms; i++) lc->weights[i] = jr(w, names[i], 1);
-    lc->causal = jb(l, "causal.enabled", 0);
-    lc->causal_epsilon = jr(l, "causal.epsilon", 1);
-    lc->causal_chunks = (int)ji(l, "causal.chunks", 32);
-    lc->residual_norm = (pf_residual_norm)je(l, "residual_normalization", rnorm_names, 2, 0);
+    const json_t *w = tval(l, "weights");
+    for (int i = 0; i < lc->nterms; i++) lc->weights[i] = num_or_default(&weight_field, json_object_get(w, names[i]), p);
+    lc->causal = tsel(l, "causal", lc->causal);
+    lc->causal_epsilon = tnum(ca, "epsilon", lc->causal_epsilon);
+    lc->causal_chunks = (int)tnum(ca, "chunks", lc->causal_chunks);
+    lc->residual_norm = (pf_residual_norm)tsel(l, "residual_normalization", lc->residual_norm);
 
-    const json_t *st = jget(n, "optimization.stages");
     tc->nstages = 0;
-    json_array_foreach((json_t *)st, k, e) {
+    json_array_foreach((json_t *)tval(tsub(root, "optimization"), "stages"), k, e) {
         if (tc->nstages >= PF_TRAIN_MAX_STAGES) break;
-        static const char *const on[] = {"adam", "adamw", "lbfgs"};
-        pf_optimizer_kind kind = (pf_optimizer_kind)je(e, "optimizer", on, 3, 0);
+        tview g = tvariant(&stage_field, e, p);
         pf_stage_config *sg = &tc->stages[tc->nstages++];
-        *sg = pf_stage_default(kind);
-        sg->steps = ji(e, "steps", 0);
-        double lr = jr(e, "lr", sg->schedule.lr);
-        static const char *const sn[] = {"constant", "exponential", "step", "cosine", "one_cycle"};
-        _Static_assert(N(sn) == PF_SCHEDULE_COUNT, "schedule names");
-        sg->schedule = pf_schedule_defaults((pf_schedule_kind)je(e, "schedule.kind", sn, 5, 0), lr);
-        sg->schedule.gamma = jr(e, "schedule.gamma", sg->schedule.gamma);
-        sg->schedule.decay_steps = ji(e, "schedule.decay_steps", sg->schedule.decay_steps);
-        sg->schedule.step_size = ji(e, "schedule.step_size", sg->schedule.step_size);
-        sg->schedule.lr_min = jr(e, "schedule.lr_min", sg->schedule.lr_min);
-        sg->schedule.warmup_steps = ji(e, "schedule.warmup_steps", sg->schedule.warmup_steps);
-        sg->schedule.pct_start = jr(e, "schedule.pct_start", sg->schedule.pct_start);
-        sg->schedule.div_factor = jr(e, "schedule.div_factor", sg->schedule.div_factor);
-        sg->schedule.final_div_factor = jr(e, "schedule.final_div_factor", sg->schedule.final_div_factor);
-        const json_t *b = json_object_get(e, "betas");
-        if (json_is_array(b) && json_array_size(b) == 2) {
-            sg->adam.beta1 = json_number_value(json_array_get(b, 0));
-            sg->adam.beta2 = json_number_value(json_array_get(b, 1));
-        }
-        sg->adam.eps = jr(e, "eps", sg->adam.eps);
-        sg->adam.weight_decay = jr(e, "weight_decay", sg->adam.weight_decay);
-        sg->grad_clip = jr(e, "grad_clip", 0);
+        *sg = pf_stage_default((pf_optimizer_kind)variant_index(&stage_field, e));
+        sg->steps = (long)tnum(g, "steps", sg->steps);
+        double lr = tnum(g, "lr", sg->schedule.lr);
+        tview sch = tsub(g, "schedule");
+        pf_schedule *sd = &sg->schedule;
+        *sd = pf_schedule_defaults((pf_schedule_kind)tsel(g, "schedule", sd->kind), lr);
+        sd->gamma = tnum(sch, "gamma", sd->gamma);
+        sd->decay_steps = (long)tnum(sch, "decay_steps", sd->decay_steps);
+        sd->step_size = (long)tnum(sch, "step_size", sd->step_size);
+        sd->lr_min = tnum(sch, "lr_min", sd->lr_min);
+        sd->warmup_steps = (long)tnum(sch, "warmup_steps", sd->warmup_steps);
+        sd->pct_start = tnum(sch, "pct_start", sd->pct_start);
+        sd->div_factor = tnum(sch, "div_factor", sd->div_factor);
+        sd->final_div_factor = tnum(sch, "final_div_factor", sd->final_div_factor);
+        tbetas(g, &sg->adam);
+        sg->adam.eps = tnum(g, "eps", sg->adam.eps);
+        sg->adam.weight_decay = tnum(g, "weight_decay", sg->adam.weight_decay);
+        sg->grad_clip = tnum(g, "grad_clip", sg->grad_clip);
         sg->lbfgs.lr = lr;
-        sg->lbfgs.history = (int)ji(e, "history", sg->lbfgs.history);
-        sg->lbfgs.line_search = jb(e, "line_search", sg->lbfgs.line_search);
+        sg->lbfgs.history = (int)tnum(g, "history", sg->lbfgs.history);
+        sg->lbfgs.line_search = tbool(g, "line_search", sg->lbfgs.line_search);
     }
-    const json_t *t = json_object_get(n, "training");
-    tc->log_every = (int)ji(t, "log_every", 100);
-    tc->eval_every = (int)ji(t, "eval_every", 100);
+    tview t = tsub(root, "training");
+    tc->log_every = (int)tnum(t, "log_every", tc->log_every);
+    tc->eval_every = (int)tnum(t, "eval_every", tc->eval_every);
 }
 
 /* ------------------------------------------------------- validate */
@@ -1040,6 +1127,68 @@ const char *pf_spec_section_name(int i)
     return i >= 0 && i < S_COUNT ? sections[i].key : NULL;
 }
 
+/* The entry at `path` (spec.h, "Field paths"); for a variant's selector
+ * the variant field, with *selector set. NULL when the table has none. */
+static const field *field_at(const char *path, int *selector)
+{
+    char buf[256];
+    const field *fs = sections, *f = NULL;
+    int n = S_COUNT;
+    *selector = 0;
+    if (snprintf(buf, sizeof buf, "%s", path ? path : "") >= (int)sizeof buf) return NULL;
+    for (char *save = NULL, *t = strtok_r(buf, ".", &save); t; t = strtok_r(NULL, ".", &save)) {
+        if (*selector) return NULL; /* nothing below a selector */
+        if (f && f->k == K_CUSTOM && f->custom == C_STAGES) f = &stage_field;
+        if (f && f->k == K_VARIANT) {
+            if (!strcmp(t, f->sel)) {
+                *selector = 1;
+                continue;
+            }
+            int vi = -1;
+            for (int i = 0; i < f->nvar; i++)
+                if (!strcmp(t, f->var[i].name)) vi = i;
+            if (vi < 0) return NULL;
+            fs = f->var[vi].f, n = f->var[vi].n, f = NULL;
+            continue;
+        }
+        if (f && f->k != K_OBJ) return NULL;
+        if (f) fs = f->sub, n = f->nsub;
+        int i = find_field(fs, n, t);
+        if (i < 0) return NULL;
+        f = &fs[i];
+    }
+    return f;
+}
+
+double pf_spec_default_num(const char *path)
+{
+    int sel;
+    const field *f = field_at(path, &sel);
+    PF_ASSERT_MSG(f, "spec: no field '%s' in the table", path);
+    if (sel) {
+        PF_ASSERT_MSG(f->selk == K_BOOL, "spec: '%s' selects by name (pf_spec_default_name)", path);
+        return f->def;
+    }
+    if (f->k == K_CUSTOM && f->custom == C_WEIGHTS) return weight_field.def;
+    PF_ASSERT_MSG(!f->required && (f->k == K_INT || f->k == K_REAL || f->k == K_BOOL ||
+                                   (f->k == K_CUSTOM && f->custom == C_INITIAL)),
+                  "spec: '%s' has no default number", path);
+    return f->def;
+}
+
+const char *pf_spec_default_name(const char *path)
+{
+    int sel;
+    const field *f = field_at(path, &sel);
+    PF_ASSERT_MSG(f, "spec: no field '%s' in the table", path);
+    if (sel) {
+        PF_ASSERT_MSG(!f->required, "spec: '%s' is required and has no default", path);
+        return f->var[(int)f->def].name;
+    }
+    PF_ASSERT_MSG(f->k == K_ENUM, "spec: '%s' has no default name", path);
+    return f->names[(int)f->def];
+}
+
 int pf_spec_sections_differing(const json_t *a, const json_t *b, int n)
 {
     int d = 0;
@@ -1186,7 +1335,7 @@ static void describe_field(sbuf *b, const pf_pde *p, const field *f, const char 
         switch (f->custom) {
         case C_INITIAL:
             sb_printf(b, "%*s- %s: an integer in [0, %ld] (default %d) — %s\n", indent, "", path,
-                      PF_SPEC_MAX_POINTS, p->time_input >= 0 ? 2048 : 0, f->doc);
+                      PF_SPEC_MAX_POINTS, (int)field_default(f, p), f->doc);
             return;
         case C_PERIODIC_INPUTS:
             periodic_names(p, list, sizeof list);

@@ -54,8 +54,11 @@
  * "lr_annealing", "causal": true, ...).
  *
  * Every key, type, range, allowed name and default lives in one table in
- * spec.c; pf_spec_describe() prints that table as prompt text, so the prompt
- * and the validator cannot drift apart.
+ * spec.c; pf_spec_describe() prints that table as prompt text,
+ * pf_spec_instantiate() reads every value through it, and
+ * pf_spec_default_num/name() give its defaults to code that edits specs
+ * (the offline proposer), so the prompt, the validator, the configs and the
+ * proposer cannot drift apart.
  *
  * ------------------------------------------------------------- normalize
  *
@@ -189,9 +192,38 @@ pf_status pf_spec_hash(const json_t *norm, char hex[PF_SPEC_HASH_HEX]);
  * spec works too), but the limits and compatibility rules are not
  * re-checked: call pf_spec_check() first. PF_ERR_INVALID with the first
  * reason if normalization fails. The model gets p's
- * input/output sizes, its bounding box for normalization and its periods. */
+ * input/output sizes, its bounding box for normalization and its periods.
+ * Every config member is read through the table, so a key the spec leaves
+ * out has the table's default; what the spec cannot say (the keys of the
+ * variants it did not choose, L-BFGS tolerances) keeps the value of
+ * pf_model_config_default(), pf_train_config_default() or
+ * pf_stage_default(). */
 pf_status pf_spec_instantiate(const json_t *norm, const pf_pde *p, pf_model_config *mc,
                               pf_train_config *tc);
+
+/* The table's defaults, for code that edits specs and must read a key a
+ * spec leaves out the way normalization would fill it in. A field is named
+ * by its path: the keys that lead to it joined by ".", going through the
+ * variant's name inside a variant; a variant's selector key names the
+ * variant chosen by default:
+ *
+ *     pf_spec_default_num("architecture.width")                       100
+ *     pf_spec_default_name("architecture.activation")                 "tanh"
+ *     pf_spec_default_name("sampling.adaptive.method")                "none"
+ *     pf_spec_default_num("sampling.adaptive.rar_d.cap")              16384
+ *     pf_spec_default_num("loss.causal.enabled")                      0
+ *     pf_spec_default_num("optimization.stages.adam.lr")              0.001
+ *     pf_spec_default_name("optimization.stages.adam.schedule.kind")  "constant"
+ *     pf_spec_default_num("optimization.stages.adam.schedule.cosine.lr_min")  0
+ *
+ * "loss.weights" is the weight of a term the spec does not list (1), and
+ * "sampling.initial" the default of a time-dependent PDE (a steady PDE's
+ * is 0). A path the table lacks, a field of the other kind, and a field
+ * with no default (a stage's optimizer and steps, the stages themselves,
+ * periodic inputs, a hard transform, betas) are contract violations
+ * (PF_ASSERT), so a misspelled path fails at its first use. */
+double pf_spec_default_num(const char *path);      /* a boolean is 0 or 1 */
+const char *pf_spec_default_name(const char *path); /* static storage */
 
 /* The allowed space for PDE p as prompt text (malloc'ed, caller frees),
  * generated from the validator's table, with the PDE's terms, transforms,

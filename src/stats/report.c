@@ -121,7 +121,7 @@ static pf_table *means_table(const char *title, const pf_means *m)
     if (!head) return NULL;
     head[0] = "PDE";
     for (int j = 0; j < k; j++) head[j + 1] = pf_report_label(m->method[j]);
-    pf_table *t = pf_table_new(title, k + 1, head);
+    pf_table *t = pf_table_alloc(title, k + 1, head);
     free(head);
     if (!t) return NULL;
     for (int i = 0; i < m->npde; i++) {
@@ -265,7 +265,7 @@ static pf_status start(pf_table **t, const char *title, int ncols, const char *c
                        FILE **f, char **buf, size_t *len)
 {
     *buf = NULL;
-    *t = pf_table_new(title, ncols, head);
+    *t = pf_table_alloc(title, ncols, head);
     *f = *t ? open_memstream(buf, len) : NULL;
     if (!*f) {
         pf_table_free(*t);

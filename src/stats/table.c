@@ -24,7 +24,7 @@ struct pf_table {
     bool failed;
 };
 
-pf_table *pf_table_new(const char *title, int ncols, const char *const *head)
+pf_table *pf_table_alloc(const char *title, int ncols, const char *const *head)
 {
     pf_table *t = calloc(1, sizeof *t);
     if (!t) return NULL;

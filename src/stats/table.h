@@ -1,7 +1,7 @@
 /*
  * table.h — a small table model rendered as Markdown and LaTeX (booktabs).
  *
- *     pf_table *t = pf_table_new("Main results", 3, (const char *[]){"PDE", "A", "B"});
+ *     pf_table *t = pf_table_alloc("Main results", 3, (const char *[]){"PDE", "A", "B"});
  *     pf_table_row(t, false);
  *     pf_table_cell(t, false, "%s", "burgers_1d");
  *     pf_table_cell(t, true, "%.2E ± %.2E", mean, std);   // bold: the best
@@ -25,7 +25,7 @@
 
 typedef struct pf_table pf_table;
 
-pf_table *pf_table_new(const char *title, int ncols, const char *const *head);
+pf_table *pf_table_alloc(const char *title, int ncols, const char *const *head);
 void pf_table_row(pf_table *t, bool rule_above);
 void pf_table_cell(pf_table *t, bool bold, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void pf_table_note(pf_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
