@@ -64,6 +64,7 @@ $(call run_dir,$(1))/context.json: FORCE
 	@if cmp -s $$@.tmp $$@; then rm -f $$@.tmp; else mv $$@.tmp $$@; fi
 
 $(call run_dir,$(1))/knowledge.msgpack: $(call run_dir,$(1))/context.json | $(STAGES)
+	$(Q)$(B)/pf-pde check $(PDE) >&2
 	@echo "pf-knowledge: start $(PDE)" >&2
 	$(Q)$(B)/pf-knowledge --pde $(PDE) --out $$@ > /dev/null
 	@echo "pf-knowledge: done; wrote $$@" >&2

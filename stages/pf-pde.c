@@ -26,10 +26,15 @@ static void usage(FILE *to)
 {
     fprintf(to, "usage: pf-pde list [--json]\n"
                 "       pf-pde show NAME\n"
+                "       pf-pde check NAME\n"
                 "       pf-pde sample NAME --n N --out F.h5 [--seed S] [--method M]\n"
                 "Lists the benchmark PDEs (name, inputs -> outputs, tags, reference) or shows\n"
                 "one: its statement, residuals, constraints, hard-constraint transforms and\n"
                 "reference. Reference files are looked up in $PF_DATA_DIR (default data/ref).\n"
+                "check loads what a run of NAME reads from the data folder (its data files and\n"
+                "its reference, each checked against data/pinnacle.sha256) and says so; exit 1\n"
+                "naming the file and folder when one is missing or damaged (a search's first\n"
+                "step runs it).\n"
                 "\n"
                 "sample writes collocation points of the PDE's geometry to F.h5 (atomically):\n"
                 "  /interior               N interior points\n"
@@ -149,6 +154,23 @@ static int show(const char *name)
     if (p->data_files)
         printf("data files: %s (%s)\n", p->data_files,
                pf_pde_data_check(p) == PF_OK ? "present" : pf_errmsg());
+    return 0;
+}
+
+static int check(const char *name)
+{
+    const pf_pde *p;
+    if (pf_pdes_lookup(name, &p) != PF_OK) {
+        fprintf(stderr, "pf-pde: %s\n", pf_errmsg());
+        return 2;
+    }
+    int neval;
+    if (pf_pde_inputs_check(p, &neval) != PF_OK) {
+        fprintf(stderr, "pf-pde: %s: %s\n", p->name, pf_errmsg());
+        return 1;
+    }
+    if (neval < 0) printf("%s: no reference (it trains without an MSE); data files ok\n", p->name);
+    else printf("%s: reference ok (%d evaluation points); data files ok\n", p->name, neval);
     return 0;
 }
 
@@ -462,6 +484,7 @@ int main(int argc, char **argv)
     if (argc == 2 && !strcmp(argv[1], "list")) return list(0);
     if (argc == 3 && !strcmp(argv[1], "list") && !strcmp(argv[2], "--json")) return list(1);
     if (argc == 3 && !strcmp(argv[1], "show")) return show(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "check")) return check(argv[2]);
     if (argc >= 2 && !strcmp(argv[1], "sample")) return sample(argc, argv);
     usage(stderr);
     return 2;

@@ -71,4 +71,14 @@ for f in "$C"/gen*/*.msgpack "$C"/gen*/cand*/evidence.msgpack "$C"/hifi/*/eviden
     "$BIN/pf-inspect" "$f" >/dev/null 2>&1 || bad=$((bad + 1))
 done
 eq "every artifact reads back" "$bad" 0
+left=$(find "$C" -name '*.tmp.*' | wc -l)
+eq "no temp file of the killed writers is left" "$left" 0
+
+# a data folder without the reference: the run stops at its first step,
+# naming the file and the folder, before any training
+make -s -C "$ROOT" --no-print-directory BUILD="$BUILD" PDE=burgers_1d RUN=0 PROFILE=quick LLM=offline \
+    RUNS_ROOT="$tmp/d" PF_DATA_DIR="$tmp/no-data" -j2 search >"$tmp/out" 2>"$tmp/err"
+check "no reference: make fails" test "$?" -ne 0
+check "no reference: names the file and the folder" grep -q "burgers1d.dat.*$tmp/no-data" "$tmp/err"
+check "no reference: nothing trained" sh -c "! grep -q 'pf-train\|pf-propose' '$tmp/err'"
 finish

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "io/h5.h"
@@ -448,4 +449,49 @@ Test(artifact, a_generation_reads_with_the_controller_rules)
     cr_assert_eq(pf_run_generation_read(dir, 2, &c, &n), PF_ERR_INVALID);
     cr_assert(strstr(pf_errmsg(), "differs from the proposal's"), "%s", pf_errmsg());
     cr_assert_eq(pf_run_generation_read(dir, 3, &c, &n), PF_ERR_IO, "no candidates");
+}
+
+Test(artifact, an_unreadable_file_is_an_error_in_the_budget_not_a_skip)
+{
+    char h0[PF_SPEC_HASH_HEX], p[512];
+    hash_of(100, h0);
+    put_candidate(0, true, h0, "ok");
+    char d[512];
+    snprintf(d, sizeof d, "%s/gen00", dir);
+    cr_assert_eq(pf_mkdirs(d), PF_OK);
+    pf_run_budget b;
+    int gens;
+    cr_assert_eq(pf_run_budget_count(dir, 2, &b, &gens), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(b.steps_low, 200);
+    cr_assert_eq(b.candidates, 1);
+    cr_assert_eq(gens, 1, "generations 0 and 1 have no files and did not run");
+    cr_assert_eq(pf_run_path(dir, PF_RUN_EVIDENCE, 2, 0, p, sizeof p), PF_OK);
+    FILE *f = fopen(p, "wb");
+    fputs("\x93\x01", f); /* an array of three holding one value: cut short */
+    fclose(f);
+    cr_assert_eq(pf_run_budget_count(dir, 2, &b, &gens), PF_ERR_IO, "a damaged evidence file is not 0 steps");
+    cr_assert(strstr(pf_errmsg(), p), "%s", pf_errmsg());
+}
+
+Test(artifact, a_writer_removes_the_temp_files_of_killed_writers)
+{
+    char path[256], stale[300], live[300];
+    path_of(path, "evidence.msgpack");
+    pid_t child = fork();
+    if (child == 0) _exit(0);
+    cr_assert_gt(child, 0);
+    waitpid(child, NULL, 0); /* its pid now names no process */
+    snprintf(stale, sizeof stale, "%s.tmp.%ld", path, (long)child);
+    snprintf(live, sizeof live, "%s.tmp.%ld", path, (long)getppid()); /* a writer that still runs */
+    FILE *f = fopen(stale, "wb");
+    fputs("half a file", f);
+    fclose(f);
+    f = fopen(live, "wb");
+    fclose(f);
+    json_t *doc = json_pack("{s:i}", "x", 1);
+    cr_assert_eq(pf_msgpack_write_file(path, doc), PF_OK, "%s", pf_errmsg());
+    json_decref(doc);
+    cr_assert_neq(access(stale, F_OK), 0, "the dead writer's temp is gone");
+    cr_assert_eq(access(live, F_OK), 0, "a running writer's temp is left alone");
+    cr_assert_eq(access(path, F_OK), 0);
 }

@@ -671,3 +671,105 @@ Test(pinnacle_dat, alloc_shapes_and_alignment)
     pf_dat_free(d);
     pf_dat_free(NULL);
 }
+
+/* ------------------------------------------------------- damaged references --- */
+
+/* The real file `name` from PF_DATA_DIR, changed by `edit`, as `name` in a
+ * fresh folder that becomes PF_DATA_DIR; the loader must refuse it, naming
+ * the file. Skips without the real file. */
+static void assert_damage_refused(const char *name, int d_in, int d_out, pf_dat_layout layout, const char *what,
+                                  void (*edit)(char *text, size_t *len))
+{
+    char src[PF_DATA_PATH_MAX], home[PF_DATA_PATH_MAX];
+    snprintf(home, sizeof home, "%s", pf_data_dir()); /* the real files' folder, restored below */
+    if (pf_data_path(name, src, sizeof src) != PF_OK) cr_skip_test("%s", pf_errmsg());
+    FILE *f = fopen(src, "rb");
+    cr_assert_not_null(f);
+    static char text[4 << 20];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = 0;
+    edit(text, &len);
+    char dir[64], path[256];
+    make_temp_dir(dir);
+    f = fopen((snprintf(path, sizeof path, "%s/%s", dir, name), path), "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(text, 1, len, f), len);
+    fclose(f);
+    setenv("PF_DATA_DIR", dir, 1);
+    pf_dat *d = NULL;
+    pf_status st = pf_dat_load(name, d_in, d_out, layout, &d);
+    cr_assert_eq(st, PF_ERR_IO, "%s: a damaged %s was accepted", what, name);
+    cr_assert_null(d);
+    cr_assert(strstr(pf_errmsg(), name) && strstr(pf_errmsg(), dir), "%s: %s", what, pf_errmsg());
+    remove_temp(dir, &name, 1);
+    setenv("PF_DATA_DIR", home, 1);
+}
+
+static char *nth_line(char *text, int n) /* the start of line n (1-based) */
+{
+    char *p = text;
+    for (int i = 1; i < n && p; i++) p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
+    cr_assert_not_null(p);
+    return p;
+}
+
+static void cut_at_a_line_end(char *text, size_t *len)
+{
+    *len = (size_t)(nth_line(text, 60) - text);
+}
+
+static void time_overflows(char *text, size_t *len)
+{
+    char *t = strstr(text, "@ t=0.5 ");
+    cr_assert_not_null(t);
+    memcpy(t, "@ t=1e999", 9); /* same length as "@ t=0.5 " plus one blank of the padding */
+    (void)len;
+}
+
+static void time_level_twice(char *text, size_t *len)
+{
+    char *t = strstr(text, "@ t=0.6 ");
+    cr_assert_not_null(t);
+    memcpy(t, "@ t=0.5 ", 8);
+    (void)len;
+}
+
+static void half_the_rows(char *text, size_t *len)
+{
+    *len = (size_t)(nth_line(text, 9 + 50) - text);
+}
+
+static void one_row(char *text, size_t *len)
+{
+    *len = (size_t)(nth_line(text, 2) - text);
+}
+
+Test(pinnacle_dat, a_damaged_reference_is_refused_naming_it)
+{
+    assert_damage_refused("burgers1d.dat", 2, 1, PF_DAT_LAYOUT_SNAPSHOTS, "cut at a line end", cut_at_a_line_end);
+    assert_damage_refused("burgers1d.dat", 2, 1, PF_DAT_LAYOUT_SNAPSHOTS, "t = 1e999", time_overflows);
+    assert_damage_refused("burgers1d.dat", 2, 1, PF_DAT_LAYOUT_SNAPSHOTS, "a duplicated time level", time_level_twice);
+    assert_damage_refused("burgers1d.dat", 2, 1, PF_DAT_LAYOUT_SNAPSHOTS, "half the rows", half_the_rows);
+    assert_damage_refused("heatinv_points.dat", 3, 0, PF_DAT_LAYOUT_STEADY, "a single observation row", one_row);
+}
+
+Test(pinnacle_dat, a_file_outside_the_manifest_is_still_checked_for_finite_values_and_times)
+{
+    static const char *names[] = {"mine.dat"};
+    char dir[64], path[256];
+    make_temp_dir(dir);
+    write_file(dir, "mine.dat", "% X u @ t=0 u @ t=1e999\n0 1 2\n1 3 4\n", path);
+    setenv("PF_DATA_DIR", dir, 1);
+    pf_dat *d = NULL;
+    cr_assert_eq(pf_dat_load("mine.dat", 2, 1, PF_DAT_LAYOUT_SNAPSHOTS, &d), PF_ERR_IO);
+    cr_assert(strstr(pf_errmsg(), "not finite"), "%s", pf_errmsg());
+    write_file(dir, "mine.dat", "% X u @ t=0 u @ t=1\n0 1 inf\n1 3 4\n", path);
+    cr_assert_eq(pf_dat_load("mine.dat", 2, 1, PF_DAT_LAYOUT_SNAPSHOTS, &d), PF_ERR_IO);
+    cr_assert(strstr(pf_errmsg(), "not finite"), "%s", pf_errmsg());
+    write_file(dir, "mine.dat", "% X u @ t=0 u @ t=1\n0 1 2\n1 3 4\n", path);
+    cr_assert_eq(pf_dat_load("mine.dat", 2, 1, PF_DAT_LAYOUT_SNAPSHOTS, &d), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(d->n, 4);
+    pf_dat_free(d);
+    remove_temp(dir, names, 1);
+}

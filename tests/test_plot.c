@@ -135,9 +135,12 @@ static void write_final(void)
 {
     json_t *top = json_array();
     const double yh[3] = {3e-3, 1e-3, 2e-3};
-    for (int k = 0; k < 3; k++)
-        json_array_append_new(top, json_pack("{s:s, s:f, s:f, s:s, s:i}", "spec_hash", "00", "y_low", 0.1, "y_high",
+    for (int k = 0; k < 3; k++) {
+        char h[PF_SPEC_HASH_HEX];
+        snprintf(h, sizeof h, "abcdef%02d%056d", k, 0); /* the spec of hifi/topK/result.h5 */
+        json_array_append_new(top, json_pack("{s:s, s:f, s:f, s:s, s:i}", "spec_hash", h, "y_low", 0.1, "y_high",
                                              yh[k], "status", "ok", "seed", 9900 + k));
+    }
     write_msgpack(json_pack("{s:s, s:i, s:f, s:o}", "format", "pinnforge.final", "version", 1, "hf_mse", 1e-3, "top3",
                             top),
                   "%s/final.msgpack", run);
@@ -162,7 +165,9 @@ static void write_result(int k, const double *x, const double *u, const double *
     pf_h5_attr_i64(f, "/", "version", 1);
     pf_h5_attr_str(f, "/", "pde", "test_pde");
     pf_h5_attr_str(f, "/", "fidelity", "high");
-    pf_h5_attr_str(f, "/", "spec_hash", "abcdef0123456789");
+    char h[PF_SPEC_HASH_HEX];
+    snprintf(h, sizeof h, "abcdef%02d%056d", k, 0); /* as final.msgpack's top3[k] */
+    pf_h5_attr_str(f, "/", "spec_hash", h);
     pf_h5_attr_str(f, "/", "status", "ok");
     pf_h5_write_f64(f, "/loss/step", STEP, 3);
     pf_h5_write_f64(f, "/loss/total", TOTAL, 3);
@@ -579,6 +584,24 @@ Test(plot, corrupt_final_is_an_io_error)
     pf_plot_report rep;
     cr_assert_eq(plot_all(&o, &rep), PF_ERR_IO);
     cr_expect(strstr(pf_errmsg(), "final.msgpack") != NULL, "%s", pf_errmsg());
+}
+
+Test(plot, a_result_of_another_spec_is_refused)
+{
+    write_context("heat_2d_multiscale");
+    write_search();
+    write_final();
+    write_result(2, NULL, NULL, NULL, 0, 3, 1); /* top2's training ... */
+    char a[256], b[256];
+    snprintf(a, sizeof a, "%s/hifi/top2/result.h5", run);
+    snprintf(b, sizeof b, "%s/hifi/top1", run);
+    OK(pf_mkdirs(b));
+    snprintf(b, sizeof b, "%s/hifi/top1/result.h5", run);
+    cr_assert_eq(rename(a, b), 0); /* ... where the final design's should be */
+    pf_plot_opts o = small_opts();
+    pf_plot_report rep;
+    cr_assert_eq(plot_all(&o, &rep), PF_ERR_IO);
+    cr_expect(strstr(pf_errmsg(), "do not belong together") && strstr(pf_errmsg(), b), "%s", pf_errmsg());
 }
 
 Test(plot, missing_gnuplot_says_to_install_it)

@@ -327,7 +327,7 @@ Test(trainer, a_pde_without_reference_trains_without_y)
     pf_train_result_release(&r);
 }
 
-Test(trainer, a_missing_reference_file_is_named_and_training_goes_on)
+Test(trainer, a_missing_reference_file_is_a_setup_failure_that_names_it)
 {
     const pf_pde *p = pde("burgers_1d");
     pf_model_config mc;
@@ -335,15 +335,15 @@ Test(trainer, a_missing_reference_file_is_named_and_training_goes_on)
     tiny(p, 10, &mc, &tc);
     char *old = getenv("PF_DATA_DIR") ? strdup(getenv("PF_DATA_DIR")) : NULL;
     setenv("PF_DATA_DIR", "/nonexistent-pinnforge-data", 1);
+    pf_train_options o = pf_train_options_default();
     pf_train_result r;
-    train(p, &mc, &tc, 0, 0, &r);
+    pf_status st = pf_train_run(p, &mc, &tc, &o, &r);
     if (old) setenv("PF_DATA_DIR", old, 1);
     else unsetenv("PF_DATA_DIR");
     free(old);
-    cr_assert_eq(r.status, PF_TRAIN_OK);
-    cr_assert(!r.has_y);
-    cr_assert(strstr(r.y_missing, "burgers1d.dat"), "%s", r.y_missing);
-    pf_train_result_release(&r);
+    cr_assert_eq(st, PF_ERR_IO, "a reference that should exist and does not is not a result");
+    cr_assert(strstr(pf_errmsg(), "burgers1d.dat") && strstr(pf_errmsg(), "/nonexistent-pinnforge-data"), "%s",
+              pf_errmsg());
 }
 
 Test(trainer, high_fidelity_scales_every_stage_to_ten_thousand_steps)

@@ -242,9 +242,21 @@ pf_status pf_pde_data_check(const pf_pde *p)
         memcpy(name, f, len);
         name[len] = 0;
         PF_TRY(pf_data_path(name, path, sizeof path));
+        PF_TRY(pf_data_verify(name, path, NULL));
         f = e ? e + 1 : f + len;
     }
     return PF_OK;
+}
+
+pf_status pf_pde_inputs_check(const pf_pde *p, int *neval)
+{
+    *neval = -1;
+    PF_TRY(pf_pde_data_check(p));
+    pf_reference r;
+    pf_status st = pf_pde_reference(p, &r);
+    if (st == PF_OK) *neval = r.n;
+    pf_reference_release(&r);
+    return st == PF_ERR_UNSUPPORTED ? PF_OK : st;
 }
 
 bool pf_hard_satisfies(const pf_hard_transform *h, const char *name)

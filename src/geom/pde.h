@@ -324,9 +324,10 @@ pf_status pf_pde_constraint_points(const pf_pde *p, const struct pf_geom *g, con
  * memory, with pf_errmsg set). */
 pf_real *pf_pde_periodic_images(const pf_pde *p, const pf_constraint *c, int n, const pf_real *x);
 
-/* PF_OK when every file in p->data_files is in PF_DATA_DIR, else PF_ERR_IO
- * naming the first missing one (training and tests need them; the reference
- * file is checked separately, by pf_pde_reference). */
+/* PF_OK when every file in p->data_files is in PF_DATA_DIR and matches its
+ * SHA-256 in the data manifest (io/data_dir.h), else PF_ERR_IO naming the
+ * first missing or damaged one (training and tests need them; the
+ * reference file is checked separately, by pf_pde_reference). */
 pf_status pf_pde_data_check(const pf_pde *p);
 
 /* The fixed evaluation set: points (n x d_in) and reference values
@@ -343,5 +344,12 @@ typedef struct pf_reference {
  * pf_reference_release (also after a failure). */
 pf_status pf_pde_reference(const pf_pde *p, pf_reference *out);
 void pf_reference_release(pf_reference *r);
+
+/* Everything a run of p reads from the data folder, checked before it
+ * starts: the data files (pf_pde_data_check) and the reference, built once
+ * (*neval its evaluation points; -1 for a PDE without a reference, which
+ * is PF_OK: it trains without an MSE). A missing or damaged file is
+ * PF_ERR_IO naming it and the folder. */
+pf_status pf_pde_inputs_check(const pf_pde *p, int *neval);
 
 #endif

@@ -6,6 +6,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/sha256.h"
+#include "io/asset_dir.h"
+
 const char *pf_data_dir(void)
 {
     const char *d = getenv(PF_DATA_DIR_ENV);
@@ -42,5 +45,71 @@ pf_status pf_data_path(const char *name, char *buf, size_t cap)
     if (!S_ISREG(st.st_mode))
         return pf_fail(PF_ERR_IO, "reference file '%s' in '%s' (%s) is not a regular file",
                        name, dir, origin);
+    return PF_OK;
+}
+
+/* The manifest's hash for name into hex ("" when not listed). */
+static pf_status manifest_lookup(const char *name, char hex[PF_SHA256_HEX], char *manifest, size_t cap)
+{
+    hex[0] = 0;
+    char dir[PF_ASSET_PATH_MAX];
+    PF_TRY(pf_asset_dir(".", NULL, dir, sizeof dir));
+    if (snprintf(manifest, cap, "%s/%s", dir, PF_DATA_MANIFEST) >= (int)cap)
+        return pf_fail(PF_ERR_INVALID, "path of the data manifest in '%s' is too long", dir);
+    FILE *f = fopen(manifest, "r");
+    if (!f) return pf_fail(PF_ERR_IO, "cannot read the data manifest '%s': %s", manifest, strerror(errno));
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        char sum[128], file[512];
+        if (line[0] == '#' || sscanf(line, "%127s %511s", sum, file) != 2) continue;
+        if (!strcmp(file, name) && strlen(sum) == PF_SHA256_HEX - 1) {
+            memcpy(hex, sum, PF_SHA256_HEX);
+            break;
+        }
+    }
+    fclose(f);
+    return PF_OK;
+}
+
+static pf_status file_sha256(const char *path, char hex[PF_SHA256_HEX])
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return pf_fail(PF_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+    size_t cap = 1 << 20, len = 0;
+    char *buf = malloc(cap);
+    pf_status st = PF_OK;
+    while (buf) {
+        len += fread(buf + len, 1, cap - len, f);
+        if (len < cap) break;
+        char *b = realloc(buf, cap *= 2);
+        if (!b) free(buf);
+        buf = b;
+    }
+    if (!buf) st = pf_fail(PF_ERR_NOMEM, "out of memory reading '%s'", path);
+    else if (ferror(f)) st = pf_fail(PF_ERR_IO, "cannot read '%s'", path);
+    else st = pf_sha256_hex(buf, len, hex);
+    free(buf);
+    fclose(f);
+    return st;
+}
+
+pf_status pf_data_verify(const char *name, const char *path, int *listed)
+{
+    static char checked[32][PF_DATA_PATH_MAX]; /* paths verified in this process */
+    static int nchecked;
+    if (listed) *listed = 0;
+    char want[PF_SHA256_HEX], got[PF_SHA256_HEX], manifest[PF_ASSET_PATH_MAX + 64];
+    PF_TRY(manifest_lookup(name, want, manifest, sizeof manifest));
+    if (!want[0]) return PF_OK;
+    if (listed) *listed = 1;
+    for (int i = 0; i < nchecked; i++)
+        if (!strcmp(checked[i], path)) return PF_OK;
+    PF_TRY(file_sha256(path, got));
+    if (strcmp(got, want))
+        return pf_fail(PF_ERR_IO,
+                       "reference file '%s' in '%s' does not match its SHA-256 in '%s' (it is %.16s..., the "
+                       "manifest says %.16s...): it is damaged or another version; run `make data` to fetch it again",
+                       name, pf_data_dir(), manifest, got, want);
+    if (nchecked < 32 && strlen(path) < PF_DATA_PATH_MAX) strcpy(checked[nchecked++], path);
     return PF_OK;
 }

@@ -45,4 +45,16 @@ const char *pf_data_dir(void);
  * buf holds the path even on PF_ERR_IO (when it fits). */
 pf_status pf_data_path(const char *name, char *buf, size_t cap);
 
+/* The manifest of the data files: "<sha256>  <name>" per line, '#'
+ * comments; data/pinnacle.sha256 in the project (found like the other
+ * data folders, io/asset_dir.h). */
+#define PF_DATA_MANIFEST "pinnacle.sha256"
+
+/* When the manifest lists `name`, the SHA-256 of the file at `path` must be
+ * the listed one: PF_ERR_IO naming the file, the folder and the manifest
+ * otherwise (a cut, edited or other version of the file). A name the
+ * manifest does not list passes (*listed false; NULL allowed). A file is
+ * hashed once per process; later calls for the same path are free. */
+pf_status pf_data_verify(const char *name, const char *path, int *listed);
+
 #endif

@@ -1,4 +1,5 @@
 #include "io/h5.h"
+#include "io/msgpack_json.h" /* pf_tmp_sweep */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -125,6 +126,7 @@ pf_status pf_h5_create(const char *path, pf_h5 **out)
         return pf_fail(PF_ERR_NOMEM, "out of memory creating '%s'", path);
     }
     snprintf(f->tmp, cap, "%s.tmp.%ld", path, (long)getpid());
+    pf_tmp_sweep(path, NULL); /* temps of killed writers of this file */
     f->file = f->gcpl = f->dcpl = H5I_INVALID_HID;
 
     pf_status st = PF_OK;

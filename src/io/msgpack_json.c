@@ -2,7 +2,9 @@
  * (msgpack_json.h). */
 #include "io/msgpack_json.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <msgpack.h>
 #include <stdint.h>
@@ -151,12 +153,43 @@ pf_status pf_json_from_msgpack(const char *buf, size_t len, json_t **out)
 
 /* ------------------------------------------------------------ files */
 
+void pf_tmp_sweep(const char *path, int *removed)
+{
+    if (removed) *removed = 0;
+    const char *slash = strrchr(path, '/');
+    size_t dlen = slash ? (size_t)(slash - path) : 0;
+    const char *base = slash ? slash + 1 : path;
+    char dir[4096];
+    if (dlen >= sizeof dir) return;
+    if (slash) memcpy(dir, path, dlen), dir[dlen] = 0;
+    else strcpy(dir, ".");
+    if (slash && dlen == 0) strcpy(dir, "/");
+    DIR *d = opendir(dir);
+    if (!d) return;
+    size_t blen = strlen(base);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *n = e->d_name;
+        if (strncmp(n, base, blen) || strncmp(n + blen, ".tmp.", 5)) continue;
+        char *end;
+        errno = 0;
+        long pid = strtol(n + blen + 5, &end, 10);
+        if (errno || *end || end == n + blen + 5 || pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to judge */
+        char full[4096 + 256];
+        snprintf(full, sizeof full, "%s/%s", dir, n);
+        if (unlink(full) == 0 && removed) (*removed)++;
+    }
+    closedir(d);
+}
+
 pf_status pf_file_write_atomic(const char *path, const void *data, size_t len)
 {
     size_t cap = strlen(path) + 32;
     char *tmp = malloc(cap);
     if (!tmp) return pf_fail(PF_ERR_NOMEM, "out of memory writing '%s'", path);
     snprintf(tmp, cap, "%s.tmp.%ld", path, (long)getpid());
+    pf_tmp_sweep(path, NULL);
 
     const char *what = "create";
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);

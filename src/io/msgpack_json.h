@@ -45,7 +45,10 @@
  * pf_file_write_atomic() writes "<path>.tmp.<pid>" in the same folder,
  * fsyncs it and rename(2)s it over `path`, so a reader (or Make) never sees
  * a half-written file and an older file at `path` survives any failure; on
- * failure the temp file is removed. A file written by
+ * failure the temp file is removed. A writer killed between the two
+ * leaves its temp behind: the next write of the same `path` (the stage run
+ * again) removes every "<path>.tmp.<pid>" whose process no longer exists
+ * (pf_tmp_sweep; io/h5.h's writer does the same). A file written by
  * pf_msgpack_write_file() holds exactly one msgpack value, and
  * pf_msgpack_read_file() accepts exactly one value (no trailing bytes).
  *
@@ -88,6 +91,11 @@ pf_status pf_file_read(const char *path, char **out, size_t *len);
  * naming the first one that cannot be made, or dir when it is not a folder
  * (or is empty). */
 pf_status pf_mkdirs(const char *dir);
+
+/* Remove the temp files "<path>.tmp.<pid>" of writers of `path` that no
+ * longer run on this machine (a killed stage). Best effort: what cannot be
+ * removed stays; *removed (may be NULL) counts what went. */
+void pf_tmp_sweep(const char *path, int *removed);
 
 /* pf_json_to_msgpack() then pf_file_write_atomic(). */
 pf_status pf_msgpack_write_file(const char *path, const json_t *v);

@@ -458,10 +458,38 @@ pf_status pf_dat_read(const char *path, int d_in, int d_out, pf_dat_layout layou
     return st;
 }
 
+/* What a reference must be beyond parsing: finite values, snapshot times
+ * strictly increasing (a duplicated or overflowing time level is damage). */
+static pf_status check_reference(const char *path, const pf_dat *d)
+{
+    for (size_t i = 0; i < d->n; i++)
+        for (int j = 0; j < d->d_in + d->d_out; j++) {
+            pf_real v = j < d->d_in ? d->inputs[i * (size_t)d->d_in + (size_t)j]
+                                    : d->outputs[i * (size_t)d->d_out + (size_t)(j - d->d_in)];
+            if (!isfinite(v))
+                return pf_fail(PF_ERR_IO, "reference file '%s': value %d of row %zu is not finite", path, j + 1, i + 1);
+        }
+    for (int k = 0; k < d->n_times; k++)
+        if (!isfinite(d->times[k]) || (k > 0 && !(d->times[k] > d->times[k - 1])))
+            return pf_fail(PF_ERR_IO, "reference file '%s': snapshot time %d (t=%g) is not finite or not after the one before",
+                           path, k + 1, d->times[k]);
+    return PF_OK;
+}
+
 pf_status pf_dat_load(const char *name, int d_in, int d_out, pf_dat_layout layout,
                       pf_dat **out)
 {
     char path[PF_DATA_PATH_MAX];
+    *out = NULL;
     PF_TRY(pf_data_path(name, path, sizeof path));
-    return pf_dat_read(path, d_in, d_out, layout, out);
+    PF_TRY(pf_data_verify(name, path, NULL));
+    pf_dat *d;
+    PF_TRY(pf_dat_read(path, d_in, d_out, layout, &d));
+    pf_status st = check_reference(path, d);
+    if (st != PF_OK) {
+        pf_dat_free(d);
+        return st;
+    }
+    *out = d;
+    return PF_OK;
 }

@@ -184,10 +184,14 @@ pf_status pf_plot_final_result(const char *run_dir, int *k, char *path, size_t c
     }
     pf_final_file fin;
     PF_TRY(pf_final_file_read(fpath, &fin));
+    char want[PF_SPEC_HASH_HEX] = "";
     double best = INFINITY;
     for (int i = 0; i < fin.ntop && i < PF_RUN_TOP; i++) {
         const pf_final_top *t = &fin.top[i];
-        if (!strcmp(t->status, "ok") && t->has_y_high && isfinite(t->y_high) && t->y_high < best) best = t->y_high, *k = i;
+        if (!strcmp(t->status, "ok") && t->has_y_high && isfinite(t->y_high) && t->y_high < best) {
+            best = t->y_high, *k = i;
+            memcpy(want, t->spec_hash, sizeof want);
+        }
     }
     pf_final_file_release(&fin);
     if (*k < 0) {
@@ -201,7 +205,12 @@ pf_status pf_plot_final_result(const char *run_dir, int *k, char *path, size_t c
     }
     pf_result_meta m;
     PF_TRY(pf_result_read_meta(path, &m));
+    bool same = !strcmp(m.spec_hash, want);
     pf_result_meta_release(&m);
+    if (!same)
+        return pf_fail(PF_ERR_IO, "'%s' is the training of spec %.12s, but '%s' names spec %.12s for its design %d: "
+                                  "the run's files do not belong together",
+                       path, m.spec_hash, fpath, want, *k);
     *found = 1;
     return PF_OK;
 }

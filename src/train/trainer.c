@@ -724,8 +724,11 @@ static pf_status setup(run *R, const pf_pde *p, const pf_model_config *mc)
         if (!R->sa) return PF_ERR_NOMEM;
         pf_adam_set_ascent(R->sa, true);
     }
-    /* the reference: absent or unreadable -> no y, and the reason */
+    /* the reference: a PDE without one trains without y (and says why); one
+     * whose reference cannot be built (a missing or damaged file) is a
+     * set-up failure, not a result */
     pf_status st = pf_pde_reference(p, &R->ref);
+    if (st != PF_OK && st != PF_ERR_UNSUPPORTED) return pf_fail(st, "%s", pf_errmsg());
     if (st == PF_OK) {
         R->has_ref = true;
         r->n_eval = R->ref.n;

@@ -10,7 +10,9 @@
  *     pf_train_result_release(&r);
  *
  * pf_train_run fails only when the candidate cannot be set up (a data file
- * missing, out of memory, a sampler that cannot fill the domain). A
+ * or the reference file missing or damaged, out of memory, a sampler that
+ * cannot fill the domain); only a PDE that has no reference at all
+ * (PF_REF_MISSING) trains without y, with y_missing saying so. A
  * training that goes wrong is a RESULT: NaN or Inf in the loss or the
  * gradient ends it with status nan, a loss above `diverge_factor`
  * (PF_TRAIN_DIVERGED_FACTOR) times its starting value with status diverged, the wall-clock limit with status timeout; the
