@@ -16,6 +16,9 @@
 #             (200 / 1,000 steps, 5,000 parameters, 2,048 points); budgets only, never code paths
 #   LLM       offline (default without PF_LLM_URL), http (default with it) or replay
 #             (answers only from the run's llm/ transcripts: copy a run, then LLM=replay)
+#   EVAL      paper (default: one set of evaluation points steers and reports, as the
+#             paper) or heldout (a fixed stratified half steers the search and the final
+#             choice; final.msgpack's report_mse is the other half's)
 #   TRAIN_THREADS  threads per training (default 1; with -j N, N trainings run at once)
 #   RUNS_ROOT where runs live (default runs; e.g. a copy of a run to replay)
 #   REPORTS_ROOT where tables and plots go (default reports)
@@ -37,6 +40,10 @@ RUNS     ?= $(RUN)
 METHOD   ?= pinnforge
 PROFILE  ?= paper
 LLM      ?= $(if $(PF_LLM_URL),http,offline)
+EVAL     ?= paper
+ifeq ($(filter $(EVAL),paper heldout),)
+$(error EVAL must be paper or heldout, not '$(EVAL)')
+endif
 TRAIN_THREADS ?= 1
 
 GENS := 0 1 2 3 4 5 6 7 8 9
@@ -59,8 +66,8 @@ search: $(RUN_FINALS)
 define run_rules
 $(call run_dir,$(1))/context.json: FORCE
 	@mkdir -p $$(@D)
-	@printf '{"pde": "%s", "method": "%s", "run": %s, "budget": "%s", "llm": "%s"}\n' \
-	  $(PDE) $(METHOD) $(1) $(PROFILE) $(LLM) > $$@.tmp
+	@printf '{"pde": "%s", "method": "%s", "run": %s, "budget": "%s", "llm": "%s", "eval": "%s"}\n' \
+	  $(PDE) $(METHOD) $(1) $(PROFILE) $(LLM) $(EVAL) > $$@.tmp
 	@if cmp -s $$@.tmp $$@; then rm -f $$@.tmp; else mv $$@.tmp $$@; fi
 
 $(call run_dir,$(1))/knowledge.msgpack: $(call run_dir,$(1))/context.json | $(STAGES)
@@ -83,7 +90,8 @@ $(call run_dir,$(1))/hifi/top$(2).proposal.msgpack: $(call run_dir,$(1))/gen$(ca
 	$(Q)$(B)/pf-final --run $(call run_dir,$(1)) --last-generation $(LAST) --hifi-proposal $(2)
 
 $(call run_dir,$(1))/hifi/top$(2)/evidence.msgpack $(call run_dir,$(1))/hifi/top$(2)/result.h5 &: $(call run_dir,$(1))/hifi/top$(2).proposal.msgpack
-	$(Q)$(B)/pf-train $$< --pde $(PDE) --fidelity high --budget $(PROFILE) --threads $(TRAIN_THREADS) \
+	$(Q)$(B)/pf-train $$< --pde $(PDE) --fidelity high --budget $(PROFILE) --threads $(TRAIN_THREADS) --eval $(EVAL) \
+	  --physics-check \
 	  --seed $$$$(( $(1) * 100000 + 9900 + $(2) )) --out $$(@D) --progress-every 1000000000
 
 endef
@@ -108,7 +116,7 @@ $(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3).proposal.msgpack: $(call run_d
 	$(Q)$(B)/pf-propose --run $(call run_dir,$(1)) --generation $(2) --slot $(3)
 
 $(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3)/evidence.msgpack $(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3)/result.h5 &: $(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3).proposal.msgpack
-	$(Q)$(B)/pf-train $$< --pde $(PDE) --fidelity low --budget $(PROFILE) --threads $(TRAIN_THREADS) \
+	$(Q)$(B)/pf-train $$< --pde $(PDE) --fidelity low --budget $(PROFILE) --threads $(TRAIN_THREADS) --eval $(EVAL) \
 	  --seed $$$$(( $(1) * 100000 + $(2) * 100 + $(3) )) --out $$(@D) --progress-every 1000000000
 
 endef

@@ -25,7 +25,7 @@
 static void usage(FILE *to)
 {
     fprintf(to,
-            "usage: pf-stats [--runs DIR] [--out DIR] [--pde P] [--reference M] [--quiet]\n"
+            "usage: pf-stats [--runs DIR] [--out DIR] [--pde P] [--reference M] [--metric M] [--quiet]\n"
             "       pf-stats --from-table CSV [--reference M] [--json]\n"
             "From runs: reads every DIR/<pde>/<method>/run<R>/ (final.msgpack, the last\n"
             "genGG/select.msgpack, context.json; nothing is re-run) and writes into --out:\n"
@@ -43,6 +43,9 @@ static void usage(FILE *to)
             "  --pde P           only P's runs; also writes index.md linking the tables and\n"
             "                    the PNGs pf-plot wrote into OUT/<method>/run<R>/\n"
             "  --reference M     the method the others are compared with (default pinnforge)\n"
+            "  --metric M        hf_mse (default: the MSE that steered each run) or report_mse\n"
+            "                    (under EVAL=heldout, the held-out half); the main table notes\n"
+            "                    the optimism gap, median report_mse / hf_mse of heldout runs\n"
             "  --from-table CSV  statistics from a CSV of means instead (columns pde, method,\n"
             "                    mean, std; more columns are ignored; '#' lines are comments):\n"
             "                    Friedman, Wilcoxon + Holm against the reference, median CV,\n"
@@ -85,9 +88,11 @@ int main(int argc, char **argv)
     static const struct option lo[] = {{"runs", 1, 0, 'r'},       {"out", 1, 0, 'o'},  {"pde", 1, 0, 'p'},
                                        {"reference", 1, 0, 'R'},  {"from-table", 1, 0, 't'},
                                        {"json", 0, 0, 'j'},       {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'},
+                                       {"metric", 1, 0, 'm'},
                                        {0, 0, 0, 0}};
     const char *runs = "runs", *out = NULL, *pde = NULL, *reference = "pinnforge", *table = NULL;
     int json = 0, quiet = 0, ch;
+    pf_metric metric = PF_METRIC_HF;
     pf_log_set(log_line, NULL);
     while ((ch = getopt_long(argc, argv, "hq", lo, NULL)) != -1) {
         switch (ch) {
@@ -97,6 +102,11 @@ int main(int argc, char **argv)
         case 'R': reference = optarg; break;
         case 't': table = optarg; break;
         case 'j': json = 1; break;
+        case 'm':
+            if (!strcmp(optarg, "hf_mse")) metric = PF_METRIC_HF;
+            else if (!strcmp(optarg, "report_mse")) metric = PF_METRIC_REPORT;
+            else return fprintf(stderr, "pf-stats: --metric wants hf_mse or report_mse, not '%s'\n", optarg), 2;
+            break;
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -115,6 +125,7 @@ int main(int argc, char **argv)
     }
     pf_collection c;
     if (pf_collect(runs, pde, &c) != PF_OK) return fprintf(stderr, "pf-stats: %s\n", pf_errmsg()), 1;
+    c.metric = metric;
     int finished = 0;
     for (int i = 0; i < c.n; i++) finished += c.run[i].final;
     if (!quiet) {

@@ -40,7 +40,8 @@
 extern void openblas_set_num_threads(int);
 
 typedef struct opts {
-    const char *spec, *pde, *out, *fidelity, *budget, *device;
+    const char *spec, *pde, *out, *fidelity, *budget, *device, *eval;
+    int physics_check;
     unsigned long long seed;
     int threads, quiet, every;
     double timeout;
@@ -51,7 +52,7 @@ static void usage(FILE *to)
     fprintf(to,
             "usage: pf-train SPEC --pde P --fidelity low|high --seed S --out DIR [--budget paper|quick]\n"
             "                [--device cpu|cuda|auto] [--threads T] [--timeout SECONDS]\n"
-            "                [--progress-every N] [--quiet]\n"
+            "                [--progress-every N] [--quiet] [--eval paper|heldout] [--physics-check]\n"
             "Trains the AlgorithmSpec in SPEC (JSON; - for stdin; or a pf-propose proposal,\n"
             "*.proposal.msgpack) on PDE P and writes (a proposal names its PDE: --pde may\n"
             "then be left out, and one that differs is refused)\n"
@@ -63,6 +64,10 @@ static void usage(FILE *to)
             "limits). A proposal without a valid spec is not trained: evidence.msgpack and\n"
             "result.h5 say why (status invalid or skipped). Progress: a bar on a terminal, else a line\n"
             "every N steps (default: a tenth of the run) on stderr.\n"
+            "--eval heldout: y is the MSE on the selection half of the evaluation points and\n"
+            "y_report on the report half (a fixed, stratified split); paper (default): y on all.\n"
+            "--physics-check: after training, the PDE residual (RMS, max) on fresh points, twice\n"
+            "the evaluation set, and each constraint's MSE on a fresh draw, in the evidence.\n"
             "--device: where to train (default: $PF_DEVICE, else auto = cuda when this build\n"
             "has it and a GPU is visible, else cpu); evidence records the device.\n"
             "Exit codes: 0 trained (whatever the status: ok, nan, diverged, timeout),\n"
@@ -84,7 +89,7 @@ static int parse(int argc, char **argv, opts *o)
         {"pde", 1, 0, 'p'},     {"fidelity", 1, 0, 'f'}, {"seed", 1, 0, 's'},
         {"out", 1, 0, 'o'},     {"threads", 1, 0, 't'},  {"timeout", 1, 0, 'T'},
         {"progress-every", 1, 0, 'e'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {"budget", 1, 0, 'b'},
-        {"device", 1, 0, 'd'},
+        {"device", 1, 0, 'd'}, {"eval", 1, 0, 'E'}, {"physics-check", 0, 0, 'P'},
         {0, 0, 0, 0}};
     int ch;
     bool seed = false;
@@ -102,6 +107,12 @@ static int parse(int argc, char **argv, opts *o)
             break;
         case 'o': o->out = optarg; break;
         case 'd': o->device = optarg; break;
+        case 'E':
+            if (strcmp(optarg, "paper") && strcmp(optarg, "heldout"))
+                return bad("--eval wants paper or heldout, not '%s'", optarg);
+            o->eval = optarg;
+            break;
+        case 'P': o->physics_check = 1; break;
         case 't':
             o->threads = (int)strtol(optarg, &end, 10);
             if (*end || o->threads < 1) return bad("--threads wants an integer >= 1, not '%s'", optarg);
@@ -331,6 +342,8 @@ int main(int argc, char **argv)
     }
     to.seed = o.seed;
     to.timeout_s = o.timeout;
+    to.heldout = o.eval && !strcmp(o.eval, "heldout");
+    to.physics_check = o.physics_check;
     progress pr = {.bar = isatty(2) && !o.every, .every = o.every};
     if (!o.quiet) {
         to.on_progress = show_progress;

@@ -1152,3 +1152,39 @@ Test(pdes, auxiliary_fields_match_documented_values)
     pf_dat_free(A);
     pf_dat_free(C);
 }
+
+/* EVAL=heldout's split (pf_reference_split): deterministic, about half
+ * and half, and stratified: each of the 2^d regions of the box keeps a
+ * report share within 5 points of one half. */
+Test(pdes, the_heldout_split_is_fixed_half_and_half_and_stratified)
+{
+    const char *names[] = {"wave_1d", "heat_2d_multiscale", "poisson_5d"};
+    for (int q = 0; q < 3; q++) {
+        const pf_pde *p;
+        cr_assert_eq(pf_pdes_lookup(names[q], &p), PF_OK);
+        pf_reference r;
+        cr_assert_eq(pf_pde_reference(p, &r), PF_OK, "%s", pf_errmsg());
+        unsigned char *a = malloc((size_t)r.n), *b = malloc((size_t)r.n);
+        cr_assert_eq(pf_reference_split(p, &r, a), PF_OK);
+        cr_assert_eq(pf_reference_split(p, &r, b), PF_OK);
+        cr_assert_eq(memcmp(a, b, (size_t)r.n), 0, "%s: the split is fixed", p->name);
+        long nrep = 0, in[64] = {0}, rep[64] = {0};
+        for (int i = 0; i < r.n; i++) {
+            cr_assert(a[i] <= 1);
+            nrep += a[i];
+            int region = 0;
+            for (int j = 0; j < r.d_in; j++) /* halves of each input's range */
+                region = 2 * region + ((double)r.x[(size_t)i * (size_t)r.d_in + (size_t)j] >= 0.5 * (p->lo[j] + p->hi[j]));
+            in[region]++;
+            rep[region] += a[i];
+        }
+        cr_assert_leq(labs(2 * nrep - r.n), 1, "%s: %ld of %d points report", p->name, nrep, r.n);
+        for (int g = 0; g < (1 << r.d_in) && g < 64; g++)
+            if (in[g] >= 40)
+                cr_assert_leq(fabs((double)rep[g] / (double)in[g] - 0.5), 0.05, "%s: region %d reports %ld of %ld",
+                              p->name, g, rep[g], in[g]);
+        free(a);
+        free(b);
+        pf_reference_release(&r);
+    }
+}

@@ -385,3 +385,31 @@ Test(trainer, every_pde_trains_soft_and_hard)
         }
     }
 }
+
+Test(trainer, heldout_and_physics_check_add_their_numbers_and_change_no_other)
+{
+    const pf_pde *p = pde("wave_1d");
+    pf_model_config mc;
+    pf_train_config tc;
+    tiny(p, 20, &mc, &tc);
+    pf_train_result a, b;
+    train(p, &mc, &tc, 7, 0, &a);
+    pf_train_options o = pf_train_options_default();
+    o.seed = 7;
+    o.heldout = true;
+    o.physics_check = true;
+    cr_assert_eq(pf_train_run(p, &mc, &tc, &o, &b), PF_OK, "%s", pf_errmsg());
+    cr_assert_not(a.has_y_report);
+    cr_assert_not(a.has_check);
+    cr_assert(b.has_y && b.has_y_report);
+    cr_assert_eq(a.loss_last, b.loss_last, "the training itself is the same");
+    /* the two halves average to the whole (same number of points, one output) */
+    cr_assert_float_eq(0.5 * (b.y + b.y_report), a.y, 1e-9 * a.y, "%.17g %.17g %.17g", b.y, b.y_report, a.y);
+    cr_assert_neq(b.y, b.y_report);
+    cr_assert(b.has_check);
+    cr_assert_eq(b.check_points, 2 * a.n_eval, "twice the evaluation set");
+    cr_assert(isfinite(b.check_rms) && b.check_max >= b.check_rms && b.check_rms > 0);
+    for (int k = 1; k < b.nterms; k++) cr_assert(isfinite(b.check_term[k]) && b.check_term[k] >= 0, "%s", b.term[k].name);
+    pf_train_result_release(&a);
+    pf_train_result_release(&b);
+}

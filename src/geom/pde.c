@@ -1,5 +1,7 @@
 #include "geom/pde.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +177,49 @@ void pf_reference_release(pf_reference *r)
     free(r->x);
     free(r->u);
     memset(r, 0, sizeof *r);
+}
+
+typedef struct split_key {
+    uint64_t cell, key;
+    int i;
+} split_key;
+
+static int by_cell_then_key(const void *a, const void *b)
+{
+    const split_key *x = a, *y = b;
+    if (x->cell != y->cell) return x->cell < y->cell ? -1 : 1;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->i - y->i;
+}
+
+static uint64_t mix64(uint64_t z) /* splitmix64's finaliser */
+{
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+pf_status pf_reference_split(const pf_pde *p, const pf_reference *r, unsigned char *report)
+{
+    int d = r->d_in, b = (int)floor(pow(64.0, 1.0 / d) + 1e-9);
+    if (b < 2) b = 2;
+    split_key *k = malloc(sizeof *k * (size_t)(r->n > 0 ? r->n : 1));
+    if (!k) return pf_fail(PF_ERR_NOMEM, "out of memory splitting %d evaluation points", r->n);
+    for (int i = 0; i < r->n; i++) {
+        uint64_t cell = 0;
+        for (int j = 0; j < d; j++) {
+            double lo = p->lo[j], hi = p->hi[j], v = (double)r->x[(size_t)i * (size_t)d + (size_t)j];
+            int c = hi > lo ? (int)floor((v - lo) / (hi - lo) * b) : 0;
+            c = c < 0 ? 0 : c >= b ? b - 1 : c;
+            cell = cell * (uint64_t)b + (uint64_t)c;
+        }
+        k[i] = (split_key){cell, mix64(PF_REFERENCE_SPLIT_SEED ^ mix64((uint64_t)i)), i};
+    }
+    qsort(k, (size_t)r->n, sizeof *k, by_cell_then_key);
+    for (int i = 0; i < r->n; i++) report[k[i].i] = (unsigned char)(i % 2);
+    free(k);
+    return PF_OK;
 }
 
 static pf_status reference_alloc(pf_reference *r, int n, int d_in, int d_out)

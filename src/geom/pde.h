@@ -345,6 +345,18 @@ typedef struct pf_reference {
 pf_status pf_pde_reference(const pf_pde *p, pf_reference *out);
 void pf_reference_release(pf_reference *r);
 
+/* The held-out split of an evaluation set (EVAL=heldout): report[i] = 1
+ * puts point i in the REPORT set, never seen by a decision; 0 in the
+ * SELECTION set, whose MSE steers the search, the Top-3 and the final
+ * choice. Fixed for a PDE (seed PF_REFERENCE_SPLIT_SEED, no run input), and
+ * stratified: the bounding box of p's inputs (time included) is cut into
+ * b^d cells, b = max(2, floor(64^(1/d))); the points of each cell, in a
+ * seeded random order, alternate between the sets with one counter over
+ * all cells, so every cell and the whole set split half and half (to one
+ * point). Out of memory is PF_ERR_NOMEM. */
+#define PF_REFERENCE_SPLIT_SEED 20260415u
+pf_status pf_reference_split(const pf_pde *p, const pf_reference *r, unsigned char *report);
+
 /* Everything a run of p reads from the data folder, checked before it
  * starts: the data files (pf_pde_data_check) and the reference, built once
  * (*neval its evaluation points; -1 for a PDE without a reference, which

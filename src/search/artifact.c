@@ -409,8 +409,12 @@ pf_status pf_final_file_write(const char *path, const pf_final_file *f)
                                   "llm", "calls", (json_int_t)b->calls, "prompt_tokens", (json_int_t)b->prompt_tokens,
                                   "completion_tokens", (json_int_t)b->completion_tokens, "candidates",
                                   (json_int_t)b->candidates, "invalid", (json_int_t)b->invalid));
+    size_t keys = 15;
+    if (f->eval[0]) json_object_set_new(o, "eval", json_string(f->eval)), keys++;
+    if (f->has_report) json_object_set_new(o, "report_mse", json_real(f->report_mse)), keys++;
+    if (f->physics_check) json_object_set_new(o, "physics_check", json_incref(f->physics_check)), keys++;
     if (json_array_size(top) != (size_t)f->ntop) json_object_del(o, "top3");
-    return pf_artifact_finish(path, o, 15);
+    return pf_artifact_finish(path, o, keys);
 }
 
 /* a number at o[a][b] (b may be NULL), NaN when absent */
@@ -473,6 +477,11 @@ static pf_status final_parse(const char *path, const json_t *o, void *out)
         t->seed = (uint64_t)seed;
         f->ntop = (int)k + 1;
     }
+    PF_TRY(pf_artifact_str(path, o, "eval", false, f->eval, sizeof f->eval));
+    PF_TRY(pf_artifact_num(path, o, "report_mse", &f->report_mse, &f->has_report));
+    json_t *chk = json_object_get(o, "physics_check");
+    if (chk && !json_is_object(chk)) return pf_fail(PF_ERR_INVALID, "'%s': \"physics_check\" needs a map", path);
+    f->physics_check = chk ? json_incref(chk) : NULL;
     const json_t *b = json_object_get(o, "budget");
     pf_run_budget *u = &f->budget;
     PF_TRY(budget_count(path, b, "optimizer_steps", "low_fidelity", &u->steps_low));
@@ -498,6 +507,8 @@ pf_status pf_final_file_read(const char *path, pf_final_file *f)
 
 void pf_final_file_release(pf_final_file *f)
 {
+    json_decref(f->physics_check);
+    f->physics_check = NULL;
     json_decref(f->spec);
     free(f->stop_reason);
     f->spec = NULL;

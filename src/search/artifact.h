@@ -99,8 +99,13 @@ void pf_proposal_file_release(pf_proposal_file *f);
 /* ------------------------------------------------------------ evidence
  *
  * evidence.msgpack (pf-train), keys in this order:
- *   {format, version, y | y_missing, status, pde, spec_hash, fidelity,
- *    budget, seed, evidence}
+ *   {format, version, y | y_missing, y_report?, status, pde, spec_hash,
+ *    fidelity, budget, seed, evidence}
+ * y_report only under EVAL=heldout: y is then the MSE on the selection half
+ * of the evaluation set, y_report on the report half (geom/pde.h
+ * pf_reference_split). With --physics-check the evidence holds
+ * "physics_check": {points, residual_rms, residual_max, constraint_mse:
+ * {term: MSE}} on fresh points (train/trainer.h).
  * status is a training status (train/trainer.h: ok, nan, diverged,
  * timeout) or, for a proposal that was not trained, "invalid" / "skipped";
  * then spec_hash and evidence are absent and y_missing says why. y is
@@ -111,6 +116,8 @@ typedef struct pf_evidence_file {
     bool has_y;
     double y;                        /* the MSE on the evaluation points           */
     char *y_missing;                 /* why there is no y (NULL when has_y)        */
+    bool has_y_report;
+    double y_report;                 /* heldout: the MSE on the report half        */
     char status[16];
     char pde[PF_ARTIFACT_NAME];
     char spec_hash[PF_SPEC_HASH_HEX];/* "" when not trained                        */
@@ -229,8 +236,13 @@ pf_status pf_knowledge_file_read(const char *path, json_t **entries);
  *    budget: {optimizer_steps: {low_fidelity, high_fidelity},
  *             wall_s: {low_fidelity, high_fidelity, llm},
  *             llm: {calls, prompt_tokens, completion_tokens},
- *             candidates, invalid}}
- * Runs imported from other tools need only format, version and hf_mse (the
+ *             candidates, invalid},
+ *    eval, report_mse, physics_check?}
+ * eval is the run's EVAL ("paper" or "heldout"); hf_mse is the MSE the
+ * decisions used (every evaluation point, or the selection half), and
+ * report_mse the one to report (the same number under "paper", the report
+ * half under "heldout"); physics_check is the selected design's checks on
+ * fresh points (see the evidence). Runs imported from other tools need only format, version and hf_mse (the
  * run's context.json names the PDE and method); what else they lack reads
  * as 0, NaN or "".
  */
@@ -263,6 +275,10 @@ typedef struct pf_final_file {
     int generations;                 /* generations that ran                        */
     char *stop_reason;
     pf_run_budget budget;
+    char eval[16];                   /* "paper", "heldout" ("" when not recorded)   */
+    bool has_report;
+    double report_mse;
+    json_t *physics_check;           /* NULL when absent                            */
 } pf_final_file;
 
 pf_status pf_final_file_write(const char *path, const pf_final_file *f);

@@ -185,6 +185,15 @@ json_t *pf_evidence_json(const pf_pde *p, const pf_train_result *r)
     json_object_set_new(dev, "threads", json_integer(omp_get_max_threads()));
     json_object_set_new(dev, "precision", json_string(PF_REAL_NAME));
     json_object_set_new(e, "device", dev);
+    if (r->has_check) {
+        json_t *chk = json_object(), *cmse = json_object();
+        json_object_set_new(chk, "points", json_integer(r->check_points));
+        json_object_set_new(chk, "residual_rms", num(r->check_rms));
+        json_object_set_new(chk, "residual_max", num(r->check_max));
+        for (int k = 1; k < r->nterms; k++) json_object_set_new(cmse, r->term[k].name, num(r->check_term[k]));
+        json_object_set_new(chk, "constraint_mse", cmse);
+        json_object_set_new(e, "physics_check", chk);
+    }
     return e;
 }
 
@@ -270,6 +279,8 @@ pf_status pf_evidence_file_init(pf_evidence_file *f, const pf_pde *p, const pf_t
     snprintf(f->spec_hash, sizeof f->spec_hash, "%s", spec_hash);
     f->has_y = r->has_y;
     f->y = r->y;
+    f->has_y_report = r->has_y_report;
+    f->y_report = r->y_report;
     if (!r->has_y && !(f->y_missing = strdup(r->y_missing))) return pf_fail(PF_ERR_NOMEM, "out of memory");
     if (!(f->evidence = pf_evidence_json(p, r))) {
         pf_evidence_file_release(f);
@@ -297,6 +308,7 @@ pf_status pf_evidence_file_write(const char *path, const pf_evidence_file *f)
     if (!f->has_y) json_object_set_new(o, "y_missing", json_string(f->y_missing ? f->y_missing : ""));
     else if (isfinite(f->y)) json_object_set_new(o, "y", json_real(f->y));
     else keys--; /* a non-finite MSE: no y */
+    if (f->has_y_report) json_object_set_new(o, "y_report", json_real(f->y_report)), keys++;
     json_object_set_new(o, "status", json_string(f->status));
     json_object_set_new(o, "pde", json_string(f->pde));
     if (f->spec_hash[0]) json_object_set_new(o, "spec_hash", json_string(f->spec_hash)), keys++;
@@ -311,6 +323,7 @@ static pf_status evidence_parse(const char *path, const json_t *o, void *out)
 {
     pf_evidence_file *f = out;
     PF_TRY(pf_artifact_num(path, o, "y", &f->y, &f->has_y));
+    PF_TRY(pf_artifact_num(path, o, "y_report", &f->y_report, &f->has_y_report));
     PF_TRY(pf_artifact_text(path, o, "y_missing", &f->y_missing));
     PF_TRY(pf_artifact_str(path, o, "status", true, f->status, sizeof f->status));
     PF_TRY(pf_artifact_str(path, o, "pde", true, f->pde, sizeof f->pde));

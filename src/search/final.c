@@ -11,7 +11,8 @@ static pf_status build(const pf_run *r, const pf_select *sel, int last, pf_final
 {
     PF_TRY(pf_run_budget_count(r->dir, last, &f->budget, &f->generations));
     const pf_candidate *best = NULL;
-    double best_y = INFINITY;
+    double best_y = INFINITY, best_report = NAN;
+    bool best_has_report = false;
     char path[4200];
     for (int k = 0; k < sel->ntop3; k++) {
         const pf_candidate *lo = &sel->cand[sel->top3[k]];
@@ -30,6 +31,10 @@ static pf_status build(const pf_run *r, const pf_select *sel, int last, pf_final
         if (!strcmp(ev.status, "ok") && ev.has_y && ev.y < best_y) {
             best_y = ev.y;
             best = lo;
+            best_has_report = ev.has_y_report;
+            best_report = ev.y_report;
+            json_decref(f->physics_check);
+            f->physics_check = json_incref(json_object_get(ev.evidence, "physics_check"));
         }
         pf_evidence_file_release(&ev);
     }
@@ -44,6 +49,16 @@ static pf_status build(const pf_run *r, const pf_select *sel, int last, pf_final
     f->hf_mse = best_y;
     f->lf_mse = best->y;
     memcpy(f->found_in, best->slot, sizeof f->found_in);
+    snprintf(f->eval, sizeof f->eval, "%s", pf_eval_mode_name(r->eval));
+    f->has_report = true;
+    f->report_mse = best_y; /* paper: one set of points for everything */
+    if (r->eval == PF_EVAL_HELDOUT) {
+        if (!best_has_report)
+            return pf_fail(PF_ERR_INVALID, "%s: the selected design's high-fidelity evidence has no y_report, but the "
+                                           "run holds out a report set (was it trained without --eval heldout?)",
+                           r->dir);
+        f->report_mse = best_report;
+    }
     f->stop_reason = strdup(sel->reason);
     return f->stop_reason ? PF_OK : pf_fail(PF_ERR_NOMEM, "out of memory");
 }

@@ -20,8 +20,10 @@
 /* final.msgpack's content for run r after generation `last` (sel is its
  * selection): every Top-3 design's high-fidelity evidence (each must be
  * readable), the lowest MSE among those that ended ok, the budget of
- * generations 0..last plus the high-fidelity trainings. PF_ERR_INVALID when
- * no high-fidelity training ended ok with an MSE. */
+ * generations 0..last plus the high-fidelity trainings, the run's eval
+ * mode with report_mse (under heldout the chosen design's y_report, which
+ * must exist; else its hf_mse) and its physics_check when recorded.
+ * PF_ERR_INVALID when no high-fidelity training ended ok with an MSE. */
 pf_status pf_final_build(const pf_run *r, const pf_select *sel, int last, pf_final_file *out);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/names.h"
 #include "io/msgpack_json.h"
 #include "llm/offline.h"
 #include "registry.h"
@@ -37,9 +38,28 @@ pf_status pf_run_context_read(const char *dir, pf_run_context *out)
     if (st == PF_OK) st = copy_name(path, "method", method, out->method, sizeof out->method);
     if (st == PF_OK) st = copy_name(path, "budget", budget, out->budget, sizeof out->budget);
     if (st == PF_OK) st = copy_name(path, "llm", llm, out->llm, sizeof out->llm);
+    const json_t *ev = json_object_get(c, "eval");
+    if (st == PF_OK && ev && !json_is_string(ev))
+        st = pf_fail(PF_ERR_INVALID, "'%s': \"eval\" needs a string (paper or heldout)", path);
+    if (st == PF_OK) st = copy_name(path, "eval", ev ? json_string_value(ev) : "paper", out->eval, sizeof out->eval);
     out->run = (int)json_integer_value(run);
     json_decref(c);
     return st;
+}
+
+static const char *const eval_names[] = {"paper", "heldout"};
+
+const char *pf_eval_mode_name(pf_eval_mode m)
+{
+    return (unsigned)m < 2 ? eval_names[m] : "?";
+}
+
+pf_status pf_eval_mode_from_name(const char *name, pf_eval_mode *out)
+{
+    int i;
+    PF_TRY(pf_name_lookup("eval", name, eval_names, 2, &i));
+    *out = (pf_eval_mode)i;
+    return PF_OK;
 }
 
 pf_status pf_run_open(const char *dir, pf_run *r)
@@ -52,6 +72,7 @@ pf_status pf_run_open(const char *dir, pf_run *r)
     pf_status st = pf_pdes_lookup(c.pde, &r->pde);
     if (st == PF_OK) st = pf_method_from_name(c.method, &r->method);
     if (st == PF_OK) st = pf_budget_lookup(c.budget, &r->budget);
+    if (st == PF_OK) st = pf_eval_mode_from_name(c.eval, &r->eval);
     if (st == PF_OK) {
         if (!strcmp(c.llm, "auto")) r->llm = PF_LLM_AUTO;
         else st = pf_llm_kind_from_name(c.llm, &r->llm);

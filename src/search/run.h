@@ -13,8 +13,12 @@
  *     hifi/topK/result.h5, evidence.msgpack                                (pf-train --fidelity high)
  *     final.msgpack                the answer and the budget               (pf-final)
  *
- * context.json: {"pde", "method", "run", "budget", "llm"}, e.g.
- *   {"pde": "poisson_5d", "method": "pinnforge", "run": 0, "budget": "quick", "llm": "offline"}
+ * context.json: {"pde", "method", "run", "budget", "llm", "eval"}, e.g.
+ *   {"pde": "poisson_5d", "method": "pinnforge", "run": 0, "budget": "quick", "llm": "offline",
+ *    "eval": "paper"}
+ * "eval" (EVAL=paper|heldout; "paper" when absent) says which evaluation
+ * points steer the run: all of them (the paper's protocol), or the
+ * selection half, the report half held out (geom/pde.h pf_reference_split).
  * The run number seeds the offline proposer; pipeline.mk derives every
  * candidate's training seed from it (R*100000 + G*100 + K, high fidelity
  * R*100000 + 9900 + K).
@@ -34,6 +38,15 @@
 #define PF_RUN_GEN_SLOTS 5    /* generation >= 1: one per strategy */
 #define PF_RUN_TOP 3
 
+typedef enum pf_eval_mode {
+    PF_EVAL_PAPER = 0,   /* one set of points for decisions and the report */
+    PF_EVAL_HELDOUT,     /* decisions on the selection half, the report on the other */
+} pf_eval_mode;
+
+/* "paper", "heldout"; and back (PF_ERR_INVALID naming the allowed ones). */
+const char *pf_eval_mode_name(pf_eval_mode m);
+pf_status pf_eval_mode_from_name(const char *name, pf_eval_mode *out);
+
 typedef struct pf_run {
     char dir[2048];
     const pf_pde *pde;
@@ -41,6 +54,7 @@ typedef struct pf_run {
     int run;
     const pf_budget *budget;
     pf_llm_kind llm;          /* PF_LLM_AUTO when the context says "auto" */
+    pf_eval_mode eval;
     char llm_dir[2100];       /* dir/llm: the transcripts */
 } pf_run;
 
@@ -49,6 +63,7 @@ typedef struct pf_run {
  * method, baselines from other tools included, this way). */
 typedef struct pf_run_context {
     char pde[64], method[64], budget[32], llm[16];
+    char eval[16];            /* "paper" when the file has none */
     int run;
 } pf_run_context;
 

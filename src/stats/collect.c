@@ -101,7 +101,7 @@ static pf_status summarize(const char *dir, pf_run_summary *s)
     memset(s, 0, sizeof *s);
     if (strlen(dir) >= sizeof s->dir) return pf_fail(PF_ERR_INVALID, "path too long: '%s'", dir);
     memcpy(s->dir, dir, strlen(dir) + 1);
-    s->hf_mse = s->g0_best = s->best_lf = NAN;
+    s->hf_mse = s->report_mse = s->g0_best = s->best_lf = NAN;
     s->best_lf_generation = -1;
     s->wall_lf_s = s->wall_hf_s = s->llm_s = NAN;
     pf_run_context ctx; /* plain strings: any method name, baselines from other tools included */
@@ -119,6 +119,8 @@ static pf_status summarize(const char *dir, pf_run_summary *s)
     PF_TRY(pf_final_file_read(path, &f));
     s->final = true;
     s->hf_mse = f.hf_mse;
+    s->report_mse = f.has_report ? f.report_mse : f.hf_mse;
+    snprintf(s->eval, sizeof s->eval, "%s", f.eval[0] ? f.eval : "paper");
     const pf_run_budget *b = &f.budget;
     s->steps_lf = b->steps_low;
     s->steps_hf = b->steps_high;
@@ -223,6 +225,27 @@ void pf_collection_release(pf_collection *c)
     memset(c, 0, sizeof *c);
 }
 
+double pf_collection_mse(const pf_collection *c, const pf_run_summary *s)
+{
+    if (!s->final) return NAN;
+    return c->metric == PF_METRIC_REPORT ? s->report_mse : s->hf_mse;
+}
+
+double pf_collection_optimism_gap(const pf_collection *c, int *n)
+{
+    double *v = malloc(((size_t)c->n + 1) * sizeof *v);
+    *n = 0;
+    if (!v) return NAN;
+    for (int i = 0; i < c->n; i++) {
+        const pf_run_summary *s = &c->run[i];
+        if (s->final && !strcmp(s->eval, "heldout") && s->hf_mse > 0 && isfinite(s->report_mse))
+            v[(*n)++] = s->report_mse / s->hf_mse;
+    }
+    double g = *n ? pf_stats_median(v, (size_t)*n) : NAN;
+    free(v);
+    return g;
+}
+
 static bool same_cell(const pf_run_summary *a, const pf_run_summary *b)
 {
     return !strcmp(a->pde, b->pde) && !strcmp(a->method, b->method);
@@ -238,7 +261,7 @@ pf_status pf_collection_means(const pf_collection *c, bool (*keep)(const char *m
     for (int i = 0, j; st == PF_OK && i < c->n; i = j) { /* runs are sorted: one group per (pde, method) */
         int n = 0;
         for (j = i; j < c->n && same_cell(&c->run[i], &c->run[j]); j++)
-            if (c->run[j].final) v[n++] = c->run[j].hf_mse;
+            if (c->run[j].final) v[n++] = pf_collection_mse(c, &c->run[j]);
         if (n > 0 && (!keep || keep(c->run[i].method, ctx)))
             st = pf_means_set(out, c->run[i].pde, c->run[i].method, pf_stats_mean(v, (size_t)n),
                               n > 1 ? pf_stats_std(v, (size_t)n) : NAN, n);

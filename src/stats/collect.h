@@ -24,7 +24,12 @@ typedef struct pf_run_summary {
     char pde[64], method[64], profile[32], llm[16]; /* llm: the run's proposer (offline, http, replay, auto) */
     int run;
     bool final;               /* final.msgpack exists */
-    double hf_mse;            /* final: the selected high-fidelity MSE; else NaN */
+    double hf_mse;            /* final: the selected high-fidelity MSE (the split that
+                                 steered the run); else NaN */
+    double report_mse;        /* final: the MSE to report (hf_mse under EVAL=paper or
+                                 when the file predates EVAL; the held-out half under
+                                 EVAL=heldout); else NaN */
+    char eval[16];            /* the run's EVAL: "paper", "heldout" */
     double g0_best;           /* lowest ok MSE of generation 0; NaN if none */
     double best_lf;           /* lowest ok low-fidelity MSE of the search; NaN if none */
     int best_lf_generation;   /* its generation; -1 if none */
@@ -34,10 +39,24 @@ typedef struct pf_run_summary {
     double wall_lf_s, wall_hf_s, llm_s;
 } pf_run_summary;
 
+/* Which final MSE the means are built from. */
+typedef enum pf_metric {
+    PF_METRIC_HF = 0,  /* hf_mse (default) */
+    PF_METRIC_REPORT,  /* report_mse */
+} pf_metric;
+
 typedef struct pf_collection {
     pf_run_summary *run;
     int n;
+    pf_metric metric;  /* set by the caller after pf_collect; PF_METRIC_HF there */
 } pf_collection;
+
+/* The run's final MSE under c's metric (NaN when not final). */
+double pf_collection_mse(const pf_collection *c, const pf_run_summary *s);
+
+/* The optimism gap: the median over final EVAL=heldout runs of report_mse /
+ * hf_mse (NaN when there are none); *n counts those runs. */
+double pf_collection_optimism_gap(const pf_collection *c, int *n);
 
 /* Every run under root (pde: only that PDE's folder; NULL: all). A
  * missing root is PF_ERR_IO; an unreadable artifact inside a run is
@@ -45,8 +64,8 @@ typedef struct pf_collection {
 pf_status pf_collect(const char *root, const char *pde, pf_collection *out);
 void pf_collection_release(pf_collection *c);
 
-/* Mean, sample std (NaN from one run) and count of the final MSE over the
- * final runs, per (PDE, method); `keep(method, ctx)` picks the methods (NULL: all). */
+/* Mean, sample std (NaN from one run) and count of the final MSE (c's
+ * metric) over the final runs, per (PDE, method); `keep(method, ctx)` picks the methods (NULL: all). */
 pf_status pf_collection_means(const pf_collection *c, bool (*keep)(const char *method, const void *ctx),
                               const void *ctx, pf_means *out);
 

@@ -208,6 +208,13 @@ static pf_status main_table(const pf_collection *c, const pf_report_options *o, 
     } else {
         pf_table_note(t, "No statistics: %s.", pf_errmsg());
     }
+    int ngap;
+    double gap = pf_collection_optimism_gap(c, &ngap);
+    if (c->metric == PF_METRIC_REPORT)
+        pf_table_note(t, "MSE: report_mse (under EVAL=heldout the half of the evaluation points no decision saw).");
+    if (ngap)
+        pf_table_note(t, "Optimism gap: the median over %d EVAL=heldout run%s of report_mse / selection MSE is %.3g.",
+                      ngap, ngap == 1 ? "" : "s", gap);
     int lo, hi;
     char prof[256];
     runs_range(&m, &lo, &hi);

@@ -41,6 +41,7 @@ typedef struct run {
     pf_train_result *r;
     pf_reference ref;
     bool has_ref;
+    unsigned char *report;              /* heldout: 1 marks a report point (NULL: none) */
     double base[PF_TRAIN_MAX_TERMS];    /* fixed / annealed weights */
     double norm[PF_TRAIN_MAX_TERMS];    /* residual normalisation factors */
     double causal[PF_TRAIN_MAX_CHUNKS]; /* causal chunk weights */
@@ -177,17 +178,23 @@ static pf_status record_log(run *R)
     return PF_OK;
 }
 
-/* MSE over every point and output of the reference (probes synced). */
-static pf_status eval_mse(run *R, pf_real *u, double *mse)
+/* MSE over the selection points (every point without a split) and, with a
+ * split, over the report points into *rep (probes synced; rep may be NULL). */
+static pf_status eval_mse(run *R, pf_real *u, double *mse, double *rep)
 {
     PF_TRY(pf_train_graph_values(R->t, R->ref.x, R->ref.n, u));
-    double s = 0;
-    size_t m = (size_t)R->ref.n * R->ref.d_out;
-    for (size_t i = 0; i < m; i++) {
-        double e = (double)u[i] - (double)R->ref.u[i];
-        s += e * e;
+    double s[2] = {0, 0};
+    size_t c[2] = {0, 0}, d = (size_t)R->ref.d_out;
+    for (size_t i = 0; i < (size_t)R->ref.n; i++) {
+        int set = R->report ? R->report[i] : 0;
+        for (size_t j = 0; j < d; j++) {
+            double e = (double)u[i * d + j] - (double)R->ref.u[i * d + j];
+            s[set] += e * e;
+        }
+        c[set] += d;
     }
-    *mse = s / (double)m;
+    *mse = s[0] / (double)c[0];
+    if (rep) *rep = c[1] ? s[1] / (double)c[1] : NAN;
     return PF_OK;
 }
 
@@ -204,7 +211,7 @@ static pf_status record_eval(run *R)
         R->eval_cap = c;
     }
     pf_train_graph_sync_probes(R->t);
-    PF_TRY(eval_mse(R, r->u_eval, &r->eval_mse[n]));
+    PF_TRY(eval_mse(R, r->u_eval, &r->eval_mse[n], NULL));
     r->eval_step[n] = R->step;
     r->neval++;
     return PF_OK;
@@ -652,10 +659,43 @@ static pf_status last_pass(run *R)
     pf_point_set_release(&ps);
     PF_TRY(st);
     if (R->has_ref) {
-        PF_TRY(eval_mse(R, r->u_eval, &r->y));
+        PF_TRY(eval_mse(R, r->u_eval, &r->y, &r->y_report));
         r->has_y = isfinite(r->y);
+        r->has_y_report = R->report && isfinite(r->y_report);
         if (!r->has_y) snprintf(r->y_missing, sizeof r->y_missing, "the predictions are not finite");
     }
+    return PF_OK;
+}
+
+/* The checks on fresh points (pf_train_result's physics_check fields). */
+static pf_status physics_check(run *R)
+{
+    pf_train_graph *t = R->t;
+    pf_train_result *r = R->r;
+    int n = 2 * (R->has_ref ? R->ref.n : 0);
+    n = n < PF_TRAIN_EVIDENCE_POINTS ? PF_TRAIN_EVIDENCE_POINTS : n > PF_TRAIN_CHECK_POINTS_MAX ? PF_TRAIN_CHECK_POINTS_MAX : n;
+    pf_point_set ps = {0};
+    PF_TRY(pf_sample_interior(t->geom, PF_SAMPLE_UNIFORM, n, pf_rng_derive(R->o->seed, "train.check"), &ps));
+    double *res = malloc(sizeof(double) * (size_t)ps.n + 1);
+    pf_status st = res ? PF_OK : pf_fail(PF_ERR_NOMEM, "out of memory");
+    pf_train_graph_sync_probes(t);
+    if (st == PF_OK) st = pf_train_graph_residual(t, ps.x, ps.n, res);
+    if (st == PF_OK) {
+        double s = 0, mx = 0;
+        for (int i = 0; i < ps.n; i++) s += res[i] * res[i], mx = fmax(mx, res[i]);
+        r->check_points = ps.n;
+        r->check_rms = sqrt(s / ps.n);
+        r->check_max = mx;
+    }
+    free(res);
+    pf_point_set_release(&ps);
+    PF_TRY(st);
+    /* every training set drawn again from its stream: points no step used */
+    PF_TRY(pf_train_graph_resample(t));
+    bool ok;
+    PF_TRY(pass(R, &ok));
+    for (int k = 0; k < t->nterms; k++) r->check_term[k] = R->term_val[k];
+    r->has_check = true;
     return PF_OK;
 }
 
@@ -738,6 +778,10 @@ static pf_status setup(run *R, const pf_pde *p, const pf_model_config *mc)
         if (!r->x_eval || !r->u_eval || !r->u_ref) return pf_fail(PF_ERR_NOMEM, "out of memory");
         memcpy(r->x_eval, R->ref.x, sizeof(pf_real) * (size_t)R->ref.n * p->d_in);
         memcpy(r->u_ref, R->ref.u, sizeof(pf_real) * (size_t)R->ref.n * p->d_out);
+        if (R->o->heldout) {
+            if (!(R->report = malloc((size_t)R->ref.n + 1))) return pf_fail(PF_ERR_NOMEM, "out of memory");
+            PF_TRY(pf_reference_split(p, &R->ref, R->report));
+        }
     } else {
         snprintf(r->y_missing, sizeof r->y_missing, "no reference solution: %s", pf_errmsg());
     }
@@ -786,6 +830,7 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
         if (st == PF_OK) st = record_eval(&R);
         if (st == PF_OK) st = last_pass(&R);
         if (st == PF_OK) st = copy_out(&R);
+        if (st == PF_OK && o->physics_check) st = physics_check(&R);
         r->wall_s = now() - R.t0;
         r->step_s = R.t_steps;
         r->other_s = r->wall_s - R.t_steps;
@@ -793,6 +838,7 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
     }
     pf_train_graph_free(R.t);
     pf_reference_release(&R.ref);
+    free(R.report);
     pf_adam_free(R.sa);
     if (R.good) R.be->free(R.good);
     if (R.cand) R.be->free(R.cand);

@@ -86,6 +86,8 @@
 #define PF_TRAIN_MAX_HOTSPOTS 5       /* hotspot boxes kept */
 #define PF_TRAIN_HOTSPOT_CELLS 256    /* cells the domain is cut into for them */
 
+#define PF_TRAIN_CHECK_POINTS_MAX 131072
+
 /* How a training ended (a result, not a failure of pf_train_run). */
 typedef enum pf_train_status {
     PF_TRAIN_OK = 0,    /* none of the below (L-BFGS stages may have ended early) */
@@ -165,6 +167,10 @@ typedef struct pf_train_options {
     const pf_backend *backend; /* where to train (NULL: the CPU; see tensor/device.h) */
     bool no_capture;      /* run every Adam step op by op instead of replaying a
                              recorded one (the results are the same) */
+    bool heldout;         /* EVAL=heldout: y is the MSE on the selection half of
+                             the evaluation set, y_report on the report half
+                             (pf_reference_split); else y covers every point */
+    bool physics_check;   /* after training, the checks on fresh points below */
 } pf_train_options;
 
 /* Seed 0, no time limit, PF_TRAIN_DIVERGED_FACTOR, no progress callback,
@@ -235,6 +241,20 @@ typedef struct pf_train_result {
     bool has_y;
     double y;
     char y_missing[320];         /* why there is no y */
+    bool has_y_report;           /* heldout: the MSE on the report half */
+    double y_report;
+
+    /* physics_check: on fresh points no training drew, after the run: the
+     * PDE residual (the root of the sum over equations of the squared
+     * residuals) at check_points uniform interior points, twice the
+     * evaluation set's size (at least PF_TRAIN_EVIDENCE_POINTS, at most
+     * PF_TRAIN_CHECK_POINTS_MAX), seed derived from the run's seed; and each
+     * term's unweighted loss on a fresh draw of every training set (the
+     * constraints' mean squared errors, term k of term[]) */
+    bool has_check;
+    int check_points;
+    double check_rms, check_max;
+    double check_term[PF_TRAIN_MAX_TERMS];
 
     /* evidence on the fixed residual points */
     pf_stats residual;
