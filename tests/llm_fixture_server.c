@@ -3,6 +3,7 @@
  * provider tests (llm_fixture_server.h), and their folder helpers. No
  * main(), no Test() cases: it links into pf-tests with the rest of tests/.
  */
+#define _GNU_SOURCE /* memmem */
 #include "llm_fixture_server.h"
 
 #include <arpa/inet.h>
@@ -20,6 +21,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "io/msgpack_json.h"
 
 #define MAX_REQUESTS 64
 #define MAX_HEAD 65536
@@ -127,10 +130,58 @@ static void send_all(int c, const char *s, size_t n)
     }
 }
 
+/* s with one level of JSON string escaping ('"', '\\' and '/' as "\/",
+ * as some servers write it), malloc'ed. */
+static char *json_escaped(const char *s)
+{
+    char *out = malloc(2 * strlen(s) + 1), *o = out;
+    if (!out) return NULL;
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\' || *s == '/') *o++ = '\\';
+        *o++ = *s;
+    }
+    *o = 0;
+    return out;
+}
+
+/* The reply body with the echo placeholders replaced (see the header),
+ * malloc'ed. */
+static char *expand(const char *body, const llm_fixture_request *rq)
+{
+    const char *auth = llm_fixture_header(rq, "authorization");
+    char *key = strdup(auth && strncmp(auth, "Bearer ", 7) == 0 ? auth + 7 : "");
+    char *once = key ? json_escaped(key) : NULL, *twice = once ? json_escaped(once) : NULL;
+    static const char *const name[3] = {"{{key}}", "{{key_json}}", "{{key_json2}}"};
+    const char *value[3] = {key, once, twice};
+    char *out = NULL;
+    size_t len = 0;
+    FILE *m = twice ? open_memstream(&out, &len) : NULL;
+    for (const char *p = body; m && *p;) {
+        int hit = -1;
+        for (int i = 0; i < 3 && hit < 0; i++)
+            if (strncmp(p, name[i], strlen(name[i])) == 0) hit = i;
+        if (hit < 0) {
+            fputc(*p++, m);
+        } else {
+            fputs(value[hit], m);
+            p += strlen(name[hit]);
+        }
+    }
+    if (m) fclose(m);
+    free(key);
+    free(once);
+    free(twice);
+    return out;
+}
+
 static void serve(llm_fixture *f, int c, int idx)
 {
     llm_fixture_request rq = {0};
     if (read_request(f, c, &rq) != 0) return;
+    /* the body, echo placeholders expanded, before rq moves to f */
+    llm_fixture_reply unscripted = {500, NULL, "{\"error\":{\"message\":\"fixture: unscripted request\"}}", 0};
+    const llm_fixture_reply *r = idx < f->nscript ? &f->script[idx] : &unscripted;
+    char *body = expand(r->body ? r->body : "", &rq);
     pthread_mutex_lock(&f->mu);
     if (f->nreq < MAX_REQUESTS) {
         f->req[f->nreq++] = rq;
@@ -139,13 +190,11 @@ static void serve(llm_fixture *f, int c, int idx)
     pthread_mutex_unlock(&f->mu);
     free(rq.headers);
     free(rq.body);
-    llm_fixture_reply unscripted = {500, NULL, "{\"error\":{\"message\":\"fixture: unscripted request\"}}", 0};
-    const llm_fixture_reply *r = idx < f->nscript ? &f->script[idx] : &unscripted;
     for (double waited = 0; waited < r->delay_s && !atomic_load(&f->stop); waited += 0.01) {
         struct timespec t = {0, 10000000L};
         nanosleep(&t, NULL);
     }
-    const char *body = r->body ? r->body : "";
+    if (!body) return;
     char head[4096];
     int n = snprintf(head, sizeof head,
                      "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
@@ -153,6 +202,7 @@ static void serve(llm_fixture *f, int c, int idx)
                      r->status, reason(r->status), strlen(body), r->headers ? r->headers : "");
     send_all(c, head, (size_t)n < sizeof head ? (size_t)n : sizeof head - 1);
     send_all(c, body, strlen(body));
+    free(body);
 }
 
 static void *loop(void *arg)
@@ -269,4 +319,45 @@ void llm_test_remove_dir(const char *dir)
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0);
+}
+
+void llm_test_assert_no_key(const char *what, const void *bytes, size_t len, const char *key)
+{
+    size_t n = strlen(key);
+    cr_assert_geq(n, LLM_TEST_KEY_PIECE, "the test key is shorter than a piece");
+    for (size_t i = 0; i + LLM_TEST_KEY_PIECE <= n; i++) {
+        char piece[LLM_TEST_KEY_PIECE + 1], escaped[2 * LLM_TEST_KEY_PIECE + 1], *e = escaped;
+        memcpy(piece, key + i, LLM_TEST_KEY_PIECE);
+        piece[LLM_TEST_KEY_PIECE] = 0;
+        for (const char *p = piece; *p; p++) {
+            if (*p == '/' || *p == '"' || *p == '\\') *e++ = '\\';
+            *e++ = *p;
+        }
+        *e = 0;
+        cr_assert_null(memmem(bytes, len, piece, strlen(piece)), "%s holds '%s', a piece of the key", what, piece);
+        cr_assert_null(memmem(bytes, len, escaped, strlen(escaped)), "%s holds '%s', a piece of the key", what,
+                       escaped);
+    }
+}
+
+void llm_test_assert_file_no_key(const char *path, const char *key)
+{
+    char *bytes;
+    size_t len;
+    cr_assert_eq(pf_file_read(path, &bytes, &len), PF_OK, "%s", pf_errmsg());
+    llm_test_assert_no_key(path, bytes, len, key);
+    free(bytes);
+}
+
+void llm_test_assert_dir_no_key(const char *dir, const char *key)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "cannot open '%s'", dir);
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        llm_test_assert_file_no_key(path, key);
+    }
+    closedir(d);
 }

@@ -19,6 +19,15 @@
  * "fixture: unscripted request" and is recorded too. A reply's delay is
  * waited before answering (in short slices, so stopping is never slow).
  * Every request is recorded: method, path, raw header block, body.
+ *
+ * A reply body may echo the API key the request carried (the token of its
+ * "Authorization: Bearer" header, "" without one), as servers do in error
+ * texts and models do in answers:
+ *   {{key}}        the key as sent;
+ *   {{key_json}}   the key JSON-escaped once ('"', '\\' and '/' as "\/"),
+ *                  as some servers write strings;
+ *   {{key_json2}}  escaped twice: the key written JSON-escaped inside a JSON
+ *                  string (an answer that quotes a JSON snippet).
  */
 #ifndef PF_TESTS_LLM_FIXTURE_SERVER_H
 #define PF_TESTS_LLM_FIXTURE_SERVER_H
@@ -62,5 +71,18 @@ void llm_fixture_stop(llm_fixture *f);
 int llm_test_count_files(const char *dir);
 /* rm -rf dir; must succeed. */
 void llm_test_remove_dir(const char *dir);
+
+/* ---- the API key must not leak (they assert via Criterion) ---- */
+
+#define LLM_TEST_KEY_PIECE 8 /* the shortest piece of the key looked for */
+
+/* bytes[0..len) hold no piece of key LLM_TEST_KEY_PIECE characters long,
+ * neither as written nor JSON-escaped once ('/' as "\/"); what names the
+ * bytes in the failure message. */
+void llm_test_assert_no_key(const char *what, const void *bytes, size_t len, const char *key);
+/* The same for the bytes of a file, and of every file in a folder (not
+ * recursive). */
+void llm_test_assert_file_no_key(const char *path, const char *key);
+void llm_test_assert_dir_no_key(const char *dir, const char *key);
 
 #endif

@@ -1,8 +1,11 @@
 /* The LLM provider layer and the http provider, against the scripted
  * loopback server of llm_fixture_server.c: request bodies and headers,
  * answers and token usage, retries with backoff on 429/5xx, timeouts,
- * actionable errors, and the API key never leaving the request header. */
-#define _GNU_SOURCE /* memmem */
+ * actionable errors, and the API key never leaving the request header:
+ * a server's error text or the model's answer that echoes it (whole, cut
+ * off, JSON-escaped) reaches no error message, log line, stderr or
+ * transcript. */
+#define _GNU_SOURCE /* memmem, asprintf */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <netinet/in.h>
@@ -557,4 +560,195 @@ Test(llm_http, a_message_that_is_not_utf8_is_refused_before_sending)
     cr_assert_eq(llm_fixture_count(f), 0);
     pf_llm_provider_free(p);
     llm_fixture_stop(f);
+}
+
+/* ---- the key echoed back: by a server's error text, by the model ---- */
+
+/* Long enough that a quote of a server text (200 bytes) can end inside it. */
+#define LONG_KEY "sk-SECRET-0123456789abcdefghijklmnopq"
+/* With '/', which servers may write as "\/" in JSON strings. */
+#define SLASH_KEY "sk-SECRET/0123456789/abcdefghij/klmnopq"
+
+/* n bytes of filler prose ending in a space, then tail: a server text whose
+ * first 200 bytes end inside the key when n is 190. */
+static char *padded(const char *head, size_t n, const char *tail)
+{
+    static const char words[] = "the upstream model is overloaded, try again later; ";
+    size_t h = strlen(head), t = strlen(tail);
+    char *s = malloc(n + t + 1);
+    cr_assert_not_null(s);
+    memcpy(s, head, h);
+    for (size_t i = h; i < n; i++) s[i] = words[(i - h) % (sizeof words - 1)];
+    s[n - 1] = ' ';
+    memcpy(s + n, tail, t + 1);
+    return s;
+}
+
+/* Everything written to stderr (fd 2) between the two calls, as a stage
+ * would print it: the library's default log sink and "stage: pf_errmsg()". */
+typedef struct stderr_capture {
+    FILE *file;
+    int saved;
+} stderr_capture;
+
+static void stderr_begin(stderr_capture *c)
+{
+    fflush(stderr);
+    c->file = tmpfile();
+    cr_assert_not_null(c->file);
+    c->saved = dup(2);
+    cr_assert_eq(dup2(fileno(c->file), 2), 2);
+    pf_log_set(NULL, NULL); /* the default sink: stderr */
+}
+
+static char *stderr_end(stderr_capture *c, size_t *len)
+{
+    fflush(stderr);
+    dup2(c->saved, 2);
+    close(c->saved);
+    pf_log_set(capture, NULL);
+    long n = ftell(c->file);
+    cr_assert_geq(n, 0);
+    char *s = calloc((size_t)n + 1, 1);
+    rewind(c->file);
+    cr_assert_eq(fread(s, 1, (size_t)n, c->file), (size_t)n);
+    fclose(c->file);
+    *len = (size_t)n;
+    return s;
+}
+
+/* What a stage prints when a call fails. */
+static void stage_reports(void) { fprintf(stderr, "pf-propose: %s\n", pf_errmsg()); }
+
+Test(llm_http, a_server_text_cut_inside_the_key_leaves_no_piece_of_it)
+{
+    setenv("PF_LLM_API_KEY", LONG_KEY, 1);
+    /* each server text puts the key at byte 190: a 200-byte quote ends in it */
+    char *msg = padded("", 190, "{{key}} was refused"), *html = padded("<html>", 190, "{{key}}</html>");
+    char *e500, *e400;
+    cr_assert_gt(asprintf(&e500, "{\"error\":{\"message\":\"%s\"}}", msg), 0);
+    cr_assert_gt(asprintf(&e400, "{\"error\":\"%s\"}", msg), 0);
+    /* no choices: the raw body is quoted */
+    char *odd = padded("{\"object\":\"x\",\"detail\":\"", 190, "{{key}}\"}");
+    llm_fixture_reply script[] = {{500, NULL, e500, 0}, {500, NULL, e500, 0}, {400, NULL, e400, 0},
+                                  {200, NULL, html, 0}, {200, NULL, odd, 0}};
+    llm_fixture *f = llm_fixture_start(script, 5);
+    cr_assert_not_null(f);
+    pf_llm_options o = http_opts(NULL);
+    o.max_attempts = 2;
+    static const char *const says[] = {"failed after 2 attempts", "HTTP 400", "not JSON", "choices[0]"};
+    stderr_capture cap;
+    stderr_begin(&cap);
+    char errs[4][1100];
+    for (int i = 0; i < 4; i++) {
+        pf_llm_response r;
+        pf_status st = ask(f, &o, &r);
+        snprintf(errs[i], sizeof errs[i], "%s", pf_errmsg());
+        stage_reports();
+        cr_assert_neq(st, PF_OK);
+        assert_zeroed(&r);
+    }
+    size_t len;
+    char *err = stderr_end(&cap, &len);
+    for (int i = 0; i < 4; i++) {
+        llm_test_assert_no_key("pf_errmsg()", errs[i], strlen(errs[i]), LONG_KEY);
+        cr_assert_not_null(strstr(errs[i], says[i]), "%s", errs[i]);
+        cr_assert_not_null(strstr(errs[i], "[REDACTED]"), "the key is not marked: %s", errs[i]);
+    }
+    llm_test_assert_no_key("stderr", err, len, LONG_KEY);
+    cr_assert_not_null(strstr(err, "attempt 1 of 2"), "the retry line did not reach stderr: %s", err);
+    cr_assert_eq(llm_fixture_count(f), 5);
+    free(err);
+    llm_fixture_stop(f);
+    free(msg), free(html), free(e500), free(e400), free(odd);
+}
+
+/* A chat-completions body whose answer is `content` (placeholders kept),
+ * with the key echoed in every other field a server may fill. */
+static char *answer_body(const char *content)
+{
+    json_t *b = json_pack("{s:s, s:s, s:[{s:i, s:{s:s, s:s, s:s}, s:s}], s:{s:i, s:i, s:s}}", "id", "{{key}}",
+                          "system_fingerprint", "{{key}}", "choices", "index", 0, "message", "role", "assistant",
+                          "content", content, "reasoning_content", "I must not repeat {{key}}", "finish_reason",
+                          "stop", "usage", "prompt_tokens", 11, "completion_tokens", 5, "note", "billed to {{key}}");
+    cr_assert_not_null(b);
+    char *s = json_dumps(b, JSON_COMPACT);
+    json_decref(b);
+    return s;
+}
+
+/* One pf_llm_call through a provider that stores transcripts in dir. */
+static pf_status call_into(llm_fixture *f, const char *dir, pf_llm_response *r)
+{
+    pf_llm_options o = http_opts(llm_fixture_url(f));
+    o.transcripts = dir;
+    pf_llm_provider *p;
+    cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_OK, "%s", pf_errmsg());
+    pf_llm_request q = request();
+    pf_status st = pf_llm_call(p, &q, r);
+    pf_llm_provider_free(p);
+    return st;
+}
+
+Test(llm_http, an_answer_that_repeats_the_key_is_stored_without_it)
+{
+    setenv("PF_LLM_API_KEY", LONG_KEY, 1);
+    /* the key in the prose, in a JSON string, and cut off at the end (a
+     * prefix of 15 characters, as a model stopped by max_tokens writes it) */
+    char *body = answer_body("Use the key {{key}} to call me.\n```json\n{\"architecture\": {\"activation\": "
+                             "\"{{key}}\"}}\n```\nAgain: sk-SECRET-01234");
+    llm_fixture_reply script[] = {{200, NULL, body, 0}};
+    llm_fixture *f = llm_fixture_start(script, 1);
+    char dir[] = "/tmp/pf_llm_key_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    pf_llm_response r;
+    cr_assert_eq(call_into(f, dir, &r), PF_OK, "%s", pf_errmsg());
+    llm_test_assert_no_key("the answer", r.text, strlen(r.text), LONG_KEY);
+    cr_assert_not_null(strstr(r.text, "Use the key [REDACTED] to call me."), "%s", r.text);
+    cr_assert_eq(r.prompt_tokens, 11);
+    cr_assert_eq(llm_test_count_files(dir), 1);
+    llm_test_assert_dir_no_key(dir, LONG_KEY);
+    llm_test_assert_no_key("the logs", logs, strlen(logs), LONG_KEY);
+    pf_llm_response_release(&r);
+    llm_fixture_stop(f);
+    llm_test_remove_dir(dir);
+    free(body);
+}
+
+Test(llm_http, a_json_escaped_key_is_caught_too)
+{
+    setenv("PF_LLM_API_KEY", SLASH_KEY, 1);
+    /* the server writes '/' as "\/"; the model quotes the key in a JSON
+     * snippet (escaped once in its answer, twice in the body); a key spelled
+     * with \u escapes; and a raw body quoted in an error */
+    char *ok = answer_body("Key {{key_json}} and as JSON: {\"api_key\": \"{{key_json2}}\"} done");
+    const char *uesc = "{\"choices\":[{\"message\":{\"content\":\"spelled sk-SECRET\\u002f0123456789\\u002Fabcdefghij"
+                       "\\/klmnopq here\"}}]}";
+    char *odd = padded("{\"object\":\"x\",\"detail\":\"", 190, "{{key_json}}\"}");
+    char *e500 = padded("{\"error\":{\"message\":\"", 60, "{{key_json}}\"}}");
+    llm_fixture_reply script[] = {{200, NULL, ok, 0}, {200, NULL, uesc, 0}, {200, NULL, odd, 0}, {500, NULL, e500, 0}};
+    llm_fixture *f = llm_fixture_start(script, 4);
+    char dir[] = "/tmp/pf_llm_key_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    pf_llm_response r;
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(call_into(f, dir, &r), PF_OK, "%s", pf_errmsg());
+        llm_test_assert_no_key("the answer", r.text, strlen(r.text), SLASH_KEY);
+        cr_assert_not_null(strstr(r.text, "[REDACTED]"), "%s", r.text);
+        llm_test_assert_dir_no_key(dir, SLASH_KEY);
+        pf_llm_response_release(&r);
+    }
+    cr_assert_neq(call_into(f, dir, &r), PF_OK);
+    llm_test_assert_no_key("pf_errmsg()", pf_errmsg(), strlen(pf_errmsg()), SLASH_KEY);
+    cr_assert_not_null(strstr(pf_errmsg(), "[REDACTED]"), "%s", pf_errmsg());
+    pf_llm_options o = http_opts(NULL);
+    o.max_attempts = 1;
+    cr_assert_eq(ask(f, &o, &r), PF_ERR_IO);
+    llm_test_assert_no_key("pf_errmsg()", pf_errmsg(), strlen(pf_errmsg()), SLASH_KEY);
+    cr_assert_not_null(strstr(pf_errmsg(), "[REDACTED]"), "%s", pf_errmsg());
+    llm_test_assert_no_key("the logs", logs, strlen(logs), SLASH_KEY);
+    cr_assert_eq(llm_fixture_count(f), 4);
+    llm_fixture_stop(f);
+    llm_test_remove_dir(dir);
+    free(ok), free(odd), free(e500);
 }

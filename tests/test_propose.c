@@ -1,7 +1,9 @@
 /* One proposal slot: JSON extraction from answers, section differences,
  * validation, re-asks with the validator's reasons, transcripts per attempt,
- * escape rules. The proposer is the offline one, or a scripted
- * OpenAI-compatible server on 127.0.0.1 (tests/llm_fixture_server.h). */
+ * escape rules, and an answer that repeats the API key leaving no piece of
+ * it in the rationale, the reasons, a re-ask, a transcript, a proposal or a
+ * memory. The proposer is the offline one, or a scripted OpenAI-compatible
+ * server on 127.0.0.1 (tests/llm_fixture_server.h). */
 #define _GNU_SOURCE /* asprintf */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 
 #include "llm_fixture_server.h"
 #include "registry.h"
+#include "search/artifact.h"
 #include "search/context.h"
 #include "search/prompt.h"
 #include "search/propose.h"
@@ -120,9 +123,14 @@ typedef struct http_case {
     json_t *ctx;
 } http_case;
 
-static void http_start(http_case *c, const llm_fixture_reply *script, int n, const json_t *ctx)
+/* A provider on a server running script, storing transcripts in c->dir;
+ * key: PF_LLM_API_KEY (NULL: unset). */
+static void http_start_key(http_case *c, const llm_fixture_reply *script, int n, const json_t *ctx, const char *key)
 {
-    unsetenv("PF_LLM_API_KEY");
+    if (key)
+        setenv("PF_LLM_API_KEY", key, 1);
+    else
+        unsetenv("PF_LLM_API_KEY");
     snprintf(c->dir, sizeof c->dir, "/tmp/pf_reask_XXXXXX");
     cr_assert_not_null(mkdtemp(c->dir));
     cr_assert_eq(pf_prompt_dir(c->prompts, sizeof c->prompts), PF_OK);
@@ -137,6 +145,11 @@ static void http_start(http_case *c, const llm_fixture_reply *script, int n, con
     o.transcripts = c->dir;
     cr_assert_eq(pf_llm_provider_alloc(&o, &c->llm), PF_OK, "%s", pf_errmsg());
     c->ctx = json_deep_copy(ctx);
+}
+
+static void http_start(http_case *c, const llm_fixture_reply *script, int n, const json_t *ctx)
+{
+    http_start_key(c, script, n, ctx, NULL);
 }
 
 static void http_stop(http_case *c)
@@ -249,4 +262,110 @@ Test(propose, escape_rejects_a_copy_of_a_parent, .timeout = 30)
     http_stop(&c);
     json_decref(parent), json_decref(two), json_decref(ctx);
     free(b1), free(b2);
+}
+
+/* ---- the API key, repeated by the model, reaches no file and no prompt ---- */
+
+#define KEY "sk-SECRET-0123456789abcdefghijklmnopq"
+
+/* A chat-completions body: the answer is `prose`, then `spec` in a fence
+ * (none when NULL); the key is echoed (llm_fixture_server.h) in the fields
+ * around the answer too. */
+static char *body_echoing(const char *prose, const json_t *spec)
+{
+    char *js = spec ? json_dumps(spec, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL, *answer;
+    cr_assert_gt(asprintf(&answer, "%s%s%s%s", prose, js ? "\n```json\n" : "", js ? js : "", js ? "\n```\n" : ""), 0);
+    json_t *b = json_pack("{s:s, s:[{s:i, s:{s:s, s:s, s:s}, s:s}], s:{s:i, s:i, s:s}}", "system_fingerprint",
+                          "{{key}}", "choices", "index", 0, "message", "role", "assistant", "content", answer,
+                          "reasoning_content", "the user's key is {{key}}", "finish_reason", "stop", "usage",
+                          "prompt_tokens", 100, "completion_tokens", 10, "note", "{{key}}");
+    char *s = json_dumps(b, JSON_COMPACT);
+    json_decref(b);
+    free(js);
+    free(answer);
+    return s;
+}
+
+/* The proposal file pf-propose writes for slot (generation 0, role). */
+static void write_proposal(const char *path, const pf_pde *p, const char *role, pf_proposal *pr)
+{
+    pf_run r = {.pde = p, .method = PF_METHOD_PINNFORGE};
+    int k = 0;
+    while (k < pf_run_slots(0) && strcmp(pf_run_slot_name(0, k), role)) k++;
+    cr_assert_lt(k, pf_run_slots(0));
+    pf_proposal_file f;
+    pf_proposal_file_init(&f, &r, 0, k, false, pr);
+    cr_assert_eq(pf_proposal_file_write(path, &f), PF_OK, "%s", pf_errmsg());
+    pf_proposal_file_release(&f);
+}
+
+Test(propose, an_answer_that_repeats_the_key_leaves_no_piece_of_it, .timeout = 30)
+{
+    const pf_pde *p;
+    pf_pdes_lookup("burgers_1d", &p);
+    json_t *good = pf_spec_example(p, PF_FIDELITY_LOW), *bad = json_deep_copy(good);
+    /* no free-text field in a spec: the key as a value the validator quotes */
+    json_object_set_new(json_object_get(bad, "architecture"), "activation", json_string("{{key}}"));
+    /* 1: the key in the prose and the spec (rejected: its reason quotes the
+     * value, and goes back in the re-ask); 2: the key in the rationale,
+     * and a prefix of it cut by the fence */
+    char *b1 = body_echoing("My key is {{key}}; I keep the default.", bad),
+         *b2 = body_echoing("Rationale: the key {{key}} is fine. Cut: sk-SECRET-0123", good);
+    /* a slot that never validates keeps the reasons (the key as a value) */
+    char *b3 = body_echoing("Again {{key}}.", bad);
+    /* the posterior summary repeats it too */
+    char *b4 = body_echoing("M: tanh worked for {{key}}; sk-SECRET-01234567", NULL);
+    llm_fixture_reply script[] = {{200, NULL, b1, 0}, {200, NULL, b2, 0}, {200, NULL, b3, 0}, {200, NULL, b3, 0},
+                                  {200, NULL, b3, 0}, {200, NULL, b3, 0}, {200, NULL, b4, 0}};
+    json_t *ctx = gen0_ctx(p);
+    http_case c;
+    http_start_key(&c, script, 7, ctx, KEY);
+    char path[4200];
+
+    pf_proposal pr;
+    cr_assert_eq(pf_propose(c.llm, "m-test", c.prompts, c.ctx, "gen00/optimization", &pr), PF_OK, "%s", pf_errmsg());
+    cr_assert(pr.valid, "%s", pr.reasons ? pr.reasons : "");
+    cr_assert_eq(pr.attempts, 2);
+    llm_test_assert_no_key("the rationale", pr.rationale, strlen(pr.rationale), KEY);
+    cr_assert_str_eq(pr.rationale, "Rationale: the key [REDACTED] is fine. Cut: [REDACTED]");
+    /* the re-ask prompt carries the first answer and its reasons: no key */
+    const llm_fixture_request *rq = llm_fixture_request_at(c.server, 1);
+    llm_test_assert_no_key("the re-ask request", rq->body, rq->body_len, KEY);
+    cr_assert_not_null(strstr(rq->body, "[REDACTED]"), "%s", rq->body);
+    snprintf(path, sizeof path, "%s/valid.proposal.msgpack", c.dir);
+    write_proposal(path, p, "optimization", &pr);
+    pf_proposal_release(&pr);
+
+    cr_assert_eq(pf_propose(c.llm, "m-test", c.prompts, c.ctx, "gen00/optimization-2", &pr), PF_OK, "%s",
+                 pf_errmsg());
+    cr_assert(!pr.valid);
+    cr_assert_not_null(strstr(pr.reasons, "activation"), "%s", pr.reasons);
+    llm_test_assert_no_key("the reasons", pr.reasons, strlen(pr.reasons), KEY);
+    snprintf(path, sizeof path, "%s/invalid.proposal.msgpack", c.dir);
+    write_proposal(path, p, "optimization", &pr);
+    pf_proposal_release(&pr);
+
+    pf_context_in in = {.pde = p, .fidelity = PF_FIDELITY_LOW, .method = PF_METHOD_PINNFORGE, .generation = 0};
+    json_t *post;
+    cr_assert_eq(pf_context_posterior(&in, &post), PF_OK, "%s", pf_errmsg());
+    char *memory;
+    pf_llm_response r;
+    cr_assert_eq(pf_summarize(c.llm, "m-test", c.prompts, post, "gen00/posterior", &memory, &r), PF_OK, "%s",
+                 pf_errmsg());
+    cr_assert_str_eq(memory, "M: tanh worked for [REDACTED]; [REDACTED]");
+    pf_memory_file m;
+    cr_assert_eq(pf_memory_file_init(&m, 0, memory, NULL), PF_OK);
+    snprintf(path, sizeof path, "%s/memory.msgpack", c.dir);
+    cr_assert_eq(pf_memory_file_write(path, &m), PF_OK, "%s", pf_errmsg());
+    pf_memory_file_release(&m);
+    free(memory);
+    json_decref(post);
+
+    /* every transcript (6 calls + 1), both proposals and the memory */
+    cr_assert_eq(llm_fixture_count(c.server), 7);
+    cr_assert_eq(llm_test_count_files(c.dir), 7 + 3);
+    llm_test_assert_dir_no_key(c.dir, KEY);
+    http_stop(&c);
+    json_decref(good), json_decref(bad), json_decref(ctx);
+    free(b1), free(b2), free(b3), free(b4);
 }

@@ -23,9 +23,18 @@
  *
  * The API key is read from PF_LLM_API_KEY when the provider is made, into
  * memory the provider owns and wipes when freed; the header buffers that
- * hold it are wiped too. It never appears in a log line or an error
- * message (every message built here is scrubbed of it, including text the
- * server sent back), nor in a transcript (transcript.c stores no headers).
+ * hold it are wiped too. Servers and models may send it back (an error
+ * text that quotes the refused key, an answer that repeats the prompt or
+ * the conversation), so everything received is scrubbed of it
+ * (llm/secret.h: the key, any piece of 8 or more characters, JSON-escaped
+ * or not) the moment curl hands it over, before it is parsed, quoted,
+ * truncated or returned: the raw body (hence the answer, the usage and
+ * every other field) and curl's error text; the raw body is then wiped.
+ * The answer is scrubbed once more after JSON decoding, and every error
+ * message and log line built here once more before it leaves. So neither
+ * the transcript (transcript.c stores the answer and no headers), nor a
+ * proposal, a memory, a re-ask prompt, a log line or an error message can
+ * hold it, whatever code comes after.
  *
  * curl_global_init() runs once per process, from pf_llm_http_alloc() under
  * pthread_once(), so concurrent first calls are safe; curl_global_cleanup()
@@ -46,6 +55,7 @@
 
 #include "core/log.h"
 #include "llm/provider.h"
+#include "llm/secret.h"
 
 #define BODY_CAP ((size_t)16 << 20) /* largest response body accepted */
 #define QUOTE_BYTES 200             /* how much of a bad body an error quotes */
@@ -68,14 +78,8 @@ static void wipe(void *p, size_t n)
     while (n--) *v++ = 0;
 }
 
-/* Replace every occurrence of the key in s (NUL-terminated) by '*'s. */
-static void scrub(const http_provider *h, char *s)
-{
-    if (!h->key || !h->keylen) return;
-    for (char *at = strstr(s, h->key); at; at = strstr(at + h->keylen, h->key)) memset(at, '*', h->keylen);
-}
-
-/* pf_fail() with the key scrubbed from the message. */
+/* pf_fail() with the key scrubbed from the message (a last guard: what the
+ * server sent was scrubbed when received). */
 static pf_status fail(const http_provider *h, pf_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static pf_status fail(const http_provider *h, pf_status st, const char *fmt, ...)
@@ -85,7 +89,7 @@ static pf_status fail(const http_provider *h, pf_status st, const char *fmt, ...
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    scrub(h, msg);
+    pf_secret_scrub_buf(h->key, h->keylen, msg, sizeof msg);
     return pf_fail(st, "%s", msg);
 }
 
@@ -133,8 +137,13 @@ static size_t on_body(char *data, size_t size, size_t n, void *user)
         size_t cap = r->cap ? r->cap : 16384;
         while (cap < r->len + add + 1) cap *= 2;
         if (cap > BODY_CAP) cap = BODY_CAP;
-        char *b = realloc(r->buf, cap);
+        char *b = malloc(cap); /* not realloc: the old bytes are wiped before they are freed */
         if (!b) return 0;
+        if (r->buf) {
+            memcpy(b, r->buf, r->len);
+            wipe(r->buf, r->cap);
+            free(r->buf);
+        }
         r->buf = b;
         r->cap = cap;
     }
@@ -161,6 +170,24 @@ static size_t on_header(char *data, size_t size, size_t n, void *user)
         if (end != v && !*end && isfinite(s) && s >= 0) r->retry_after = s; /* an HTTP date is ignored */
     }
     return len;
+}
+
+/* Replace what the server sent (the body, curl's error text) by its copy
+ * scrubbed of the key (secret.h), and wipe the raw body. This runs right
+ * after every transfer, before anything reads the reply. 0 when out of
+ * memory (the raw body is wiped and dropped all the same). */
+static int scrub_received(const http_provider *h, reply *rp, char *errbuf)
+{
+    pf_secret_scrub_buf(h->key, h->keylen, errbuf, CURL_ERROR_SIZE);
+    if (!h->key || !rp->buf) return 1;
+    size_t n;
+    char *clean = pf_secret_scrub(h->key, h->keylen, rp->buf, rp->len, &n);
+    wipe(rp->buf, rp->cap);
+    free(rp->buf);
+    rp->buf = clean;
+    rp->len = clean ? n : 0;
+    rp->cap = clean ? n + 1 : 0;
+    return clean != NULL;
 }
 
 /* ------------------------------------------------------------ bodies */
@@ -191,8 +218,9 @@ static char *request_body(const http_provider *h, const pf_llm_request *q)
 
 /* The server's own error text in a non-2xx body, if it has one:
  * {"error": {"message"}} (OpenAI, vLLM, llama.cpp), {"error": "..."}
- * (Ollama), {"message"} or {"detail"}. Else the body's first bytes. */
-static void server_message(char *out, size_t cap, const reply *r)
+ * (Ollama), {"message"} or {"detail"}. Else the body's first bytes. The
+ * decoded text is scrubbed again before it is cut to a quote. */
+static void server_message(const http_provider *h, char *out, size_t cap, const reply *r)
 {
     out[0] = 0;
     if (!r->len) return;
@@ -206,15 +234,20 @@ static void server_message(char *out, size_t cap, const reply *r)
         if (!s) s = json_string_value(json_object_get(j, "detail"));
     }
     char q[QUOTE_BYTES + 4];
-    if (s)
-        quote(q, s, strlen(s), QUOTE_BYTES);
+    size_t n = 0;
+    char *clean = s ? pf_secret_scrub(h->key, h->keylen, s, strlen(s), &n) : NULL;
+    if (clean)
+        quote(q, clean, n, QUOTE_BYTES);
     else
-        quote(q, r->buf, r->len, QUOTE_BYTES);
+        quote(q, r->buf, r->len, QUOTE_BYTES); /* no text field (or no memory): the scrubbed body */
     snprintf(out, cap, ": %s", q);
+    free(clean);
     json_decref(j);
 }
 
-/* A 2xx body -> r's text and usage. */
+/* A 2xx body -> r's text (scrubbed again once decoded: a key with
+ * characters outside ASCII, written as \u escapes, is whole only now) and
+ * usage. */
 static pf_status parse_answer(const http_provider *h, const reply *rp, pf_llm_response *r)
 {
     char q[QUOTE_BYTES + 4];
@@ -231,7 +264,7 @@ static pf_status parse_answer(const http_provider *h, const reply *rp, pf_llm_re
         st = fail(h, PF_ERR_IO,
                   "malformed reply from %s: no choices[0].message.content string (is PF_LLM_URL an "
                   "OpenAI-compatible /v1 base?); the body begins '%s'", h->endpoint, q);
-    else if (!(r->text = strdup(text)))
+    else if (!(r->text = pf_secret_scrub(h->key, h->keylen, text, strlen(text), NULL)))
         st = pf_fail(PF_ERR_NOMEM, "out of memory");
     if (st == PF_OK) {
         json_t *u = json_object_get(j, "usage");
@@ -340,6 +373,10 @@ static pf_status http_complete(void *self, const pf_llm_request *q, pf_llm_respo
         if (rp.buf) rp.buf[0] = 0;
         errbuf[0] = 0;
         CURLcode rc = curl_easy_perform(c);
+        if (!scrub_received(h, &rp, errbuf)) {
+            st = pf_fail(PF_ERR_NOMEM, "out of memory");
+            break;
+        }
         long code = 0;
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
         int retry = 0;
@@ -360,7 +397,7 @@ static pf_status http_complete(void *self, const pf_llm_request *q, pf_llm_respo
             break;
         } else if (code == 429 || code >= 500) {
             char msg[QUOTE_BYTES + 16];
-            server_message(msg, sizeof msg, &rp);
+            server_message(h, msg, sizeof msg, &rp);
             snprintf(last, sizeof last, "HTTP %ld%s%s", code, code == 429 ? " (rate limited)" : " (server error)",
                      msg);
             retry = 1;
@@ -377,7 +414,7 @@ static pf_status http_complete(void *self, const pf_llm_request *q, pf_llm_respo
             break;
         } else {
             char msg[QUOTE_BYTES + 16];
-            server_message(msg, sizeof msg, &rp);
+            server_message(h, msg, sizeof msg, &rp);
             st = fail(h, code >= 400 && code < 500 ? PF_ERR_INVALID : PF_ERR_IO,
                       "LLM request to %s: HTTP %ld%s", h->endpoint, code, msg);
             break;
@@ -390,7 +427,7 @@ static pf_status http_complete(void *self, const pf_llm_request *q, pf_llm_respo
         double wait = h->backoff_s * ldexp(1.0, attempt - 1);
         if (rp.retry_after >= 0) wait = rp.retry_after;
         if (wait > h->backoff_max_s) wait = h->backoff_max_s;
-        scrub(h, last);
+        pf_secret_scrub_buf(h->key, h->keylen, last, sizeof last); /* a last guard, as in fail() */
         pf_log(PF_LOG_WARN, "LLM request to %s: attempt %d of %d failed (%s); retrying in %.3g s", h->endpoint,
                attempt, h->max_attempts, last, wait);
         sleep_s(wait);

@@ -17,9 +17,11 @@
  *            (OpenAI, vLLM, Ollama, llama.cpp server, ...). The API key is
  *            read from PF_LLM_API_KEY when the provider is made, sent in the
  *            Authorization header, and never written, logged or echoed in an
- *            error message. Retries 429, 5xx and timeouts with bounded
- *            exponential backoff; 401, 404 and malformed bodies are errors
- *            that say what to check.
+ *            error message: whatever the server sends back is scrubbed of
+ *            it on arrival (secret.h), so r->text never holds it, nor any
+ *            piece of it of 8+ characters. Retries 429, 5xx and timeouts
+ *            with bounded exponential backoff; 401, 404 and malformed
+ *            bodies are errors that say what to check.
  *   replay   answers only from the transcripts in o.transcripts; a miss is an
  *            error naming the request hash and the folder.
  *   offline  the offline rule-based proposer (no LLM), offline.h: reads the

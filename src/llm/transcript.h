@@ -25,7 +25,9 @@
  *    "request": {model, messages, temperature, slot, max_tokens[, context]},
  *    "response": text, "usage": {"prompt_tokens", "completion_tokens"},
  *    "latency_s", "provider"}.
- * Nothing else: no header, no URL, no key — secrets never reach disk.
+ * Nothing else: no header, no URL, no key — secrets never reach disk (the
+ * http provider scrubs the key from the answer before it is returned, so a
+ * model that repeats it is stored with "[REDACTED]"; llm/secret.h).
  */
 #ifndef PF_LLM_TRANSCRIPT_H
 #define PF_LLM_TRANSCRIPT_H
