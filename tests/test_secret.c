@@ -40,9 +40,12 @@ Test(secret, the_key_and_its_pieces_become_the_marker)
     scrubs("", KEY, KEY);
 }
 
-Test(secret, a_short_key_is_replaced_only_whole)
+Test(secret, a_key_of_eight_is_replaced_and_a_shorter_placeholder_is_not)
 {
-    scrubs("abc12", "abc12 and abc1 and xabc12y", "[REDACTED] and abc1 and x[REDACTED]y");
+    scrubs("abc12345", "abc12345 and abc1234 and xabc12345y", "[REDACTED] and abc1234 and x[REDACTED]y");
+    /* local servers take "x" or "-" as a key: scrubbing it would break every answer */
+    scrubs("-", "lr 1e-3, tanh-like", "lr 1e-3, tanh-like");
+    scrubs("x", "max(x, 0)", "max(x, 0)");
 }
 
 Test(secret, json_escapes_are_seen_through)

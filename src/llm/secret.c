@@ -112,7 +112,7 @@ char *pf_secret_scrub(const char *secret, size_t secret_len, const char *text, s
 {
     out_buf o = {0};
     put(&o, "", 0);
-    bool scrub = secret && secret_len > 0;
+    bool scrub = secret && secret_len >= PF_SECRET_MIN_PIECE; /* shorter: a placeholder, not a secret */
     size_t backslashes = 0; /* copied just before text[i] */
     for (size_t i = 0; i < len && !o.oom;) {
         unsigned char c = (unsigned char)text[i];

@@ -17,8 +17,12 @@
  * proposals, memories, prompts and stage messages are built from text
  * that no longer holds it.
  *
- * What is replaced, each by PF_SECRET_MARKER:
- *   - the whole secret, whatever its length;
+ * What is replaced, each by PF_SECRET_MARKER (for a secret of at least
+ * PF_SECRET_MIN_PIECE characters; a shorter one, such as the "x" or "-"
+ * that local servers take as a key, is a placeholder, not a secret's worth
+ * of characters, and scrubbing it would turn every "x" or "-" of an answer
+ * into the marker, "1e-3" included):
+ *   - the whole secret;
  *   - any piece of it (a run of consecutive characters) at least
  *     PF_SECRET_MIN_PIECE long, wherever it stands: a key cut off by a
  *     server's or a model's truncation, split by a fence or a line
