@@ -4,6 +4,10 @@
  *   pf-inspect FILE    HDF5 (by signature): one line per group and dataset,
  *                      with attributes; otherwise msgpack: each object as JSON
  *
+ * Our HDF5 files carry a checksum header (io/h5.h): it is checked before
+ * HDF5 reads the file, and a corrupt file is refused (exit 1), never handed
+ * to HDF5, which can crash on damaged metadata.
+ *
  * Exit codes: 0 ok, 1 unreadable file or unknown format, 2 usage error.
  */
 #include <errno.h>
@@ -18,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/h5.h"
 #include "io/msgpack_json.h"
 
 /* Array attributes up to this many elements are printed in full. */
@@ -38,6 +43,9 @@ static void usage(FILE *to)
             "with strings quoted, numbers as is and arrays of up to %d elements as [a, b, ...]\n"
             "(longer ones as TYPE (shape)). Soft and external links are shown as\n"
             "  /path  link -> TARGET\n"
+            "Files written by PinnForge start with a checksum header (PINNFORGE-H5, in a\n"
+            "512-byte user block); a file whose header is damaged or whose checksum does not\n"
+            "match is refused (exit 1) before HDF5 reads it.\n"
             "\n"
             "msgpack: a file of one or more concatenated objects, each a map or an array at\n"
             "the top level, printed as pretty JSON, one document per object. Map keys that are\n"
@@ -55,9 +63,12 @@ static void usage(FILE *to)
 
 static const char HDF5_SIG[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
 
-/* HDF5 keeps its signature at 0, or after a user block at 512, 1024, 2048, ... */
+/* HDF5 keeps its signature at 0, or after a user block at 512, 1024, 2048,
+ * ...; ours starts with our header (io/h5.h), even when a damaged byte hides
+ * the signature behind it. */
 static bool is_hdf5(const char *buf, size_t len)
 {
+    if (len >= 4 && memcmp(buf, PF_H5_MAGIC, 4) == 0) return true;
     for (size_t off = 0; off + sizeof HDF5_SIG <= len; off = off ? off * 2 : 512)
         if (memcmp(buf + off, HDF5_SIG, sizeof HDF5_SIG) == 0) return true;
     return false;
@@ -474,9 +485,15 @@ static int visit_group(walk *w, hid_t g, const char *prefix)
     return 0;
 }
 
-static int inspect_hdf5(const char *path)
+/* buf[0..len): the file's bytes, checked before HDF5 reads them (a damaged
+ * file can crash HDF5; io/h5.h, "checksum"). */
+static int inspect_hdf5(const char *path, const char *buf, size_t len)
 {
     walk w = {path, false};
+    if (pf_h5_verify_bytes(path, buf, len) != PF_OK) {
+        fprintf(stderr, "pf-inspect: %s\n", pf_errmsg());
+        return 1;
+    }
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) {
         fprintf(stderr, "pf-inspect: %s: cannot open as HDF5\n", path);
@@ -532,7 +549,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "pf-inspect: %s\n", pf_errmsg());
         return 1;
     }
-    int rc = is_hdf5(buf, len) ? inspect_hdf5(file) : inspect_msgpack(file, buf, len);
+    int rc = is_hdf5(buf, len) ? inspect_hdf5(file, buf, len) : inspect_msgpack(file, buf, len);
     free(buf);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "pf-inspect: cannot write the output\n");

@@ -321,6 +321,30 @@ Test(artifact, result_h5_untrained_meta)
     pf_result_meta_release(&m);
 }
 
+/* One changed byte in result.h5, in its header or in HDF5's part: refused
+ * as corrupt with the file named (issue 24), before HDF5 opens it. */
+Test(artifact, result_h5_corrupt_is_refused_with_the_file_named)
+{
+    char a[256];
+    path_of(a, "result.h5");
+    const long at[4] = {0, 100, 512, 2000}; /* magic, header zeros, HDF5 signature, metadata */
+    for (int i = 0; i < 4; i++) {
+        cr_assert_eq(pf_result_write_untrained(a, "skipped", "the search stopped"), PF_OK, "%s", pf_errmsg());
+        FILE *f = fopen(a, "r+b");
+        cr_assert_not_null(f);
+        cr_assert_eq(fseek(f, at[i], SEEK_SET), 0);
+        int c = fgetc(f);
+        cr_assert_neq(c, EOF, "result.h5 is shorter than %ld bytes", at[i] + 1);
+        cr_assert_eq(fseek(f, at[i], SEEK_SET), 0);
+        fputc(c ^ 0xFB, f);
+        cr_assert_eq(fclose(f), 0);
+        pf_result_meta m;
+        cr_assert_eq(pf_result_read_meta(a, &m), PF_ERR_IO, "byte %ld", at[i]);
+        cr_expect(strstr(pf_errmsg(), a) && strstr(pf_errmsg(), "is corrupt"), "byte %ld: %s", at[i], pf_errmsg());
+        cr_expect(m.spec == NULL);
+    }
+}
+
 /* -------------------------------------------------- wrong format or version --- */
 
 Test(artifact, another_format_is_refused_with_the_file_named)

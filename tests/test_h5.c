@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/real.h"
+#include "core/sha256.h"
 #include "core/status.h"
 #include "io/h5.h"
 
@@ -541,4 +542,247 @@ Test(h5, read_attr_str_refuses_an_array)
                   "%s", pf_errmsg());
         cr_expect(s == NULL);
     }
+}
+
+/* ================================================================ checksum --- */
+
+/* The whole of file p into a malloc'ed buffer (*len bytes). */
+static unsigned char *slurp(const char *p, size_t *len)
+{
+    FILE *fp = fopen(p, "rb");
+    cr_assert_not_null(fp, "cannot open %s", p);
+    cr_assert_eq(fseek(fp, 0, SEEK_END), 0);
+    long n = ftell(fp);
+    cr_assert_geq(n, 0);
+    rewind(fp);
+    unsigned char *b = malloc((size_t)n + 1);
+    cr_assert_not_null(b);
+    cr_assert_eq(fread(b, 1, (size_t)n, fp), (size_t)n, "short read of %s", p);
+    fclose(fp);
+    *len = (size_t)n;
+    return b;
+}
+
+static void spill(const char *p, const unsigned char *b, size_t len)
+{
+    FILE *fp = fopen(p, "wb");
+    cr_assert_not_null(fp, "cannot write %s", p);
+    cr_assert_eq(fwrite(b, 1, len, fp), len);
+    cr_assert_eq(fclose(fp), 0);
+}
+
+/* A small file of ours with one of everything a reader reads. */
+static void write_small(const char *p)
+{
+    const pf_real x[6] = {1, 2, 3, 4, 5, 6};
+    const double v[3] = {0.5, 1.5, 2.5};
+    pf_h5 *f = NULL;
+    cr_assert_eq(pf_h5_create(p, &f), PF_OK, "%s", pf_errmsg());
+    OK(pf_h5_attr_str(f, "/", "format", "pinnforge.test"));
+    OK(pf_h5_attr_i64(f, "/", "version", 1));
+    OK(pf_h5_write_real(f, "/g/x", x, 3, 2));
+    OK(pf_h5_write_f64(f, "/g/v", v, 3));
+    OK(pf_h5_close(f));
+}
+
+/* Every reader on p: each must refuse it with PF_ERR_IO, a message naming
+ * p and containing `why`, and empty outputs. */
+static void all_readers_refuse(const char *p, const char *why, const char *ctx)
+{
+    double *r = (double *)1;
+    size_t rows = 9, cols = 9;
+    char *s = (char *)1;
+    int64_t i = 9;
+    int e = 1;
+    char **names = (char **)1;
+    size_t n = 9;
+    cr_assert_eq(pf_h5_verify(p), PF_ERR_IO, "%s: verify", ctx);
+    cr_assert(strstr(pf_errmsg(), p) && strstr(pf_errmsg(), why), "%s: %s", ctx, pf_errmsg());
+    cr_assert_eq(pf_h5_read_f64(p, "/g/v", &r, &rows, &cols), PF_ERR_IO, "%s: read_f64", ctx);
+    cr_assert(strstr(pf_errmsg(), p) && strstr(pf_errmsg(), why), "%s: %s", ctx, pf_errmsg());
+    cr_assert(r == NULL && rows == 0 && cols == 0, "%s", ctx);
+    cr_assert_eq(pf_h5_read_attr_str(p, "/", "format", &s), PF_ERR_IO, "%s: read_attr_str", ctx);
+    cr_assert(strstr(pf_errmsg(), why) && s == NULL, "%s: %s", ctx, pf_errmsg());
+    cr_assert_eq(pf_h5_read_attr_i64(p, "/", "version", &i), PF_ERR_IO, "%s: read_attr_i64", ctx);
+    cr_assert(strstr(pf_errmsg(), why) && i == 0, "%s: %s", ctx, pf_errmsg());
+    cr_assert_eq(pf_h5_exists(p, "/g/x", &e), PF_ERR_IO, "%s: exists", ctx);
+    cr_assert(strstr(pf_errmsg(), why) && e == 0, "%s: %s", ctx, pf_errmsg());
+    cr_assert_eq(pf_h5_list(p, "/g", &names, &n), PF_ERR_IO, "%s: list", ctx);
+    cr_assert(strstr(pf_errmsg(), why) && names == NULL && n == 0, "%s: %s", ctx, pf_errmsg());
+}
+
+/* The user block holds exactly the documented header, and its digest is the
+ * SHA-256 of the rest of the file (recomputed here with libcrypto's one-shot
+ * call, not the reader's streaming one). HDF5 itself still opens the file. */
+Test(h5, the_header_is_the_checksum_of_the_rest)
+{
+    write_small(path);
+    size_t len;
+    unsigned char *b = slurp(path, &len);
+    const size_t m = strlen(PF_H5_MAGIC);
+    cr_assert_gt(len, PF_H5_USERBLOCK + 8);
+    cr_assert(memcmp(b, "PINNFORGE-H5 1 sha256 ", m) == 0, "the magic: %.22s", (char *)b);
+    char hex[PF_SHA256_HEX];
+    cr_assert_eq(pf_sha256_hex(b + PF_H5_USERBLOCK, len - PF_H5_USERBLOCK, hex), PF_OK);
+    cr_assert(memcmp(b + m, hex, 64) == 0, "the digest: %.64s, expected %s", (char *)b + m, hex);
+    cr_assert_eq(b[m + 64], '\n');
+    for (size_t k = m + 65; k < PF_H5_USERBLOCK; k++) cr_assert_eq(b[k], 0, "byte %zu is not 0", k);
+    cr_assert(memcmp(b + PF_H5_USERBLOCK, "\x89HDF\r\n\x1a\n", 8) == 0, "HDF5's signature at 512");
+    free(b);
+
+    OK(pf_h5_verify(path));
+    hid_t fid = open_file(); /* plain HDF5, as h5dump and h5py */
+    hid_t d = H5Dopen2(fid, "/g/v", H5P_DEFAULT);
+    cr_assert_geq(d, 0, "HDF5 opens /g/v");
+    double v[3];
+    cr_assert_geq(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v), 0);
+    cr_expect(v[0] == 0.5 && v[2] == 2.5);
+    H5Dclose(d);
+    H5Fclose(fid);
+}
+
+/* One byte changed anywhere, in the header or in HDF5's part, and no reader
+ * reaches HDF5: every position of a small file is tried. */
+Test(h5, every_changed_byte_is_refused)
+{
+    write_small(path);
+    size_t len;
+    unsigned char *b = slurp(path, &len);
+    char bad[160];
+    snprintf(bad, sizeof bad, "%s/bad.h5", dir);
+    size_t damaged = 0, mismatched = 0;
+    for (size_t k = 0; k < len; k++) {
+        b[k] ^= 0xFB;
+        spill(bad, b, len);
+        cr_assert_eq(pf_h5_verify_bytes(bad, b, len), PF_ERR_IO, "byte %zu", k);
+        char ctx[64];
+        snprintf(ctx, sizeof ctx, "byte %zu of %zu", k, len);
+        all_readers_refuse(bad, "is corrupt", ctx);
+        if (strstr(pf_errmsg(), "header is damaged")) damaged++;
+        else if (strstr(pf_errmsg(), "checksum does not match")) mismatched++;
+        b[k] ^= 0xFB;
+    }
+    cr_log_info("%zu bytes changed one at a time: %zu damaged headers, %zu checksum mismatches", len,
+                damaged, mismatched);
+    /* the header line's digits may turn into other digits: a mismatch */
+    cr_expect_geq(damaged, PF_H5_USERBLOCK - 64, "the user block's bytes are the header's");
+    cr_expect_geq(mismatched, len - PF_H5_USERBLOCK, "HDF5's bytes are the digest's");
+    cr_expect_eq(damaged + mismatched, len);
+    free(b);
+}
+
+/* What the checks say about other damage: a cut file, a header cut short,
+ * a file that is not HDF5 at all, an empty one. */
+Test(h5, short_and_foreign_bytes_are_refused)
+{
+    write_small(path);
+    size_t len;
+    unsigned char *b = slurp(path, &len);
+    char bad[160];
+    snprintf(bad, sizeof bad, "%s/bad.h5", dir);
+    spill(bad, b, len - 1);
+    all_readers_refuse(bad, "checksum does not match", "the last byte cut");
+    spill(bad, b, 100);
+    all_readers_refuse(bad, "header is damaged", "cut inside the header");
+    spill(bad, b, PF_H5_USERBLOCK);
+    all_readers_refuse(bad, "checksum does not match", "only the header");
+    spill(bad, (const unsigned char *)"not hdf5\n", 9);
+    all_readers_refuse(bad, "not an HDF5 file", "text");
+    spill(bad, b, 0);
+    all_readers_refuse(bad, "not an HDF5 file", "empty");
+    free(b);
+}
+
+/* The header is made from the bytes: equal content, equal files, header
+ * included (see also no_timestamps_same_bytes). Another content, another
+ * digest. */
+Test(h5, the_header_is_deterministic)
+{
+    char second[160], third[160];
+    snprintf(second, sizeof second, "%s/second.h5", dir);
+    snprintf(third, sizeof third, "%s/third.h5", dir);
+    write_small(path);
+    write_small(second);
+    size_t na, nb, nc;
+    unsigned char *a = slurp(path, &na), *b = slurp(second, &nb);
+    cr_assert(na == nb && memcmp(a, b, na) == 0, "the same writes gave different bytes");
+    pf_h5 *f = NULL;
+    cr_assert_eq(pf_h5_create(third, &f), PF_OK, "%s", pf_errmsg());
+    OK(pf_h5_attr_str(f, "/", "format", "pinnforge.other"));
+    OK(pf_h5_close(f));
+    unsigned char *c = slurp(third, &nc);
+    cr_assert(memcmp(a, c, strlen(PF_H5_MAGIC)) == 0);
+    cr_assert(memcmp(a, c, strlen(PF_H5_MAGIC) + 64) != 0, "another content, the same digest");
+    free(a), free(b), free(c);
+}
+
+/* A file written with the plain HDF5 API (no user block, as other tools
+ * write them) is read as before; one with a user block of its own is not
+ * ours and is refused, unopened. */
+Test(h5, foreign_files)
+{
+    hid_t fid = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert_geq(fid, 0, "H5Fcreate('%s') failed", path);
+    hsize_t dims[2] = {2, 3};
+    hid_t sp = H5Screate_simple(2, dims, NULL);
+    hid_t d = H5Dcreate2(fid, "/m", H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert_geq(d, 0);
+    const double m[6] = {1, 2, 3, 4, 5, 6};
+    cr_assert_geq(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, m), 0);
+    H5Dclose(d);
+    H5Sclose(sp);
+    hid_t as = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(fid, "version", H5T_STD_I32LE, as, H5P_DEFAULT, H5P_DEFAULT);
+    const int one = 1;
+    cr_assert_geq(H5Awrite(a, H5T_NATIVE_INT, &one), 0);
+    H5Aclose(a);
+    H5Sclose(as);
+    cr_assert_geq(H5Fclose(fid), 0);
+
+    OK(pf_h5_verify(path));
+    double *r;
+    size_t rows, cols;
+    OK(pf_h5_read_f64(path, "/m", &r, &rows, &cols));
+    cr_assert(rows == 2 && cols == 3 && r[5] == 6);
+    free(r);
+    int64_t v;
+    OK(pf_h5_read_attr_i64(path, "/", "version", &v));
+    cr_expect_eq(v, 1);
+    int e;
+    OK(pf_h5_exists(path, "/m", &e));
+    cr_expect_eq(e, 1);
+
+    /* a user block that is not our header */
+    char other[160];
+    snprintf(other, sizeof other, "%s/other.h5", dir);
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    cr_assert_geq(H5Pset_userblock(fcpl, 512), 0);
+    fid = H5Fcreate(other, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+    cr_assert_geq(fid, 0);
+    H5Pclose(fcpl);
+    cr_assert_geq(H5Gclose(H5Gcreate2(fid, "/g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), 0);
+    cr_assert_geq(H5Fclose(fid), 0);
+    cr_assert_eq(pf_h5_exists(other, "/g", &e), PF_ERR_IO);
+    cr_expect(strstr(pf_errmsg(), "header is damaged") && strstr(pf_errmsg(), other), "%s",
+              pf_errmsg());
+}
+
+/* A dataset of rank 3 is refused by name, not read into a 2-D buffer. */
+Test(h5, read_f64_refuses_rank_3)
+{
+    hid_t fid = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert_geq(fid, 0);
+    hsize_t dims[3] = {2, 2, 2};
+    hid_t sp = H5Screate_simple(3, dims, NULL);
+    hid_t d = H5Dcreate2(fid, "/cube", H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert_geq(d, 0);
+    H5Dclose(d);
+    H5Sclose(sp);
+    cr_assert_geq(H5Fclose(fid), 0);
+    double *r = (double *)1;
+    size_t rows = 9, cols = 9;
+    cr_assert_eq(pf_h5_read_f64(path, "/cube", &r, &rows, &cols), PF_ERR_IO);
+    cr_expect(strstr(pf_errmsg(), "'/cube'") && strstr(pf_errmsg(), path) && strstr(pf_errmsg(), "rank 3"),
+              "%s", pf_errmsg());
+    cr_expect(r == NULL && rows == 0 && cols == 0);
 }

@@ -630,3 +630,125 @@ Test(plot, gnuplot_failure_leaves_no_png)
     OK(pf_plot_render(out, "fine", data, sizeof data - 1, "plot \"fine.dat\" using 1:2 with points\n", 300, 200));
     check_png("fine.png", 300, 200);
 }
+
+/* ------------------------------------------------------------ damaged result.h5 --- */
+
+/* Flip byte `at` of file p (issue 24: one changed byte could crash HDF5). */
+static void flip_byte(const char *p, long at)
+{
+    FILE *f = fopen(p, "r+b");
+    cr_assert_not_null(f, "cannot open %s", p);
+    cr_assert_eq(fseek(f, at, SEEK_SET), 0);
+    int c = fgetc(f);
+    cr_assert_neq(c, EOF, "%s is shorter than %ld bytes", p, at + 1);
+    cr_assert_eq(fseek(f, at, SEEK_SET), 0);
+    fputc(c ^ 0xFB, f);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* A result.h5 with one byte changed is refused by every reader, by name,
+ * before HDF5 opens it: in the header or in HDF5's metadata. */
+Test(plot, corrupt_result_is_an_io_error)
+{
+    write_context("heat_2d_multiscale");
+    write_search();
+    write_final();
+    double x[3 * NXYT], u[NXYT], ref[NXYT];
+    xyt_points(x, u, ref);
+    const long at[3] = {40, 600, 4000}; /* the digest, the superblock, an object header */
+    for (int i = 0; i < 3; i++) {
+        write_result(1, x, u, ref, NXYT, 3, 1);
+        char p[256];
+        snprintf(p, sizeof p, "%s/hifi/top1/result.h5", run);
+        flip_byte(p, at[i]);
+        pf_plot_opts o = small_opts();
+        pf_plot_report rep;
+        cr_assert_eq(plot_all(&o, &rep), PF_ERR_IO, "byte %ld", at[i]);
+        cr_expect(strstr(pf_errmsg(), p) && strstr(pf_errmsg(), "is corrupt"), "%s", pf_errmsg());
+        pf_plot_report_init(&rep);
+        cr_assert_eq(pf_plot_curves(p, &o, &rep), PF_ERR_IO);
+        cr_expect(strstr(pf_errmsg(), p) && strstr(pf_errmsg(), "is corrupt"), "%s", pf_errmsg());
+        pf_run r;
+        OK(pf_run_open(run, &r));
+        cr_assert_eq(pf_plot_fields(p, r.pde, &o, &rep), PF_ERR_IO);
+        cr_expect(strstr(pf_errmsg(), p) && strstr(pf_errmsg(), "is corrupt"), "%s", pf_errmsg());
+        cr_expect_eq(rep.n, 0, "nothing drawn");
+    }
+}
+
+/* A result.h5 whose datasets disagree with each other or with the PDE:
+ * refused with the dataset and the file named, nothing read past a buffer.
+ * Each case starts from a consistent file (heat_2d_multiscale: x, y, t ->
+ * u; 3 loss records, 2 evaluations, NXYT points) and breaks one thing. */
+typedef enum {
+    BREAK_STEP_SHAPE,   /* /loss/step a matrix */
+    BREAK_TERM_LENGTH,  /* /loss/terms/bc shorter than /loss/step */
+    BREAK_TOTAL_SHAPE,  /* /loss/total a matrix */
+    BREAK_EVAL_LENGTH,  /* /eval/mse longer than /eval/step */
+    BREAK_U_ROWS,       /* /predictions/u a row short of /predictions/x */
+    BREAK_U_COLS,       /* /predictions/u two columns for one output */
+    BREAK_REF_ROWS,     /* /predictions/u_ref a row short */
+    BREAK_X_COLS,       /* /predictions/x two columns for three inputs */
+    BREAK_COUNT
+} break_kind;
+
+static void write_broken(const char *p, break_kind b)
+{
+    double x[3 * NXYT], u[2 * NXYT], ref[NXYT];
+    xyt_points(x, u, ref);
+    for (int i = 0; i < NXYT; i++) u[NXYT + i] = u[i];
+    pf_real rx[3 * NXYT], ru[2 * NXYT], rr[NXYT];
+    for (int i = 0; i < 3 * NXYT; i++) rx[i] = (pf_real)x[i];
+    for (int i = 0; i < 2 * NXYT; i++) ru[i] = (pf_real)u[i];
+    for (int i = 0; i < NXYT; i++) rr[i] = (pf_real)ref[i];
+    pf_h5 *f;
+    OK(pf_h5_create(p, &f));
+    OK(pf_h5_attr_str(f, "/", "format", "pinnforge.result"));
+    OK(pf_h5_attr_i64(f, "/", "version", 1));
+    OK(pf_h5_attr_str(f, "/", "status", "ok"));
+    const pf_real m[6] = {1, 2, 3, 4, 5, 6};
+    if (b == BREAK_STEP_SHAPE) OK(pf_h5_write_real(f, "/loss/step", m, 3, 2));
+    else OK(pf_h5_write_f64(f, "/loss/step", STEP, 3));
+    if (b == BREAK_TOTAL_SHAPE) {
+        OK(pf_h5_write_real(f, "/loss/total", m, 3, 2));
+    } else {
+        OK(pf_h5_write_f64(f, "/loss/total", TOTAL, 3));
+    }
+    OK(pf_h5_write_f64(f, "/loss/terms/bc", BC, b == BREAK_TERM_LENGTH ? 2 : 3));
+    OK(pf_h5_write_f64(f, "/loss/terms/pde", PDE, 3));
+    const double emse[3] = {0.3, 0.003, 0.0003};
+    OK(pf_h5_write_f64(f, "/eval/step", ESTEP, 2));
+    OK(pf_h5_write_f64(f, "/eval/mse", emse, b == BREAK_EVAL_LENGTH ? 3 : 2));
+    OK(pf_h5_write_real(f, "/predictions/x", rx, b == BREAK_X_COLS ? 27 : NXYT, b == BREAK_X_COLS ? 2 : 3));
+    if (b == BREAK_U_COLS) OK(pf_h5_write_real(f, "/predictions/u", ru, NXYT, 2));
+    else OK(pf_h5_write_real(f, "/predictions/u", ru, b == BREAK_U_ROWS ? NXYT - 1 : NXYT, 1));
+    OK(pf_h5_write_real(f, "/predictions/u_ref", rr, b == BREAK_REF_ROWS ? NXYT - 1 : NXYT, 1));
+    OK(pf_h5_close(f));
+}
+
+Test(plot, inconsistent_datasets_are_refused_by_name)
+{
+    write_context("heat_2d_multiscale");
+    pf_run r;
+    OK(pf_run_open(run, &r));
+    static const char *const named[BREAK_COUNT] = {
+        [BREAK_STEP_SHAPE] = "'/loss/step'",      [BREAK_TERM_LENGTH] = "'/loss/terms/bc'", [BREAK_TOTAL_SHAPE] = "'/loss/total'",
+        [BREAK_EVAL_LENGTH] = "'/eval/mse'",      [BREAK_U_ROWS] = "'/predictions/u'",
+        [BREAK_U_COLS] = "'/predictions/u'",      [BREAK_REF_ROWS] = "'/predictions/u_ref'",
+        [BREAK_X_COLS] = "'/predictions/x'",
+    };
+    char p[256];
+    snprintf(p, sizeof p, "%s/result.h5", dir);
+    pf_plot_opts o = small_opts();
+    for (int b = 0; b < BREAK_COUNT; b++) {
+        write_broken(p, (break_kind)b);
+        pf_plot_report rep;
+        pf_plot_report_init(&rep);
+        int curves = b <= BREAK_EVAL_LENGTH; /* which reader meets the flaw */
+        pf_status st = curves ? pf_plot_curves(p, &o, &rep) : pf_plot_fields(p, r.pde, &o, &rep);
+        cr_assert_eq(st, PF_ERR_IO, "case %d: %s", b, pf_errmsg());
+        cr_expect(strstr(pf_errmsg(), named[b]) && strstr(pf_errmsg(), p), "case %d: %s", b, pf_errmsg());
+        cr_log_info("case %d: %s", b, pf_errmsg());
+        cr_expect_eq(rep.n, 0, "case %d: nothing drawn", b);
+    }
+}

@@ -5,10 +5,14 @@
 #include <fcntl.h>
 #include <hdf5.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
+
+#include "core/sha256.h"
 
 struct pf_h5 {
     hid_t file;
@@ -139,6 +143,8 @@ pf_status pf_h5_create(const char *path, pf_h5 **out)
      * bytes (reproducible artifacts, comparable by hash) */
     H5_CHECK(fcpl = H5Pcreate(H5P_FILE_CREATE), "cannot create '%s'", path);
     H5_CHECK(H5Pset_obj_track_times(fcpl, 0), "cannot create '%s'", path);
+    /* room for the checksum header that pf_h5_close() writes */
+    H5_CHECK(H5Pset_userblock(fcpl, PF_H5_USERBLOCK), "cannot create '%s'", path);
     H5_CHECK(f->gcpl = H5Pcreate(H5P_GROUP_CREATE), "cannot create '%s'", path);
     H5_CHECK(H5Pset_obj_track_times(f->gcpl, 0), "cannot create '%s'", path);
     H5_CHECK(f->dcpl = H5Pcreate(H5P_DATASET_CREATE), "cannot create '%s'", path);
@@ -156,19 +162,178 @@ done:
     return PF_OK;
 }
 
-/* fsync the closed temp file so the rename never exposes an empty file
- * after a crash (delayed allocation). */
-static pf_status sync_file(const char *tmp, const char *path)
+/* ================================================================ checksum
+ *
+ * The user block (h5.h, "checksum"): 512 bytes before HDF5's superblock,
+ * which HDF5 leaves alone; ours holds the header line and zeros. */
+
+static const unsigned char HDF5_SIG[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+#define MAGIC_NAME "PINNFORGE-H5 " /* the header's first word, whatever its version */
+
+/* The header line (magic, 64 hex digits, newline) leaves zeros after it. */
+_Static_assert(PF_H5_USERBLOCK >= sizeof PF_H5_MAGIC + 64 + 1, "the header fits the user block");
+
+/* Like pread(2), but reads until `n` bytes or the end of the file (short
+ * reads and EINTR retried); the count read, or -1 with errno set. */
+static ssize_t pread_full(int fd, void *buf, size_t n, off_t off)
 {
-    int fd = open(tmp, O_RDONLY);
-    if (fd < 0 || fsync(fd) != 0) {
-        int e = errno;
-        if (fd >= 0) close(fd);
-        return pf_fail(PF_ERR_IO, "cannot sync '%s' (temp file of '%s'): %s", tmp, path,
-                       strerror(e));
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, (char *)buf + got, n - got, off + (off_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return -1;
+        if (r == 0) break;
+        got += (size_t)r;
     }
+    return (ssize_t)got;
+}
+
+/* "'tmp' (temp file of 'path')" or "'path'" (tmp NULL), for messages. */
+#define FILE_FMT "'%s'%s%s%s"
+#define FILE_ARGS(path, tmp) (tmp) ? (tmp) : (path), (tmp) ? " (temp file of '" : "", \
+                             (tmp) ? (path) : "", (tmp) ? "')" : ""
+
+/* SHA-256 of fd's bytes from PF_H5_USERBLOCK to the end, as hex; the file
+ * is `path` (or its temp file `tmp`, when not NULL). */
+static pf_status hash_body(int fd, const char *path, const char *tmp, char hex[PF_SHA256_HEX])
+{
+    pf_sha256 *h = pf_sha256_alloc();
+    if (!h) return pf_fail(PF_ERR_NOMEM, "out of memory checking " FILE_FMT, FILE_ARGS(path, tmp));
+    unsigned char buf[1 << 16];
+    pf_status st = PF_OK;
+    off_t off = PF_H5_USERBLOCK;
+    for (;;) {
+        ssize_t n = pread_full(fd, buf, sizeof buf, off);
+        if (n < 0) {
+            st = pf_fail(PF_ERR_IO, "cannot read " FILE_FMT ": %s", FILE_ARGS(path, tmp),
+                         strerror(errno));
+            break;
+        }
+        if (n == 0) break;
+        if ((st = pf_sha256_update(h, buf, (size_t)n)) != PF_OK) break;
+        off += n;
+    }
+    if (st == PF_OK) st = pf_sha256_final(h, hex);
+    pf_sha256_free(h);
+    return st;
+}
+
+/* What the first bytes of a file (n of them, n <= PF_H5_USERBLOCK + 8) are. */
+typedef enum head_kind {
+    HEAD_FOREIGN,  /* HDF5's signature at 0: no user block, not written by us */
+    HEAD_OURS,     /* our header, well formed; its digest in hex */
+    HEAD_DAMAGED,  /* ours by its first word or HDF5's signature after it, yet malformed */
+    HEAD_NOT_HDF5, /* neither */
+} head_kind;
+
+static head_kind head_parse(const unsigned char *b, size_t n, char hex[PF_SHA256_HEX])
+{
+    const size_t m = sizeof PF_H5_MAGIC - 1;
+    if (n >= sizeof HDF5_SIG && memcmp(b, HDF5_SIG, sizeof HDF5_SIG) == 0) return HEAD_FOREIGN;
+    int ours = n >= PF_H5_USERBLOCK && memcmp(b, PF_H5_MAGIC, m) == 0;
+    for (size_t i = 0; ours && i < 64; i++) {
+        unsigned char c = b[m + i];
+        ours = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+        hex[i] = (char)c;
+    }
+    ours = ours && b[m + 64] == '\n';
+    for (size_t i = m + 65; ours && i < PF_H5_USERBLOCK; i++) ours = b[i] == 0;
+    if (ours) {
+        hex[64] = 0;
+        return HEAD_OURS;
+    }
+    size_t w = sizeof MAGIC_NAME - 1;
+    if (n > 0 && memcmp(b, MAGIC_NAME, n < w ? n : w) == 0) return HEAD_DAMAGED;
+    if (n >= PF_H5_USERBLOCK + sizeof HDF5_SIG &&
+        memcmp(b + PF_H5_USERBLOCK, HDF5_SIG, sizeof HDF5_SIG) == 0)
+        return HEAD_DAMAGED;
+    return HEAD_NOT_HDF5;
+}
+
+/* The verdict on a file whose head is `kind` and whose body hashes to
+ * `body` (HEAD_OURS only). */
+static pf_status head_verdict(const char *path, head_kind kind, const char *want,
+                              const char *body)
+{
+    switch (kind) {
+    case HEAD_FOREIGN: return PF_OK;
+    case HEAD_OURS:
+        if (strcmp(want, body) == 0) return PF_OK;
+        return pf_fail(PF_ERR_IO, "'%s' is corrupt (its checksum does not match)", path);
+    case HEAD_DAMAGED: return pf_fail(PF_ERR_IO, "'%s' is corrupt (its header is damaged)", path);
+    case HEAD_NOT_HDF5: break;
+    }
+    return pf_fail(PF_ERR_IO, "cannot open '%s' for reading: not an HDF5 file", path);
+}
+
+pf_status pf_h5_verify(const char *path)
+{
+    PF_ASSERT(path != NULL);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return pf_fail(PF_ERR_IO, "cannot open '%s' for reading: %s", path, strerror(errno));
+    unsigned char head[PF_H5_USERBLOCK + sizeof HDF5_SIG];
+    char want[PF_SHA256_HEX] = "", body[PF_SHA256_HEX] = "";
+    pf_status st = PF_OK;
+    ssize_t n = pread_full(fd, head, sizeof head, 0);
+    if (n < 0) st = pf_fail(PF_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+    head_kind kind = n < 0 ? HEAD_NOT_HDF5 : head_parse(head, (size_t)n, want);
+    if (st == PF_OK && kind == HEAD_OURS) st = hash_body(fd, path, NULL, body);
     close(fd);
-    return PF_OK;
+    return st == PF_OK ? head_verdict(path, kind, want, body) : st;
+}
+
+pf_status pf_h5_verify_bytes(const char *path, const void *buf, size_t len)
+{
+    PF_ASSERT(path != NULL && (buf != NULL || len == 0));
+    char want[PF_SHA256_HEX] = "", body[PF_SHA256_HEX] = "";
+    size_t n = len < PF_H5_USERBLOCK + sizeof HDF5_SIG ? len : PF_H5_USERBLOCK + sizeof HDF5_SIG;
+    head_kind kind = head_parse(buf, n, want);
+    if (kind == HEAD_OURS)
+        PF_TRY(pf_sha256_hex((const unsigned char *)buf + PF_H5_USERBLOCK, len - PF_H5_USERBLOCK,
+                             body));
+    return head_verdict(path, kind, want, body);
+}
+
+/* After H5Fclose: hash the closed temp file, write the header into its
+ * user block, and fsync it, so the rename never exposes an empty file after
+ * a crash (delayed allocation). */
+static pf_status seal_file(const char *tmp, const char *path)
+{
+    int fd = open(tmp, O_RDWR);
+    if (fd < 0)
+        return pf_fail(PF_ERR_IO, "cannot finish " FILE_FMT ": %s", FILE_ARGS(path, tmp),
+                       strerror(errno));
+    unsigned char ub[PF_H5_USERBLOCK + sizeof HDF5_SIG];
+    char hex[PF_SHA256_HEX];
+    pf_status st = PF_OK;
+    ssize_t n = pread_full(fd, ub, sizeof ub, 0);
+    if (n < 0)
+        st = pf_fail(PF_ERR_IO, "cannot read " FILE_FMT ": %s", FILE_ARGS(path, tmp),
+                     strerror(errno));
+    else if ((size_t)n < sizeof ub || memcmp(ub + PF_H5_USERBLOCK, HDF5_SIG, sizeof HDF5_SIG))
+        st = pf_fail(PF_ERR_IO, "cannot finish " FILE_FMT ": HDF5 left no %d-byte user block",
+                     FILE_ARGS(path, tmp), PF_H5_USERBLOCK);
+    if (st == PF_OK) st = hash_body(fd, path, tmp, hex);
+    if (st == PF_OK) {
+        memset(ub, 0, PF_H5_USERBLOCK);
+        snprintf((char *)ub, PF_H5_USERBLOCK, PF_H5_MAGIC "%s\n", hex);
+        size_t done = 0;
+        while (st == PF_OK && done < PF_H5_USERBLOCK) {
+            ssize_t w = pwrite(fd, ub + done, PF_H5_USERBLOCK - done, (off_t)done);
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0)
+                st = pf_fail(PF_ERR_IO, "cannot write the header of " FILE_FMT ": %s",
+                             FILE_ARGS(path, tmp), w < 0 ? strerror(errno) : "nothing written");
+            else done += (size_t)w;
+        }
+    }
+    if (st == PF_OK && fsync(fd) != 0)
+        st = pf_fail(PF_ERR_IO, "cannot sync " FILE_FMT ": %s", FILE_ARGS(path, tmp),
+                     strerror(errno));
+    if (close(fd) != 0 && st == PF_OK)
+        st = pf_fail(PF_ERR_IO, "cannot finish " FILE_FMT ": %s", FILE_ARGS(path, tmp),
+                     strerror(errno));
+    return st;
 }
 
 pf_status pf_h5_close(pf_h5 *f)
@@ -183,7 +348,7 @@ pf_status pf_h5_close(pf_h5 *f)
         hid_t file = f->file;
         f->file = H5I_INVALID_HID; /* a failed close is not retried by the discard */
         H5_CHECK(H5Fclose(file), "cannot finish '%s' (temp file '%s')", f->path, f->tmp);
-        st = sync_file(f->tmp, f->path);
+        st = seal_file(f->tmp, f->path);
         if (st == PF_OK && rename(f->tmp, f->path) != 0)
             st = pf_fail(PF_ERR_IO, "cannot rename '%s' to '%s': %s", f->tmp, f->path,
                          strerror(errno));
@@ -373,7 +538,8 @@ pf_status pf_h5_attr_f64(pf_h5 *f, const char *obj, const char *key, double valu
 
 /* ================================================================ reading */
 
-/* Opens `path` read-only with HDF5's printing off; the caller closes. */
+/* Opens `path` read-only with HDF5's printing off, after pf_h5_verify();
+ * the caller closes. */
 static pf_status open_read(const char *path, hid_t *file)
 {
     PF_ASSERT(path != NULL);
@@ -381,6 +547,9 @@ static pf_status open_read(const char *path, hid_t *file)
     pf_h5 *f = NULL; /* H5_CHECK records on a handle; readers have none */
     pf_status st = PF_OK;
     *file = H5I_INVALID_HID;
+    /* HDF5 trusts a file's metadata and can crash on a damaged one: no
+     * file of ours reaches H5Fopen unless its checksum matches */
+    PF_TRY(pf_h5_verify(path));
     H5_CHECK(*file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), "cannot open '%s' for reading",
              path);
 done:
@@ -422,7 +591,14 @@ pf_status pf_h5_read_f64(const char *path, const char *dataset, double **out, si
     if (rank > 0)
         H5_CHECK(H5Sget_simple_extent_dims(space, dims, NULL), "cannot read dataset '%s' in '%s'",
                  dataset, path);
-    size_t count = (size_t)dims[0] * (size_t)(rank == 2 ? dims[1] : 1);
+    if (rank < 2) dims[1] = 1;
+    /* extents come from the file: their product must not wrap the buffer's size */
+    if (dims[0] > SIZE_MAX / sizeof *v || (dims[0] && dims[1] > SIZE_MAX / sizeof *v / dims[0])) {
+        st = pf_fail(PF_ERR_IO, "dataset '%s' in '%s' has shape %llu x %llu, too large to read",
+                     dataset, path, (unsigned long long)dims[0], (unsigned long long)dims[1]);
+        goto done;
+    }
+    size_t count = (size_t)dims[0] * (size_t)dims[1];
     if (count > 0) {
         if (!(v = malloc(count * sizeof *v))) {
             st = pf_fail(PF_ERR_NOMEM, "out of memory reading dataset '%s' in '%s'", dataset, path);
@@ -432,7 +608,7 @@ pf_status pf_h5_read_f64(const char *path, const char *dataset, double **out, si
                  "cannot read dataset '%s' in '%s'", dataset, path);
     }
     *rows = (size_t)dims[0];
-    *cols = rank == 2 ? (size_t)dims[1] : 1;
+    *cols = (size_t)dims[1];
 done:
     H5_CLOSE(H5Tclose, type, "cannot read dataset '%s' in '%s'", dataset, path);
     H5_CLOSE(H5Sclose, space, "cannot read dataset '%s' in '%s'", dataset, path);

@@ -30,6 +30,42 @@
  * at the close — or call by call with PF_TRY, then pf_h5_discard() on the
  * way out. Either way no file is left at `path` nor a temp beside it.
  *
+ * ------------------------------------------------------------- checksum
+ *
+ * HDF5 trusts a file's metadata: one changed byte in it can crash the
+ * library, h5dump with it (issue 24). So every file pf_h5_create() makes
+ * starts with a 512-byte HDF5 user block (H5Pset_userblock), which HDF5,
+ * h5dump and h5py skip, and pf_h5_close() fills it, after H5Fclose() and
+ * before the rename, with one header line and zeros:
+ *
+ *     offset 0    "PINNFORGE-H5 1 sha256 " (PF_H5_MAGIC: magic, format
+ *                 version 1, algorithm), then the SHA-256 of bytes 512 to
+ *                 the end of the file as 64 lowercase hex digits, then "\n"
+ *     offset 87   zero bytes up to 511
+ *     offset 512  the HDF5 file proper (superblock, signature \x89HDF\r\n\x1a\n)
+ *
+ * so `head -c 87 out.h5` shows the digest and
+ * `tail -c +513 out.h5 | sha256sum` recomputes it. Every reader below calls
+ * pf_h5_verify() before HDF5 sees the file:
+ *
+ *   HDF5's signature at offset 0   a file with no user block (written by
+ *                                  another tool, or before the header
+ *                                  existed): opened as it is, unchecked
+ *   exactly the header above       the digest must match the bytes after it
+ *   anything else                  refused; never opened with HDF5
+ *
+ * and a refusal is PF_ERR_IO naming the file:
+ *
+ *     'run/result.h5' is corrupt (its checksum does not match)
+ *     'run/result.h5' is corrupt (its header is damaged)
+ *     cannot open 'notes.txt' for reading: not an HDF5 file
+ *
+ * "damaged" is a head that starts like ours, or has HDF5's signature at 512,
+ * but is not exactly the header (one flipped byte in the first 512 says
+ * so). A foreign file with a user block of its own is therefore refused
+ * too; HDF5 files from other tools normally have none. The same content
+ * still gives the same bytes: the digest is a function of them.
+ *
  * ------------------------------------------------------------- types
  *
  *   pf_h5_write_real   rows x cols pf_real -> IEEE float32 (float build) or
@@ -72,6 +108,10 @@
 #include "core/real.h"
 #include "core/status.h"
 
+/* The user block's size, and the header's first bytes (see "checksum"). */
+#define PF_H5_USERBLOCK 512
+#define PF_H5_MAGIC "PINNFORGE-H5 1 sha256 "
+
 /* An HDF5 file being written; opaque. */
 typedef struct pf_h5 pf_h5;
 
@@ -79,7 +119,8 @@ typedef struct pf_h5 pf_h5;
  * NULL, nothing is left on disk, and the message names `path`. */
 pf_status pf_h5_create(const char *path, pf_h5 **out);
 
-/* Finish: close the file, sync it, rename the temp to `path`. If any call on
+/* Finish: close the file, write its checksum header, sync it, rename the
+ * temp to `path`. If any call on
  * the handle failed, or finishing fails, the temp file is removed and the
  * (first) failure is returned. Frees the handle in every case; NULL is a
  * no-op that returns PF_OK. */
@@ -115,10 +156,11 @@ pf_status pf_h5_attr_f64(pf_h5 *f, const char *obj, const char *key, double valu
 
 /* ================================================================ reading
  *
- * Reading artifacts back (pf-plot, pf-stats): each call opens `path`
- * read-only, reads one thing and closes the file again, so no handle
- * outlives a call. Errors are PF_ERR_IO naming the file and the object,
- * with HDF5's reason, as for writing:
+ * Reading artifacts back (pf-plot, pf-stats): each call checks `path` with
+ * pf_h5_verify(), opens it read-only, reads one thing and closes the file
+ * again, so no handle outlives a call (and a file is checked, whole, at
+ * every call: about a millisecond per megabyte). Errors are PF_ERR_IO naming
+ * the file and the object, with HDF5's reason, as for writing:
  *
  *     double *mse;
  *     size_t n, one;
@@ -126,6 +168,17 @@ pf_status pf_h5_attr_f64(pf_h5 *f, const char *obj, const char *key, double valu
  *     ...
  *     free(mse);
  */
+
+/* PF_OK when `path` may be handed to HDF5: its header is ours and its
+ * checksum matches, or it has no user block (HDF5's signature at offset 0).
+ * Otherwise PF_ERR_IO: the file cannot be opened or read, is no HDF5 file,
+ * or is corrupt (see "checksum" at the top). Reads the whole file. */
+pf_status pf_h5_verify(const char *path);
+
+/* The same check on a file already in memory: buf[0..len) holds all of
+ * `path` (named in messages only). For tools that read the file anyway
+ * (pf-inspect) before they open it with HDF5. */
+pf_status pf_h5_verify_bytes(const char *path, const void *buf, size_t len);
 
 /* The dataset `dataset` of any integer or floating-point type, converted to
  * double by HDF5, row-major into *out (malloc'ed; the caller frees; NULL

@@ -22,16 +22,21 @@ static void curves_free(curves *c)
     pf_h5_names_free(c->names, c->nterm);
 }
 
-/* A 1-D dataset of n values (n = 0: any length, set). */
-static pf_status read_vec(const char *path, const char *name, double **v, size_t *n)
+/* A 1-D dataset (or one column) of *n values, as many as the dataset
+ * `like` has; like NULL: any length, set in *n. The plot indexes every
+ * curve by the steps' index, so a shorter one would be read past its end. */
+static pf_status read_vec(const char *path, const char *name, const char *like, double **v, size_t *n)
 {
     size_t rows, cols;
     PF_TRY(pf_h5_read_f64(path, name, v, &rows, &cols));
-    if (cols != 1 || (*n && rows != *n)) {
+    if (cols != 1 || (like && rows != *n)) {
         free(*v);
         *v = NULL;
-        return pf_fail(PF_ERR_IO, "dataset '%s' in '%s' has shape %zu x %zu; %zu values expected", name, path,
-                       rows, cols, *n);
+        if (!like)
+            return pf_fail(PF_ERR_IO, "dataset '%s' in '%s' has shape %zu x %zu; a vector expected", name, path,
+                           rows, cols);
+        return pf_fail(PF_ERR_IO, "dataset '%s' in '%s' has shape %zu x %zu; %zu values expected, as in '%s'", name,
+                       path, rows, cols, *n, like);
     }
     *n = rows;
     return PF_OK;
@@ -40,19 +45,19 @@ static pf_status read_vec(const char *path, const char *name, double **v, size_t
 static pf_status curves_read(const char *path, curves *c)
 {
     memset(c, 0, sizeof *c);
-    PF_TRY(read_vec(path, "/loss/step", &c->step, &c->n));
+    PF_TRY(read_vec(path, "/loss/step", NULL, &c->step, &c->n));
     if (c->n == 0) return PF_OK;
-    PF_TRY(read_vec(path, "/loss/total", &c->total, &c->n));
+    PF_TRY(read_vec(path, "/loss/total", "/loss/step", &c->total, &c->n));
     PF_TRY(pf_h5_list(path, "/loss/terms", &c->names, &c->nterm));
     if (!(c->term = calloc(c->nterm ? c->nterm : 1, sizeof *c->term)))
         return pf_fail(PF_ERR_NOMEM, "out of memory reading '%s'", path);
     for (size_t k = 0; k < c->nterm; k++) {
         char name[512];
         snprintf(name, sizeof name, "/loss/terms/%s", c->names[k]);
-        PF_TRY(read_vec(path, name, &c->term[k], &c->n));
+        PF_TRY(read_vec(path, name, "/loss/step", &c->term[k], &c->n));
     }
-    PF_TRY(read_vec(path, "/eval/step", &c->eval_step, &c->neval));
-    if (c->neval) PF_TRY(read_vec(path, "/eval/mse", &c->eval_mse, &c->neval));
+    PF_TRY(read_vec(path, "/eval/step", NULL, &c->eval_step, &c->neval));
+    if (c->neval) PF_TRY(read_vec(path, "/eval/mse", "/eval/step", &c->eval_mse, &c->neval));
     return PF_OK;
 }
 

@@ -16,15 +16,19 @@ typedef struct preds {
 
 static void preds_free(preds *p) { free(p->x), free(p->u), free(p->ref); }
 
-static pf_status read_mat(const char *path, const char *name, size_t rows, size_t cols, double **v)
+/* A rows x cols dataset: one row per point of /predictions/x, one column
+ * per output of `pde`; the figures index it so. */
+static pf_status read_mat(const char *path, const char *name, size_t rows, const pf_pde *pde, double **v)
 {
-    size_t r, c;
+    size_t r, c, cols = (size_t)pde->d_out;
     PF_TRY(pf_h5_read_f64(path, name, v, &r, &c));
-    if ((rows != (size_t)-1 && r != rows) || c != cols) {
+    if (r != rows || c != cols) {
         free(*v);
         *v = NULL;
-        return pf_fail(PF_ERR_IO, "dataset '%s' in '%s' has shape %zu x %zu; %s x %zu expected", name, path, r, c,
-                       rows == (size_t)-1 ? "n" : "the points'", cols);
+        return pf_fail(PF_ERR_IO,
+                       "dataset '%s' in '%s' has shape %zu x %zu; %zu x %zu expected (a row per point of "
+                       "'/predictions/x', a column per output of %s)",
+                       name, path, r, c, rows, cols, pde->name);
     }
     return PF_OK;
 }
@@ -339,8 +343,8 @@ pf_status pf_plot_fields(const char *result_h5, const pf_pde *pde, const pf_plot
         st = pf_fail(PF_ERR_IO, "dataset '/predictions/x' in '%s' has %zu columns; %s has %d inputs", result_h5, cols,
                      pde->name, pde->d_in);
     p.n = rows;
-    if (st == PF_OK) st = read_mat(result_h5, "/predictions/u", p.n, (size_t)pde->d_out, &p.u);
-    if (st == PF_OK) st = read_mat(result_h5, "/predictions/u_ref", p.n, (size_t)pde->d_out, &p.ref);
+    if (st == PF_OK) st = read_mat(result_h5, "/predictions/u", p.n, pde, &p.u);
+    if (st == PF_OK) st = read_mat(result_h5, "/predictions/u_ref", p.n, pde, &p.ref);
     field_view v = {0};
     v.line = ns == 1 && pde->time_input < 0;
     v.ha = sp[0];
