@@ -1,4 +1,5 @@
 /* allen_cahn_1d — from the paper only (pdes.md section 22). */
+#include "geom/lift.h"
 #include "pde_ops.h"
 #include "registry.h"
 
@@ -18,12 +19,22 @@ static pf_node *on_front(pf_pde_ctx *c) { return pf_pde_minus(c, 0, front(c, pf_
 static pf_node *exact_fields(pf_pde_ctx *c) { return front(c, pf_pde_xj(c, 0)); }
 static void exact(const double *x, double *u) { u[0] = tanh(AC_K * x[0]); }
 
-/* u = tanh(x/(sqrt2 eps)) + t (1 - x^2) N: the initial front and both walls. */
+/* The data where they are given: the front on the initial slice, and the
+ * wall values, which are the front's at x = +-1 (geom/lift.h). */
+static pf_node *front_data(pf_pde_ctx *face, int k, pf_node *const *x, const pf_lift_side *side, void *user)
+{
+    (void)k, (void)side, (void)user;
+    return front(face, x[0]);
+}
+
+/* u = L + t (1 - x^2) N, L the lift of the initial front and the wall values
+ * (the front is stationary, so L is the solution: lift_exact). */
 static pf_node *hard(pf_pde_ctx *c, pf_node *net)
 {
+    static const pf_lift_faces faces[2] = {PF_LIFT_BOTH, PF_LIFT_LO};
     pf_node *x = pf_pde_xj(c, 0), *t = pf_pde_xj(c, 1);
     pf_node *l = MUL(c, t, SHIFT(c, K(c, SQ(c, x), -1), 1));
-    return ADD(c, front(c, x), MUL(c, l, net));
+    return ADD(c, pf_pde_lift(c, 0, faces, front_data, NULL), MUL(c, l, net));
 }
 
 const pf_pde pf_pde_allen_cahn_1d = {
@@ -45,7 +56,10 @@ const pf_pde pf_pde_allen_cahn_1d = {
             {.name = "bc", .kind = PF_CON_DIRICHLET, .parts = "x_lo,x_hi", .residual = on_front}},
     .nhard = 1,
     .hard = {{.name = "front_and_walls",
-              .what = "u = tanh(x/(sqrt2 eps)) + t(1-x^2) N: initial front and walls",
-              .satisfies = "ic,bc", .apply = hard}},
+              .what = "u = L + t(1-x^2) N, L the transfinite lift of the initial front and the wall "
+                      "values (boundary data only): initial front and walls",
+              .satisfies = "ic,bc", .apply = hard, .lift_exact = 1,
+              .lift_exact_why = "the front tanh(x/(sqrt2 eps)) is stationary: u* is its initial data "
+                                "for every t, and the lift carries the initial slice along t"}},
     .ref = PF_REF_ANALYTIC, .exact_fields = exact_fields, .exact = exact,
 };

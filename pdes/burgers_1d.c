@@ -1,4 +1,5 @@
 /* burgers_1d — PINNacle Burgers1D (pdes.md section 1). */
+#include "geom/lift.h"
 #include "pde_ops.h"
 #include "registry.h"
 
@@ -18,12 +19,22 @@ static pf_node *ic(pf_pde_ctx *c)
 
 static pf_node *bc(pf_pde_ctx *c) { return pf_pde_d(c, 0, 0, 0); }
 
-/* u = -sin(pi x) + t (1 - x^2) N: the initial condition and u(+-1, t) = 0. */
+/* The data where they are given (geom/lift.h): 0 on the walls (corners
+ * included), -sin(pi x) on the initial slice. */
+static pf_node *data(pf_pde_ctx *face, int k, pf_node *const *x, const pf_lift_side *side, void *user)
+{
+    (void)k, (void)user;
+    return side[0] != PF_LIFT_FREE ? NULL : K(face, SIN(face, K(face, x[0], PF_PI)), -1);
+}
+
+/* u = L + t (1 - x^2) N, L the lift of the initial condition and the walls
+ * u(+-1, t) = 0: both hold exactly. */
 static pf_node *hard(pf_pde_ctx *c, pf_node *net)
 {
+    static const pf_lift_faces faces[2] = {PF_LIFT_BOTH, PF_LIFT_LO};
     pf_node *x = pf_pde_xj(c, 0), *t = pf_pde_xj(c, 1);
     pf_node *l = MUL(c, t, SHIFT(c, K(c, SQ(c, x), -1), 1));
-    return ADD(c, K(c, SIN(c, K(c, x, PF_PI)), -1), MUL(c, l, net));
+    return ADD(c, pf_pde_lift(c, 0, faces, data, NULL), MUL(c, l, net));
 }
 
 const pf_pde pf_pde_burgers_1d = {
@@ -45,7 +56,8 @@ const pf_pde pf_pde_burgers_1d = {
             {.name = "bc", .kind = PF_CON_DIRICHLET, .parts = "x_lo,x_hi", .residual = bc}},
     .nhard = 1,
     .hard = {{.name = "initial_and_walls",
-              .what = "u = -sin(pi x) + t(1-x^2) N: the initial condition and walls",
+              .what = "u = L + t(1-x^2) N, L the transfinite lift of the initial condition -sin(pi x) "
+                      "and the zero walls (boundary data only): the initial condition and walls",
               .satisfies = "ic,bc", .apply = hard}},
     .ref = PF_REF_DATA, .ref_file = "burgers1d.dat",
     .ref_layout = PF_DAT_LAYOUT_SNAPSHOTS,

@@ -37,7 +37,8 @@ static pf_node *exact_fields(pf_pde_ctx *c)
 
 static void exact(const double *x, double *u) { u[0] = sin(PF_PI * x[0]) * sin(PF_PI * x[1]); }
 
-/* u = x (1 - x) y (1 - y) N: zero on the whole boundary. */
+/* u = x (1 - x) y (1 - y) N: zero on the whole boundary (the data are 0,
+ * so the lift is 0). */
 static pf_node *hard(pf_pde_ctx *c, pf_node *net)
 {
     return MUL(c, pf_pde_bubble(c), net);
@@ -61,7 +62,7 @@ const pf_pde pf_pde_darcy_flow_2d = {
     .con = {{.name = "bc", .kind = PF_CON_DIRICHLET, .residual = bc}},
     .nhard = 1,
     .hard = {{.name = "box_bubble",
-              .what = "u = x(1-x)y(1-y) N: zero on the whole boundary",
+              .what = "u = x(1-x)y(1-y) N: zero on the whole boundary (zero data: lift 0)",
               .satisfies = "bc", .apply = hard}},
     .ref = PF_REF_ANALYTIC, .exact_fields = exact_fields, .exact = exact,
 };

@@ -1,5 +1,6 @@
 /* gray_scott_2d — PINNacle GrayScottEquation (pdes.md section 3). As in the
  * benchmark, there is no spatial boundary term. */
+#include "geom/lift.h"
 #include "pde_ops.h"
 #include "registry.h"
 
@@ -40,12 +41,21 @@ static pf_node *v0(pf_pde_ctx *c, pf_node *x, pf_node *y) { return bump(c, x, y,
 static pf_node *ic_u(pf_pde_ctx *c) { return pf_pde_minus(c, 0, u0(c, pf_pde_x(c, 0), pf_pde_x(c, 1))); }
 static pf_node *ic_v(pf_pde_ctx *c) { return pf_pde_minus(c, 1, v0(c, pf_pde_x(c, 0), pf_pde_x(c, 1))); }
 
-/* (u, v) = (u0, v0) + t N: both initial conditions. */
+/* The initial data on the initial slice (geom/lift.h: only t is moved). */
+static pf_node *initial_data(pf_pde_ctx *face, int k, pf_node *const *x, const pf_lift_side *side, void *user)
+{
+    (void)side, (void)user;
+    return k == 0 ? u0(face, x[0], x[1]) : v0(face, x[0], x[1]);
+}
+
+/* (u, v) = L + t N, L the initial data carried along t: both initial
+ * conditions. */
 static pf_node *hard(pf_pde_ctx *c, pf_node *net)
 {
-    pf_node *x = pf_pde_xj(c, 0), *y = pf_pde_xj(c, 1), *t = pf_pde_xj(c, 2);
-    pf_node *f[2] = {ADD(c, u0(c, x, y), MUL(c, t, CH(c, net, 0))),
-                     ADD(c, v0(c, x, y), MUL(c, t, CH(c, net, 1)))};
+    static const pf_lift_faces faces[3] = {PF_LIFT_NONE, PF_LIFT_NONE, PF_LIFT_LO};
+    pf_node *t = pf_pde_xj(c, 2), *f[2];
+    for (int k = 0; k < 2; k++)
+        f[k] = ADD(c, pf_pde_lift(c, k, faces, initial_data, NULL), MUL(c, t, CH(c, net, k)));
     return pf_concat(c->g, 2, f);
 }
 
@@ -72,7 +82,8 @@ const pf_pde pf_pde_gray_scott_2d = {
             {.name = "ic_v", .kind = PF_CON_INITIAL, .parts = "initial", .residual = ic_v}},
     .nhard = 1,
     .hard = {{.name = "initial",
-              .what = "(u, v) = (u0, v0) + t N: both initial conditions",
+              .what = "(u, v) = L + t N, L the initial data (u0, v0) on the initial slice, carried "
+                      "along t (boundary data only): both initial conditions",
               .satisfies = "ic_u,ic_v", .apply = hard}},
     .ref = PF_REF_MISSING,
 };

@@ -25,7 +25,7 @@ static pf_node *robin_r1(pf_pde_ctx *c) { return robin(c, 5); }
 static pf_node *robin_r04(pf_pde_ctx *c) { return robin(c, 1); }
 static pf_node *robin_rect(pf_pde_ctx *c) { return robin(c, 0.1); }
 
-/* u = t N: the initial condition. */
+/* u = t N: the initial condition (zero data, so the lift is 0). */
 static pf_node *hard(pf_pde_ctx *c, pf_node *net) { return MUL(c, pf_pde_xj(c, 2), net); }
 
 /* [-8,8] x [-12,12] (faces x_lo ... y_hi) minus 11 disks of radius 1 (part
@@ -70,6 +70,6 @@ const pf_pde pf_pde_heat_2d_complex_geometry = {
             {.name = "robin_rect", .kind = PF_CON_ROBIN, .parts = "x_lo,x_hi,y_lo,y_hi", .order = 1,
              .residual = robin_rect}},
     .nhard = 1,
-    .hard = {{.name = "initial", .what = "u = t N: the initial condition", .satisfies = "ic", .apply = hard}},
+    .hard = {{.name = "initial", .what = "u = t N: the initial condition (zero data: lift 0)", .satisfies = "ic", .apply = hard}},
     .ref = PF_REF_MISSING,
 };

@@ -1,4 +1,5 @@
 /* heat_2d_long_time — PINNacle Heat2D_LongTime (pdes.md section 5). */
+#include "geom/lift.h"
 #include "pde_ops.h"
 #include "registry.h"
 
@@ -20,11 +21,21 @@ static pf_node *shape(pf_pde_ctx *c, pf_node *x, pf_node *y)
 static pf_node *ic(pf_pde_ctx *c) { return pf_pde_minus(c, 0, shape(c, pf_pde_x(c, 0), pf_pde_x(c, 1))); }
 static pf_node *bc(pf_pde_ctx *c) { return pf_pde_d(c, 0, 0, 0); }
 
-/* u = sin(4 pi x) sin(3 pi y) + t x(1-x) y(1-y) N: initial data and walls. */
+/* The data where they are given (geom/lift.h): 0 on the walls (edges
+ * included), the initial shape on the initial slice. */
+static pf_node *data(pf_pde_ctx *face, int k, pf_node *const *x, const pf_lift_side *side, void *user)
+{
+    (void)k, (void)user;
+    return side[0] != PF_LIFT_FREE || side[1] != PF_LIFT_FREE ? NULL : shape(face, x[0], x[1]);
+}
+
+/* u = L + t x(1-x) y(1-y) N, L the lift of the initial data and the zero
+ * walls: both hold exactly. */
 static pf_node *hard(pf_pde_ctx *c, pf_node *net)
 {
+    static const pf_lift_faces faces[3] = {PF_LIFT_BOTH, PF_LIFT_BOTH, PF_LIFT_LO};
     pf_node *t = pf_pde_xj(c, 2);
-    return ADD(c, shape(c, pf_pde_xj(c, 0), pf_pde_xj(c, 1)), MUL(c, MUL(c, t, pf_pde_bubble(c)), net));
+    return ADD(c, pf_pde_lift(c, 0, faces, data, NULL), MUL(c, MUL(c, t, pf_pde_bubble(c)), net));
 }
 
 const pf_pde pf_pde_heat_2d_long_time = {
@@ -46,7 +57,8 @@ const pf_pde pf_pde_heat_2d_long_time = {
             {.name = "bc", .kind = PF_CON_DIRICHLET, .parts = "x_lo,x_hi,y_lo,y_hi", .residual = bc}},
     .nhard = 1,
     .hard = {{.name = "initial_and_walls",
-              .what = "u = sin(4 pi x) sin(3 pi y) + t x(1-x) y(1-y) N: initial data and walls",
+              .what = "u = L + t x(1-x) y(1-y) N, L the transfinite lift of the initial data "
+                      "sin(4 pi x) sin(3 pi y) and the zero walls (boundary data only): initial data and walls",
               .satisfies = "ic,bc", .apply = hard}},
     .ref = PF_REF_DATA, .ref_file = "heat_longtime.dat",
     .ref_layout = PF_DAT_LAYOUT_SNAPSHOTS,

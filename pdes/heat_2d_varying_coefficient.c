@@ -28,7 +28,8 @@ static pf_status aux(const pf_pde *p, int k, const pf_real *x, int n, pf_real *o
     return PF_OK;
 }
 
-/* u = t x(1-x) y(1-y) N: zero initially and on the walls. */
+/* u = t x(1-x) y(1-y) N: zero initially and on the walls (zero data, so
+ * the lift is 0). */
 static pf_node *hard(pf_pde_ctx *c, pf_node *net)
 {
     return MUL(c, MUL(c, pf_pde_xj(c, 2), pf_pde_bubble(c)), net);
@@ -55,7 +56,7 @@ const pf_pde pf_pde_heat_2d_varying_coefficient = {
             {.name = "bc", .kind = PF_CON_DIRICHLET, .parts = "x_lo,x_hi,y_lo,y_hi", .residual = zero}},
     .nhard = 1,
     .hard = {{.name = "initial_and_walls",
-              .what = "u = t x(1-x) y(1-y) N: zero initially and on the walls",
+              .what = "u = t x(1-x) y(1-y) N: zero initially and on the walls (zero data: lift 0)",
               .satisfies = "ic,bc", .apply = hard}},
     .naux = 1, .aux_names = {"kappa"}, .aux = aux,
     .ref = PF_REF_DATA, .ref_file = "heat_darcy.dat", .ref_layout = PF_DAT_LAYOUT_SNAPSHOTS,

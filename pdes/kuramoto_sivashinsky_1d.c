@@ -2,6 +2,7 @@
  * section 10). The solution is 2 pi-periodic in x (hence .period), but, as
  * in PINNacle and the paper, only the initial condition is a constraint:
  * there is no boundary term. */
+#include "geom/lift.h"
 #include "pde_ops.h"
 #include "registry.h"
 
@@ -22,10 +23,18 @@ static pf_node *initial_shape(pf_pde_ctx *c, pf_node *x) { return MUL(c, COS(c, 
 
 static pf_node *ic(pf_pde_ctx *c) { return pf_pde_minus(c, 0, initial_shape(c, pf_pde_x(c, 0))); }
 
-/* u = cos(x)(1 + sin x) + t N: the initial condition. */
+/* The initial data on the initial slice (geom/lift.h: only t is moved). */
+static pf_node *initial_data(pf_pde_ctx *face, int k, pf_node *const *x, const pf_lift_side *side, void *user)
+{
+    (void)k, (void)side, (void)user;
+    return initial_shape(face, x[0]);
+}
+
+/* u = L + t N, L the initial data carried along t: the initial condition. */
 static pf_node *hard(pf_pde_ctx *c, pf_node *net)
 {
-    return ADD(c, initial_shape(c, pf_pde_xj(c, 0)), MUL(c, pf_pde_xj(c, 1), net));
+    static const pf_lift_faces faces[2] = {PF_LIFT_NONE, PF_LIFT_LO};
+    return ADD(c, pf_pde_lift(c, 0, faces, initial_data, NULL), MUL(c, pf_pde_xj(c, 1), net));
 }
 
 const pf_pde pf_pde_kuramoto_sivashinsky_1d = {
@@ -50,7 +59,8 @@ const pf_pde pf_pde_kuramoto_sivashinsky_1d = {
     .con = {{.name = "ic", .kind = PF_CON_INITIAL, .parts = "initial", .residual = ic}},
     .nhard = 1,
     .hard = {{.name = "initial",
-              .what = "u = cos(x)(1 + sin x) + t N: the initial condition",
+              .what = "u = L + t N, L the initial data cos(x)(1 + sin x) on the initial slice, carried "
+                      "along t (boundary data only): the initial condition",
               .satisfies = "ic", .apply = hard}},
     .ref = PF_REF_MISSING,
 };

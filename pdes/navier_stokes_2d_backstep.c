@@ -28,7 +28,9 @@ static pf_node *zero_u(pf_pde_ctx *c) { return pf_pde_d(c, 0, 0, 0); }
 static pf_node *zero_v(pf_pde_ctx *c) { return pf_pde_d(c, 1, 0, 0); }
 static pf_node *zero_p(pf_pde_ctx *c) { return pf_pde_d(c, 2, 0, 0); }
 
-/* (u, v, p) = (N_u, N_v, (4 - x) N_p): the outlet pressure exactly. (The
+/* (u, v, p) = (N_u, N_v, (4 - x) N_p): the outlet pressure exactly (zero
+ * data, so the lift is 0; the domain is a polygon, which geom/lift.h does
+ * not lift across, and needs not here). (The
  * walls have no such polynomial factor: one vanishing on both faces of the
  * step would also vanish on their extensions, inside the domain.) */
 static pf_node *hard_outlet(pf_pde_ctx *c, pf_node *net)
@@ -75,7 +77,7 @@ const pf_pde pf_pde_navier_stokes_2d_backstep = {
             {.name = "walls_v", .kind = PF_CON_DIRICHLET, .parts = "wall", .residual = zero_v}},
     .nhard = 1,
     .hard = {{.name = "outlet",
-              .what = "p = (4-x) N_p: the outlet pressure (u, v are the network's)",
+              .what = "p = (4-x) N_p: the outlet pressure (zero data: lift 0; u, v are the network's)",
               .satisfies = "outlet_p", .apply = hard_outlet}},
     .ref = PF_REF_DATA, .ref_file = "ns_0_obstacle.dat",
 };

@@ -1,5 +1,6 @@
 /* navier_stokes_2d_classic — PINNacle NS2D_LidDriven(a=4) (pdes.md section
  * 12): the lid-driven cavity at Re = 100 with a parabolic lid. */
+#include "geom/lift.h"
 #include "pde_ops.h"
 #include "registry.h"
 
@@ -24,15 +25,24 @@ static pf_node *zero_u(pf_pde_ctx *c) { return pf_pde_d(c, 0, 0, 0); }
 static pf_node *zero_v(pf_pde_ctx *c) { return pf_pde_d(c, 1, 0, 0); }
 static pf_node *gauge(pf_pde_ctx *c) { return pf_pde_d(c, 2, 0, 0); } /* p(0,0) = 0 */
 
-/* u = 4x(1-x) y + x(1-x)y(1-y) N_u, v = x(1-x)y(1-y) N_v, p = N_p: x(1-x) y
- * is 0 on the three fixed walls and x(1-x) on the lid, and the bubble
- * x(1-x)y(1-y) vanishes on all four (the gauge is left to the loss). */
+/* u's Dirichlet data (geom/lift.h): the lid speed on y = 1 (its corners
+ * included, where it is 0), 0 on the three fixed walls. */
+static pf_node *u_data(pf_pde_ctx *face, int k, pf_node *const *x, const pf_lift_side *side, void *user)
+{
+    (void)k, (void)user;
+    return side[1] == PF_LIFT_AT_HI ? lid_speed(face, x[0]) : NULL;
+}
+
+/* u = L_u + x(1-x)y(1-y) N_u, v = x(1-x)y(1-y) N_v, p = N_p: L_u, the lift
+ * of u's data from the four walls, is 4x(1-x) y (0 on the three fixed walls,
+ * the lid speed on the lid), and the bubble x(1-x)y(1-y) vanishes on all
+ * four (v's data are 0; the gauge is left to the loss). */
 static pf_node *hard(pf_pde_ctx *c, pf_node *net)
 {
-    pf_node *x = pf_pde_xj(c, 0), *y = pf_pde_xj(c, 1);
+    static const pf_lift_faces box[2] = {PF_LIFT_BOTH, PF_LIFT_BOTH};
     pf_node *b = pf_pde_bubble(c);
-    pf_node *f[3] = {ADD(c, MUL(c, lid_speed(c, x), y), MUL(c, b, CH(c, net, 0))), MUL(c, b, CH(c, net, 1)),
-                     CH(c, net, 2)};
+    pf_node *f[3] = {ADD(c, pf_pde_lift(c, 0, box, u_data, NULL), MUL(c, b, CH(c, net, 0))),
+                     MUL(c, b, CH(c, net, 1)), CH(c, net, 2)};
     return pf_concat(c->g, 3, f);
 }
 
@@ -62,7 +72,8 @@ const pf_pde pf_pde_navier_stokes_2d_classic = {
              .npoints = 1, .points = (const double[]){0, 0}}},
     .nhard = 1,
     .hard = {{.name = "lid_and_walls",
-              .what = "u = 4x(1-x)y + x(1-x)y(1-y) N_u, v = x(1-x)y(1-y) N_v, p = N_p: lid and walls",
+              .what = "u = L_u + x(1-x)y(1-y) N_u, v = x(1-x)y(1-y) N_v, p = N_p, L_u = 4x(1-x)y the "
+                      "transfinite lift of the wall data (boundary data only): lid and walls",
               .satisfies = "lid_u,lid_v,walls_u,walls_v", .apply = hard}},
     .ref = PF_REF_DATA, .ref_file = "lid_driven_a4.dat",
 };

@@ -1,5 +1,6 @@
 /* navier_stokes_2d_long_time — PINNacle NS2D_LongTime (pdes.md section 13):
  * channel flow driven by a pulsating inlet and a body force. */
+#include "geom/lift.h"
 #include "pde_ops.h"
 #include "registry.h"
 
@@ -38,17 +39,30 @@ static pf_node *zero_u(pf_pde_ctx *c) { return pf_pde_d(c, 0, 0, 0); }
 static pf_node *zero_v(pf_pde_ctx *c) { return pf_pde_d(c, 1, 0, 0); }
 static pf_node *zero_p(pf_pde_ctx *c) { return pf_pde_d(c, 2, 0, 0); }
 
-/* (u, v, p) = t N: the initial state. */
+/* (u, v, p) = t N: the initial state (zero data, so the lift is 0). */
 static pf_node *hard_initial(pf_pde_ctx *c, pf_node *net) { return MUL(c, pf_pde_xj(c, 2), net); }
 
-/* u = inlet profile + t x y(1-y) N_u, v = t x y(1-y) N_v, p = t (2-x) N_p:
- * the profile vanishes at t = 0 and on y = 0, 1, so every constraint holds. */
+/* u's data where they are given (geom/lift.h): the inlet profile on x = 0,
+ * 0 on the walls y = 0, 1 and at t = 0 (where the profile is 0 too); the
+ * outlet carries no data for u. */
+static pf_node *u_data(pf_pde_ctx *face, int k, pf_node *const *x, const pf_lift_side *side, void *user)
+{
+    (void)k, (void)user;
+    if (side[1] != PF_LIFT_FREE || side[2] != PF_LIFT_FREE) return NULL;
+    return inlet_profile(face, x[1], x[2]); /* side[0] is the inlet */
+}
+
+/* u = L_u + t x y(1-y) N_u, v = t x y(1-y) N_v, p = t (2-x) N_p: L_u, the
+ * lift of u's data from the inlet, the walls and the initial slice, is the
+ * inlet profile carried along x; v's and p's data are 0. Every constraint
+ * holds. */
 static pf_node *hard_all(pf_pde_ctx *c, pf_node *net)
 {
+    static const pf_lift_faces u_faces[3] = {PF_LIFT_LO, PF_LIFT_BOTH, PF_LIFT_LO};
     pf_node *x = pf_pde_xj(c, 0), *y = pf_pde_xj(c, 1), *t = pf_pde_xj(c, 2);
     pf_node *b = MUL(c, MUL(c, t, x), MUL(c, y, SHIFT(c, K(c, y, -1), 1)));
-    pf_node *f[3] = {ADD(c, inlet_profile(c, y, t), MUL(c, b, CH(c, net, 0))), MUL(c, b, CH(c, net, 1)),
-                     MUL(c, MUL(c, t, SHIFT(c, K(c, x, -1), 2)), CH(c, net, 2))};
+    pf_node *f[3] = {ADD(c, pf_pde_lift(c, 0, u_faces, u_data, NULL), MUL(c, b, CH(c, net, 0))),
+                     MUL(c, b, CH(c, net, 1)), MUL(c, MUL(c, t, SHIFT(c, K(c, x, -1), 2)), CH(c, net, 2))};
     return pf_concat(c->g, 3, f);
 }
 
@@ -81,10 +95,11 @@ const pf_pde pf_pde_navier_stokes_2d_long_time = {
             {.name = "walls_v", .kind = PF_CON_DIRICHLET, .parts = "y_lo,y_hi", .residual = zero_v}},
     .nhard = 2,
     .hard = {{.name = "initial",
-              .what = "(u, v, p) = t N: the initial state",
+              .what = "(u, v, p) = t N: the initial state (zero data: lift 0)",
               .satisfies = "ic_u,ic_v,ic_p", .apply = hard_initial},
              {.name = "all",
-              .what = "u = inlet profile + t x y(1-y) N_u, v = t x y(1-y) N_v, p = t(2-x) N_p: "
+              .what = "u = L_u + t x y(1-y) N_u, v = t x y(1-y) N_v, p = t(2-x) N_p, L_u the "
+                      "transfinite lift of the inlet, wall and initial data (boundary data only): "
                       "every constraint",
               .satisfies = "ic_u,ic_v,ic_p,inlet_u,inlet_v,outlet_p,walls_u,walls_v", .apply = hard_all}},
     .ref = PF_REF_MISSING,

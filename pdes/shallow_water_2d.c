@@ -13,6 +13,7 @@
  * space-time domain, not on a boundary part: `.parts` is NULL, and the
  * trainer should apply it at its interior (residual) points. The transform
  * "initial_positive" makes it exact instead. */
+#include "geom/lift.h"
 #include "pde_ops.h"
 #include "registry.h"
 
@@ -21,8 +22,6 @@
 #define SW_H0 1.0
 #define SW_QX0 0.1
 #define SW_QY0 (-0.05)
-/* softplus(SW_S0) = 1 - h_min: log(expm1(1 - 1e-3)) */
-#define SW_S0 0.539742417236952
 
 /* d/dx_i (q_a q_b / h) = ((q_a)_i q_b + q_a (q_b)_i) / h - q_a q_b h_i / h^2,
  * with rh = 1/h (outputs: 0 = h, 1 = q_x, 2 = q_y). */
@@ -70,23 +69,39 @@ static void exact(const double *x, double *u)
     u[0] = SW_H0, u[1] = SW_QX0, u[2] = SW_QY0;
 }
 
-/* (h, q_x, q_y) = (1, 0.1, -0.05) + t N: the initial state. */
+/* The initial state on the initial slice (geom/lift.h: only t is moved),
+ * as value-only constants. */
+static pf_node *initial_data(pf_pde_ctx *face, int k, pf_node *const *x, const pf_lift_side *side, void *user)
+{
+    (void)side, (void)user;
+    static const double state[3] = {SW_H0, SW_QX0, SW_QY0};
+    return SHIFT(face, K(face, x[2], 0), state[k]);
+}
+
+static const pf_lift_faces initial_slice[3] = {PF_LIFT_NONE, PF_LIFT_NONE, PF_LIFT_LO};
+
+/* (h, q_x, q_y) = L + t N, L the initial state carried along t: the initial
+ * state. */
 static pf_node *hard_initial(pf_pde_ctx *c, pf_node *net)
 {
-    pf_node *t = pf_pde_xj(c, 2);
-    pf_node *f[3] = {SHIFT(c, MUL(c, t, CH(c, net, 0)), SW_H0), SHIFT(c, MUL(c, t, CH(c, net, 1)), SW_QX0),
-                     SHIFT(c, MUL(c, t, CH(c, net, 2)), SW_QY0)};
+    pf_node *t = pf_pde_xj(c, 2), *f[3];
+    for (int k = 0; k < 3; k++)
+        f[k] = ADD(c, pf_pde_lift(c, k, initial_slice, initial_data, NULL), MUL(c, t, CH(c, net, k)));
     return pf_concat(c->g, 3, f);
 }
 
-/* h = h_min + softplus(s0 + t N_h) with softplus(s0) = 1 - h_min, q as in
+/* h = h_min + softplus(s + t N_h) with s = softplus^-1(L_h - h_min) =
+ * log(e^(L_h - h_min) - 1) (L_h > h_min: the initial depth is 1), q as in
  * hard_initial: the initial state and h >= h_min. */
 static pf_node *hard_initial_positive(pf_pde_ctx *c, pf_node *net)
 {
-    pf_node *t = pf_pde_xj(c, 2);
-    pf_node *sp = pf_unary(c->g, PF_UNARY_SOFTPLUS, SHIFT(c, MUL(c, t, CH(c, net, 0)), SW_S0), 0);
-    pf_node *f[3] = {SHIFT(c, sp, SW_HMIN), SHIFT(c, MUL(c, t, CH(c, net, 1)), SW_QX0),
-                     SHIFT(c, MUL(c, t, CH(c, net, 2)), SW_QY0)};
+    pf_node *t = pf_pde_xj(c, 2), *f[3];
+    pf_node *excess = SHIFT(c, pf_pde_lift(c, 0, initial_slice, initial_data, NULL), -SW_HMIN);
+    pf_node *s = pf_unary(c->g, PF_UNARY_LOG, SHIFT(c, EXP(c, excess), -1), 0);
+    pf_node *sp = pf_unary(c->g, PF_UNARY_SOFTPLUS, ADD(c, s, MUL(c, t, CH(c, net, 0))), 0);
+    f[0] = SHIFT(c, sp, SW_HMIN);
+    for (int k = 1; k < 3; k++)
+        f[k] = ADD(c, pf_pde_lift(c, k, initial_slice, initial_data, NULL), MUL(c, t, CH(c, net, k)));
     return pf_concat(c->g, 3, f);
 }
 
@@ -128,11 +143,17 @@ const pf_pde pf_pde_shallow_water_2d = {
             {.name = "periodic_y_qy", .kind = PF_CON_PERIODIC, .parts = "y_lo", .residual = per_qy, .periodic_input = 1}},
     .nhard = 2,
     .hard = {{.name = "initial",
-              .what = "(h, q_x, q_y) = (1, 0.1, -0.05) + t N: the initial state",
-              .satisfies = "ic_h,ic_qx,ic_qy", .apply = hard_initial},
+              .what = "(h, q_x, q_y) = L + t N, L the initial state (1, 0.1, -0.05) carried along t "
+                      "(boundary data only): the initial state",
+              .satisfies = "ic_h,ic_qx,ic_qy", .apply = hard_initial, .lift_exact = 7,
+              .lift_exact_why = "the solution is the uniform initial state for all t, which the lift "
+                                "carries along t from the initial slice"},
              {.name = "initial_positive",
-              .what = "h = h_min + softplus(s0 + t N_h), softplus(s0) = 1 - h_min; q = q0 + t N_q: "
-                      "the initial state and h >= h_min",
-              .satisfies = "ic_h,ic_qx,ic_qy,h_min", .apply = hard_initial_positive}},
+              .what = "h = h_min + softplus(s + t N_h), softplus(s) = L_h - h_min; q = L_q + t N_q, L "
+                      "the initial state carried along t (boundary data only): the initial state and "
+                      "h >= h_min",
+              .satisfies = "ic_h,ic_qx,ic_qy,h_min", .apply = hard_initial_positive, .lift_exact = 7,
+              .lift_exact_why = "the solution is the uniform initial state for all t, which the lift "
+                                "carries along t from the initial slice"}},
     .ref = PF_REF_ANALYTIC, .exact_fields = exact_fields, .exact = exact,
 };

@@ -1,5 +1,6 @@
 /* wave_1d — PINNacle Wave1D(C=2, a=4) (pdes.md section 20). Coded, like
  * PINNacle, as a box in (x, t): "Neumann 0 on the t = 0 face" is u_t = 0. */
+#include "geom/lift.h"
 #include "pde_ops.h"
 #include "registry.h"
 
@@ -32,12 +33,22 @@ static void exact(const double *x, double *u)
     u[0] = sin(PF_PI * x[0]) * cos(2 * PF_PI * x[1]) + 0.5 * sin(4 * PF_PI * x[0]) * cos(8 * PF_PI * x[1]);
 }
 
-/* u = g(x) + x (1 - x) t^2 N: the initial shape, u_t(x, 0) = 0 (the t^2)
- * and u = 0 at x = 0, 1 hold exactly. */
+/* The data where they are given (geom/lift.h): 0 on the walls (corners
+ * included), the initial shape g(x) on the initial slice. */
+static pf_node *data(pf_pde_ctx *face, int k, pf_node *const *x, const pf_lift_side *side, void *user)
+{
+    (void)k, (void)user;
+    return side[0] != PF_LIFT_FREE ? NULL : initial_shape(face, x[0]);
+}
+
+/* u = L + x (1 - x) t^2 N, L the lift of the initial shape and the zero
+ * walls (g(x) carried along t, so L_t = 0): the initial shape, u_t(x, 0) = 0
+ * (the t^2) and u = 0 at x = 0, 1 hold exactly. */
 static pf_node *hard(pf_pde_ctx *c, pf_node *net)
 {
+    static const pf_lift_faces faces[2] = {PF_LIFT_BOTH, PF_LIFT_LO};
     pf_node *l = MUL(c, pf_pde_bubble(c), SQ(c, pf_pde_xj(c, 1)));
-    return ADD(c, initial_shape(c, pf_pde_xj(c, 0)), MUL(c, l, net));
+    return ADD(c, pf_pde_lift(c, 0, faces, data, NULL), MUL(c, l, net));
 }
 
 const pf_pde pf_pde_wave_1d = {
@@ -60,7 +71,8 @@ const pf_pde pf_pde_wave_1d = {
             {.name = "bc", .kind = PF_CON_DIRICHLET, .parts = "x_lo,x_hi", .residual = bc}},
     .nhard = 1,
     .hard = {{.name = "initial_and_walls",
-              .what = "u = g(x) + x(1-x) t^2 N: both initial conditions and the walls",
+              .what = "u = L + x(1-x) t^2 N, L the transfinite lift of the initial shape g(x) and the "
+                      "zero walls (boundary data only): both initial conditions and the walls",
               .satisfies = "ic,ic_rate,bc", .apply = hard}},
     .ref = PF_REF_ANALYTIC, .exact_fields = exact_fields, .exact = exact,
 };

@@ -133,6 +133,32 @@ static int list(int json)
     return 0;
 }
 
+/* Whether each hard transform's lift (the transform with N = 0, built from
+ * boundary data only: geom/lift.h) already solves the PDE, and why; the
+ * pairs are listed in tests/test_pdes.c (exact_lifts). */
+static void lifts(const pf_pde *p)
+{
+    if (!p->nhard) return;
+    puts("boundary-only lifts (each transform with N = 0):");
+    unsigned all = (1u << p->d_out) - 1;
+    for (int h = 0; h < p->nhard; h++) {
+        const pf_hard_transform *t = &p->hard[h];
+        printf("  %-18s ", t->name);
+        if (!t->lift_exact) {
+            puts("not the solution: the network carries the rest");
+            continue;
+        }
+        if ((t->lift_exact & all) == all) {
+            printf("solves the PDE exactly: %s\n", t->lift_exact_why);
+            continue;
+        }
+        fputs("exact for", stdout);
+        for (int k = 0, n = 0; k < p->d_out; k++)
+            if (t->lift_exact & (1u << k)) printf("%s %s", n++ ? "," : "", p->outputs[k]);
+        printf(" only: %s\n", t->lift_exact_why);
+    }
+}
+
 static int show(const char *name)
 {
     const pf_pde *p;
@@ -147,6 +173,7 @@ static int show(const char *name)
     }
     fputs(text, stdout);
     free(text);
+    lifts(p);
     const char *ref = ref_status(p, path, sizeof path);
     printf("reference: %s%s%s\n", ref, path[0] ? " " : "", path);
     int neval = eval_points(p);

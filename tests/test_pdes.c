@@ -254,6 +254,134 @@ Test(pdes, hard_transforms_satisfy_their_constraints)
     cr_expect_geq(checked, 10, "only %d transform/constraint pairs checked", checked);
 }
 
+/* ------------------------------------------------- lifts from boundary data
+ *
+ * A hard transform's lift (the transform of a zero network) may use the
+ * Dirichlet and initial data only where they are given (geom/lift.h). Where
+ * it still equals the exact solution inside, that must be a property of the
+ * PDE, listed here with the reason and recorded in the descriptor
+ * (pf_hard_transform.lift_exact), so that pf-pde show can say so. */
+static const struct {
+    const char *pde, *transform;
+    unsigned outputs; /* bit k: output k's lift is u*_k */
+} exact_lifts[] = {
+    /* u* = sum_i sin(pi x_i / 2) is a sum of one-variable terms: the Coons
+     * lift reproduces any such sum from its face traces (test_lifts.c) */
+    {"poisson_5d", "box_bubble", 1},
+    /* the front tanh(x / (sqrt2 eps)) is stationary: u* is its initial data
+     * at every t, which the lift carries along t */
+    {"allen_cahn_1d", "front_and_walls", 1},
+    /* p* = (1 - e^{2 lambda x}) / 2 depends on x alone (u*, v* do not lift) */
+    {"kovasznay_flow_2d", "walls", 1u << 2},
+    /* the solution is the uniform initial state for all t */
+    {"shallow_water_2d", "initial", 7},
+    {"shallow_water_2d", "initial_positive", 7},
+};
+
+static unsigned listed_exact(const pf_pde *p, const pf_hard_transform *h)
+{
+    for (size_t i = 0; i < sizeof exact_lifts / sizeof exact_lifts[0]; i++)
+        if (!strcmp(exact_lifts[i].pde, p->name) && !strcmp(exact_lifts[i].transform, h->name))
+            return exact_lifts[i].outputs;
+    return 0;
+}
+
+Test(pdes, exact_lifts_are_the_documented_ones)
+{
+    int found = 0;
+    for (int i = 0; i < pf_pdes_count(); i++) {
+        const pf_pde *p = pf_pdes_at(i);
+        for (int h = 0; h < p->nhard; h++) {
+            const pf_hard_transform *t = &p->hard[h];
+            unsigned want = listed_exact(p, t);
+            found += want != 0;
+            cr_expect_eq(t->lift_exact, want, "%s/%s: lift_exact is %#x, the documented list says %#x",
+                         p->name, t->name, t->lift_exact, want);
+            cr_expect_eq(t->lift_exact_why != NULL, t->lift_exact != 0,
+                         "%s/%s: a reason goes with lift_exact, and only with it", p->name, t->name);
+            cr_expect(strstr(t->what, "boundary data only") || strstr(t->what, "lift 0"),
+                      "%s/%s: the description does not say where its lift comes from: %s", p->name,
+                      t->name, t->what);
+        }
+    }
+    cr_expect_eq(found, (int)(sizeof exact_lifts / sizeof exact_lifts[0]), "a listed pair is not in the registry");
+}
+
+/* Transform h of p with a zero network at n interior points: the lift's
+ * largest error against u* per output (err[k], double u* from p->exact) and
+ * the RMS of the residuals over the RMS of u* (*res). */
+static void lift_errors(const pf_pde *p, const pf_geom *geo, const pf_hard_transform *h, double *err,
+                        double *res)
+{
+    enum { n = 400 };
+    pf_point_set ps;
+    pf_point_set_init(&ps);
+    cr_assert_eq(pf_sample_interior(geo, PF_SAMPLE_UNIFORM, n, 17, &ps), PF_OK, "%s", pf_errmsg());
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_pde_ctx c;
+    pf_pde_ctx_init(&c, p, g, p->orders, false, n);
+    pf_pde_ctx_add_aux(&c, n);
+    pf_node *zero[PF_PDE_MAX_OUT];
+    for (int k = 0; k < p->d_out; k++) zero[k] = pf_scale(g, pf_pde_xj(&c, 0), 0);
+    c.u = h->apply(&c, p->d_out == 1 ? zero[0] : pf_concat(g, p->d_out, zero));
+    pf_node *u = pf_deriv(g, c.u, 0, 0);
+    for (int e = 0; e < p->neq; e++) pf_loss(g, "res", pf_mean_square(g, p->residual(&c, e), NULL));
+    cr_assert_eq(pf_graph_compile(g, 1), PF_OK, "%s", pf_errmsg());
+    pf_graph_set_input(g, c.x, ps.x);
+    pf_real work[n], *lift = malloc(sizeof(pf_real) * n * (size_t)p->d_out);
+    cr_assert_eq(pf_pde_ctx_set_aux(&c, ps.x, n, work), PF_OK, "%s", pf_errmsg());
+    pf_graph_forward(g);
+    pf_graph_read(g, u, lift);
+    for (int k = 0; k < p->d_out; k++) err[k] = 0;
+    for (int i = 0; i < n; i++) {
+        double x[PF_PDE_MAX_IN], us[PF_PDE_MAX_OUT];
+        for (int j = 0; j < p->d_in; j++) x[j] = ps.x[i * p->d_in + j];
+        p->exact(x, us);
+        for (int k = 0; k < p->d_out; k++) err[k] = fmax(err[k], fabs(lift[i * p->d_out + k] - us[k]));
+    }
+    *res = 0;
+    for (int e = 0; e < p->neq; e++) *res = fmax(*res, sqrt(pf_graph_loss_value(g, e)));
+    *res /= solution_scale(p);
+    free(lift);
+    pf_graph_free(g);
+    pf_point_set_release(&ps);
+}
+
+Test(pdes, boundary_lifts_differ_from_the_exact_solution_unless_the_pde_makes_them_equal)
+{
+    int checked = 0, exact = 0;
+    for (int i = 0; i < pf_pdes_count(); i++) {
+        const pf_pde *p = pf_pdes_at(i);
+        if (p->ref != PF_REF_ANALYTIC || !p->nhard) continue;
+        pf_geom *geo;
+        cr_assert_eq(p->geometry(p, &geo), PF_OK, "%s: %s", p->name, pf_errmsg());
+        double scale = solution_scale(p);
+        for (int h = 0; h < p->nhard; h++) {
+            const pf_hard_transform *t = &p->hard[h];
+            unsigned listed = listed_exact(p, t);
+            double err[PF_PDE_MAX_OUT], res;
+            lift_errors(p, geo, t, err, &res);
+            for (int k = 0; k < p->d_out; k++, checked++) {
+                if (listed & (1u << k)) {
+                    exact++;
+                    cr_expect_lt(err[k], 1e-4 * scale, "%s/%s: the lift of %s is listed as exact, but is "
+                                 "off by %.2e", p->name, t->name, p->outputs[k], err[k]);
+                } else {
+                    cr_expect_gt(err[k], 1e-2 * scale, "%s/%s: the lift of %s equals the exact solution "
+                                 "inside (to %.2e): it uses more than the boundary data, or the pair "
+                                 "belongs in exact_lifts with its reason", p->name, t->name,
+                                 p->outputs[k], err[k]);
+                }
+            }
+            if (listed == (1u << p->d_out) - 1) /* the lift alone solves the PDE */
+                cr_expect_lt(res, 1e-4, "%s/%s: the exact lift leaves residual %.2e", p->name, t->name, res);
+        }
+        pf_geom_free(geo);
+    }
+    cr_expect_geq(checked, 8, "only %d (transform, output) pairs checked", checked);
+    cr_expect_eq(exact, 9, "%d exact (transform, output) pairs, the list has 9", exact);
+}
+
 Test(pdes, registry_names_are_unique_and_found)
 {
     for (int i = 0; i < pf_pdes_count(); i++) {

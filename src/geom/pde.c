@@ -37,6 +37,7 @@ pf_node *pf_pde_d(pf_pde_ctx *c, int k, int i, int m)
 {
     PF_ASSERT(k >= 0 && k < c->pde->d_out && i >= 0 && i < c->pde->d_in);
     PF_ASSERT(m >= 0 && m <= PF_JET_MAX_ORDER);
+    PF_ASSERT_MSG(c->u != NULL, "%s: this context has no fields", c->pde->name);
     if (m == 0) i = 0; /* the value does not depend on the direction */
     if (c->memo_d[k][i][m]) return c->memo_d[k][i][m];
     int d = c->dir[i];
@@ -62,9 +63,18 @@ pf_node *pf_pde_lap(pf_pde_ctx *c, int k, const double *w)
     return s;
 }
 
+/* A context without points is what a lift's data callback gets (lift.h):
+ * it may read only the face coordinates it is handed. */
+static void need_points(const pf_pde_ctx *c)
+{
+    PF_ASSERT_MSG(c->x != NULL, "%s: this context has no points (lift data may use only the projected "
+                  "coordinates they are given)", c->pde->name);
+}
+
 pf_node *pf_pde_x(pf_pde_ctx *c, int i)
 {
     PF_ASSERT(i >= 0 && i < c->pde->d_in);
+    need_points(c);
     if (!c->memo_x[i]) c->memo_x[i] = channel(c, pf_deriv(c->g, c->x, 0, 0), i);
     return c->memo_x[i];
 }
@@ -72,6 +82,7 @@ pf_node *pf_pde_x(pf_pde_ctx *c, int i)
 pf_node *pf_pde_xj(pf_pde_ctx *c, int i)
 {
     PF_ASSERT(i >= 0 && i < c->pde->d_in);
+    need_points(c);
     return pf_node_c(c->x) == 1 ? c->x : pf_slice(c->g, c->x, i, 1);
 }
 

@@ -30,7 +30,8 @@
  *     }
  *
  * and its descriptor (the strings shortened; bc, hard_box, exact_fields and
- * exact are builders of the same kind):
+ * exact are builders of the same kind; hard_box lifts the Dirichlet data
+ * from the faces with pf_pde_lift, geom/lift.h):
  *
  *     const pf_pde pf_pde_poisson_5d = {
  *         .name = "poisson_5d", .title = "...", .statement = "...", .latex = "...",
@@ -42,7 +43,7 @@
  *         .neq = 1, .residual = residual,
  *         .ncon = 1, .con = {{.name = "bc", .kind = PF_CON_DIRICHLET, .residual = bc}},
  *         .nhard = 1, .hard = {{.name = "box_bubble", .what = "...", .satisfies = "bc",
- *                               .apply = hard_box}},
+ *                               .apply = hard_box, .lift_exact = 1, .lift_exact_why = "..."}},
  *         .ref = PF_REF_ANALYTIC, .exact_fields = exact_fields, .exact = exact,
  *     };
  *
@@ -221,12 +222,26 @@ typedef struct pf_constraint {
 } pf_constraint;
 
 /* A named exact hard-constraint transform u = T(x, N(x)): builds u (n x
- * d_out, x's layout) from the network output. */
+ * d_out, x's layout) from the network output, usually as a lift L plus a
+ * factor that vanishes where the constraints hold times N.
+ *
+ * The lift (what T gives for N = 0) may use Dirichlet and initial data only
+ * where they are given — on the boundary faces and the initial slice —
+ * never g's closed form, an exact solution or reference data at interior
+ * points: geom/lift.h builds it from the faces' traces (pf_pde_lift). Some
+ * PDEs' solutions are nevertheless determined by those traces through the
+ * lift (poisson_5d's u* is a sum of one-variable terms, which transfinite
+ * interpolation reproduces); lift_exact records which outputs, and
+ * lift_exact_why says why — a property of the PDE, not of the code.
+ * tests/test_pdes.c checks both ways: a listed output's lift equals u*, any
+ * other differs from u* somewhere inside. */
 typedef struct pf_hard_transform {
     const char *name;
     const char *what;         /* one line for people and prompts */
     const char *satisfies;    /* comma-separated names of the constraints it makes exact */
     pf_node *(*apply)(pf_pde_ctx *c, pf_node *net);
+    unsigned lift_exact;      /* bit k: output k's lift (N = 0) is the exact solution */
+    const char *lift_exact_why; /* the PDE's reason, when lift_exact != 0 */
 } pf_hard_transform;
 
 typedef enum pf_ref_kind {
