@@ -547,6 +547,28 @@ Test(train_options, sampling_method)
     for (int i = 0; i < 4; i++) done(&t[i]);
 }
 
+/* method hammersley: the interior points are DeepXDE's Hammersley set on
+ * burgers_1d's box [-1, 1] x [0, 1]: x = -1 + 2 phi_2(i + 1), t = (i + 1) / 257,
+ * so the t axis has one point in each of the 256 strata, and another seed
+ * gives the same points. */
+Test(train_options, sampling_method_hammersley)
+{
+    const char *patch = "{'sampling': {'interior': 256, 'method': 'hammersley'}}";
+    trained a = train("burgers_1d", patch, 11, 3), b = train("burgers_1d", patch, 12, 3);
+    cr_assert(same_points(&a, &b), "hammersley points depend on the seed");
+    int bad = 0;
+    for (int i = 0; i < 256; i++) {
+        double phi = 0, f = 0.5;
+        for (unsigned j = (unsigned)i + 1; j; j /= 2, f /= 2) phi += (j % 2) * f;
+        bad += fabs(a.r.x_interior[2 * i] - (-1 + 2 * phi)) > 1e-6 ||
+               fabs(a.r.x_interior[2 * i + 1] - (i + 1) / 257.0) > 1e-6;
+    }
+    cr_assert_eq(bad, 0, "%d of 256 points differ from the Hammersley set", bad);
+    cr_assert_eq(strata_filled(&a, 1), 256, "t: %d of 256 strata hold one point", strata_filled(&a, 1));
+    done(&a);
+    done(&b);
+}
+
 /* resample_every: the points are redrawn at the multiples of it (step > 0);
  * 0 keeps the initial draw. */
 Test(train_options, sampling_resample_every)

@@ -84,7 +84,7 @@ static const char *const arch_names[] = {"mlp", "modified_mlp", "resnet"};
 static const char *const act_names[] = {"tanh", "sin", "silu", "gelu", "softplus", "sigmoid"};
 static const char *const init_names[] = {"glorot_normal", "glorot_uniform"};
 static const char *const adapt_names[] = {"none", "layerwise"};
-static const char *const sample_names[] = {"uniform", "sobol", "lhs", "grid"};
+static const char *const sample_names[] = {"uniform", "sobol", "lhs", "grid", "hammersley"};
 static const char *const rnorm_names[] = {"none", "initial"};
 _Static_assert(N(arch_names) == PF_ARCH_COUNT, "arch names");
 _Static_assert(N(act_names) == PF_NACTIVATIONS, "activation names");
@@ -143,7 +143,7 @@ static const field sampling_f[] = {
     INT("boundary", 0, PF_SPEC_MAX_POINTS, 2048, "boundary points, all boundary constraints together"),
     {.key = "initial", .k = K_CUSTOM, .custom = C_INITIAL, .lo = 0, .hi = PF_SPEC_MAX_POINTS, .def = 2048,
      .doc = "initial-slice points (default 2048 when time-dependent; must be 0 when steady)"},
-    ENUM("method", sample_names, 0, "interior and initial sampler"),
+    ENUM("method", sample_names, 0, "interior and initial sampler (hammersley: DeepXDE's and PINNacle's default, no seed)"),
     INT("resample_every", 0, 10000, 0, "redraw every point set every this many steps (0 = never)"),
     VARIANT("adaptive", "method", K_ENUM, adaptive_v, 0, "adaptive sampling"),
 };
