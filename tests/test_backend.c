@@ -76,6 +76,40 @@ Test(backend, adam_ascent_equals_descent_on_the_negated_gradient)
     pf_adam_free(down);
 }
 
+/* RoPINN's gradient-noise level by hand: n = 3 parameters, a ring of
+ * T = 3 gradients. sigma is 1 until the ring is full; then per parameter
+ * std_t(g) / (mean_t |g| + 1e-6) (std with divisor T), averaged; a fourth
+ * gradient replaces the oldest; a sigma of 0 (constant gradients) reads 1. */
+Test(backend, grad_noise_matches_a_hand_computation)
+{
+    pf_real ring[9] = {0};
+    double state[2] = {0, 0};
+    const pf_real g[4][3] = {{1, 2, 0}, {3, 2, 0}, {2, -4, 0}, {5, 2, 0}};
+    cpu()->grad_noise(ring, 3, 3, g[0], state);
+    cr_expect_eq(state[0], 1);
+    cr_expect_eq(state[1], 1, "one gradient: sigma %g", state[1]);
+    cpu()->grad_noise(ring, 3, 3, g[1], state);
+    cr_expect_eq(state[1], 1, "two of three gradients: sigma %g", state[1]);
+    cpu()->grad_noise(ring, 3, 3, g[2], state);
+    cr_expect_eq(state[0], 3);
+    /* parameter 0: 1, 3, 2 (mean 2, var 2/3); 1: 2, 2, -4 (mean 0, var 8,
+     * mean |g| 8/3); 2: zeros, ratio 0 */
+    double want = (sqrt(2.0 / 3) / (2 + 1e-6) + sqrt(8.0) / (8.0 / 3 + 1e-6) + 0) / 3;
+    cr_expect_leq(fabs(state[1] - want), 1e-12 * want, "sigma %.15g, by hand %.15g", state[1], want);
+    cpu()->grad_noise(ring, 3, 3, g[3], state);
+    const pf_real slots[9] = {5, 2, 0, 3, 2, 0, 2, -4, 0}; /* the oldest (slot 0) replaced */
+    cr_expect_eq(memcmp(ring, slots, sizeof ring), 0, "ring layout");
+    /* parameter 0 now 5, 3, 2: mean 10/3, var (25 + 1 + 16) / 27 */
+    want = (sqrt(42.0 / 27) / (10.0 / 3 + 1e-6) + sqrt(8.0) / (8.0 / 3 + 1e-6)) / 3;
+    cr_expect_leq(fabs(state[1] - want), 1e-12 * want, "after the wrap: sigma %.15g, by hand %.15g", state[1], want);
+    cr_expect_eq(state[0], 4);
+    pf_real r2[4] = {0}, c[2] = {1, -1};
+    double s2[2] = {0, 0};
+    cpu()->grad_noise(r2, 2, 2, c, s2);
+    cpu()->grad_noise(r2, 2, 2, c, s2);
+    cr_expect_eq(s2[1], 1, "constant gradients: sigma 0 reads as 1, got %g", s2[1]);
+}
+
 static void count(void *arg) { ++*(int *)arg; }
 
 Test(backend, capture_records_without_running_and_replay_runs)
