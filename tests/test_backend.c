@@ -196,7 +196,7 @@ Test(backend, device_names)
 /* The trainer's recorded Adam step (capture once, replay) against the same
  * steps run op by op: identical numbers, with self-adaptive weights and
  * causal weighting, whose updates ride in the recorded step or around it. */
-static void train(const char *loss, bool no_capture, pf_train_result *r)
+static void train_with(const char *loss, const char *training, bool no_capture, pf_train_result *r)
 {
     const pf_pde *p;
     cr_assert_eq(pf_pdes_lookup("burgers_1d", &p), PF_OK);
@@ -207,8 +207,8 @@ static void train(const char *loss, bool no_capture, pf_train_result *r)
              " \"constraints\": {}, \"loss\": {%s},"
              " \"optimization\": {\"stages\": [{\"optimizer\": \"adam\", \"steps\": 1000, \"lr\": 0.003,"
              "   \"grad_clip\": 1.0}]},"
-             " \"training\": {\"log_every\": 10, \"eval_every\": 50}}",
-             loss);
+             " \"training\": {\"log_every\": 10, \"eval_every\": 50%s}}",
+             loss, training);
     pf_model_config mc;
     pf_train_config tc;
     spec_configs(text, p, 150, &mc, &tc);
@@ -219,12 +219,15 @@ static void train(const char *loss, bool no_capture, pf_train_result *r)
     cr_assert_eq(r->status, PF_TRAIN_OK, "%s", r->detail);
 }
 
-static void recorded_equals_op_by_op(const char *loss)
+static void recorded_equals_op_by_op_with(const char *loss, const char *training)
 {
     pf_train_result a, b;
-    train(loss, false, &a);
-    train(loss, true, &b);
+    train_with(loss, training, false, &a);
+    train_with(loss, training, true, &b);
     cr_expect_eq(a.y, b.y, "recorded y %.9e, op by op %.9e", a.y, b.y);
+    cr_expect(a.region_sigma == b.region_sigma || (isnan(a.region_sigma) && isnan(b.region_sigma)),
+              "region sigma recorded %.17g, op by op %.17g", a.region_sigma, b.region_sigma);
+    if (strstr(training, "region")) cr_expect(isfinite(a.region_sigma) && a.region_sigma != 1, "sigma %g", a.region_sigma);
     cr_assert_eq(a.nlog, b.nlog);
     for (int i = 0; i < a.nlog; i++) cr_expect_eq(a.log_total[i], b.log_total[i], "log %d", i);
     cr_assert_eq(a.nparam, b.nparam);
@@ -239,7 +242,18 @@ static void recorded_equals_op_by_op(const char *loss)
     pf_train_result_release(&b);
 }
 
+static void recorded_equals_op_by_op(const char *loss) { recorded_equals_op_by_op_with(loss, ""); }
+
 Test(backend, recorded_adam_step_equals_op_by_op) { recorded_equals_op_by_op(""); }
+
+/* Region optimization: the points uploaded before each replay, the
+ * gradient ring pushed inside the recorded step, sigma read after it; with
+ * a short history so sigma moves within the run. */
+Test(backend, recorded_step_with_region_optimization)
+{
+    recorded_equals_op_by_op_with("\"weighting\": \"self_adaptive\"",
+                                  ", \"region_optimization\": {\"enabled\": true, \"r0\": 0.01, \"history\": 4}");
+}
 
 Test(backend, recorded_step_with_self_adaptive_and_causal_weights)
 {
