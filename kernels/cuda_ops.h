@@ -84,6 +84,10 @@ void pf_cuda_adam(pf_real *p, const pf_real *g, pf_real *mv, size_t n, const pf_
 void pf_cuda_clamp_min(pf_real *x, size_t n, double lo, cudaStream_t stream);
 void pf_cuda_clip_norm(pf_real *g, size_t n, double max_norm, double *norm, double *part,
                        cudaStream_t stream);
+/* The backend.h slot grad_noise (kernels/grad_noise.cu); part:
+ * PF_CUDA_RED_BLOCKS doubles of device scratch. */
+void pf_cuda_grad_noise(pf_real *ring, size_t n, int T, const pf_real *g, double *state, double *part,
+                        cudaStream_t stream);
 
 /* ------------------------------------------------------------------- ops */
 

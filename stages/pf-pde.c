@@ -48,7 +48,8 @@ static void usage(FILE *to)
                 "  --out F.h5   the file to write\n"
                 "  --seed S     base seed (default 0); each set draws from its own stream\n"
                 "  --method M   interior and initial-slice sampler: uniform (default), sobol,\n"
-                "               lhs or grid (about N points); boundary parts are uniform\n",
+                "               lhs, grid (about N points) or hammersley (DeepXDE's default;\n"
+                "               no seed); boundary parts are uniform\n",
             PF_SAMPLE_MAX_POINTS);
 }
 

@@ -73,6 +73,20 @@ eq "interior method" "$(attr "$f" /interior/method)" sobol
 eq "boundary method" "$(attr "$f" /constraints/bc_u/method)" uniform
 eq "bc_u parts (all of them)" "$(attr "$f" /constraints/bc_u/parts)" x_lo,x_hi,y_lo,y_hi
 
+# hammersley: DeepXDE's set, no seed: point 0 of 16 on wave_1d's [0, 1] x [0, 1]
+# is (phi_2(1), 1/17) = (0.5, 0.0588...); the interior is the same for any seed
+"$PF_PDE" sample wave_1d --n 16 --seed 1 --method hammersley --out "$tmp/h1.h5" >/dev/null 2>&1
+eq "hammersley: exit code" $? 0
+eq "hammersley: interior method" "$(attr "$tmp/h1.h5" /interior/method)" hammersley
+"$PF_PDE" sample wave_1d --n 16 --seed 2 --method hammersley --out "$tmp/h2.h5" >/dev/null 2>&1
+h5dump -y -w 0 -d /interior/x -o "$tmp/h1.txt" "$tmp/h1.h5" >/dev/null
+h5dump -y -w 0 -d /interior/x -o "$tmp/h2.txt" "$tmp/h2.h5" >/dev/null
+check "hammersley: the interior does not depend on the seed" cmp -s "$tmp/h1.txt" "$tmp/h2.txt"
+check "hammersley: first point (0.5, 1/17)" awk '
+    { for (i = 1; i <= NF; i++) v[n++] = $i }
+    END { exit !(v[0] + 0 == 0.5 && v[1] - 1 / 17 < 1e-6 && 1 / 17 - v[1] < 1e-6) }' \
+    RS='[,[:space:]]+' "$tmp/h1.txt"
+
 # ------------------------------------------- observations and periodic images
 f=$tmp/pinv.h5
 "$PF_PDE" sample poisson_inverse_2d --n 16 --seed 5 --out "$f" >/dev/null 2>&1

@@ -76,6 +76,40 @@ Test(backend, adam_ascent_equals_descent_on_the_negated_gradient)
     pf_adam_free(down);
 }
 
+/* RoPINN's gradient-noise level by hand: n = 3 parameters, a ring of
+ * T = 3 gradients. sigma is 1 until the ring is full; then per parameter
+ * std_t(g) / (mean_t |g| + 1e-6) (std with divisor T), averaged; a fourth
+ * gradient replaces the oldest; a sigma of 0 (constant gradients) reads 1. */
+Test(backend, grad_noise_matches_a_hand_computation)
+{
+    pf_real ring[9] = {0};
+    double state[2] = {0, 0};
+    const pf_real g[4][3] = {{1, 2, 0}, {3, 2, 0}, {2, -4, 0}, {5, 2, 0}};
+    cpu()->grad_noise(ring, 3, 3, g[0], state);
+    cr_expect_eq(state[0], 1);
+    cr_expect_eq(state[1], 1, "one gradient: sigma %g", state[1]);
+    cpu()->grad_noise(ring, 3, 3, g[1], state);
+    cr_expect_eq(state[1], 1, "two of three gradients: sigma %g", state[1]);
+    cpu()->grad_noise(ring, 3, 3, g[2], state);
+    cr_expect_eq(state[0], 3);
+    /* parameter 0: 1, 3, 2 (mean 2, var 2/3); 1: 2, 2, -4 (mean 0, var 8,
+     * mean |g| 8/3); 2: zeros, ratio 0 */
+    double want = (sqrt(2.0 / 3) / (2 + 1e-6) + sqrt(8.0) / (8.0 / 3 + 1e-6) + 0) / 3;
+    cr_expect_leq(fabs(state[1] - want), 1e-12 * want, "sigma %.15g, by hand %.15g", state[1], want);
+    cpu()->grad_noise(ring, 3, 3, g[3], state);
+    const pf_real slots[9] = {5, 2, 0, 3, 2, 0, 2, -4, 0}; /* the oldest (slot 0) replaced */
+    cr_expect_eq(memcmp(ring, slots, sizeof ring), 0, "ring layout");
+    /* parameter 0 now 5, 3, 2: mean 10/3, var (25 + 1 + 16) / 27 */
+    want = (sqrt(42.0 / 27) / (10.0 / 3 + 1e-6) + sqrt(8.0) / (8.0 / 3 + 1e-6)) / 3;
+    cr_expect_leq(fabs(state[1] - want), 1e-12 * want, "after the wrap: sigma %.15g, by hand %.15g", state[1], want);
+    cr_expect_eq(state[0], 4);
+    pf_real r2[4] = {0}, c[2] = {1, -1};
+    double s2[2] = {0, 0};
+    cpu()->grad_noise(r2, 2, 2, c, s2);
+    cpu()->grad_noise(r2, 2, 2, c, s2);
+    cr_expect_eq(s2[1], 1, "constant gradients: sigma 0 reads as 1, got %g", s2[1]);
+}
+
 static void count(void *arg) { ++*(int *)arg; }
 
 Test(backend, capture_records_without_running_and_replay_runs)
@@ -162,7 +196,7 @@ Test(backend, device_names)
 /* The trainer's recorded Adam step (capture once, replay) against the same
  * steps run op by op: identical numbers, with self-adaptive weights and
  * causal weighting, whose updates ride in the recorded step or around it. */
-static void train(const char *loss, bool no_capture, pf_train_result *r)
+static void train_with(const char *loss, const char *training, bool no_capture, pf_train_result *r)
 {
     const pf_pde *p;
     cr_assert_eq(pf_pdes_lookup("burgers_1d", &p), PF_OK);
@@ -173,8 +207,8 @@ static void train(const char *loss, bool no_capture, pf_train_result *r)
              " \"constraints\": {}, \"loss\": {%s},"
              " \"optimization\": {\"stages\": [{\"optimizer\": \"adam\", \"steps\": 1000, \"lr\": 0.003,"
              "   \"grad_clip\": 1.0}]},"
-             " \"training\": {\"log_every\": 10, \"eval_every\": 50}}",
-             loss);
+             " \"training\": {\"log_every\": 10, \"eval_every\": 50%s}}",
+             loss, training);
     pf_model_config mc;
     pf_train_config tc;
     spec_configs(text, p, 150, &mc, &tc);
@@ -185,12 +219,15 @@ static void train(const char *loss, bool no_capture, pf_train_result *r)
     cr_assert_eq(r->status, PF_TRAIN_OK, "%s", r->detail);
 }
 
-static void recorded_equals_op_by_op(const char *loss)
+static void recorded_equals_op_by_op_with(const char *loss, const char *training)
 {
     pf_train_result a, b;
-    train(loss, false, &a);
-    train(loss, true, &b);
+    train_with(loss, training, false, &a);
+    train_with(loss, training, true, &b);
     cr_expect_eq(a.y, b.y, "recorded y %.9e, op by op %.9e", a.y, b.y);
+    cr_expect(a.region_sigma == b.region_sigma || (isnan(a.region_sigma) && isnan(b.region_sigma)),
+              "region sigma recorded %.17g, op by op %.17g", a.region_sigma, b.region_sigma);
+    if (strstr(training, "region")) cr_expect(isfinite(a.region_sigma) && a.region_sigma != 1, "sigma %g", a.region_sigma);
     cr_assert_eq(a.nlog, b.nlog);
     for (int i = 0; i < a.nlog; i++) cr_expect_eq(a.log_total[i], b.log_total[i], "log %d", i);
     cr_assert_eq(a.nparam, b.nparam);
@@ -205,7 +242,18 @@ static void recorded_equals_op_by_op(const char *loss)
     pf_train_result_release(&b);
 }
 
+static void recorded_equals_op_by_op(const char *loss) { recorded_equals_op_by_op_with(loss, ""); }
+
 Test(backend, recorded_adam_step_equals_op_by_op) { recorded_equals_op_by_op(""); }
+
+/* Region optimization: the points uploaded before each replay, the
+ * gradient ring pushed inside the recorded step, sigma read after it; with
+ * a short history so sigma moves within the run. */
+Test(backend, recorded_step_with_region_optimization)
+{
+    recorded_equals_op_by_op_with("\"weighting\": \"self_adaptive\"",
+                                  ", \"region_optimization\": {\"enabled\": true, \"r0\": 0.01, \"history\": 4}");
+}
 
 Test(backend, recorded_step_with_self_adaptive_and_causal_weights)
 {

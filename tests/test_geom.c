@@ -497,6 +497,110 @@ Test(geom, sobol_first_power_of_two_points_stratify_every_axis)
     pf_geom_free(g);
 }
 
+/* The radical inverse of i in base b, the slow way: digit by digit. */
+static double phi(unsigned long i, unsigned b)
+{
+    double r = 0, f = 1.0 / b;
+    for (; i; i /= b, f /= b) r += (double)(i % b) * f;
+    return r;
+}
+
+/* Hammersley (DeepXDE's convention): point i of n is, with j = i + 1,
+ * (phi_2(j), ..., phi_{p_{d-2}}(j), j / (n + 1)); in 1-D phi_2(j). First
+ * points by hand, then the closed form for all, in 1, 2 and 3 dimensions
+ * and on a box that is not the unit cube. */
+Test(geom, hammersley_points_are_the_radical_inverse_closed_form)
+{
+    pf_geom *g2 = box_nd(2, 0, 1), *g3 = box_nd(3, 0, 1), *g1 = box_nd(1, 0, 1);
+    pf_point_set ps = {0};
+    cr_assert_eq(pf_sample_interior(g2, PF_SAMPLE_HAMMERSLEY, 8, 0, &ps), PF_OK, "%s", pf_errmsg());
+    const double want2[5][2] = {{0.5, 1 / 9.0}, {0.25, 2 / 9.0}, {0.75, 3 / 9.0}, {0.125, 4 / 9.0}, {0.625, 5 / 9.0}};
+    for (int i = 0; i < 5; i++)
+        for (int k = 0; k < 2; k++)
+            cr_assert_float_eq(ps.x[2 * i + k], want2[i][k], 1e-7, "2-D point %d axis %d: %.9g", i, k, ps.x[2 * i + k]);
+    cr_assert_eq(pf_sample_interior(g3, PF_SAMPLE_HAMMERSLEY, 10, 0, &ps), PF_OK, "%s", pf_errmsg());
+    const double want3[5][3] = {{0.5, 1 / 3.0, 1 / 11.0}, {0.25, 2 / 3.0, 2 / 11.0}, {0.75, 1 / 9.0, 3 / 11.0},
+                                {0.125, 4 / 9.0, 4 / 11.0}, {0.625, 7 / 9.0, 5 / 11.0}};
+    for (int i = 0; i < 5; i++)
+        for (int k = 0; k < 3; k++)
+            cr_assert_float_eq(ps.x[3 * i + k], want3[i][k], 1e-7, "3-D point %d axis %d: %.9g", i, k, ps.x[3 * i + k]);
+    /* every point of larger sets, and a box [-1, 2] x [0, 0.1] x [2.5, 7] */
+    double lo[3] = {-1, 0, 2.5}, hi[3] = {2, 0.1, 7};
+    pf_geom *gb = NULL;
+    cr_assert_eq(pf_geom_box_alloc(3, lo, hi, NULL, &gb), PF_OK);
+    const pf_geom *gs[4] = {g1, g2, g3, gb};
+    for (int c = 0; c < 4; c++) {
+        int d = pf_geom_dim(gs[c]), n = 777;
+        cr_assert_eq(pf_sample_interior(gs[c], PF_SAMPLE_HAMMERSLEY, n, 0, &ps), PF_OK, "%s", pf_errmsg());
+        cr_assert_eq(ps.n, n);
+        double l[3], h[3];
+        pf_geom_bbox(gs[c], l, h);
+        int bad = 0;
+        for (int i = 0; i < n; i++)
+            for (int k = 0; k < d; k++) {
+                unsigned pr[2] = {2, 3};
+                double u = d == 1 ? phi((unsigned long)i + 1, 2)
+                           : k < d - 1 ? phi((unsigned long)i + 1, pr[k])
+                                       : (double)(i + 1) / (n + 1);
+                bad += fabs(ps.x[i * d + k] - (l[k] + u * (h[k] - l[k]))) > 1e-6 * fmax(1, fabs(h[k]));
+            }
+        cr_assert_eq(bad, 0, "case %d (%d-D): %d coordinates differ from the closed form", c, d, bad);
+    }
+    /* no seed: a grid-like, seed-independent set */
+    pf_point_set a = {0};
+    cr_assert_eq(pf_sample_interior(g3, PF_SAMPLE_HAMMERSLEY, 100, 1, &a), PF_OK);
+    cr_assert_eq(pf_sample_interior(g3, PF_SAMPLE_HAMMERSLEY, 100, 2, &ps), PF_OK);
+    cr_assert(same_set(&a, &ps), "hammersley depends on the seed");
+    pf_point_set_release(&a);
+    pf_point_set_release(&ps);
+    pf_geom_free(g1);
+    pf_geom_free(g2);
+    pf_geom_free(g3);
+    pf_geom_free(gb);
+}
+
+/* The last axis: each of the n strata holds exactly one point. A base-p
+ * axis: any p^m consecutive indices hit each of the p^m strata once, so
+ * with n >= p^m every stratum is hit: 2^9 on axis 0, 3^6 on axis 1 of 1000
+ * points. The initial slice of a box x time is the Hammersley set of its
+ * space (1-D: the base-2 van der Corput points, every one of 2^9 strata). */
+Test(geom, hammersley_hits_every_stratum)
+{
+    pf_geom *g = box_nd(3, 0, 1);
+    int n = 1000;
+    pf_point_set ps = {0};
+    cr_assert_eq(pf_sample_interior(g, PF_SAMPLE_HAMMERSLEY, n, 0, &ps), PF_OK);
+    int strata[3] = {512, 729, 1000};
+    int *hit = calloc((size_t)n, sizeof *hit);
+    for (int k = 0; k < 3; k++) {
+        memset(hit, 0, (size_t)n * sizeof *hit);
+        for (int i = 0; i < n; i++) {
+            /* a base-3 point k/729 may round just below its stratum's edge in float */
+            int s = (int)floor(ps.x[i * 3 + k] * strata[k] + (k < 2 ? 1e-3 : 0));
+            cr_assert(s >= 0 && s < strata[k], "axis %d: point %d outside [0, 1)", k, i);
+            hit[s]++;
+        }
+        int empty = 0, twice = 0;
+        for (int s = 0; s < strata[k]; s++) empty += hit[s] == 0, twice += hit[s] > 1;
+        cr_assert_eq(empty, 0, "axis %d: %d of %d strata empty", k, empty, strata[k]);
+        if (k == 2) cr_assert_eq(twice, 0, "last axis: %d strata hit twice", twice);
+    }
+    pf_point_set_release(&ps);
+    pf_geom_free(g);
+    pf_geom *st = NULL;
+    cr_assert_eq(pf_geom_space_time_alloc(box_nd(1, -1, 1), 0, 1, &st), PF_OK);
+    cr_assert_eq(pf_sample_initial(st, PF_SAMPLE_HAMMERSLEY, 600, 0, 0, &ps), PF_OK);
+    memset(hit, 0, (size_t)n * sizeof *hit);
+    for (int i = 0; i < ps.n; i++) hit[(int)floor((ps.x[2 * i] + 1) / 2 * 512)]++;
+    int empty = 0;
+    for (int s = 0; s < 512; s++) empty += hit[s] == 0;
+    cr_assert_eq(empty, 0, "initial slice: %d of 512 strata empty", empty);
+    cr_assert_float_eq(ps.x[0], 0.0, 1e-7, "phi_2(1) = 1/2 maps to x = 0");
+    free(hit);
+    pf_point_set_release(&ps);
+    pf_geom_free(st);
+}
+
 /* ---------------------------------------------------------------- grids */
 
 Test(geom, grid_has_the_requested_counts_and_coordinates)

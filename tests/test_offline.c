@@ -564,6 +564,34 @@ Test(offline, mechanisms_of_specs)
     json_decref(ex);
 }
 
+/* The region-optimization operator: the optimization role proposes it on
+ * some PDEs and seeds, every such answer is valid, says so in its
+ * rationale, and the mechanism is recognised (and removable). */
+Test(offline, optimization_role_proposes_region_optimization)
+{
+    char why[8192];
+    int n = pf_pdes_count(), with = 0;
+    for (int pi = 0; pi < n; pi++)
+        for (uint64_t seed = 0; seed < 4; seed++) {
+            const pf_pde *p = pf_pdes_at(pi);
+            json_t *cx = context(p->name, "low");
+            json_object_set_new(cx, "role", json_string("optimization"));
+            json_object_set_new(cx, "generation", json_integer(0));
+            char *text = NULL;
+            json_t *norm = answer_spec(cx, seed, "ro", &text, why, sizeof why);
+            cr_assert_not_null(norm, "%s seed %d: %s", p->name, (int)seed, why);
+            if (has_mech(norm, "region_optimization")) {
+                with++;
+                cr_assert_not_null(strstr(text, "region optimization"), "%s", text);
+            }
+            free(text);
+            json_decref(norm);
+            json_decref(cx);
+        }
+    cr_log_info("region optimization in %d of %d optimization-role proposals", with, 4 * n);
+    cr_assert_gt(with, 0, "the optimization role never turned region optimization on");
+}
+
 /* ------------------------------------------------------------ 6. architecture-guided */
 
 Test(offline, architecture_guided_stabilizes_divergence)

@@ -706,6 +706,14 @@ static const field_case field_cases[] = {
      "stage.schedule", "{\"kind\": \"one_cycle\"}", "100.0", NULL},
     {"training.log_every", "training.log_every", "training", NULL, "10", NULL},
     {"training.eval_every", "training.eval_every", "training", NULL, "20", NULL},
+    {"training.region_optimization.enabled", "training.region_optimization", "training.region_optimization", NULL, "true",
+     NULL},
+    {"training.region_optimization.true.r0", "training.region_optimization.r0", "training.region_optimization",
+     "{\"enabled\": true}", "0.001", NULL},
+    {"training.region_optimization.true.history", "training.region_optimization.history", "training.region_optimization",
+     "{\"enabled\": true}", "5", NULL},
+    {"training.region_optimization.true.max_radius", "training.region_optimization.max_radius",
+     "training.region_optimization", "{\"enabled\": true}", "0.05", NULL},
 };
 
 /* Where instantiation puts the field at `path`: a number (*name NULL) or a
@@ -782,6 +790,10 @@ static int config_value(const char *path, const pf_model_config *mc, const pf_tr
         {"optimization.stages.adam.schedule.one_cycle.final_div_factor", g->schedule.final_div_factor, NULL},
         {"training.log_every", tc->log_every, NULL},
         {"training.eval_every", tc->eval_every, NULL},
+        {"training.region_optimization.enabled", tc->region.enabled, NULL},
+        {"training.region_optimization.true.r0", tc->region.r0, NULL},
+        {"training.region_optimization.true.history", tc->region.history, NULL},
+        {"training.region_optimization.true.max_radius", tc->region.max_radius, NULL},
     };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         if (!strcmp(v[i].path, path)) {
@@ -922,4 +934,51 @@ Test(spec, defaults_by_path)
     cr_assert_eq(pf_spec_default_num("optimization.stages.adamw.weight_decay"), 0.01);
     cr_assert_str_eq(pf_spec_default_name("optimization.stages.adam.schedule.kind"), "constant");
     cr_assert_eq(pf_spec_default_num("optimization.stages.adam.schedule.cosine.lr_min"), 0);
+}
+
+/* training.region_optimization: off (left out, false, {"enabled": false})
+ * normalizes to the spec without it, byte for byte, so specs written before
+ * the option existed keep their hash; on, it is expanded with its defaults;
+ * it needs an Adam stage. */
+Test(spec, region_optimization_off_is_left_out_of_the_canonical_form)
+{
+    const pf_pde *p = pde("burgers_1d");
+    json_t *ex = pf_spec_example(p, PF_FIDELITY_LOW);
+    char *base = pf_spec_canonical(ex);
+    cr_assert_null(strstr(base, "region"), "%s", base);
+    const char *offs[] = {"false", "{\"enabled\": false}", "{}"};
+    for (int i = 0; i < 3; i++) {
+        json_t *v = json_copy(ex), *tr = json_deep_copy(json_object_get(ex, "training"));
+        json_object_set_new(tr, "region_optimization", json_loads(offs[i], JSON_DECODE_ANY, NULL));
+        json_object_set_new(v, "training", tr);
+        json_t *norm;
+        cr_assert_eq(pf_spec_check(v, p, PF_FIDELITY_LOW, &norm, &rep), PF_OK, "%s", rep.reason[0]);
+        char *c = pf_spec_canonical(norm);
+        cr_assert_str_eq(c, base, "region_optimization %s changed the canonical form", offs[i]);
+        free(c);
+        json_decref(norm);
+        json_decref(v);
+    }
+    json_t *on = json_deep_copy(ex);
+    json_object_set_new(json_object_get(on, "training"), "region_optimization", json_true());
+    json_t *norm;
+    cr_assert_eq(pf_spec_check(on, p, PF_FIDELITY_LOW, &norm, &rep), PF_OK, "%s", rep.reason[0]);
+    const json_t *ro = json_object_get(json_object_get(norm, "training"), "region_optimization");
+    cr_assert(json_is_true(json_object_get(ro, "enabled")));
+    cr_assert_eq(json_real_value(json_object_get(ro, "r0")), 1e-4);
+    cr_assert_eq(json_integer_value(json_object_get(ro, "history")), 10);
+    cr_assert_eq(json_real_value(json_object_get(ro, "max_radius")), 0.01);
+    pf_model_config mc;
+    pf_train_config tc;
+    cr_assert_eq(pf_spec_instantiate(norm, p, &mc, &tc), PF_OK);
+    cr_assert(tc.region.enabled && tc.region.r0 == 1e-4 && tc.region.history == 10 && tc.region.max_radius == 0.01);
+    json_decref(norm);
+    /* L-BFGS only: rejected, naming the field */
+    json_object_set_new(json_object_get(on, "optimization"), "stages",
+                        load("[{\"optimizer\": \"lbfgs\", \"steps\": 1000}]"));
+    cr_assert_eq(pf_spec_check(on, p, PF_FIDELITY_LOW, &norm, &rep), PF_ERR_INVALID);
+    cr_assert_not_null(strstr(rep.reason[0], "training.region_optimization.enabled"), "%s", rep.reason[0]);
+    json_decref(on);
+    free(base);
+    json_decref(ex);
 }

@@ -1,15 +1,19 @@
 /*
  * Training end to end: a 1-D Poisson PINN reaches the exact solution, and a
- * training step allocates nothing.
+ * training step allocates nothing (the bare graph and optimizers, and the
+ * trainer's Adam steps with and without region optimization).
  */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "nn/model.h"
+#include "registry.h"
+#include "spec_configs.h"
 #include "train/adam.h"
 #include "train/graph_objective.h"
 #include "train/lbfgs.h"
+#include "train/trainer.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -209,5 +213,74 @@ Test(train, step_makes_no_heap_allocation)
     pf_lbfgs_free(lbfgs);
     pf_adam_free(adam);
     poisson1d_free(&p);
+#endif
+}
+
+#ifdef PF_COUNT_ALLOCS
+/* Allocations between consecutive progress events, i.e. in one step of the
+ * trainer's loop; only steps with no record, evaluation or first recording
+ * due count. */
+typedef struct alloc_watch {
+    int log_every, eval_every;
+    long steps, allocs, worst_step;
+} alloc_watch;
+
+static void watch(const pf_train_progress *e, void *user)
+{
+    alloc_watch *w = user;
+    counting = 0;
+    long s = e->step - 1; /* the loop iteration that just ended */
+    if (!e->last && s > 2 && s % w->log_every && s % w->eval_every) {
+        w->steps++;
+        if (allocs && !w->allocs) w->worst_step = s;
+        w->allocs += allocs;
+    }
+    allocs = 0;
+    counting = !e->last;
+}
+
+static alloc_watch train_watched(const char *training)
+{
+    const pf_pde *p;
+    cr_assert_eq(pf_pdes_lookup("burgers_1d", &p), PF_OK);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"representation\": {}, \"architecture\": {\"depth\": 2, \"width\": 16},"
+             " \"sampling\": {\"interior\": 256, \"boundary\": 64, \"initial\": 64}, \"constraints\": {},"
+             " \"loss\": {\"causal\": true}, \"optimization\": {\"stages\": [{\"optimizer\": \"adam\", \"steps\": 1000}]},"
+             " \"training\": {\"log_every\": 20, \"eval_every\": 40%s}}",
+             training);
+    pf_model_config mc;
+    pf_train_config tc;
+    spec_configs(text, p, 60, &mc, &tc);
+    alloc_watch w = {.log_every = tc.log_every, .eval_every = tc.eval_every};
+    pf_train_options o = pf_train_options_default();
+    o.on_progress = watch;
+    o.progress_user = &w;
+    pf_train_result r;
+    cr_assert_eq(pf_train_run(p, &mc, &tc, &o, &r), PF_OK, "%s", pf_errmsg());
+    counting = 0;
+    cr_assert_eq(r.status, PF_TRAIN_OK, "%s", r.detail);
+    pf_train_result_release(&r);
+    return w;
+}
+#endif
+
+/* The trainer's Adam steps, recorded and replayed, with causal weighting
+ * (its masks follow the moved points): no heap allocation, with region
+ * optimization (the draw, the upload, the gradient ring, sigma) and
+ * without. */
+Test(train, trainer_steps_make_no_heap_allocation, .timeout = 60)
+{
+#ifndef PF_COUNT_ALLOCS
+    cr_skip_test("allocation counting needs glibc and no AddressSanitizer");
+#else
+    const char *cases[] = {"", ", \"region_optimization\": {\"enabled\": true, \"history\": 4}"};
+    for (int i = 0; i < 2; i++) {
+        alloc_watch w = train_watched(cases[i]);
+        cr_expect_gt(w.steps, 40, "only %ld steps watched", w.steps);
+        cr_expect_eq(w.allocs, 0, "%s: %ld heap allocations in %ld trainer steps (first at step %ld)",
+                     i ? "region optimization" : "plain Adam", w.allocs, w.steps, w.worst_step);
+    }
 #endif
 }

@@ -547,6 +547,28 @@ Test(train_options, sampling_method)
     for (int i = 0; i < 4; i++) done(&t[i]);
 }
 
+/* method hammersley: the interior points are DeepXDE's Hammersley set on
+ * burgers_1d's box [-1, 1] x [0, 1]: x = -1 + 2 phi_2(i + 1), t = (i + 1) / 257,
+ * so the t axis has one point in each of the 256 strata, and another seed
+ * gives the same points. */
+Test(train_options, sampling_method_hammersley)
+{
+    const char *patch = "{'sampling': {'interior': 256, 'method': 'hammersley'}}";
+    trained a = train("burgers_1d", patch, 11, 3), b = train("burgers_1d", patch, 12, 3);
+    cr_assert(same_points(&a, &b), "hammersley points depend on the seed");
+    int bad = 0;
+    for (int i = 0; i < 256; i++) {
+        double phi = 0, f = 0.5;
+        for (unsigned j = (unsigned)i + 1; j; j /= 2, f /= 2) phi += (j % 2) * f;
+        bad += fabs(a.r.x_interior[2 * i] - (-1 + 2 * phi)) > 1e-6 ||
+               fabs(a.r.x_interior[2 * i + 1] - (i + 1) / 257.0) > 1e-6;
+    }
+    cr_assert_eq(bad, 0, "%d of 256 points differ from the Hammersley set", bad);
+    cr_assert_eq(strata_filled(&a, 1), 256, "t: %d of 256 strata hold one point", strata_filled(&a, 1));
+    done(&a);
+    done(&b);
+}
+
 /* resample_every: the points are redrawn at the multiples of it (step > 0);
  * 0 keeps the initial draw. */
 Test(train_options, sampling_resample_every)
@@ -1102,4 +1124,37 @@ Test(train_options, training_log_eval_every)
     cr_assert_eq(u.r.eval_step[1], 30);
     done(&t);
     done(&u);
+}
+
+/* region_optimization (RoPINN): the Adam steps train on moved interior
+ * points, so the loss curve leaves the one without it after step 0 (whose
+ * record is on the set's own points), while the set itself (x_interior) is
+ * the same; sigma has left its start of 1 after `history` steps and the
+ * last radius is r0 / sigma clipped to (0, max_radius]; the same seed gives
+ * the same run; an L-BFGS tail trains on the set's own points. */
+Test(train_options, training_region_optimization)
+{
+    const char *on = "{'training': {'region_optimization': {'enabled': true, 'r0': 0.01, 'history': 5, 'max_radius': 0.05}}}";
+    trained off = train("burgers_1d", NULL, 6, 40), a = train("burgers_1d", on, 6, 40), b = train("burgers_1d", on, 6, 40);
+    cr_assert(isnan(off.r.region_sigma) && isnan(off.r.region_radius), "off: sigma %g", off.r.region_sigma);
+    cr_assert(same_points(&off, &a), "region optimization changed the interior set itself");
+    cr_assert_eq(first_difference(&off, &a), 1, "the curves should part at step 1 (record %d)", first_difference(&off, &a));
+    cr_assert(same_curve(&a, &b), "the same seed gave another run");
+    cr_assert_eq(pdiff(param(&a.r, "out.W"), param(&b.r, "out.W")), 0);
+    cr_assert(isfinite(a.r.region_sigma) && a.r.region_sigma > 0 && a.r.region_sigma != 1, "sigma %g",
+              a.r.region_sigma);
+    cr_assert(a.r.region_radius > 0 && a.r.region_radius <= 0.05, "radius %g", a.r.region_radius);
+    cr_log_info("region optimization on burgers_1d, 40 steps: sigma %.4g, radius %.4g, loss %.4g (off: %.4g)",
+                a.r.region_sigma, a.r.region_radius, a.r.loss_last, off.r.loss_last);
+    trained c = train("burgers_1d",
+                      "{'optimization': {'stages': [{'optimizer': 'adam', 'steps': 800, 'lr': 0.01},"
+                      " {'optimizer': 'lbfgs', 'steps': 200}]},"
+                      " 'training': {'region_optimization': true}}",
+                      6, 20);
+    cr_assert_eq(c.r.stage[0].done, 16);
+    cr_assert(same_points(&off, &c));
+    done(&off);
+    done(&a);
+    done(&b);
+    done(&c);
 }

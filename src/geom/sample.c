@@ -73,7 +73,7 @@ static pf_real real_in(double v, double a, double b)
 /* ------------------------------------------------------------ names */
 
 static const char *const method_names[PF_SAMPLE_METHOD_COUNT] = {"uniform", "sobol", "lhs",
-                                                                 "grid"};
+                                                                 "grid", "hammersley"};
 static const char *const grid_names[PF_GRID_KIND_COUNT] = {"interior", "closed", "cell"};
 
 const char *pf_sample_method_name(pf_sample_method m)
@@ -260,6 +260,83 @@ static pf_status interior_lhs(const pf_geom *g, int n, uint64_t seed, pf_real *d
     return i == n ? PF_OK : too_few(g, i, n);
 }
 
+/* The first primes: the bases of the radical-inverse coordinates. */
+static const unsigned primes[PF_GEOM_MAX_DIM] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53};
+
+/* The radical inverse of i in base b: the base-b digits of i mirrored about
+ * the radix point. Integer digits over an exact power of b, one division:
+ * b^digits <= b i < 2^53 for every i a sampler can ask for. */
+static double radical_inverse(uint64_t i, unsigned b)
+{
+    uint64_t rev = 0, den = 1;
+    for (; i; i /= b) {
+        rev = rev * b + i % b;
+        den *= b;
+    }
+    return (double)rev / (double)den;
+}
+
+/* Point i of the n-point Hammersley set in the unit cube [0, 1)^d, as
+ * DeepXDE draws it (skopt's Hammersly, the first point skipped): index
+ * j = i + 1; coordinates 0..d-2 are the radical inverses of j in the first
+ * d - 1 primes and the last is j / (n + 1); in 1-D, the radical inverse of
+ * j in base 2. */
+static void hammersley_unit(uint64_t i, uint64_t n, int d, double *u)
+{
+    uint64_t j = i + 1;
+    if (d == 1) {
+        u[0] = radical_inverse(j, 2);
+        return;
+    }
+    for (int k = 0; k < d - 1; k++) u[k] = radical_inverse(j, primes[k]);
+    u[d - 1] = (double)j / (double)(n + 1);
+}
+
+static void hammersley_point(const pf_geom *g, uint64_t i, uint64_t n, double *x)
+{
+    hammersley_unit(i, n, g->dim, x);
+    for (int k = 0; k < g->dim; k++) x[k] = g->lo[k] + x[k] * (g->hi[k] - g->lo[k]);
+}
+
+/* A box (or box x time): the n-point set scaled to it. Any other shape: the
+ * smallest N-point set over the bounding box (N grown from n / fill) with at
+ * least n points inside, thinned evenly by index to n of its m inside
+ * points (ranks floor(j m / n)), so the last coordinate stays evenly spread. */
+static pf_status interior_hammersley(const pf_geom *g, int n, pf_real *dst, int stride)
+{
+    int d = g->dim;
+    double x[PF_GEOM_MAX_DIM];
+    if (fills_bbox(g)) {
+        for (int i = 0; i < n; i++) {
+            hammersley_point(g, (uint64_t)i, (uint64_t)n, x);
+            store(dst + (size_t)stride * i, x, d);
+        }
+        return PF_OK;
+    }
+    double fill = pf_geom_fill_fraction(g);
+    long cap = max_tries(n, fill);
+    uint64_t N = (uint64_t)ceil(1.02 * n / fill) + 16, m = 0;
+    for (;;) {
+        m = 0;
+        for (uint64_t i = 0; i < N; i++) {
+            hammersley_point(g, i, N, x);
+            m += pf_geom_sdf(g, x) <= 0;
+        }
+        if (m >= (uint64_t)n) break;
+        uint64_t next = m ? (uint64_t)ceil(1.02 * (double)N * n / (double)m) + 16 : 4 * N;
+        if (next > (uint64_t)cap) return too_few(g, (int)m, n);
+        N = next;
+    }
+    uint64_t rank = 0, j = 0;
+    for (uint64_t i = 0; i < N && j < (uint64_t)n; i++) {
+        hammersley_point(g, i, N, x);
+        if (pf_geom_sdf(g, x) > 0) continue;
+        if (rank++ == j * m / (uint64_t)n) store(dst + (size_t)stride * j++, x, d);
+    }
+    PF_ASSERT(j == (uint64_t)n);
+    return PF_OK;
+}
+
 /* ------------------------------------------------------------ grids */
 
 static double grid_coord(pf_grid_kind kind, double lo, double hi, int m, int k)
@@ -385,6 +462,7 @@ static pf_status fill_interior(const pf_geom *g, pf_sample_method m, int n, uint
     case PF_SAMPLE_UNIFORM: return interior_uniform(g, n, seed, dst, stride);
     case PF_SAMPLE_SOBOL: return interior_sobol(g, n, seed, dst, stride);
     case PF_SAMPLE_LHS: return interior_lhs(g, n, seed, dst, stride);
+    case PF_SAMPLE_HAMMERSLEY: return interior_hammersley(g, n, dst, stride);
     case PF_SAMPLE_GRID:
     case PF_SAMPLE_METHOD_COUNT: break;
     }

@@ -53,6 +53,26 @@
  *            the per-axis counts of DeepXDE's uniform_points for the bounding
  *            box, inflated by 1 / fill fraction), keeping the inside points;
  *            out->n is the number kept, which is rarely exactly n.
+ *   hammersley the Hammersley set of n points, DeepXDE's default sampler
+ *            (so PINNacle's), with DeepXDE's conventions (its
+ *            sampler.quasirandom over skopt's Hammersly): point i = 0..n-1
+ *            of the unit cube is, with j = i + 1 (DeepXDE draws n + 1 points
+ *            and drops the first, the origin), u_k = phi_{p_k}(j) for
+ *            k = 0..d-2 and u_{d-1} = j / (n + 1), where phi_p is the
+ *            radical inverse in base p and p_k the k-th prime (2, 3, 5, ...);
+ *            in 1-D u_0 = phi_2(j). Scaled to the bounding box,
+ *            lo + u (hi - lo). So the grid coordinate is the LAST one (time
+ *            for space x time, as DeepXDE's GeometryXTime gives a box x time
+ *            to its hypercube), and every one of its n strata
+ *            [k/n, (k+1)/n) holds exactly one point. It takes no seed: a
+ *            redraw gives the same set, as with grid. A non-box shape takes
+ *            the smallest N-point set over the bounding box (N grown from
+ *            n / fill) that has m >= n points inside, and keeps the inside
+ *            points of rank floor(j m / n), j = 0..n-1 (an even thinning by
+ *            index, so the last coordinate stays evenly spread). DeepXDE
+ *            differs there: it maps the set onto disks and spheres by polar
+ *            coordinates, and for CSG shapes it repeats the same draw in its
+ *            rejection loop.
  *
  * Interior points are in the CLOSED domain (a rejection test keeps
  * sdf <= 0), up to the rounding to pf_real.
@@ -106,10 +126,11 @@ typedef enum pf_sample_method {
     PF_SAMPLE_SOBOL,
     PF_SAMPLE_LHS,
     PF_SAMPLE_GRID,
+    PF_SAMPLE_HAMMERSLEY,
     PF_SAMPLE_METHOD_COUNT
 } pf_sample_method;
 
-/* "uniform", "sobol", "lhs", "grid"; "?" out of range. */
+/* "uniform", "sobol", "lhs", "grid", "hammersley"; "?" out of range. */
 const char *pf_sample_method_name(pf_sample_method m);
 /* The method called `name`; PF_ERR_INVALID ("sampler 'x' is unknown;
  * allowed: ...") and *out untouched otherwise. */

@@ -553,6 +553,33 @@ static int op_lbfgs_tail(pf_off *o, json_t *spec)
     return 1;
 }
 
+/* ------------------------------------------------------ training */
+
+static json_t *TRAIN(json_t *s) { return pf_off_sec(s, "training"); }
+
+static int has_adam(const pf_off *o, const json_t *s)
+{
+    (void)o;
+    size_t i;
+    json_t *st;
+    json_array_foreach(json_object_get(json_object_get(s, "optimization"), "stages"), i, st) if (is_adam(st)) return 1;
+    return 0;
+}
+
+static int op_region(pf_off *o, json_t *spec)
+{
+    json_t *t = TRAIN(spec);
+    if (json_is_true(json_object_get(json_object_get(t, "region_optimization"), "enabled"))) return 0;
+    long hist = PICKL(o, 5, 10, 15);
+    double r0 = pf_spec_default_num("training.region_optimization.true.r0");
+    double cap = pf_spec_default_num("training.region_optimization.true.max_radius");
+    json_object_set_new(t, "region_optimization",
+                        json_pack("{s:b,s:f,s:I,s:f}", "enabled", 1, "r0", r0, "history", (json_int_t)hist, "max_radius", cap));
+    pf_off_note(o, "RoPINN region optimization (r0 = %g, gradient-noise history %ld, radius at most %g): each Adam step trains on interior points moved within a small region, for a residual that holds between the collocation points.",
+                r0, hist, cap);
+    return 1;
+}
+
 /* ------------------------------------------------------ the table */
 
 #define T(x) PF_TAG_##x
@@ -600,6 +627,8 @@ static const pf_off_op ops[OP_COUNT] = {
      op_lbfgs_tail, always, 0},
     {OP_LOWER_LR, "lower_lr", 5, NULL, T(CHAOTIC) | T(STEEP), "learning rate,stabil", op_lower_lr, always, 0},
     {OP_ONE_CYCLE, "one_cycle", 5, "schedule:one_cycle", 0, "one-cycle,one_cycle,warmup", op_one_cycle, always, 7},
+    {OP_REGION, "region_optimization", 6, "region_optimization", T(HIGH_ORDER) | T(STEEP),
+     "region optimization,ropinn,trust region,generaliz", op_region, has_adam, 0},
 };
 #undef T
 
@@ -775,6 +804,9 @@ int pf_off_remove_mechanism(pf_off *o, json_t *spec, const char *m)
         json_object_set_new(l, "weighting", json_pack("{s:s}", "method", pf_spec_default_name("loss.weighting.method")));
     else if (!strcmp(m, "weights")) json_object_set_new(l, "weights", json_object());
     else if (!strcmp(m, "residual_normalization")) reset_str(l, "loss.residual_normalization");
+    else if (!strcmp(m, "region_optimization"))
+        json_object_set_new(TRAIN(spec), "region_optimization",
+                            json_pack("{s:b}", "enabled", pf_spec_default_num("training.region_optimization.enabled") != 0));
     else {
         size_t i;
         json_t *st;

@@ -130,6 +130,8 @@ json_t *pf_offline_mechanisms(const json_t *norm)
     if (!strcmp(pf_off_field_str(json_object_get(norm, "constraints"), "constraints.mode"), "hard")) add(out, "hard");
     loss_mechs(json_object_get(norm, "loss"), out);
     opt_mechs(json_object_get(norm, "optimization"), out);
+    if (json_is_true(json_object_get(json_object_get(json_object_get(norm, "training"), "region_optimization"), "enabled")))
+        add(out, "region_optimization");
     return out;
 }
 

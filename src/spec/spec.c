@@ -59,6 +59,9 @@ struct field {
     fkind selk;                    /* ... selected by key `sel`, K_ENUM/K_BOOL */
     const char *sel;
     int custom;
+    int omit_off;                 /* K_VARIANT: left out of the normalized
+                                     spec when it selects its default
+                                     variant and that variant has no keys */
     const char *doc;
 };
 
@@ -84,7 +87,7 @@ static const char *const arch_names[] = {"mlp", "modified_mlp", "resnet"};
 static const char *const act_names[] = {"tanh", "sin", "silu", "gelu", "softplus", "sigmoid"};
 static const char *const init_names[] = {"glorot_normal", "glorot_uniform"};
 static const char *const adapt_names[] = {"none", "layerwise"};
-static const char *const sample_names[] = {"uniform", "sobol", "lhs", "grid"};
+static const char *const sample_names[] = {"uniform", "sobol", "lhs", "grid", "hammersley"};
 static const char *const rnorm_names[] = {"none", "initial"};
 _Static_assert(N(arch_names) == PF_ARCH_COUNT, "arch names");
 _Static_assert(N(act_names) == PF_NACTIVATIONS, "activation names");
@@ -143,7 +146,7 @@ static const field sampling_f[] = {
     INT("boundary", 0, PF_SPEC_MAX_POINTS, 2048, "boundary points, all boundary constraints together"),
     {.key = "initial", .k = K_CUSTOM, .custom = C_INITIAL, .lo = 0, .hi = PF_SPEC_MAX_POINTS, .def = 2048,
      .doc = "initial-slice points (default 2048 when time-dependent; must be 0 when steady)"},
-    ENUM("method", sample_names, 0, "interior and initial sampler"),
+    ENUM("method", sample_names, 0, "interior and initial sampler (hammersley: DeepXDE's and PINNacle's default, no seed)"),
     INT("resample_every", 0, 10000, 0, "redraw every point set every this many steps (0 = never)"),
     VARIANT("adaptive", "method", K_ENUM, adaptive_v, 0, "adaptive sampling"),
 };
@@ -230,9 +233,26 @@ static const field stage_field =
 static const field optimization_f[] = {
     CUSTOM("stages", C_STAGES, "1..8 stages run in order; their steps sum to exactly the fidelity budget"),
 };
+static const field region_f[] = {
+    REAL("r0", 0, 1, 1, 0, 1e-4, "initial region radius: r = min(r0 / sigma, max_radius), in input units, the same for every input"),
+    INT("history", 1, 50, 10, "T0: the last steps whose gradients give the noise level sigma (sigma = 1 until T0 exist)"),
+    REAL("max_radius", 0, 1, 1, 0, 0.01, "cap on the region radius"),
+};
+static const variant region_v[] = {
+    {"false", NULL, 0, "off"},
+    {"true", region_f, N(region_f),
+     "RoPINN region optimization (Wu et al. 2024), reconstructed from its paper and its released code for other "
+     "benchmarks (RoPINN released no PINNacle driver): on every Adam step the interior points move by U[0, r) per "
+     "coordinate (one-sided, clamped to the domain), redrawn each step; boundary and initial points stay; r "
+     "shrinks as the gradient noise sigma (std / mean |g| over the last T0 steps, per parameter, averaged) grows; "
+     "needs an adam or adamw stage"},
+};
 static const field training_f[] = {
     INT("log_every", 1, 10000, 100, "steps between loss-curve records"),
     INT("eval_every", 1, 10000, 100, "steps between evaluation MSEs"),
+    {.key = "region_optimization", .k = K_VARIANT, .sel = "enabled", .selk = K_BOOL, .var = region_v,
+     .nvar = N(region_v), .def = 0, .omit_off = 1,
+     .doc = "region optimization of the interior points (left out of the canonical spec when off)"},
 };
 static const field sections[] = {
     OBJ("representation", representation_f, "input representation"),
@@ -392,6 +412,18 @@ static json_t *norm_scalar(ctx *c, const field *f, const json_t *v, const char *
     return NULL;
 }
 
+/* A field marked omit_off whose normalized value r selects the default
+ * variant, which has no keys: an option that is off. Leaving it out keeps
+ * the canonical form (and the hash) of every spec written before the
+ * option existed. */
+static int omitted(const field *f, const json_t *r)
+{
+    if (!f->omit_off || f->k != K_VARIANT || f->var[(int)f->def].n) return 0;
+    const json_t *s = json_object_get(r, f->sel);
+    if (f->selk == K_BOOL) return json_is_boolean(s) && (int)json_is_true(s) == (int)f->def;
+    return json_is_string(s) && !strcmp(json_string_value(s), f->var[(int)f->def].name);
+}
+
 /* Normalize object `v` (NULL: all defaults) against fields fs[0..n), with
  * `pre` (a selector already in `out`) also allowed. */
 static void norm_members(ctx *c, const field *fs, int n, const json_t *v, const char *path,
@@ -418,6 +450,10 @@ static void norm_members(ctx *c, const field *fs, int n, const json_t *v, const 
         char sub[256];
         snprintf(sub, sizeof sub, "%s.%s", path, fs[i].key);
         json_t *r = norm_field(c, &fs[i], v ? json_object_get(v, fs[i].key) : NULL, sub);
+        if (r && omitted(&fs[i], r)) {
+            json_decref(r);
+            continue;
+        }
         if (r) json_object_set_new(out, fs[i].key, r);
     }
 }
@@ -957,9 +993,13 @@ static void fill(const json_t *n, const pf_pde *p, pf_model_config *mc, pf_train
         sg->lbfgs.history = (int)tnum(g, "history", sg->lbfgs.history);
         sg->lbfgs.line_search = tbool(g, "line_search", sg->lbfgs.line_search);
     }
-    tview t = tsub(root, "training");
+    tview t = tsub(root, "training"), ro = tsub(t, "region_optimization");
     tc->log_every = (int)tnum(t, "log_every", tc->log_every);
     tc->eval_every = (int)tnum(t, "eval_every", tc->eval_every);
+    tc->region.enabled = tsel(t, "region_optimization", tc->region.enabled);
+    tc->region.r0 = tnum(ro, "r0", tc->region.r0);
+    tc->region.history = (int)tnum(ro, "history", tc->region.history);
+    tc->region.max_radius = tnum(ro, "max_radius", tc->region.max_radius);
 }
 
 /* ------------------------------------------------------- validate */
@@ -1024,6 +1064,13 @@ static void validate(ctx *c, const json_t *n, pf_fidelity f)
                        a, b);
             }
         }
+    }
+    if (!c->sec_err[S_TRAIN] && !c->sec_err[S_OPT] && tc.region.enabled) {
+        bool adam = false;
+        for (int i = 0; i < tc.nstages; i++) adam |= tc.stages[i].optimizer != PF_OPT_LBFGS;
+        c->section = S_TRAIN;
+        if (!adam)
+            reason(c, "training.region_optimization.enabled must be false when no stage is adam or adamw (region optimization moves the points of Adam steps only).");
     }
     if (!c->sec_err[S_OPT]) {
         c->section = S_OPT;

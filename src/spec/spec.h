@@ -47,7 +47,9 @@
  * "method": lr_annealing adds alpha, every, self_adaptive adds lr;
  * loss.causal by "enabled": true adds epsilon, chunks; a stage by
  * "optimizer": adam/adamw have lr, schedule, betas, eps, weight_decay,
- * grad_clip, lbfgs has lr, history, line_search; a schedule by "kind").
+ * grad_clip, lbfgs has lr, history, line_search; a schedule by "kind";
+ * training.region_optimization by "enabled": true adds r0, history,
+ * max_radius — RoPINN's region optimization, train/config.h).
  * A key that the selected variant does not have is rejected rather than
  * ignored. A variant may be written as its selector alone: "schedule":
  * "cosine" is {"kind": "cosine"} (and "adaptive": "rad", "weighting":
@@ -70,6 +72,10 @@
  * 1000.0 is accepted for an integer field), reals as JSON reals (printed
  * with "%.17g", which round-trips). Two specs that differ only in key order
  * or in spelled-out defaults normalize to the same bytes, hence one hash.
+ * One exception to "defaults expanded": training.region_optimization is
+ * LEFT OUT when off (false, {"enabled": false} or absent), so the canonical
+ * form and hash of every spec that does not use it are what they were
+ * before the option existed (the example above has no such key).
  *
  * ------------------------------------------------------------- validate
  *

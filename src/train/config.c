@@ -70,6 +70,7 @@ pf_train_config pf_train_config_default(void)
     tc.loss.causal_chunks = 32;
     tc.loss.residual_norm = PF_RESIDUAL_NORM_NONE;
     tc.nstages = 0;
+    tc.region = (pf_region_config){.enabled = false, .r0 = 1e-4, .history = 10, .max_radius = 0.01};
     tc.log_every = 100;
     tc.eval_every = 100;
     return tc;

@@ -155,12 +155,42 @@ typedef struct pf_stage_config {
                                   this; 0 = no clipping (0)                     */
 } pf_stage_config;
 
+/* -------------------------------------------------- region optimization */
+
+/* RoPINN's region optimization (Wu, Luo, Wang, Wang & Long, NeurIPS 2024),
+ * as reconstructed from its paper and the released code of thuml/RoPINN,
+ * which covers three 1-D benchmarks and has no PINNacle driver (see the
+ * team's baselines.md, section 1). On every Adam/AdamW step (L-BFGS stages
+ * are left alone):
+ *   - the INTERIOR points seen by that step's pass are x + r u, u ~ U[0, 1)^d
+ *     per point and coordinate (one-sided, the same radius for every input,
+ *     redrawn each step from the run's seed), clamped to the domain's
+ *     bounding box; a point whose moved position leaves a non-box domain
+ *     keeps its own position for that step. Boundary, initial and
+ *     observation points never move; the drawn points themselves (the
+ *     base set that resampling, RAD and RAR-D manage) do not change;
+ *   - r = clip(r0 / sigma, 0, max_radius), where sigma is the gradient-noise
+ *     level of the last `history` (T0) steps' network gradients (before
+ *     clipping): per parameter std_t(g) / (mean_t |g| + 1e-6), averaged over
+ *     the parameters; sigma = 1 until T0 gradients exist and whenever it
+ *     comes out 0 (the released code also uses the partial window of the
+ *     first T0 - 1 steps; the reconstruction waits for a full one).
+ * The gradient ring lives on the training backend (backend.h, grad_noise).
+ * Off by default; the spec leaves it out of the canonical form when off. */
+typedef struct pf_region_config {
+    bool enabled;              /* (false)                                       */
+    double r0;                 /* initial region radius (1e-4)                  */
+    int history;               /* T0: steps in the noise estimate (10)          */
+    double max_radius;         /* cap on the radius (0.01)                      */
+} pf_region_config;
+
 typedef struct pf_train_config {
     pf_sampling_config sampling;
     pf_constraints_config constraints;
     pf_loss_config loss;
     int nstages;
     pf_stage_config stages[PF_TRAIN_MAX_STAGES];
+    pf_region_config region;   /* RoPINN's region optimization (off)            */
     int log_every;             /* steps between loss-curve records (100)        */
     int eval_every;            /* steps between evaluation MSEs (100)           */
 } pf_train_config;

@@ -197,24 +197,43 @@ static pf_status build(pf_train_graph *t)
     return PF_OK;
 }
 
-/* The causal masks of the current interior points: mask_i = n / n_i on the
+/* Host room for one upload: `work` holds a set's auxiliary fields or one
+ * causal mask, `chunk_of` the chunk of each interior point. Sized to the
+ * largest set of the graph (made again when RAR-D grows it), so uploads
+ * allocate nothing. */
+static pf_status alloc_work(pf_train_graph *t)
+{
+    int most = 1;
+    for (int s = 0; s < t->nsets; s++) most = t->set[s].ps.n > most ? t->set[s].ps.n : most;
+    if (most <= t->work_n) return PF_OK;
+    pf_real *w = pf_aligned_alloc(sizeof(pf_real) * (size_t)most);
+    int *c = malloc(sizeof(int) * (size_t)most);
+    if (!w || !c) {
+        free(w);
+        free(c);
+        return pf_fail(PF_ERR_NOMEM, "out of memory for %d points", most);
+    }
+    free(t->work);
+    free(t->chunk_of);
+    t->work = w;
+    t->chunk_of = c;
+    t->work_n = most;
+    return PF_OK;
+}
+
+/* The causal masks of interior points x (n of them): mask_i = n / n_i on the
  * points of chunk i (time in [t0 + i dt, t0 + (i + 1) dt)), 0 elsewhere. */
-static pf_status upload_masks(pf_train_graph *t)
+static void upload_masks(pf_train_graph *t, const pf_real *x, int n)
 {
     const pf_pde *p = t->pde;
-    const pf_point_set *ps = &t->set[0].ps;
-    int n = ps->n, M = t->nchunks, ti = p->time_input;
-    int *chunk = malloc(sizeof(int) * (size_t)n);
-    pf_real *m = malloc(sizeof(pf_real) * (size_t)n);
+    int M = t->nchunks, ti = p->time_input;
+    int *chunk = t->chunk_of;
+    pf_real *m = t->work;
     int cnt[PF_TRAIN_MAX_CHUNKS] = {0};
-    if (!chunk || !m) {
-        free(chunk);
-        free(m);
-        return pf_fail(PF_ERR_NOMEM, "out of memory for the causal masks");
-    }
+    PF_ASSERT(n <= t->work_n);
     double t0 = p->lo[ti], dt = (p->hi[ti] - p->lo[ti]) / M;
     for (int i = 0; i < n; i++) {
-        int c = (int)floor(((double)ps->x[(size_t)i * p->d_in + ti] - t0) / dt);
+        int c = (int)floor(((double)x[(size_t)i * p->d_in + ti] - t0) / dt);
         chunk[i] = c < 0 ? 0 : c >= M ? M - 1 : c;
         cnt[chunk[i]]++;
     }
@@ -222,8 +241,20 @@ static pf_status upload_masks(pf_train_graph *t)
         for (int i = 0; i < n; i++) m[i] = chunk[i] == c ? (pf_real)((double)n / cnt[c]) : 0;
         pf_graph_set_input(t->g, t->mask[c], m);
     }
-    free(chunk);
-    free(m);
+}
+
+/* Set s's coordinates x (its own points, or the interior's perturbed ones)
+ * and what depends on them: auxiliary fields, causal masks. */
+static pf_status upload_x(pf_train_graph *t, int s, const pf_real *x)
+{
+    pf_train_set *S = &t->set[s];
+    int n = S->ps.n;
+    pf_graph_set_input(t->g, S->ctx.x, x);
+    if (t->pde->naux) {
+        PF_ASSERT(n <= t->work_n);
+        PF_TRY(pf_pde_ctx_set_aux(&S->ctx, x, n, t->work));
+    }
+    if (s == 0 && t->tc.loss.causal) upload_masks(t, x, n);
     return PF_OK;
 }
 
@@ -232,19 +263,10 @@ static pf_status upload_set(pf_train_graph *t, int s)
     pf_train_set *S = &t->set[s];
     int n = S->ps.n;
     if (n == 0) return PF_OK;
-    pf_graph_set_input(t->g, S->ctx.x, S->ps.x);
     if (S->normal) pf_graph_set_input(t->g, S->normal, S->ps.normal);
     if (S->target) pf_graph_set_input(t->g, S->ctx.target, S->target);
     if (S->image) pf_graph_set_input(t->g, S->ctx_image.x, S->image);
-    if (t->pde->naux) {
-        pf_real *work = malloc(sizeof(pf_real) * (size_t)n);
-        if (!work) return pf_fail(PF_ERR_NOMEM, "out of memory");
-        pf_status st = pf_pde_ctx_set_aux(&S->ctx, S->ps.x, n, work);
-        free(work);
-        PF_TRY(st);
-    }
-    if (s == 0 && t->tc.loss.causal) PF_TRY(upload_masks(t));
-    return PF_OK;
+    return upload_x(t, s, S->ps.x);
 }
 
 static void reset_sa(pf_train_graph *t, int s)
@@ -387,6 +409,7 @@ pf_status pf_train_graph_alloc_on(const pf_backend *be, const pf_pde *p, const p
     if (st == PF_OK) st = p->geometry(p, &t->geom);
     if (st == PF_OK) st = make_sets(t);
     if (st == PF_OK) st = build(t);
+    if (st == PF_OK) st = alloc_work(t);
     for (int s = 0; st == PF_OK && s < t->nsets; s++) st = upload_set(t, s);
     if (st == PF_OK) st = build_probes(t);
     if (st != PF_OK) {
@@ -409,6 +432,8 @@ void pf_train_graph_free(pf_train_graph *t)
     pf_graph_free(t->probe_r);
     pf_graph_free(t->probe_u);
     free(t->scratch);
+    free(t->work);
+    free(t->chunk_of);
     pf_geom_free(t->geom);
     free(t);
 }
@@ -438,6 +463,12 @@ pf_status pf_train_graph_set_interior(pf_train_graph *t, const pf_real *x)
     return PF_OK;
 }
 
+pf_status pf_train_graph_upload_interior(pf_train_graph *t, const pf_real *x)
+{
+    if (t->set[0].ps.n == 0) return PF_OK;
+    return upload_x(t, 0, x);
+}
+
 pf_status pf_train_graph_add_interior(pf_train_graph *t, const pf_real *x, int n)
 {
     pf_point_set *ps = &t->set[0].ps;
@@ -455,6 +486,7 @@ pf_status pf_train_graph_add_interior(pf_train_graph *t, const pf_real *x, int n
     memcpy(prev_sa, t->sa_param, sizeof prev_sa);
     t->g = NULL;
     pf_status st = build(t);
+    if (st == PF_OK) st = alloc_work(t);
     for (int s = 0; st == PF_OK && s < t->nsets; s++) st = upload_set(t, s);
     if (st != PF_OK) {
         pf_graph_free(t->g);

@@ -127,6 +127,9 @@ typedef struct pf_train_graph {
     pf_pde_ctx pctx_r, pctx_u;
     pf_node *probe_res[PF_PDE_MAX_EQ], *probe_out;
     pf_real *scratch;                      /* PF_TRAIN_PROBE_BATCH * (d_in + 1 + d_out) */
+    pf_real *work;                         /* work_n: a set's aux fields or one causal mask */
+    int *chunk_of;                         /* work_n: causal chunk of each interior point */
+    int work_n;                            /* the largest set's points */
 } pf_train_graph;
 
 /* Sample every set, build and compile the training graph (network
@@ -143,6 +146,14 @@ pf_status pf_train_graph_resample(pf_train_graph *t);
 
 /* Replace the interior points by x (same count) and upload. */
 pf_status pf_train_graph_set_interior(pf_train_graph *t, const pf_real *x);
+
+/* Upload x (the interior set's count of points, n x d_in) as the interior
+ * points the next passes see, with their auxiliary fields and causal masks,
+ * WITHOUT changing the set itself (t->set[0].ps) or its self-adaptive
+ * weights: region optimization's perturbed points, and the set's own points
+ * again to undo them. Allocates nothing (uploads use preallocated host
+ * room). */
+pf_status pf_train_graph_upload_interior(pf_train_graph *t, const pf_real *x);
 
 /* Append n points x to the interior set and rebuild (RAR-D). */
 pf_status pf_train_graph_add_interior(pf_train_graph *t, const pf_real *x, int n);

@@ -12,6 +12,7 @@
 #include "train/adam.h"
 #include "train/graph_objective.h"
 #include "train/lbfgs.h"
+#include "train/region.h"
 #include "train/schedule.h"
 #include "train/train_graph.h"
 
@@ -54,6 +55,7 @@ typedef struct run {
     pf_real *host_grad;                 /* [nmodel] the gradient on the host (statistics) */
     pf_adam *sa;                        /* ascent on the self-adaptive weights */
     size_t sa_n;
+    pf_region *region;                  /* region optimization, NULL when off */
     long step, total_steps;
     double t0, t_steps;
     int log_cap, eval_cap;
@@ -439,6 +441,7 @@ static void recorded_body(void *arg)
     pf_train_graph *t = R->t;
     R->be->copy(R->cand, pf_graph_params(t->g), t->nmodel);
     pf_graph_pass(t->g);
+    if (R->region) pf_region_push(R->region, pf_graph_grads(t->g));
     R->be->clip_norm(pf_graph_grads(t->g), t->nmodel, rs->clip, R->gnorm);
     pf_adam_apply(rs->opt, pf_graph_params(t->g), pf_graph_grads(t->g));
     if (R->sa) sa_apply(R);
@@ -479,6 +482,16 @@ static pf_status recorded_step_run(run *R, recorded_step *rs, double lr, bool *o
     return PF_OK;
 }
 
+/* Region optimization: this step's interior points, perturbed from the
+ * set's own and uploaded (trainer.h; train/region.h). */
+static pf_status region_points(run *R)
+{
+    pf_train_graph *t = R->t;
+    const pf_real *y;
+    PF_TRY(pf_region_draw(R->region, t->geom, t->set[0].ps.x, pf_train_graph_interior(t), t->pde->d_in, &y));
+    return pf_train_graph_upload_interior(t, y);
+}
+
 static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_log *lg)
 {
     pf_train_graph *t = R->t;
@@ -490,11 +503,17 @@ static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_lo
     for (long k = 0; k < sg->steps && !R->stop; k++) {
         bool changed = false, ok;
         st = update_points(R, &changed);
+        double rt = 0; /* the moved points are step work: counted as step time */
+        if (st == PF_OK && R->region) {
+            rt = now();
+            st = region_points(R);
+            rt = now() - rt;
+        }
         if (st == PF_OK && R->tc->loss.weighting == PF_WEIGHTING_LR_ANNEALING && R->step > 0 &&
             R->step % R->tc->loss.annealing_every == 0)
             anneal(R);
         if (st != PF_OK) break;
-        double b = now(), gn;
+        double b = now() - rt, gn;
         double lr = pf_schedule_lr(&sg->schedule, k, sg->steps);
         bool rec = recordable(R);
         if (rec) {
@@ -502,7 +521,9 @@ static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_lo
             if (st != PF_OK) break;
         } else {
             pass(R, &ok);
+            if (R->region) pf_region_push(R->region, pf_graph_grads(t->g));
         }
+        if (R->region) pf_region_read(R->region);
         if (!ok) {
             R->stop = true;
             break;
@@ -535,6 +556,11 @@ static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_lo
     }
     if (rs.exec) R->be->drop(rs.exec);
     pf_adam_free(opt);
+    /* later stages and the final passes see the set's own points */
+    if (R->region) {
+        pf_status up = pf_train_graph_upload_interior(t, t->set[0].ps.x);
+        if (st == PF_OK) st = up;
+    }
     return st;
 }
 
@@ -757,6 +783,12 @@ static pf_status setup(run *R, const pf_pde *p, const pf_model_config *mc)
     R->gnorm = norm;
     R->host_grad = malloc(sizeof(pf_real) * t->nmodel + 1);
     if (!R->host_grad) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    bool adam = false;
+    for (int i = 0; i < tc->nstages; i++) adam |= tc->stages[i].optimizer != PF_OPT_LBFGS;
+    if (tc->region.enabled && adam) {
+        R->region = pf_region_alloc_on(R->be, t->nmodel, &tc->region, R->o->seed);
+        if (!R->region) return pf_fail(PF_ERR_INVALID, "%s", pf_errmsg());
+    }
     if (tc->loss.weighting == PF_WEIGHTING_SELF_ADAPTIVE && nflat > t->nmodel) {
         pf_adam_config ac = pf_adam_config_default();
         R->sa_n = nflat - t->nmodel;
@@ -831,6 +863,8 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
         if (st == PF_OK) st = last_pass(&R);
         if (st == PF_OK) st = copy_out(&R);
         if (st == PF_OK && o->physics_check) st = physics_check(&R);
+        r->region_sigma = R.region ? pf_region_sigma(R.region) : NAN;
+        r->region_radius = R.region ? pf_region_last_radius(R.region) : NAN;
         r->wall_s = now() - R.t0;
         r->step_s = R.t_steps;
         r->other_s = r->wall_s - R.t_steps;
@@ -840,6 +874,7 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
     pf_reference_release(&R.ref);
     free(R.report);
     pf_adam_free(R.sa);
+    pf_region_free(R.region);
     if (R.good) R.be->free(R.good);
     if (R.cand) R.be->free(R.cand);
     if (R.gnorm) R.be->free(R.gnorm);

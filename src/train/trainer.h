@@ -51,6 +51,18 @@
  * Residual normalisation "initial" divides each term's weight by the term's
  * value at step 0.
  *
+ * Region optimization (tc->region, RoPINN; config.h): before the pass of
+ * every Adam/AdamW step, after the point updates and before lr annealing's
+ * passes, the interior points that step sees are the set's own moved by
+ * U[0, r)^d (train/region.h), uploaded once; the step's raw network
+ * gradient (before clipping) goes into the ring on the backend inside the
+ * recorded step, and sigma is read back with the gradient norm, for the
+ * next step's radius. The ring and sigma carry over from one Adam stage to
+ * the next; after each Adam stage the set's own points are uploaded again,
+ * so L-BFGS stages, the final passes, the evidence and the physics check
+ * never see moved points, and the recorded interior points
+ * (x_interior) are the set's own.
+ *
  * -------------------------------------------------------- what it records
  *
  * Every log_every steps (and at the last step): the total weighted loss,
@@ -223,6 +235,10 @@ typedef struct pf_train_result {
     long stagnation;             /* pf_stagnation_steps of the total loss, tol 1% */
     double causal_min;           /* causal weighting: the smallest chunk weight at
                                     the end (1 = every time chunk trained), else NaN */
+    double region_sigma;         /* region optimization: the last gradient-noise level
+                                    sigma and the radius of the last Adam step (NaN
+                                    when off; not written to the run's files) */
+    double region_radius;
     int nstages;
     pf_train_stage_log stage[PF_TRAIN_MAX_STAGES];
 

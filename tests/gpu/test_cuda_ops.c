@@ -358,3 +358,35 @@ Test(cuda_ops, vector_ops_match_the_cpu)
     cu->free(dx), cu->free(dy), cu->free(dn), cu->free(dc), cu->free(dmv), cu->free(dp);
     free(x), free(y), free(h), free(h2), free(mv);
 }
+
+/* RoPINN's gradient-noise level: seven gradients through a ring of five,
+ * the count and sigma after each push, then the ring itself. */
+Test(cuda_ops, grad_noise_matches_the_cpu)
+{
+    const pf_backend *cu = gpu(), *cpu = pf_backend_cpu();
+    const size_t n = 100003;
+    const int T = 5;
+    size_t bytes = n * sizeof(pf_real);
+    pf_real *ring = calloc((size_t)T * n, sizeof(pf_real)), *back = malloc((size_t)T * bytes), *g = malloc(bytes);
+    double state[2] = {0, 0}, dstate_h[2];
+    void *dring, *dg, *dstate;
+    cr_assert_eq(cu->alloc((size_t)T * bytes, &dring), PF_OK);
+    cr_assert_eq(cu->alloc(bytes, &dg), PF_OK);
+    cr_assert_eq(cu->alloc(2 * sizeof(double), &dstate), PF_OK);
+    uint64_t s = 17;
+    for (int k = 0; k < 7; k++) {
+        for (size_t i = 0; i < n; i++) g[i] = (pf_real)((uni(&s) * 2 - 1) * (1 + (double)(i % 7)));
+        cpu->grad_noise(ring, n, T, g, state);
+        cu->upload(dg, g, bytes);
+        cu->grad_noise(dring, n, T, dg, dstate);
+        cu->download(dstate_h, dstate, sizeof dstate_h);
+        cr_expect_eq(dstate_h[0], state[0], "push %d: count cuda %g cpu %g", k, dstate_h[0], state[0]);
+        cr_expect_leq(fabs(dstate_h[1] - state[1]), 1e-9 * state[1], "push %d: sigma cuda %.15g cpu %.15g", k,
+                      dstate_h[1], state[1]);
+        if (k < T - 1) cr_expect_eq(dstate_h[1], 1, "push %d: the ring is not full yet", k);
+    }
+    cu->download(back, dring, (size_t)T * bytes);
+    cr_expect_eq(memcmp(back, ring, (size_t)T * bytes), 0, "the rings differ");
+    cu->free(dring), cu->free(dg), cu->free(dstate);
+    free(ring), free(back), free(g);
+}

@@ -1,8 +1,9 @@
 /*
  * test_cuda_train.c — training on the GPU (pf-gpu-tests): 1,000 steps on
- * poisson_5d and burgers_1d reach the CPU's evaluation MSE within 10%, and
- * a replayed recorded step (CUDA graph) gives exactly the numbers of the
- * same steps run op by op. Skipped, saying why, where no GPU can be used.
+ * poisson_5d and burgers_1d (and burgers_1d with region optimization) reach
+ * the CPU's evaluation MSE within 10%, and a replayed recorded step (CUDA
+ * graph) gives exactly the numbers of the same steps run op by op, with and
+ * without region optimization. Skipped, saying why, where no GPU can be used.
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -23,7 +24,7 @@ static const char *SPEC =
     " \"sampling\": {\"interior\": 2048, \"boundary\": 512, \"initial\": %d},"
     " \"constraints\": {}, \"loss\": {%s},"
     " \"optimization\": {\"stages\": [{\"optimizer\": \"adam\", \"steps\": 1000, \"lr\": 0.001}]},"
-    " \"training\": {\"log_every\": 50, \"eval_every\": 250}}";
+    " \"training\": {\"log_every\": 50, \"eval_every\": 250%s}}";
 
 static const pf_backend *gpu(void)
 {
@@ -32,21 +33,22 @@ static const pf_backend *gpu(void)
     return be;
 }
 
-static void configs(const pf_pde *p, const char *loss, pf_model_config *mc, pf_train_config *tc)
+static void configs(const pf_pde *p, const char *loss, const char *training, pf_model_config *mc,
+                    pf_train_config *tc)
 {
     char text[1024];
-    snprintf(text, sizeof text, SPEC, p->time_input >= 0 ? 512 : 0, loss);
+    snprintf(text, sizeof text, SPEC, p->time_input >= 0 ? 512 : 0, loss, training);
     spec_configs(text, p, PF_SPEC_BUDGET_LOW, mc, tc); /* the spec's own steps */
 }
 
-static void train(const char *pde, const char *loss, const pf_backend *be, bool no_capture,
-                  pf_train_result *r)
+static void train_with(const char *pde, const char *loss, const char *training, const pf_backend *be,
+                       bool no_capture, pf_train_result *r)
 {
     const pf_pde *p;
     cr_assert_eq(pf_pdes_lookup(pde, &p), PF_OK, "%s", pf_errmsg());
     pf_model_config mc;
     pf_train_config tc;
-    configs(p, loss, &mc, &tc);
+    configs(p, loss, training, &mc, &tc);
     pf_train_options o = pf_train_options_default();
     o.seed = 4;
     o.backend = be;
@@ -54,6 +56,11 @@ static void train(const char *pde, const char *loss, const pf_backend *be, bool 
     cr_assert_eq(pf_train_run(p, &mc, &tc, &o, r), PF_OK, "%s", pf_errmsg());
     cr_assert_eq(r->status, PF_TRAIN_OK, "%s on %s: %s", pde, be->name, r->detail);
     cr_assert(r->has_y, "%s: %s", pde, r->y_missing);
+}
+
+static void train(const char *pde, const char *loss, const pf_backend *be, bool no_capture, pf_train_result *r)
+{
+    train_with(pde, loss, "", be, no_capture, r);
 }
 
 static void same_mse(const char *pde)
@@ -75,13 +82,13 @@ Test(cuda_train, burgers_1d_matches_the_cpu_within_10_percent, .timeout = 300) {
 
 /* Recorded and replayed vs op by op, with self-adaptive weights in the
  * recorded step: identical losses, predictions and parameters. */
-Test(cuda_train, replay_equals_uncaptured_steps, .timeout = 300)
+static void replay_equals_uncaptured(const char *training)
 {
     const pf_backend *cu = gpu();
     pf_train_result a, b;
     const char *loss = "\"weighting\": \"self_adaptive\"";
-    train("burgers_1d", loss, cu, false, &a);
-    train("burgers_1d", loss, cu, true, &b);
+    train_with("burgers_1d", loss, training, cu, false, &a);
+    train_with("burgers_1d", loss, training, cu, true, &b);
     cr_expect_eq(a.y, b.y, "replayed y %.9e, uncaptured %.9e", a.y, b.y);
     cr_expect_eq(a.loss_last, b.loss_last);
     cr_assert_eq(a.nparam, b.nparam);
@@ -90,6 +97,36 @@ Test(cuda_train, replay_equals_uncaptured_steps, .timeout = 300)
         cr_expect_eq(memcmp(a.param[i].data, b.param[i].data, m * sizeof(pf_real)), 0,
                      "parameter %s differs", a.param[i].name);
     }
+    cr_expect(a.region_sigma == b.region_sigma || (isnan(a.region_sigma) && isnan(b.region_sigma)),
+              "region sigma replayed %.17g, uncaptured %.17g", a.region_sigma, b.region_sigma);
     pf_train_result_release(&a);
     pf_train_result_release(&b);
+}
+
+Test(cuda_train, replay_equals_uncaptured_steps, .timeout = 300) { replay_equals_uncaptured(""); }
+
+/* The same with region optimization: the moved points uploaded before each
+ * replay, the gradient ring and its count advanced inside the CUDA graph. */
+Test(cuda_train, replay_equals_uncaptured_steps_with_region_optimization, .timeout = 300)
+{
+    replay_equals_uncaptured(", \"region_optimization\": {\"enabled\": true, \"r0\": 0.01, \"history\": 5}");
+}
+
+/* Region optimization on the GPU and on the CPU: the same draws (on the
+ * host, from the seed) and the same noise statistic, so the evaluation MSE
+ * within 10% and sigma (a statistic of the trajectory) within a factor 2. */
+Test(cuda_train, region_optimization_matches_the_cpu_within_10_percent, .timeout = 300)
+{
+    const pf_backend *cu = gpu();
+    const char *ro = ", \"region_optimization\": {\"enabled\": true, \"r0\": 0.001}";
+    pf_train_result c, g;
+    train_with("burgers_1d", "", ro, pf_backend_cpu(), false, &c);
+    train_with("burgers_1d", "", ro, cu, false, &g);
+    cr_log_info("region optimization: cpu y %.4e sigma %.4g, cuda y %.4e sigma %.4g", c.y, c.region_sigma, g.y,
+                g.region_sigma);
+    cr_expect_leq(fabs(g.y - c.y), 0.1 * c.y, "cuda y %.4e vs cpu %.4e", g.y, c.y);
+    cr_expect(g.region_sigma > 0.5 * c.region_sigma && g.region_sigma < 2 * c.region_sigma,
+              "cuda sigma %.4g vs cpu %.4g", g.region_sigma, c.region_sigma);
+    pf_train_result_release(&c);
+    pf_train_result_release(&g);
 }
