@@ -352,3 +352,25 @@ Test(msgpack_json, file_read_whole_file_and_empty_folder_name)
     cr_assert_eq(pf_mkdirs(""), PF_ERR_IO);
     cr_assert(strstr(pf_errmsg(), "empty name"), "%s", pf_errmsg());
 }
+
+/* ------------------------------------------------ issue 24: JSON integers --- */
+
+Test(msgpack_json, json_int_checks_type_and_range)
+{
+    long v = 7;
+    json_t *big = json_integer(4294967303LL), *neg = json_integer(-1), *r = json_real(3.0), *s = json_string("3");
+    cr_assert(!pf_json_int(big, 0, INT32_MAX, &v), "4294967303 is not an int (it used to become 7)");
+    cr_assert(!pf_json_int(neg, 0, 10, &v));
+    cr_assert(!pf_json_int(r, 0, 10, &v), "a real is not an integer");
+    cr_assert(!pf_json_int(s, 0, 10, &v));
+    cr_assert(!pf_json_int(NULL, 0, 10, &v));
+    cr_assert_eq(v, 7, "*out changed on failure");
+    cr_assert(pf_json_int(big, 0, INT64_MAX, &v));
+    cr_assert_eq(v, 4294967303L);
+    cr_assert(pf_json_int(neg, -1, 10, &v));
+    cr_assert_eq(v, -1);
+    json_decref(big);
+    json_decref(neg);
+    json_decref(r);
+    json_decref(s);
+}

@@ -149,6 +149,15 @@ pf_status pf_json_from_msgpack(const char *buf, size_t len, json_t **out)
     return PF_OK;
 }
 
+bool pf_json_int(const json_t *v, long lo, long hi, long *out)
+{
+    if (!json_is_integer(v)) return false;
+    json_int_t x = json_integer_value(v);
+    if (x < (json_int_t)lo || x > (json_int_t)hi) return false;
+    *out = (long)x;
+    return true;
+}
+
 /* ------------------------------------------------------------ files */
 
 pf_status pf_file_write_atomic(const char *path, const void *data, size_t len)

@@ -57,6 +57,7 @@
 #define PF_IO_MSGPACK_JSON_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/status.h"
@@ -74,6 +75,16 @@ pf_status pf_json_to_msgpack(const json_t *v, char **buf, size_t *len);
  * bytes, invalid, bin/ext/non-str key/non-finite float/nested too deeply).
  * *out is a new reference (caller json_decref's), NULL on failure. */
 pf_status pf_json_from_msgpack(const char *buf, size_t len, json_t **out);
+
+/* True when v is a JSON integer in lo..hi, then stored in *out (untouched
+ * otherwise); false for a real, a string, NULL, ... The one way integers
+ * read from JSON and msgpack documents are narrowed: the caller names the
+ * file and key in its message, e.g.
+ *     long run;
+ *     if (!pf_json_int(json_object_get(c, "run"), 0, INT_MAX, &run))
+ *         return pf_fail(PF_ERR_INVALID, "'%s': \"run\" needs an integer in 0..%d", path, INT_MAX);
+ */
+bool pf_json_int(const json_t *v, long lo, long hi, long *out);
 
 /* Write data[0..len) to path atomically (see above). PF_ERR_IO naming the
  * path and strerror on any failure, with the temp file removed. */

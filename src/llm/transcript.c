@@ -3,6 +3,7 @@
 #include "llm/transcript.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,17 +105,21 @@ pf_status pf_transcript_read(const char *dir, const pf_llm_request *q, pf_llm_re
     const char *text = json_string_value(json_object_get(t, "response"));
     const char *prov = json_string_value(json_object_get(t, "provider"));
     json_t *u = json_object_get(t, "usage");
+    const json_t *pt = json_object_get(u, "prompt_tokens"), *ct = json_object_get(u, "completion_tokens");
+    long ptok = 0, ctok = 0;
     pf_status st = PF_OK;
     if (!same)
         st = pf_fail(PF_ERR_INVALID, "'%s' holds another request than the one that hashes to it", path);
     else if (!text || !prov)
         st = pf_fail(PF_ERR_INVALID, "'%s' is not a transcript (no response or provider)", path);
+    else if ((pt && !pf_json_int(pt, 0, LONG_MAX, &ptok)) || (ct && !pf_json_int(ct, 0, LONG_MAX, &ctok)))
+        st = pf_fail(PF_ERR_INVALID, "'%s': usage.prompt_tokens and usage.completion_tokens need integers >= 0", path);
     else if (!(r->text = strdup(text)))
         st = pf_fail(PF_ERR_NOMEM, "out of memory");
     if (st == PF_OK) {
         snprintf(r->provider, sizeof r->provider, "%s", prov);
-        r->prompt_tokens = (long)json_integer_value(json_object_get(u, "prompt_tokens"));
-        r->completion_tokens = (long)json_integer_value(json_object_get(u, "completion_tokens"));
+        r->prompt_tokens = ptok;
+        r->completion_tokens = ctok;
         r->latency_s = json_number_value(json_object_get(t, "latency_s"));
     }
     json_decref(t);

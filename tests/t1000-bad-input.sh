@@ -1,0 +1,70 @@
+#!/bin/sh
+# t1000-bad-input.sh — every stage refuses bad input cleanly (issue 24).
+#
+#   tests/t1000-bad-input.sh BUILD/bin float|double     (make test runs it)
+#
+# Integers that a cast used to wrap (an option of 2^32 + 1 ran as 1, a
+# context.json "run" of 4294967303 became run 7) are refused with their
+# range.
+. "$(dirname "$0")/lib.sh"
+
+# ------------------------------------------------------------ fixtures
+R=$tmp/runs/burgers_1d/pinnforge/run0
+mkdir -p "$R"
+echo '{"pde": "burgers_1d", "method": "pinnforge", "run": 0, "budget": "quick", "llm": "offline"}' >"$R/context.json"
+# a run whose number does not fit an int (it used to be read as run 7)
+W=$tmp/wrapped
+mkdir -p "$W"
+echo '{"pde": "burgers_1d", "method": "pinnforge", "run": 4294967303, "budget": "quick", "llm": "offline"}' \
+    >"$W/context.json"
+
+spec=$tmp/spec.json
+cat >"$spec" <<'EOF'
+{"representation": {}, "architecture": {"depth": 2, "width": 8},
+ "sampling": {"interior": 64, "boundary": 32},
+ "constraints": {}, "loss": {},
+ "optimization": {"stages": [{"optimizer": "adam", "steps": 200, "lr": 0.003}]},
+ "training": {"log_every": 50, "eval_every": 100}}
+EOF
+
+# ------------------------------------------------------------ integers that wrapped
+# expect_range DESCRIPTION COMMAND...: exit 2, the value named on stderr
+big=4294967297 # 2^32 + 1: (int) of it is 1
+expect_range() {
+    d=$1; shift
+    expect_rc 2 "$d" "$@"
+    check "$d: says why" test -s "$tmp/err"
+}
+expect_range "pf-posterior --generation 2^32+1" "$BIN/pf-posterior" --run "$R" --generation $big
+check "pf-posterior: says the range" grep -q "wants 0..99, not '$big'" "$tmp/err"
+expect_range "pf-propose --generation 2^32+1" "$BIN/pf-propose" --run "$R" --generation $big --slot 0
+expect_range "pf-propose --slot 2^32" "$BIN/pf-propose" --run "$R" --generation 0 --slot 4294967296
+expect_range "pf-select --generation 2^32+1" "$BIN/pf-select" --run "$R" --generation $big
+expect_range "pf-select --max-generations 2^32+10" "$BIN/pf-select" --run "$R" --generation 0 --max-generations 4294967306
+expect_range "pf-final --last-generation 2^32+1" "$BIN/pf-final" --run "$R" --last-generation $big
+expect_range "pf-final --hifi-proposal 2^32" "$BIN/pf-final" --run "$R" --last-generation 0 --hifi-proposal 4294967296
+expect_range "pf-knowledge --k 2^32+1" "$BIN/pf-knowledge" --pde burgers_1d --k $big
+expect_range "pf-pde sample --n 2^32+1" "$BIN/pf-pde" sample burgers_1d --n $big --out "$tmp/s.h5"
+expect_range "pf-pde sample --seed 2^64" "$BIN/pf-pde" sample burgers_1d --n 8 --seed 18446744073709551616 --out "$tmp/s.h5"
+expect_range "pf-pde sample --seed -1" "$BIN/pf-pde" sample burgers_1d --n 8 --seed -1 --out "$tmp/s.h5"
+expect_range "pf-train --seed 2^63" "$BIN/pf-train" "$spec" --pde burgers_1d --seed 9223372036854775808 --out "$tmp/t"
+expect_range "pf-train --seed -1" "$BIN/pf-train" "$spec" --pde burgers_1d --seed -1 --out "$tmp/t"
+expect_range "pf-train --threads 2^32+1" "$BIN/pf-train" "$spec" --pde burgers_1d --seed 0 --threads $big --out "$tmp/t"
+expect_range "pf-train --progress-every 2^32+1" "$BIN/pf-train" "$spec" --pde burgers_1d --seed 0 --progress-every $big --out "$tmp/t"
+expect_range "pf-train --timeout 1e999" "$BIN/pf-train" "$spec" --pde burgers_1d --seed 0 --timeout 1e999 --out "$tmp/t"
+for v in " 5" "+5" "0x5" "5 " ""; do
+    expect_range "pf-posterior --generation '$v'" "$BIN/pf-posterior" --run "$R" --generation "$v"
+done
+check "pf-train: nothing written" test ! -e "$tmp/t"
+
+# context.json's run: 4294967303 is refused, not run 7
+for stage in "pf-propose --generation 0 --slot 0" "pf-posterior --generation 0" "pf-final --last-generation 0" \
+    "pf-plot --out $tmp/plots"; do
+    # shellcheck disable=SC2086
+    expect_rc 1 "wrapped run: ${stage%% *}" "$BIN/"$stage --run "$W"
+    check "wrapped run: ${stage%% *} names context.json and the range" \
+        grep -q "$W/context.json.*\"run\" (an integer in 0..2147483647)" "$tmp/err"
+done
+check "wrapped run: nothing written" test ! -e "$W/gen00" -a ! -e "$tmp/plots"
+
+finish
