@@ -189,10 +189,19 @@ static int inspect_msgpack(const char *path, const char *buf, size_t len)
     msgpack_unpacked_init(&u);
     size_t off = 0;
     const char *why = NULL;
+    size_t used;
     while (docs && !why && off < len) {
+        /* sizes bounded by the bytes present first: a corrupt length is reported, never allocated */
+        if (pf_msgpack_check(buf + off, len - off, &used) != PF_OK) {
+            fprintf(stderr, "pf-inspect: %s: %s (object at byte %zu)\n", path, pf_errmsg(), off);
+            json_decref(docs);
+            msgpack_unpacked_destroy(&u);
+            return 1;
+        }
         msgpack_unpack_return r = msgpack_unpack_next(&u, buf, len, &off);
         if (r == MSGPACK_UNPACK_CONTINUE) why = "truncated msgpack";
-        else if (r == MSGPACK_UNPACK_NOMEM_ERROR) why = "out of memory";
+        else if (r == MSGPACK_UNPACK_NOMEM_ERROR) /* sizes are checked: this is msgpack-c's depth limit */
+            why = "msgpack containers nested more than 32 deep (or out of memory)";
         else if (r != MSGPACK_UNPACK_SUCCESS) why = "not HDF5 or msgpack";
         else if (u.data.type != MSGPACK_OBJECT_MAP && u.data.type != MSGPACK_OBJECT_ARRAY)
             why = "not HDF5 or msgpack (a top-level msgpack object is not a map or an array)";

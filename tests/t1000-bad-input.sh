@@ -5,13 +5,33 @@
 #
 # Integers that a cast used to wrap (an option of 2^32 + 1 ran as 1, a
 # context.json "run" of 4294967303 became run 7) are refused with their
-# range.
+# range; corrupt msgpack (a size claiming 4 billion elements) is "corrupt",
+# naming the file, never "out of memory".
 . "$(dirname "$0")/lib.sh"
 
 # ------------------------------------------------------------ fixtures
+cat >"$tmp/mk.py" <<'PY'
+import os, struct, sys
+
+sys.path.insert(0, os.environ["PF_TESTS"])
+from msgpack_enc import enc, put  # noqa: E402
+
+# mk.py DIR: a run folder whose files are corrupt in the ways issue 24 lists
+d = sys.argv[1]
+os.makedirs(d + "/gen00", exist_ok=True)
+open(d + "/context.json", "w").write(
+    '{"pde": "burgers_1d", "method": "pinnforge", "run": 0, "budget": "quick", "llm": "offline"}\n')
+huge_array = b"\xdd\xff\xff\xff\xff"                  # array32 of 4294967295 elements, none there
+huge_map = b"\x81\xa6format\xdf\xff\xff\xff\xff"      # a map inside claiming 4294967295 entries
+huge_str = b"\x81\xa6format\xdb\xff\xff\xff\xf0abc"   # str32 of ~4 GiB, 3 bytes there
+open(d + "/knowledge.msgpack", "wb").write(huge_array)
+open(d + "/gen00/select.msgpack", "wb").write(huge_map)
+open(d + "/gen00/cand0.proposal.msgpack", "wb").write(huge_str)
+open(d + "/huge.msgpack", "wb").write(huge_array)
+open(d + "/final.msgpack", "wb").write(huge_map)
+PY
 R=$tmp/runs/burgers_1d/pinnforge/run0
-mkdir -p "$R"
-echo '{"pde": "burgers_1d", "method": "pinnforge", "run": 0, "budget": "quick", "llm": "offline"}' >"$R/context.json"
+python3 "$tmp/mk.py" "$R"
 # a run whose number does not fit an int (it used to be read as run 7)
 W=$tmp/wrapped
 mkdir -p "$W"
@@ -66,5 +86,22 @@ for stage in "pf-propose --generation 0 --slot 0" "pf-posterior --generation 0" 
         grep -q "$W/context.json.*\"run\" (an integer in 0..2147483647)" "$tmp/err"
 done
 check "wrapped run: nothing written" test ! -e "$W/gen00" -a ! -e "$tmp/plots"
+
+# ------------------------------------------------------------ corrupt msgpack
+expect_rc 1 "pf-inspect: 4 billion elements" "$BIN/pf-inspect" "$R/huge.msgpack"
+check "pf-inspect: says corrupt" grep -q "$R/huge.msgpack: corrupt msgpack: the array at offset 0 claims 4294967295 elements" "$tmp/err"
+check "pf-inspect: not out of memory" sh -c "! grep -q 'out of memory' '$tmp/err'"
+expect_rc 1 "pf-propose: corrupt knowledge.msgpack" "$BIN/pf-propose" --run "$R" --generation 0 --slot 0 --quiet
+check "pf-propose: names the file, corrupt" grep -q "'$R/knowledge.msgpack': corrupt msgpack" "$tmp/err"
+expect_rc 1 "pf-propose: corrupt select.msgpack" "$BIN/pf-propose" --run "$R" --generation 1 --slot 0 --quiet
+check "pf-propose: names select.msgpack" grep -q "'$R/gen00/select.msgpack': corrupt msgpack: the map at offset 8" "$tmp/err"
+expect_rc 1 "pf-posterior: corrupt select.msgpack" "$BIN/pf-posterior" --run "$R" --generation 0 --quiet
+check "pf-posterior: names select.msgpack" grep -q "'$R/gen00/select.msgpack': corrupt msgpack" "$tmp/err"
+expect_rc 1 "pf-final: corrupt select.msgpack" "$BIN/pf-final" --run "$R" --last-generation 0
+check "pf-final: names select.msgpack" grep -q "$R/gen00/select.msgpack" "$tmp/err"
+expect_rc 1 "pf-select: corrupt proposal" "$BIN/pf-select" --run "$R" --generation 0 --quiet
+check "pf-select: names the proposal" grep -q "'$R/gen00/cand0.proposal.msgpack': corrupt msgpack: the string at offset 8" "$tmp/err"
+expect_rc 2 "pf-train: corrupt proposal" "$BIN/pf-train" "$R/gen00/cand0.proposal.msgpack" --seed 0 --out "$tmp/t"
+check "pf-train: names the proposal" grep -q "$R/gen00/cand0.proposal.msgpack': corrupt msgpack" "$tmp/err"
 
 finish

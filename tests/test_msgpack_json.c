@@ -334,7 +334,7 @@ Test(msgpack_json, read_failures_name_the_path)
     cr_assert_eq(pf_msgpack_read_file(path, &out), PF_ERR_IO);
     cr_assert_null(out);
     cr_assert(strstr(pf_errmsg(), path), "%s", pf_errmsg());
-    cr_assert(strstr(pf_errmsg(), "not exactly one"), "%s", pf_errmsg());
+    cr_assert(strstr(pf_errmsg(), "corrupt msgpack: the map at offset 0 claims 2 entries"), "%s", pf_errmsg());
 }
 
 Test(msgpack_json, file_read_whole_file_and_empty_folder_name)
@@ -351,6 +351,58 @@ Test(msgpack_json, file_read_whole_file_and_empty_folder_name)
 
     cr_assert_eq(pf_mkdirs(""), PF_ERR_IO);
     cr_assert(strstr(pf_errmsg(), "empty name"), "%s", pf_errmsg());
+}
+
+/* ----------------------------------------------- issue 24: corrupt sizes --- */
+
+/* A size field that claims more than the bytes present is corrupt, said
+ * before msgpack-c would allocate room for it (4 billion elements used to
+ * read as "out of memory"). */
+Test(msgpack_json, claimed_sizes_beyond_the_bytes_are_corrupt)
+{
+    static const struct {
+        const char *bytes;
+        size_t len;
+        const char *msg;
+    } cases[] = {
+        {"\xdd\xff\xff\xff\xff", 5, "corrupt msgpack: the array at offset 0 claims 4294967295 elements, but only 0 bytes follow"},
+        {"\xdf\xff\xff\xff\xff\x01\x02", 7, "corrupt msgpack: the map at offset 0 claims 4294967295 entries, but only 2 bytes follow"},
+        {"\xdb\xff\xff\xff\xff" "abc", 8, "corrupt msgpack: the string at offset 0 claims 4294967295 bytes, but only 3 follow"},
+        {"\xc6\x7f\xff\xff\xff", 5, "corrupt msgpack: the bin at offset 0 claims 2147483647 bytes, but only 0 follow"},
+        {"\xc9\xff\xff\xff\xff\x01", 6, "corrupt msgpack: the ext at offset 0 claims 4294967296 bytes, but only 1 follow"},
+        {"\x81\xa1k\xdc\xff\xff", 6, "corrupt msgpack: the array at offset 3 claims 65535 elements, but only 0 bytes follow"},
+        {"\x92\x01", 2, "corrupt msgpack: the array at offset 0 claims 2 elements, but only 1 bytes follow"},
+        {"\x91\xc1", 2, "corrupt msgpack: byte 0xc1 at offset 1 starts no value"},
+        {"\xdc\x00", 2, "truncated msgpack: the array at offset 0 lacks its size"},
+        {"", 0, "truncated msgpack: 0 bytes end inside a value"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        json_t *out = (json_t *)1;
+        cr_assert_eq(pf_json_from_msgpack(cases[i].bytes, cases[i].len, &out), PF_ERR_IO, "case %zu", i);
+        cr_assert_null(out);
+        cr_assert_str_eq(pf_errmsg(), cases[i].msg, "case %zu", i);
+        size_t used = 99;
+        cr_assert_eq(pf_msgpack_check(cases[i].bytes, cases[i].len, &used), PF_ERR_IO);
+        cr_assert_eq(used, 0);
+    }
+    /* the check passes every well-formed value, and says where it ends */
+    size_t used;
+    cr_assert_eq(pf_msgpack_check("\x92\xc4\x01x\xd4\x01\x00" "extra", 12, &used), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(used, 7);
+}
+
+Test(msgpack_json, corrupt_file_is_named)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/huge.msgpack", dir);
+    cr_assert_eq(pf_file_write_atomic(path, "\x81\xa1" "a\xdd\xff\xff\xff\xff", 8), PF_OK);
+    json_t *out = (json_t *)1;
+    cr_assert_eq(pf_msgpack_read_file(path, &out), PF_ERR_IO);
+    cr_assert_null(out);
+    char want[256];
+    snprintf(want, sizeof want, "'%s': corrupt msgpack: the array at offset 3 claims 4294967295 elements, "
+                                "but only 0 bytes follow", path);
+    cr_assert_str_eq(pf_errmsg(), want);
 }
 
 /* ------------------------------------------------ issue 24: JSON integers --- */
