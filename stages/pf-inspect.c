@@ -97,19 +97,18 @@ static json_t *bytes_json(const char *data, size_t n)
 
 static json_t *to_json(const msgpack_object *o);
 
+/* A str's bytes: msgpack-c may leave ptr NULL for a zero-length str. */
+static const char *str_ptr(const msgpack_object *o)
+{
+    return o->via.str.size ? o->via.str.ptr : "";
+}
+
 /* A map key as a string (malloc'd). */
 static char *key_string(const msgpack_object *k)
 {
     char tmp[32];
     switch (k->type) {
-    case MSGPACK_OBJECT_STR: {
-        char *s = malloc(k->via.str.size + 1);
-        if (s) {
-            memcpy(s, k->via.str.ptr, k->via.str.size);
-            s[k->via.str.size] = 0;
-        }
-        return s;
-    }
+    case MSGPACK_OBJECT_STR: return strndup(str_ptr(k), k->via.str.size);
     case MSGPACK_OBJECT_POSITIVE_INTEGER:
         snprintf(tmp, sizeof tmp, "%" PRIu64, k->via.u64);
         return strdup(tmp);
@@ -142,7 +141,7 @@ static json_t *to_json(const msgpack_object *o)
         return json_real(v);
     }
     case MSGPACK_OBJECT_STR: {
-        json_t *j = json_stringn(o->via.str.ptr, o->via.str.size);
+        json_t *j = json_stringn(str_ptr(o), o->via.str.size);
         /* not UTF-8: show the bytes */
         return j ? j : bytes_json(o->via.str.ptr, o->via.str.size);
     }

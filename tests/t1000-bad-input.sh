@@ -6,7 +6,8 @@
 # Integers that a cast used to wrap (an option of 2^32 + 1 ran as 1, a
 # context.json "run" of 4294967303 became run 7) are refused with their
 # range; corrupt msgpack (a size claiming 4 billion elements) is "corrupt",
-# naming the file, never "out of memory".
+# naming the file, never "out of memory"; "" and empty keys survive
+# pf-inspect.
 . "$(dirname "$0")/lib.sh"
 
 # ------------------------------------------------------------ fixtures
@@ -28,6 +29,7 @@ open(d + "/knowledge.msgpack", "wb").write(huge_array)
 open(d + "/gen00/select.msgpack", "wb").write(huge_map)
 open(d + "/gen00/cand0.proposal.msgpack", "wb").write(huge_str)
 open(d + "/huge.msgpack", "wb").write(huge_array)
+open(d + "/empty.msgpack", "wb").write(b"\x92\x91\xa0\x81\xa0\xa0")   # [[""], {"": ""}]
 open(d + "/final.msgpack", "wb").write(huge_map)
 PY
 R=$tmp/runs/burgers_1d/pinnforge/run0
@@ -103,5 +105,7 @@ expect_rc 1 "pf-select: corrupt proposal" "$BIN/pf-select" --run "$R" --generati
 check "pf-select: names the proposal" grep -q "'$R/gen00/cand0.proposal.msgpack': corrupt msgpack: the string at offset 8" "$tmp/err"
 expect_rc 2 "pf-train: corrupt proposal" "$BIN/pf-train" "$R/gen00/cand0.proposal.msgpack" --seed 0 --out "$tmp/t"
 check "pf-train: names the proposal" grep -q "$R/gen00/cand0.proposal.msgpack': corrupt msgpack" "$tmp/err"
+expect_rc 0 "pf-inspect: empty strings and keys" "$BIN/pf-inspect" "$R/empty.msgpack"
+eq "pf-inspect: [[\"\"], {\"\": \"\"}]" "$(tr -d ' \n' <"$tmp/out")" '[[""],{"":""}]'
 
 finish

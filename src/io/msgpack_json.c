@@ -26,7 +26,7 @@ static int pack(msgpack_packer *pk, const json_t *v, int depth)
         const char *key;
         json_t *val;
         json_object_foreach((json_t *)v, key, val) {
-            size_t n = strlen(key);
+            size_t n = json_object_iter_key_len(json_object_key_to_iter(key));
             if (msgpack_pack_str(pk, n) || msgpack_pack_str_body(pk, key, n) ||
                 pack(pk, val, depth + 1))
                 return -1;
@@ -79,6 +79,14 @@ pf_status pf_json_to_msgpack(const json_t *v, char **buf, size_t *len)
 }
 
 /* ------------------------------------------------------------ msgpack -> JSON */
+
+/* The bytes of a str object. msgpack-c leaves ptr NULL for a zero-length
+ * str when no earlier str or bin in the same buffer set its cursor (a
+ * top-level "" or [""]), and jansson's json_stringn(NULL, 0) is NULL. */
+static const char *str_ptr(const msgpack_object *o)
+{
+    return o->via.str.size ? o->via.str.ptr : "";
+}
 
 /* Big-endian unsigned of n bytes at p. */
 static uint64_t be(const unsigned char *p, int n)
@@ -176,7 +184,7 @@ static json_t *unpack(const msgpack_object *o, int depth)
     case MSGPACK_OBJECT_NEGATIVE_INTEGER: return json_integer((json_int_t)o->via.i64);
     case MSGPACK_OBJECT_FLOAT32:
     case MSGPACK_OBJECT_FLOAT64: return json_real(o->via.f64); /* NULL for NaN, Inf */
-    case MSGPACK_OBJECT_STR: return json_stringn(o->via.str.ptr, o->via.str.size);
+    case MSGPACK_OBJECT_STR: return json_stringn(str_ptr(o), o->via.str.size);
     case MSGPACK_OBJECT_ARRAY: {
         json_t *a = json_array();
         for (uint32_t i = 0; a && i < o->via.array.size; i++) {
@@ -196,14 +204,11 @@ static json_t *unpack(const msgpack_object *o, int depth)
                 json_decref(m);
                 return NULL;
             }
-            char *key = strndup(kv->key.via.str.ptr, kv->key.via.str.size);
-            json_t *e = unpack(&kv->val, depth + 1);
-            if (!key || !e || json_object_set_new(m, key, e)) {
-                free(key);
+            /* setn: the key by its length, UTF-8 checked, no copy of our own */
+            if (json_object_setn_new(m, str_ptr(&kv->key), kv->key.via.str.size, unpack(&kv->val, depth + 1))) {
                 json_decref(m);
                 return NULL;
             }
-            free(key);
         }
         return m;
     }

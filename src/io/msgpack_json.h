@@ -33,6 +33,8 @@
  * Containers (arrays, maps) nested more than PF_MSGPACK_JSON_MAX_NESTING deep
  * are rejected both ways: that is the fixed parser stack of msgpack-c
  * (MSGPACK_EMBED_STACK_SIZE), so nothing is written that cannot be read.
+ * Empty strings, empty keys, empty arrays and maps, and keys holding NUL
+ * bytes come back exactly.
  *
  * Corrupt input: before msgpack-c sees the bytes, pf_msgpack_check() walks
  * them and bounds every size a value claims (string and bin bytes, array
