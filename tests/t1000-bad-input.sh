@@ -7,8 +7,11 @@
 # context.json "run" of 4294967303 became run 7) are refused with their
 # range; corrupt msgpack (a size claiming 4 billion elements) is "corrupt",
 # naming the file, never "out of memory"; "" and empty keys survive
-# pf-inspect.
+# pf-inspect; a reference file whose bad line holds the bytes 0xff 0xfe
+# gives an evidence.msgpack whose y_missing is that message, sanitised.
 . "$(dirname "$0")/lib.sh"
+
+FFFD=$(printf '\357\277\275')
 
 # ------------------------------------------------------------ fixtures
 cat >"$tmp/mk.py" <<'PY'
@@ -108,4 +111,26 @@ check "pf-train: names the proposal" grep -q "$R/gen00/cand0.proposal.msgpack': 
 expect_rc 0 "pf-inspect: empty strings and keys" "$BIN/pf-inspect" "$R/empty.msgpack"
 eq "pf-inspect: [[\"\"], {\"\": \"\"}]" "$(tr -d ' \n' <"$tmp/out")" '[[""],{"":""}]'
 
+# ------------------------------------------------------------ a reference file with bytes 0xff 0xfe
+# poisson_2d_classic reads poisson1_cg_data.dat; line 13 gets the bytes,
+# so the run trains, has no y, and y_missing quotes them (sanitised).
+ref=${PF_DATA_DIR:-}/poisson1_cg_data.dat
+if [ -f "$ref" ]; then
+    mkdir -p "$tmp/data"
+    python3 - "$ref" "$tmp/data/poisson1_cg_data.dat" <<'PY'
+import sys
+lines = open(sys.argv[1], "rb").read().split(b"\n")
+lines[12] = b"-0.5 \xff\xfe0.4 1"
+open(sys.argv[2], "wb").write(b"\n".join(lines))
+PY
+    expect_rc 0 "pf-train: a reference line with 0xff 0xfe" env PF_DATA_DIR="$tmp/data" "$BIN/pf-train" "$spec" \
+        --pde poisson_2d_classic --budget quick --seed 1 --threads 1 --out "$tmp/ref" --quiet
+    "$BIN/pf-inspect" "$tmp/ref/evidence.msgpack" >"$tmp/ev" 2>&1
+    check "bad reference: evidence.msgpack readable" test -s "$tmp/ev"
+    check "bad reference: no y" sh -c "! grep -q '^  \"y\":' '$tmp/ev'"
+    check "bad reference: y_missing quotes the line, sanitised" \
+        grep -q "^  \"y_missing\": \"no reference solution: $tmp/data/poisson1_cg_data.dat:13: value 2 '$FFFD${FFFD}0.4' is not a number\"," "$tmp/ev"
+else
+    echo "t1000-bad-input: no PF_DATA_DIR with poisson1_cg_data.dat; the reference-file check is skipped"
+fi
 finish

@@ -75,7 +75,12 @@ pf_status pf_transcript_write(const char *dir, const pf_llm_request *q, const pf
                                               "completion_tokens", (json_int_t)r->completion_tokens));
     json_object_set_new(t, "latency_s", json_real(r->latency_s));
     json_object_set_new(t, "provider", json_string(r->provider));
-    pf_status st = pf_msgpack_write_file(path, t);
+    /* a value jansson refused (out of memory, text that is not UTF-8) is a
+     * missing key: refuse to store the transcript rather than drop it */
+    pf_status st = json_object_size(t) == 8
+                       ? pf_msgpack_write_file(path, t)
+                       : pf_fail(PF_ERR_INVALID, "cannot store the transcript of request %s: a field could not be "
+                                                 "encoded (out of memory, or text that is not UTF-8)", hex);
     json_decref(t);
     return st;
 }
