@@ -8,7 +8,10 @@
 # range; corrupt msgpack (a size claiming 4 billion elements) is "corrupt",
 # naming the file, never "out of memory"; "" and empty keys survive
 # pf-inspect; a reference file whose bad line holds the bytes 0xff 0xfe
-# gives an evidence.msgpack whose y_missing is that message, sanitised.
+# gives an evidence.msgpack whose y_missing is that message, sanitised; and
+# every executable meets missing files, bad options and corrupt files.
+# Under `make test SANITIZE=1` each of these runs with ASan, LSan and UBSan,
+# and the Makefile fails the test on any report (a leak on an error path).
 . "$(dirname "$0")/lib.sh"
 
 FFFD=$(printf '\357\277\275')
@@ -110,6 +113,39 @@ expect_rc 2 "pf-train: corrupt proposal" "$BIN/pf-train" "$R/gen00/cand0.proposa
 check "pf-train: names the proposal" grep -q "$R/gen00/cand0.proposal.msgpack': corrupt msgpack" "$tmp/err"
 expect_rc 0 "pf-inspect: empty strings and keys" "$BIN/pf-inspect" "$R/empty.msgpack"
 eq "pf-inspect: [[\"\"], {\"\": \"\"}]" "$(tr -d ' \n' <"$tmp/out")" '[[""],{"":""}]'
+
+# ------------------------------------------------------------ missing files, bad options
+expect_rc 1 "pf-inspect: missing file" "$BIN/pf-inspect" "$tmp/none"
+expect_rc 2 "pf-inspect: no file" "$BIN/pf-inspect"
+expect_rc 1 "pf-plot: missing run" "$BIN/pf-plot" --run "$tmp/none" --out "$tmp/plots"
+expect_rc 1 "pf-propose: missing run" "$BIN/pf-propose" --run "$tmp/none" --generation 0 --slot 0
+expect_rc 1 "pf-posterior: missing run" "$BIN/pf-posterior" --run "$tmp/none" --generation 0
+expect_rc 1 "pf-select: missing run" "$BIN/pf-select" --run "$tmp/none" --generation 0
+expect_rc 1 "pf-final: missing run" "$BIN/pf-final" --run "$tmp/none" --last-generation 0
+expect_rc 1 "pf-final --status: missing run" "$BIN/pf-final" --run "$tmp/none" --status
+expect_rc 2 "pf-train: missing spec" "$BIN/pf-train" "$tmp/none.json" --pde burgers_1d --seed 0 --out "$tmp/t"
+expect_rc 2 "pf-train: missing proposal" "$BIN/pf-train" "$tmp/none.proposal.msgpack" --seed 0 --out "$tmp/t"
+printf '{"architecture": ' >"$tmp/cut.json"
+expect_rc 2 "pf-train: cut JSON" "$BIN/pf-train" "$tmp/cut.json" --pde burgers_1d --seed 0 --out "$tmp/t"
+expect_rc 2 "pf-train: unknown device" "$BIN/pf-train" "$spec" --pde poisson_2d_classic --budget quick --seed 0 \
+    --device tpu --out "$tmp/t"
+check "pf-train: unknown device: says so" grep -q "unknown device 'tpu'" "$tmp/err"
+expect_rc 1 "pf-spec check: missing spec" "$BIN/pf-spec" check "$tmp/none.json" --pde burgers_1d --fidelity low
+expect_rc 1 "pf-spec check: cut JSON" "$BIN/pf-spec" check "$tmp/cut.json" --pde burgers_1d --fidelity low
+expect_rc 2 "pf-spec: unknown PDE" "$BIN/pf-spec" describe --pde nowhere
+expect_rc 1 "pf-knowledge: missing knowledge folder" "$BIN/pf-knowledge" --pde burgers_1d --kb "$tmp/none"
+expect_rc 2 "pf-knowledge: unknown PDE" "$BIN/pf-knowledge" --pde nowhere
+expect_rc 2 "pf-pde: unknown PDE" "$BIN/pf-pde" show nowhere
+expect_rc 2 "pf-pde sample: unknown method" "$BIN/pf-pde" sample burgers_1d --n 8 --method nowhere --out "$tmp/s.h5"
+expect_rc 1 "pf-pde sample: unwritable output" "$BIN/pf-pde" sample burgers_1d --n 8 --out "$tmp/none/s.h5"
+expect_rc 1 "pf-stats: missing table" "$BIN/pf-stats" --from-table "$tmp/none.csv"
+printf 'pde,method,mean,std\nburgers_1d,pinnforge,x,1\n' >"$tmp/bad.csv"
+expect_rc 1 "pf-stats: bad table" "$BIN/pf-stats" --from-table "$tmp/bad.csv"
+expect_rc 1 "pf-stats: runs with corrupt files" "$BIN/pf-stats" --runs "$tmp/runs" --out "$tmp/reports" --quiet
+check "pf-stats: names the corrupt file" grep -q "corrupt msgpack" "$tmp/err"
+expect_rc 2 "pf-stats: unknown option" "$BIN/pf-stats" --frobnicate
+mkdir -p "$tmp/noruns/burgers_1d/pinnforge/notarun"
+expect_rc 0 "pf-stats: a runs tree without runs" "$BIN/pf-stats" --runs "$tmp/noruns" --out "$tmp/reports" --quiet
 
 # ------------------------------------------------------------ a reference file with bytes 0xff 0xfe
 # poisson_2d_classic reads poisson1_cg_data.dat; line 13 gets the bytes,
