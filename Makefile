@@ -14,7 +14,8 @@
 #
 # Knobs (validated below):
 #   PRECISION=float|double   scalar type pf_real; double builds into build/double/
-#   SANITIZE=1               AddressSanitizer + UndefinedBehaviorSanitizer (build/asan*/)
+#   SANITIZE=1               AddressSanitizer + UndefinedBehaviorSanitizer (build/asan*/);
+#                            make test then fails on any report, leaks included
 #   CUDA=0|1|auto            the CUDA backend: kernels/*.cu with nvcc, linked into
 #                            every program (auto: when nvcc and its toolkit's
 #                            cuBLAS exist; a CUDA=0 build where nvcc exists goes
@@ -236,6 +237,21 @@ PF_DATA_DIR ?= $(if $(wildcard ../shared/data/pinnacle),$(abspath ../shared/data
 export PF_DATA_DIR
 TEST_JOBS ?= 2
 
+# With SANITIZE=1, leak checking is on whatever the environment says
+# (detect_leaks=1), and a sanitizer report cannot pass unseen:
+# - AddressSanitizer and LeakSanitizer write their reports to files under
+#   $(SAN_LOG), and the run fails, printing them, when there is one
+#   (Criterion does not fail a test whose process leaks at exit);
+# - a report ends the process with exit code 86 (ASan, LSan) or 87 (UBSan,
+#   whose reports stay on stderr: it ignores log_path next to ASan), which
+#   no test expects, where the default 1 reads as an expected failure.
+SAN_LOG   := $(abspath $(BUILD))/sanitizer-reports
+SAN_ENV   := $(if $(filter 1,$(SANITIZE)),ASAN_OPTIONS=detect_leaks=1:exitcode=86:log_path=$(SAN_LOG)/asan \
+               UBSAN_OPTIONS=print_stacktrace=1:exitcode=87)
+san_reset  = $(if $(filter 1,$(SANITIZE)),rm -rf $(SAN_LOG) && mkdir -p $(SAN_LOG) &&)
+san_check  = $(if $(filter 1,$(SANITIZE)),if ls $(SAN_LOG)/* >/dev/null 2>&1; then cat $(SAN_LOG)/* >&2; \
+               echo "$(1): sanitizer reports above (also in $(SAN_LOG))" >&2; exit 1; fi,:)
+
 test:
 	$(Q)$(MAKE) --no-print-directory PRECISION=float test-run
 	$(Q)$(MAKE) --no-print-directory PRECISION=double CUDA=0 test-run
@@ -255,8 +271,10 @@ endif
 
 test-run: all $(TEST_BIN) $(if $(filter 1,$(USE_CUDA)),$(GPU_TEST_BIN))
 	@echo "== tests ($(PRECISION)$(if $(filter 1,$(SANITIZE)), + sanitizers), $(if $(filter 1,$(USE_CUDA)),with,without) the CUDA backend) =="
-	$(Q)OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(TEST_BIN) --jobs $(TEST_JOBS) $(TEST_ARGS)
-	$(Q)for t in $(TEST_SH); do OMP_NUM_THREADS=1 $$t $(BUILD)/bin $(PRECISION) || exit 1; done
+	$(Q)$(san_reset) $(SAN_ENV) OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(TEST_BIN) --jobs $(TEST_JOBS) $(TEST_ARGS); \
+	  rc=$$?; $(call san_check,pf-tests); exit $$rc
+	$(Q)for t in $(TEST_SH); do $(SAN_ENV) OMP_NUM_THREADS=1 $$t $(BUILD)/bin $(PRECISION) || exit 1; \
+	  $(call san_check,$$t); done
 ifeq ($(USE_CUDA),1)
 	$(Q)$(MAKE) --no-print-directory test-gpu
 endif

@@ -17,8 +17,10 @@
  */
 #include <cblas.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,7 @@
 
 #include <jansson.h>
 
+#include "core/parse.h"
 #include "core/rng.h"
 #include "io/msgpack_json.h"
 #include "nn/model.h"
@@ -404,6 +407,18 @@ static void usage(FILE *to)
             "          --torch ../shared/bench/torch_pinn_step.py (or $PF_TORCH_BENCH)\n");
 }
 
+/* An integer option in lo..hi into *v; false (after saying why) otherwise. */
+static bool int_opt(const char *name, const char *arg, long lo, long hi, int *v)
+{
+    long x;
+    if (pf_parse_long(arg, lo, hi, &x) != PF_OK) {
+        fprintf(stderr, "pf-bench: %s: %s\n", name, pf_errmsg());
+        return false;
+    }
+    *v = (int)x;
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     const char *out = NULL, *only = NULL, *script = getenv("PF_TORCH_BENCH");
@@ -426,14 +441,19 @@ int main(int argc, char **argv)
         switch (ch) {
         case 'o': out = optarg; break;
         case 'c': only = optarg; break;
-        case 'r': rounds = atoi(optarg); break;
-        case 's': steps = atoi(optarg); break;
-        case 'w': warmup = atoi(optarg); break;
-        case 't': threads = atoi(optarg); break;
+        case 'r': if (!int_opt("--rounds", optarg, 1, 1000000, &rounds)) return 2; break;
+        case 's': if (!int_opt("--steps", optarg, 1, 100000000, &steps)) return 2; break;
+        case 'w': if (!int_opt("--warmup", optarg, 0, 100000000, &warmup)) return 2; break;
+        case 't': if (!int_opt("--threads", optarg, 1, 1024, &threads)) return 2; break;
         case 'T': script = optarg; break;
         case 'N': torch = 0; break;
         case 'P': profile_ops = 1; break;
-        case 'k': chunk_kib = atol(optarg); break;
+        case 'k':
+            if (pf_parse_long(optarg, 0, LONG_MAX / 1024, &chunk_kib) != PF_OK) {
+                fprintf(stderr, "pf-bench: --chunk-kib: %s\n", pf_errmsg());
+                return 2;
+            }
+            break;
         case 'C': candidates = optarg; break;
         case 'd': device = optarg; break;
         case 'x': compiled = 1; break;

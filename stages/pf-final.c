@@ -12,7 +12,6 @@
  *       one line: the generation reached, the best low-fidelity MSE, the
  *       Top-3, and the state (running, stopped, final with its HF MSE)
  */
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/parse.h"
 #include "io/msgpack_json.h"
 #include "search/final.h"
 
@@ -116,14 +116,13 @@ int main(int argc, char **argv)
                                        {0, 0, 0, 0}};
     const char *dir = NULL;
     int g = -1, k = -1, quiet = 0, want_status = 0, ch;
-    char *end;
     while ((ch = getopt_long(argc, argv, "hq", lo, NULL)) != -1) {
         switch (ch) {
         case 'r': dir = optarg; break;
         case 'g':
         case 'k': {
-            long v = strtol(optarg, &end, 10);
-            if (*end || !*optarg || v < 0 || v > 99)
+            long v;
+            if (pf_parse_long(optarg, 0, PF_RUN_MAX_GENERATION, &v) != PF_OK)
                 return fprintf(stderr, "pf-final: %s wants 0..99, not '%s'\n", ch == 'g' ? "--last-generation" : "--hifi-proposal", optarg), 2;
             *(ch == 'g' ? &g : &k) = (int)v;
             break;

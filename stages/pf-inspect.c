@@ -108,19 +108,18 @@ static json_t *bytes_json(const char *data, size_t n)
 
 static json_t *to_json(const msgpack_object *o);
 
+/* A str's bytes: msgpack-c may leave ptr NULL for a zero-length str. */
+static const char *str_ptr(const msgpack_object *o)
+{
+    return o->via.str.size ? o->via.str.ptr : "";
+}
+
 /* A map key as a string (malloc'd). */
 static char *key_string(const msgpack_object *k)
 {
     char tmp[32];
     switch (k->type) {
-    case MSGPACK_OBJECT_STR: {
-        char *s = malloc(k->via.str.size + 1);
-        if (s) {
-            memcpy(s, k->via.str.ptr, k->via.str.size);
-            s[k->via.str.size] = 0;
-        }
-        return s;
-    }
+    case MSGPACK_OBJECT_STR: return strndup(str_ptr(k), k->via.str.size);
     case MSGPACK_OBJECT_POSITIVE_INTEGER:
         snprintf(tmp, sizeof tmp, "%" PRIu64, k->via.u64);
         return strdup(tmp);
@@ -153,7 +152,7 @@ static json_t *to_json(const msgpack_object *o)
         return json_real(v);
     }
     case MSGPACK_OBJECT_STR: {
-        json_t *j = json_stringn(o->via.str.ptr, o->via.str.size);
+        json_t *j = json_stringn(str_ptr(o), o->via.str.size);
         /* not UTF-8: show the bytes */
         return j ? j : bytes_json(o->via.str.ptr, o->via.str.size);
     }
@@ -200,10 +199,19 @@ static int inspect_msgpack(const char *path, const char *buf, size_t len)
     msgpack_unpacked_init(&u);
     size_t off = 0;
     const char *why = NULL;
+    size_t used;
     while (docs && !why && off < len) {
+        /* sizes bounded by the bytes present first: a corrupt length is reported, never allocated */
+        if (pf_msgpack_check(buf + off, len - off, &used) != PF_OK) {
+            fprintf(stderr, "pf-inspect: %s: %s (object at byte %zu)\n", path, pf_errmsg(), off);
+            json_decref(docs);
+            msgpack_unpacked_destroy(&u);
+            return 1;
+        }
         msgpack_unpack_return r = msgpack_unpack_next(&u, buf, len, &off);
         if (r == MSGPACK_UNPACK_CONTINUE) why = "truncated msgpack";
-        else if (r == MSGPACK_UNPACK_NOMEM_ERROR) why = "out of memory";
+        else if (r == MSGPACK_UNPACK_NOMEM_ERROR) /* sizes are checked: this is msgpack-c's depth limit */
+            why = "msgpack containers nested more than 32 deep (or out of memory)";
         else if (r != MSGPACK_UNPACK_SUCCESS) why = "not HDF5 or msgpack";
         else if (u.data.type != MSGPACK_OBJECT_MAP && u.data.type != MSGPACK_OBJECT_ARRAY)
             why = "not HDF5 or msgpack (a top-level msgpack object is not a map or an array)";

@@ -6,13 +6,13 @@
  *                               --out also writes knowledge.msgpack atomically
  *   pf-knowledge --list [--json] [--kb DIR]   every entry
  */
-#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/parse.h"
 #include "core/status.h"
 #include "io/asset_dir.h"
 #include "io/msgpack_json.h"
@@ -164,10 +164,8 @@ int main(int argc, char **argv)
     }
     int k = 5;
     if (k_arg) {
-        char *end;
-        errno = 0;
-        long v = strtol(k_arg, &end, 10);
-        if (errno || end == k_arg || *end || v < 1 || v > MAX_K) {
+        long v;
+        if (pf_parse_long(k_arg, 1, MAX_K, &v) != PF_OK) {
             fprintf(stderr, "pf-knowledge: --k must be an integer in 1..%d, not '%s'\n", MAX_K, k_arg);
             return 2;
         }

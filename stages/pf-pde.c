@@ -6,7 +6,6 @@
  *   pf-pde sample NAME --n N --out F.h5 [--seed S] [--method M]
  *                           collocation points of the PDE's geometry, as HDF5
  */
-#include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -14,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/parse.h"
 #include "core/real.h"
 #include "core/rng.h"
 #include "geom/geometry.h"
@@ -257,12 +257,10 @@ static int parse_sample(int argc, char **argv, sample_opts *o)
             if (i + 1 >= argc) return bad_usage("option '%s' needs a value", a);
             val = argv[++i];
         }
-        char *end;
-        errno = 0;
         switch (which) {
         case 0: {
-            long n = strtol(val, &end, 10);
-            if (errno || end == val || *end || n < 1 || n > PF_SAMPLE_MAX_POINTS)
+            long n;
+            if (pf_parse_long(val, 1, PF_SAMPLE_MAX_POINTS, &n) != PF_OK)
                 return bad_usage("--n must be an integer from 1 to %d, not '%s'",
                                  PF_SAMPLE_MAX_POINTS, val);
             o->n = (int)n;
@@ -273,8 +271,7 @@ static int parse_sample(int argc, char **argv, sample_opts *o)
             o->out = val;
             break;
         case 2:
-            o->seed = strtoull(val, &end, 10);
-            if (errno || end == val || *end || val[0] == '-' || val[0] == '+')
+            if (pf_parse_u64(val, UINT64_MAX, &o->seed) != PF_OK)
                 return bad_usage("--seed must be an integer from 0 to 2^64-1, not '%s'", val);
             break;
         case 3:

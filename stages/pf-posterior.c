@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/parse.h"
 #include "search/context.h"
 #include "search/prompt.h"
 #include "search/propose.h"
@@ -98,14 +99,14 @@ int main(int argc, char **argv)
         {"run", 1, 0, 'r'}, {"generation", 1, 0, 'g'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     const char *dir = NULL;
     int g = -1, quiet = 0, ch;
-    char *end;
+    long v;
     while ((ch = getopt_long(argc, argv, "hq", lo, NULL)) != -1) {
         switch (ch) {
         case 'r': dir = optarg; break;
         case 'g':
-            g = (int)strtol(optarg, &end, 10);
-            if (*end || !*optarg || g < 0 || g > 99)
-                return fprintf(stderr, "pf-posterior: --generation wants 0..99, not '%s'\n", optarg), 2;
+            if (pf_parse_long(optarg, 0, PF_RUN_MAX_GENERATION, &v) != PF_OK)
+                return fprintf(stderr, "pf-posterior: --generation wants 0..%d, not '%s'\n", PF_RUN_MAX_GENERATION, optarg), 2;
+            g = (int)v;
             break;
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return 0;

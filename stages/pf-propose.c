@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/parse.h"
 #include "io/msgpack_json.h"
 #include "llm/provider.h"
 #include "search/context.h"
@@ -48,9 +49,8 @@ static int fail(const char *what)
 
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*end || !*s || v < lo || v > hi) return -1;
+    long v;
+    if (pf_parse_long(s, lo, hi, &v) != PF_OK) return -1;
     *out = (int)v;
     return 0;
 }

@@ -11,13 +11,13 @@
  * atomically. Exit 0 ok, 1 a missing / unreadable / inconsistent input or a
  * write failure, 2 usage.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/parse.h"
 #include "core/status.h"
 #include "search/artifact.h"
 #include "search/select.h"
@@ -58,10 +58,8 @@ static void usage(FILE *to)
 
 static int parse_int(const char *opt, const char *arg, int lo, int hi, int *v)
 {
-    char *end;
-    errno = 0;
-    long x = strtol(arg, &end, 10);
-    if (errno || end == arg || *end || x < lo || x > hi) {
+    long x;
+    if (pf_parse_long(arg, lo, hi, &x) != PF_OK) {
         fprintf(stderr, "pf-select: %s must be an integer in %d..%d, not '%s'\n", opt, lo, hi, arg);
         return 2;
     }

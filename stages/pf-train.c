@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/parse.h"
 #include "core/status.h"
 #include "io/msgpack_json.h"
 #include "registry.h"
@@ -39,10 +41,12 @@
 
 extern void openblas_set_num_threads(int);
 
+#define PF_TRAIN_MAX_THREADS 1024
+
 typedef struct opts {
     const char *spec, *pde, *out, *fidelity, *budget, *device, *eval;
     int physics_check;
-    unsigned long long seed;
+    uint64_t seed;
     int threads, quiet, every;
     double timeout;
 } opts;
@@ -94,15 +98,16 @@ static int parse(int argc, char **argv, opts *o)
     int ch;
     bool seed = false;
     char *end;
+    long v;
     while ((ch = getopt_long(argc, argv, "hq", lo, NULL)) != -1) {
         switch (ch) {
         case 'p': o->pde = optarg; break;
         case 'f': o->fidelity = optarg; break;
         case 'b': o->budget = optarg; break;
         case 's':
-            errno = 0;
-            o->seed = strtoull(optarg, &end, 10);
-            if (errno || *end || optarg[0] == '-') return bad("--seed wants a non-negative integer, not '%s'", optarg);
+            /* the artifacts keep the seed as a signed 64-bit integer (msgpack via JSON, HDF5 read back as int64) */
+            if (pf_parse_u64(optarg, INT64_MAX, &o->seed) != PF_OK)
+                return bad("--seed wants an integer in 0..2^63-1, not '%s'", optarg);
             seed = true;
             break;
         case 'o': o->out = optarg; break;
@@ -114,16 +119,20 @@ static int parse(int argc, char **argv, opts *o)
             break;
         case 'P': o->physics_check = 1; break;
         case 't':
-            o->threads = (int)strtol(optarg, &end, 10);
-            if (*end || o->threads < 1) return bad("--threads wants an integer >= 1, not '%s'", optarg);
+            if (pf_parse_long(optarg, 1, PF_TRAIN_MAX_THREADS, &v) != PF_OK)
+                return bad("--threads wants an integer in 1..1024, not '%s'", optarg);
+            o->threads = (int)v;
             break;
         case 'T':
+            errno = 0;
             o->timeout = strtod(optarg, &end);
-            if (*end || !(o->timeout > 0)) return bad("--timeout wants seconds > 0, not '%s'", optarg);
+            if (errno || end == optarg || *end || !isfinite(o->timeout) || !(o->timeout > 0))
+                return bad("--timeout wants seconds > 0, not '%s'", optarg);
             break;
         case 'e':
-            o->every = (int)strtol(optarg, &end, 10);
-            if (*end || o->every < 1) return bad("--progress-every wants an integer >= 1, not '%s'", optarg);
+            if (pf_parse_long(optarg, 1, INT_MAX, &v) != PF_OK)
+                return bad("--progress-every wants an integer in 1..2147483647, not '%s'", optarg);
+            o->every = (int)v;
             break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); return -1;
@@ -351,7 +360,7 @@ int main(int argc, char **argv)
     }
     if (!o.quiet)
         fprintf(stderr, "pf-train: start %s, spec %.12s, %s fidelity (%ld steps%s), seed %llu, %zu parameters, on %s\n",
-                p->name, hash, o.fidelity, pf_train_config_steps(&tc), scaled ? ", scaled" : "", o.seed,
+                p->name, hash, o.fidelity, pf_train_config_steps(&tc), scaled ? ", scaled" : "", (unsigned long long)o.seed,
                 pf_model_config_nparams(&mc), to.backend->name);
     pf_train_result r;
     pf_status st = pf_train_run(p, &mc, &tc, &to, &r);

@@ -12,8 +12,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/parse.h"
 #include "io/h5.h"
 #include "io/msgpack_json.h"
+#include "registry.h"
 #include "search/artifact.h"
 
 /* ---------------------------------------------------------------- helpers --- */
@@ -343,6 +345,77 @@ Test(artifact, result_h5_corrupt_is_refused_with_the_file_named)
         cr_expect(strstr(pf_errmsg(), a) && strstr(pf_errmsg(), "is corrupt"), "byte %ld: %s", at[i], pf_errmsg());
         cr_expect(m.spec == NULL);
     }
+}
+
+/* ------------------------------------- issue 24: messages fit for artifacts --- */
+
+#define FFFD "\xef\xbf\xbd"
+
+/* A reference file's error that quotes bytes 0xff 0xfe: jansson refuses
+ * such a string, so y_missing was lost (or the write failed). Stored
+ * sanitised instead, in the evidence and in the untrained result.h5. */
+Test(artifact, messages_with_invalid_utf8_are_stored_sanitised)
+{
+    char a[256], h5[256];
+    path_of(a, "evidence.msgpack");
+    path_of(h5, "result.h5");
+    const char *why = "no reference solution: ref.dat:13: value 2 '\xff\xfe" "0.4' is not a number\a";
+    const char *want = "no reference solution: ref.dat:13: value 2 '" FFFD FFFD "0.4' is not a number?";
+
+    pf_evidence_file u, back;
+    cr_assert_eq(pf_evidence_file_init_untrained(&u, "poisson_2d_classic", "invalid", why, "low", "quick", 1), PF_OK);
+    cr_assert_eq(pf_evidence_file_write(a, &u), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_evidence_file_read(a, &back), PF_OK, "%s", pf_errmsg());
+    cr_assert_not(back.has_y);
+    cr_assert_str_eq(back.y_missing, want);
+    pf_evidence_file_release(&u);
+    pf_evidence_file_release(&back);
+
+    /* a trained run without a reference: y_missing and the detail */
+    static pf_train_result r; /* large; zeroed */
+    memset(&r, 0, sizeof r);
+    snprintf(r.y_missing, sizeof r.y_missing, "%s", why);
+    snprintf(r.detail, sizeof r.detail, "trained \xc3 of 200 steps");
+    r.causal_min = NAN;
+    const pf_pde *p;
+    cr_assert_eq(pf_pdes_lookup("poisson_2d_classic", &p), PF_OK);
+    pf_evidence_file e;
+    char hash[PF_SPEC_HASH_HEX];
+    hash_of(3, hash);
+    cr_assert_eq(pf_evidence_file_init(&e, p, &r, hash, "low", "quick", 1), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_evidence_file_write(a, &e), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_evidence_file_read(a, &back), PF_OK, "%s", pf_errmsg());
+    cr_assert_str_eq(back.y_missing, want);
+    cr_assert_str_eq(json_string_value(json_object_get(back.evidence, "detail")), "trained " FFFD " of 200 steps");
+    pf_evidence_file_release(&e);
+    pf_evidence_file_release(&back);
+
+    cr_assert_eq(pf_result_write_untrained(h5, "invalid", why), PF_OK, "%s", pf_errmsg());
+    char *reason = NULL;
+    cr_assert_eq(pf_h5_read_attr_str(h5, "/", "reason", &reason), PF_OK, "%s", pf_errmsg());
+    cr_assert_str_eq(reason, want);
+    free(reason);
+}
+
+/* A proposal's reasons as they are written: sanitised and bounded. */
+Test(artifact, proposal_reasons_are_sanitised_and_bounded)
+{
+    char a[256];
+    path_of(a, "cand0.proposal.msgpack");
+    pf_proposal_file f = search_proposal(1, 0, false), back;
+    free(f.call.reasons);
+    size_t n = PF_TEXT_BLOCK_MAX + 100;
+    f.call.reasons = malloc(n + 1);
+    memset(f.call.reasons, 'r', n);
+    memcpy(f.call.reasons, "- bad \xff\n", 8);
+    f.call.reasons[n] = 0;
+    cr_assert_eq(pf_proposal_file_write(a, &f), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_proposal_file_read(a, &back), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(strlen(back.call.reasons), PF_TEXT_BLOCK_MAX);
+    cr_assert_eq(strncmp(back.call.reasons, "- bad " FFFD "\n", 10), 0);
+    cr_assert_str_eq(back.call.reasons + PF_TEXT_BLOCK_MAX - 3, "...");
+    pf_proposal_file_release(&f);
+    pf_proposal_file_release(&back);
 }
 
 /* -------------------------------------------------- wrong format or version --- */

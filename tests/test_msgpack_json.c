@@ -334,7 +334,7 @@ Test(msgpack_json, read_failures_name_the_path)
     cr_assert_eq(pf_msgpack_read_file(path, &out), PF_ERR_IO);
     cr_assert_null(out);
     cr_assert(strstr(pf_errmsg(), path), "%s", pf_errmsg());
-    cr_assert(strstr(pf_errmsg(), "not exactly one"), "%s", pf_errmsg());
+    cr_assert(strstr(pf_errmsg(), "corrupt msgpack: the map at offset 0 claims 2 entries"), "%s", pf_errmsg());
 }
 
 Test(msgpack_json, file_read_whole_file_and_empty_folder_name)
@@ -351,4 +351,235 @@ Test(msgpack_json, file_read_whole_file_and_empty_folder_name)
 
     cr_assert_eq(pf_mkdirs(""), PF_ERR_IO);
     cr_assert(strstr(pf_errmsg(), "empty name"), "%s", pf_errmsg());
+}
+
+/* ------------------------------------------------- issue 24: every type --- */
+
+/* One value per msgpack encoding that has a JSON form: the encoder picks
+ * the expected format byte, and the decoder gives the value back. */
+static json_t *str_of(size_t n)
+{
+    char *s = malloc(n + 1);
+    memset(s, 'q', n);
+    json_t *j = json_stringn(s, n);
+    free(s);
+    return j;
+}
+
+static json_t *array_of(size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(a, json_integer((json_int_t)(i % 100)));
+    return a;
+}
+
+static json_t *map_of(size_t n)
+{
+    json_t *m = json_object();
+    char k[32];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(k, sizeof k, "k%zu", i);
+        json_object_set_new(m, k, json_null());
+    }
+    return m;
+}
+
+Test(msgpack_json, every_msgpack_type_round_trips)
+{
+    const struct {
+        const char *what;
+        json_t *v;
+        unsigned char first;
+    } cases[] = {
+        {"nil", json_null(), 0xc0},
+        {"false", json_false(), 0xc2},
+        {"true", json_true(), 0xc3},
+        {"positive fixint", json_integer(127), 0x7f},
+        {"uint8", json_integer(255), 0xcc},
+        {"uint16", json_integer(65535), 0xcd},
+        {"uint32", json_integer(4294967295LL), 0xce},
+        {"uint64", json_integer(INT64_MAX), 0xcf},
+        {"negative fixint", json_integer(-32), 0xe0},
+        {"int8", json_integer(-128), 0xd0},
+        {"int16", json_integer(-32768), 0xd1},
+        {"int32", json_integer(-2147483648LL), 0xd2},
+        {"int64", json_integer(INT64_MIN), 0xd3},
+        {"float64", json_real(-2.5), 0xcb},
+        {"fixstr \"\"", json_string(""), 0xa0},
+        {"fixstr 31", str_of(31), 0xbf},
+        {"str8", str_of(32), 0xd9},
+        {"str16", str_of(256), 0xda},
+        {"str32", str_of(65536), 0xdb},
+        {"fixarray []", json_array(), 0x90},
+        {"fixarray [\"\"]", json_pack("[s]", ""), 0x91},
+        {"fixarray 15", array_of(15), 0x9f},
+        {"array16", array_of(16), 0xdc},
+        {"array32", array_of(65536), 0xdd},
+        {"fixmap {}", json_object(), 0x80},
+        {"fixmap {\"\": \"\"}", json_pack("{s:s}", "", ""), 0x81},
+        {"fixmap 15", map_of(15), 0x8f},
+        {"map16", map_of(16), 0xde},
+        {"map32", map_of(65536), 0xdf},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cr_assert_not_null(cases[i].v, "%s", cases[i].what);
+        char *buf;
+        size_t len;
+        cr_assert_eq(pf_json_to_msgpack(cases[i].v, &buf, &len), PF_OK, "%s", cases[i].what);
+        cr_assert_eq((unsigned char)buf[0], cases[i].first, "%s: format byte 0x%02x", cases[i].what,
+                     (unsigned char)buf[0]);
+        json_t *back = NULL;
+        cr_assert_eq(pf_json_from_msgpack(buf, len, &back), PF_OK, "%s: %s", cases[i].what, pf_errmsg());
+        char *a = dumps(cases[i].v), *b = dumps(back);
+        cr_assert_str_eq(b, a, "%s", cases[i].what);
+        free(a);
+        free(b);
+        free(buf);
+        json_decref(back);
+        json_decref(cases[i].v);
+    }
+    /* float32 (which we never write) comes back as a real */
+    json_t *f = NULL;
+    cr_assert_eq(pf_json_from_msgpack("\xca\x3f\xc0\x00\x00", 5, &f), PF_OK);
+    cr_assert(json_is_real(f) && json_real_value(f) == 1.5);
+    json_decref(f);
+}
+
+/* msgpack-c leaves a zero-length str's pointer NULL when nothing before it
+ * in the buffer moved its cursor: these are the shapes where "" used to be
+ * lost ("a value has no JSON form") or strndup(NULL) was called. */
+Test(msgpack_json, empty_strings_and_keys_decode_wherever_they_stand)
+{
+    static const struct {
+        const char *bytes;
+        size_t len;
+        const char *json;
+    } cases[] = {
+        {"\xa0", 1, "\"\""},
+        {"\x91\xa0", 2, "[\"\"]"},
+        {"\x92\xa0\xa1x", 4, "[\"\",\"x\"]"},
+        {"\x91\x91\xa0", 3, "[[\"\"]]"},
+        {"\x81\xa0\x01", 3, "{\"\":1}"},
+        {"\x81\xa0\xa0", 3, "{\"\":\"\"}"},
+        {"\x82\xa0\x90\xa1k\x80", 6, "{\"\":[],\"k\":{}}"},
+        {"\x91\xc4\x00", 3, NULL}, /* bin of 0 bytes: still no JSON form */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        json_t *v = NULL;
+        pf_status st = pf_json_from_msgpack(cases[i].bytes, cases[i].len, &v);
+        if (!cases[i].json) {
+            cr_assert_eq(st, PF_ERR_IO, "case %zu", i);
+            continue;
+        }
+        cr_assert_eq(st, PF_OK, "%s: %s", cases[i].json, pf_errmsg());
+        char *s = dumps(v);
+        cr_assert_str_eq(s, cases[i].json);
+        free(s);
+        json_decref(v);
+    }
+}
+
+/* Keys by their length: an empty key, and a key holding a NUL byte. */
+Test(msgpack_json, empty_and_nul_keys_round_trip)
+{
+    json_t *v = json_object();
+    cr_assert_eq(json_object_set_new(v, "", json_string("")), 0);
+    cr_assert_eq(json_object_setn_new(v, "a\0b", 3, json_integer(1)), 0);
+    cr_assert_eq(json_object_set_new(v, "a", json_integer(2)), 0);
+    char *buf;
+    size_t len;
+    cr_assert_eq(pf_json_to_msgpack(v, &buf, &len), PF_OK);
+    static const unsigned char want[] = {0x83, 0xa0, 0xa0, 0xa3, 'a', 0, 'b', 0x01, 0xa1, 'a', 0x02};
+    cr_assert_eq(len, sizeof want);
+    cr_assert_eq(memcmp(buf, want, len), 0);
+    json_t *back;
+    cr_assert_eq(pf_json_from_msgpack(buf, len, &back), PF_OK, "%s", pf_errmsg());
+    /* (json_equal looks keys up by strlen, so it cannot compare "a\0b") */
+    char *again;
+    size_t len2;
+    cr_assert_eq(pf_json_to_msgpack(back, &again, &len2), PF_OK);
+    cr_assert_eq(len2, len);
+    cr_assert_eq(memcmp(again, buf, len), 0);
+    free(again);
+    cr_assert_eq(json_object_size(back), 3);
+    cr_assert_str_eq(json_string_value(json_object_get(back, "")), "");
+    cr_assert_eq(json_integer_value(json_object_getn(back, "a\0b", 3)), 1);
+    cr_assert_eq(json_integer_value(json_object_get(back, "a")), 2);
+    free(buf);
+    json_decref(back);
+    json_decref(v);
+}
+
+/* ----------------------------------------------- issue 24: corrupt sizes --- */
+
+/* A size field that claims more than the bytes present is corrupt, said
+ * before msgpack-c would allocate room for it (4 billion elements used to
+ * read as "out of memory"). */
+Test(msgpack_json, claimed_sizes_beyond_the_bytes_are_corrupt)
+{
+    static const struct {
+        const char *bytes;
+        size_t len;
+        const char *msg;
+    } cases[] = {
+        {"\xdd\xff\xff\xff\xff", 5, "corrupt msgpack: the array at offset 0 claims 4294967295 elements, but only 0 bytes follow"},
+        {"\xdf\xff\xff\xff\xff\x01\x02", 7, "corrupt msgpack: the map at offset 0 claims 4294967295 entries, but only 2 bytes follow"},
+        {"\xdb\xff\xff\xff\xff" "abc", 8, "corrupt msgpack: the string at offset 0 claims 4294967295 bytes, but only 3 follow"},
+        {"\xc6\x7f\xff\xff\xff", 5, "corrupt msgpack: the bin at offset 0 claims 2147483647 bytes, but only 0 follow"},
+        {"\xc9\xff\xff\xff\xff\x01", 6, "corrupt msgpack: the ext at offset 0 claims 4294967296 bytes, but only 1 follow"},
+        {"\x81\xa1k\xdc\xff\xff", 6, "corrupt msgpack: the array at offset 3 claims 65535 elements, but only 0 bytes follow"},
+        {"\x92\x01", 2, "corrupt msgpack: the array at offset 0 claims 2 elements, but only 1 bytes follow"},
+        {"\x91\xc1", 2, "corrupt msgpack: byte 0xc1 at offset 1 starts no value"},
+        {"\xdc\x00", 2, "truncated msgpack: the array at offset 0 lacks its size"},
+        {"", 0, "truncated msgpack: 0 bytes end inside a value"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        json_t *out = (json_t *)1;
+        cr_assert_eq(pf_json_from_msgpack(cases[i].bytes, cases[i].len, &out), PF_ERR_IO, "case %zu", i);
+        cr_assert_null(out);
+        cr_assert_str_eq(pf_errmsg(), cases[i].msg, "case %zu", i);
+        size_t used = 99;
+        cr_assert_eq(pf_msgpack_check(cases[i].bytes, cases[i].len, &used), PF_ERR_IO);
+        cr_assert_eq(used, 0);
+    }
+    /* the check passes every well-formed value, and says where it ends */
+    size_t used;
+    cr_assert_eq(pf_msgpack_check("\x92\xc4\x01x\xd4\x01\x00" "extra", 12, &used), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(used, 7);
+}
+
+Test(msgpack_json, corrupt_file_is_named)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/huge.msgpack", dir);
+    cr_assert_eq(pf_file_write_atomic(path, "\x81\xa1" "a\xdd\xff\xff\xff\xff", 8), PF_OK);
+    json_t *out = (json_t *)1;
+    cr_assert_eq(pf_msgpack_read_file(path, &out), PF_ERR_IO);
+    cr_assert_null(out);
+    char want[256];
+    snprintf(want, sizeof want, "'%s': corrupt msgpack: the array at offset 3 claims 4294967295 elements, "
+                                "but only 0 bytes follow", path);
+    cr_assert_str_eq(pf_errmsg(), want);
+}
+
+/* ------------------------------------------------ issue 24: JSON integers --- */
+
+Test(msgpack_json, json_int_checks_type_and_range)
+{
+    long v = 7;
+    json_t *big = json_integer(4294967303LL), *neg = json_integer(-1), *r = json_real(3.0), *s = json_string("3");
+    cr_assert(!pf_json_int(big, 0, INT32_MAX, &v), "4294967303 is not an int (it used to become 7)");
+    cr_assert(!pf_json_int(neg, 0, 10, &v));
+    cr_assert(!pf_json_int(r, 0, 10, &v), "a real is not an integer");
+    cr_assert(!pf_json_int(s, 0, 10, &v));
+    cr_assert(!pf_json_int(NULL, 0, 10, &v));
+    cr_assert_eq(v, 7, "*out changed on failure");
+    cr_assert(pf_json_int(big, 0, INT64_MAX, &v));
+    cr_assert_eq(v, 4294967303L);
+    cr_assert(pf_json_int(neg, -1, 10, &v));
+    cr_assert_eq(v, -1);
+    json_decref(big);
+    json_decref(neg);
+    json_decref(r);
+    json_decref(s);
 }

@@ -128,6 +128,29 @@ Test(report, collect_trajectory_and_budget)
     remove_tree();
 }
 
+/* A runs tree with folders but no run<R>/ in them: no runs, and no
+ * qsort(NULL, 0) (UBSan: a null argument declared nonnull). */
+Test(report, collect_a_tree_without_runs)
+{
+    snprintf(root, sizeof root, "/tmp/pf-report-XXXXXX");
+    cr_assert_not_null(mkdtemp(root));
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/burgers_1d", root);
+    mk(dir);
+    snprintf(dir, sizeof dir, "%s/burgers_1d/pinnforge", root);
+    mk(dir);
+    snprintf(dir, sizeof dir, "%s/burgers_1d/pinnforge/notarun", root);
+    mk(dir);
+    pf_collection c;
+    cr_assert_eq(pf_collect(root, NULL, &c), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(c.n, 0);
+    pf_collection_release(&c);
+    cr_assert_eq(pf_collect(root, "burgers_1d", &c), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(c.n, 0);
+    pf_collection_release(&c);
+    remove_tree();
+}
+
 Test(report, tables_match_the_inputs)
 {
     make_tree();

@@ -33,6 +33,14 @@
  * Containers (arrays, maps) nested more than PF_MSGPACK_JSON_MAX_NESTING deep
  * are rejected both ways: that is the fixed parser stack of msgpack-c
  * (MSGPACK_EMBED_STACK_SIZE), so nothing is written that cannot be read.
+ * Empty strings, empty keys, empty arrays and maps, and keys holding NUL
+ * bytes come back exactly.
+ *
+ * Corrupt input: before msgpack-c sees the bytes, pf_msgpack_check() walks
+ * them and bounds every size a value claims (string and bin bytes, array
+ * elements, map entries) by the bytes that are left, so a damaged length
+ * ("4 billion elements") is reported as corrupt, with its offset, instead
+ * of making the parser allocate for it.
  *
  * Non-finite reals: jansson cannot hold NaN or +-Inf (json_real() refuses
  * them), so a caller with a possibly non-finite number stores JSON null in
@@ -60,6 +68,7 @@
 #define PF_IO_MSGPACK_JSON_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/status.h"
@@ -77,6 +86,24 @@ pf_status pf_json_to_msgpack(const json_t *v, char **buf, size_t *len);
  * bytes, invalid, bin/ext/non-str key/non-finite float/nested too deeply).
  * *out is a new reference (caller json_decref's), NULL on failure. */
 pf_status pf_json_from_msgpack(const char *buf, size_t len, json_t **out);
+
+/* Walk the one msgpack value at the start of buf[0..len) without building
+ * it, checking that every size it claims fits the bytes that are left;
+ * *used is the value's length (the next value starts there). PF_ERR_IO
+ * "corrupt msgpack: ..." or "truncated msgpack: ..." naming the offset
+ * otherwise. Takes any msgpack (bin, ext, non-str keys too); what has no
+ * JSON form is pf_json_from_msgpack()'s to refuse. */
+pf_status pf_msgpack_check(const char *buf, size_t len, size_t *used);
+
+/* True when v is a JSON integer in lo..hi, then stored in *out (untouched
+ * otherwise); false for a real, a string, NULL, ... The one way integers
+ * read from JSON and msgpack documents are narrowed: the caller names the
+ * file and key in its message, e.g.
+ *     long run;
+ *     if (!pf_json_int(json_object_get(c, "run"), 0, INT_MAX, &run))
+ *         return pf_fail(PF_ERR_INVALID, "'%s': \"run\" needs an integer in 0..%d", path, INT_MAX);
+ */
+bool pf_json_int(const json_t *v, long lo, long hi, long *out);
 
 /* Write data[0..len) to path atomically (see above). PF_ERR_IO naming the
  * path and strerror on any failure, with the temp file removed. */

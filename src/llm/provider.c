@@ -21,6 +21,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/parse.h"
+
 struct pf_llm_provider {
     pf_llm_kind kind;
     const pf_llm_vtable *vt;
@@ -98,10 +100,8 @@ pf_status pf_llm_options_from_env(pf_llm_options *o)
         o->timeout_s = t;
     }
     if ((v = env("PF_LLM_RETRIES"))) {
-        char *end;
-        errno = 0;
-        long n = strtol(v, &end, 10);
-        if (end == v || *end || errno || n < 0 || n > 100)
+        long n;
+        if (pf_parse_long(v, 0, 100, &n) != PF_OK)
             return pf_fail(PF_ERR_INVALID,
                            "PF_LLM_RETRIES='%s': expected a whole number of retries after the first attempt, "
                            "0 to 100 (e.g. 4)", v);

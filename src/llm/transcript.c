@@ -3,6 +3,7 @@
 #include "llm/transcript.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +75,12 @@ pf_status pf_transcript_write(const char *dir, const pf_llm_request *q, const pf
                                               "completion_tokens", (json_int_t)r->completion_tokens));
     json_object_set_new(t, "latency_s", json_real(r->latency_s));
     json_object_set_new(t, "provider", json_string(r->provider));
-    pf_status st = pf_msgpack_write_file(path, t);
+    /* a value jansson refused (out of memory, text that is not UTF-8) is a
+     * missing key: refuse to store the transcript rather than drop it */
+    pf_status st = json_object_size(t) == 8
+                       ? pf_msgpack_write_file(path, t)
+                       : pf_fail(PF_ERR_INVALID, "cannot store the transcript of request %s: a field could not be "
+                                                 "encoded (out of memory, or text that is not UTF-8)", hex);
     json_decref(t);
     return st;
 }
@@ -104,17 +110,21 @@ pf_status pf_transcript_read(const char *dir, const pf_llm_request *q, pf_llm_re
     const char *text = json_string_value(json_object_get(t, "response"));
     const char *prov = json_string_value(json_object_get(t, "provider"));
     json_t *u = json_object_get(t, "usage");
+    const json_t *pt = json_object_get(u, "prompt_tokens"), *ct = json_object_get(u, "completion_tokens");
+    long ptok = 0, ctok = 0;
     pf_status st = PF_OK;
     if (!same)
         st = pf_fail(PF_ERR_INVALID, "'%s' holds another request than the one that hashes to it", path);
     else if (!text || !prov)
         st = pf_fail(PF_ERR_INVALID, "'%s' is not a transcript (no response or provider)", path);
+    else if ((pt && !pf_json_int(pt, 0, LONG_MAX, &ptok)) || (ct && !pf_json_int(ct, 0, LONG_MAX, &ctok)))
+        st = pf_fail(PF_ERR_INVALID, "'%s': usage.prompt_tokens and usage.completion_tokens need integers >= 0", path);
     else if (!(r->text = strdup(text)))
         st = pf_fail(PF_ERR_NOMEM, "out of memory");
     if (st == PF_OK) {
         snprintf(r->provider, sizeof r->provider, "%s", prov);
-        r->prompt_tokens = (long)json_integer_value(json_object_get(u, "prompt_tokens"));
-        r->completion_tokens = (long)json_integer_value(json_object_get(u, "completion_tokens"));
+        r->prompt_tokens = ptok;
+        r->completion_tokens = ctok;
         r->latency_s = json_number_value(json_object_get(t, "latency_s"));
     }
     json_decref(t);

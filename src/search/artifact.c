@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/parse.h"
 #include "io/msgpack_json.h"
 #include "search/artifact_internal.h"
 
@@ -118,15 +119,21 @@ json_t *pf_artifact_begin(const char *format)
 pf_status pf_artifact_finish(const char *path, json_t *o, size_t keys)
 {
     pf_status st = PF_OK;
-    if (!o || json_object_size(o) < keys) st = pf_fail(PF_ERR_NOMEM, "out of memory building '%s'", path);
+    if (!o || json_object_size(o) < keys)
+        st = pf_fail(PF_ERR_NOMEM, "cannot build '%s': a value could not be encoded (out of memory, or text that is not UTF-8)", path);
     else st = pf_msgpack_write_file(path, o);
     json_decref(o);
     return st;
 }
 
+/* Free text (reasons, rationale) as valid, bounded UTF-8: it may quote
+ * the bytes of a broken input, which jansson would refuse. */
 static json_t *text_or_empty(const char *s)
 {
-    return json_string(s ? s : "");
+    char *t = pf_text_sanitize_dup(s, PF_TEXT_BLOCK_MAX);
+    json_t *j = t ? json_string(t) : NULL;
+    free(t);
+    return j;
 }
 
 /* ------------------------------------------------------------ proposal */

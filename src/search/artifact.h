@@ -134,10 +134,16 @@ typedef struct pf_evidence_file {
  * losses and their reduction, stagnation, per-term losses and gradient
  * norms, gradient imbalance, residual statistics and hotspots (named by
  * p's inputs), constraint errors, stages, speed, time split, parameters,
- * point counts and the device. New reference (NULL: out of memory). */
+ * point counts and the device. The free texts (detail, device name) go in
+ * through pf_text_sanitize() (core/parse.h). New reference (NULL: out of
+ * memory, or a value jansson refused). */
 json_t *pf_evidence_json(const pf_pde *p, const pf_train_result *r);
 
-/* Fill f from a finished training (f->evidence a new reference). */
+/* Fill f from a finished training (f->evidence a new reference). Messages
+ * (y_missing here and in _init_untrained) are stored sanitised: valid
+ * UTF-8, no control characters, at most PF_TEXT_LINE_MAX bytes (a
+ * proposal's reasons, untrained: PF_TEXT_BLOCK_MAX), so a message that
+ * quotes a broken input file still reaches the artifact. */
 pf_status pf_evidence_file_init(pf_evidence_file *f, const pf_pde *p, const pf_train_result *r,
                                 const char *spec_hash, const char *fidelity, const char *budget, uint64_t seed);
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/parse.h"
 #include "io/h5.h"
 #include "search/artifact_internal.h"
 
@@ -45,7 +46,8 @@ pf_status pf_result_write(const char *path, const pf_pde *p, const pf_train_resu
     T(pf_h5_attr_str(f, "/", "fidelity", fidelity));
     T(pf_h5_attr_u64(f, "/", "seed", seed));
     T(pf_h5_attr_str(f, "/", "status", pf_train_status_name(r->status)));
-    T(pf_h5_attr_str(f, "/", "detail", r->detail));
+    char detail[PF_TEXT_LINE_MAX + 1];
+    T(pf_h5_attr_str(f, "/", "detail", pf_text_sanitize(r->detail, detail, sizeof detail)));
     T(pf_h5_attr_i64(f, "/", "steps", r->steps));
     T(pf_h5_attr_str(f, "/", "precision", PF_REAL_NAME));
     int n = r->nlog, T = r->nterms;
@@ -99,9 +101,10 @@ static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); 
 
 json_t *pf_evidence_json(const pf_pde *p, const pf_train_result *r)
 {
+    char text[PF_TEXT_LINE_MAX + 1];
     json_t *e = json_object();
     json_object_set_new(e, "status", json_string(pf_train_status_name(r->status)));
-    json_object_set_new(e, "detail", json_string(r->detail));
+    json_object_set_new(e, "detail", json_string(pf_text_sanitize(r->detail, text, sizeof text)));
     json_object_set_new(e, "steps", json_integer(r->steps));
     json_object_set_new(e, "budget", json_integer(r->budget));
     json_object_set_new(e, "loss_initial", num(r->loss_first));
@@ -179,7 +182,7 @@ json_t *pf_evidence_json(const pf_pde *p, const pf_train_result *r)
     json_object_set_new(e, "points", pts);
     json_t *dev = json_object();
     json_object_set_new(dev, "backend", json_string(r->backend));
-    json_object_set_new(dev, "name", json_string(r->device.name));
+    json_object_set_new(dev, "name", json_string(pf_text_sanitize(r->device.name, text, sizeof text)));
     json_object_set_new(dev, "memory_gib", num(r->device.memory_gib));
     json_object_set_new(dev, "steps_per_second", num(r->step_s > 0 ? r->steps / r->step_s : NAN));
     json_object_set_new(dev, "threads", json_integer(omp_get_max_threads()));
@@ -194,6 +197,13 @@ json_t *pf_evidence_json(const pf_pde *p, const pf_train_result *r)
         json_object_set_new(chk, "constraint_mse", cmse);
         json_object_set_new(e, "physics_check", chk);
     }
+    /* every key above is set unconditionally but causal_min_weight and
+     * physics_check: one missing is a value jansson refused, and the
+     * evidence is refused too */
+    if (json_object_size(e) != (size_t)(19 + !isnan(r->causal_min) + r->has_check)) {
+        json_decref(e);
+        return NULL;
+    }
     return e;
 }
 
@@ -204,7 +214,9 @@ pf_status pf_result_write_untrained(const char *path, const char *status, const 
     pf_status st = pf_h5_attr_str(f, "/", "format", "pinnforge.result");
     if (st == PF_OK) st = pf_h5_attr_i64(f, "/", "version", PF_ARTIFACT_VERSION);
     if (st == PF_OK) st = pf_h5_attr_str(f, "/", "status", status);
-    if (st == PF_OK) st = pf_h5_attr_str(f, "/", "reason", why);
+    char *reason = pf_text_sanitize_dup(why, PF_TEXT_BLOCK_MAX);
+    if (st == PF_OK) st = reason ? pf_h5_attr_str(f, "/", "reason", reason) : pf_fail(PF_ERR_NOMEM, "out of memory");
+    free(reason);
     pf_status cs = pf_h5_close(f);
     return st == PF_OK ? cs : st;
 }
@@ -281,7 +293,8 @@ pf_status pf_evidence_file_init(pf_evidence_file *f, const pf_pde *p, const pf_t
     f->y = r->y;
     f->has_y_report = r->has_y_report;
     f->y_report = r->y_report;
-    if (!r->has_y && !(f->y_missing = strdup(r->y_missing))) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    if (!r->has_y && !(f->y_missing = pf_text_sanitize_dup(r->y_missing, PF_TEXT_LINE_MAX)))
+        return pf_fail(PF_ERR_NOMEM, "out of memory");
     if (!(f->evidence = pf_evidence_json(p, r))) {
         pf_evidence_file_release(f);
         return pf_fail(PF_ERR_NOMEM, "out of memory");
@@ -296,7 +309,7 @@ pf_status pf_evidence_file_init_untrained(pf_evidence_file *f, const char *pde, 
 {
     memset(f, 0, sizeof *f);
     PF_TRY(evidence_names(f, pde, status, fidelity, budget, seed));
-    if (!(f->y_missing = strdup(why))) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    if (!(f->y_missing = pf_text_sanitize_dup(why, PF_TEXT_BLOCK_MAX))) return pf_fail(PF_ERR_NOMEM, "out of memory");
     return PF_OK;
 }
 

@@ -1,6 +1,7 @@
 /* run.c — the run folder's layout and settings (run.h). */
 #include "search/run.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,11 +30,12 @@ pf_status pf_run_context_read(const char *dir, pf_run_context *out)
     const char *method = json_string_value(json_object_get(c, "method"));
     const char *budget = json_string_value(json_object_get(c, "budget"));
     const char *llm = json_string_value(json_object_get(c, "llm"));
-    json_t *run = json_object_get(c, "run");
+    long run = 0;
     pf_status st = PF_OK;
-    if (!pde || !method || !budget || !llm || !json_is_integer(run) || json_integer_value(run) < 0)
-        st = pf_fail(PF_ERR_INVALID, "'%s' needs \"pde\", \"method\", \"budget\", \"llm\" (strings) and \"run\" (an integer >= 0)",
-                     path);
+    if (!pde || !method || !budget || !llm || !pf_json_int(json_object_get(c, "run"), 0, INT_MAX, &run))
+        st = pf_fail(PF_ERR_INVALID,
+                     "'%s' needs \"pde\", \"method\", \"budget\", \"llm\" (strings) and \"run\" (an integer in 0..%d)",
+                     path, INT_MAX);
     if (st == PF_OK) st = copy_name(path, "pde", pde, out->pde, sizeof out->pde);
     if (st == PF_OK) st = copy_name(path, "method", method, out->method, sizeof out->method);
     if (st == PF_OK) st = copy_name(path, "budget", budget, out->budget, sizeof out->budget);
@@ -42,7 +44,7 @@ pf_status pf_run_context_read(const char *dir, pf_run_context *out)
     if (st == PF_OK && ev && !json_is_string(ev))
         st = pf_fail(PF_ERR_INVALID, "'%s': \"eval\" needs a string (paper or heldout)", path);
     if (st == PF_OK) st = copy_name(path, "eval", ev ? json_string_value(ev) : "paper", out->eval, sizeof out->eval);
-    out->run = (int)json_integer_value(run);
+    out->run = (int)run;
     json_decref(c);
     return st;
 }

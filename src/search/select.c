@@ -476,10 +476,10 @@ pf_status pf_select_to_json(const pf_select *s, json_t **out)
 
 static pf_status get_int(const json_t *o, const char *key, const char *where, int *v)
 {
-    const json_t *x = json_object_get(o, key);
-    if (!json_is_integer(x) || json_integer_value(x) < -1 || json_integer_value(x) > 1000000)
-        return pf_fail(PF_ERR_INVALID, "select: %s%s needs an integer", where, key);
-    *v = (int)json_integer_value(x);
+    long x;
+    if (!pf_json_int(json_object_get(o, key), -1, 1000000, &x))
+        return pf_fail(PF_ERR_INVALID, "select: %s%s needs an integer in -1..1000000", where, key);
+    *v = (int)x;
     return PF_OK;
 }
 

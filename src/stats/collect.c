@@ -215,7 +215,7 @@ pf_status pf_collect(const char *root, const char *pde, pf_collection *out)
         pf_collection_release(out);
         return st;
     }
-    qsort(out->run, (size_t)out->n, sizeof *out->run, cmp_summary);
+    if (out->n > 1) qsort(out->run, (size_t)out->n, sizeof *out->run, cmp_summary); /* no runs: run is NULL */
     return PF_OK;
 }
 
