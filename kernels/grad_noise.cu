@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "cuda_ops.h"
+#include "tensor/grad_noise.h"
 
 namespace {
 
@@ -31,23 +32,6 @@ __device__ void block_sum(double *sh)
     __syncthreads();
 }
 
-__device__ double noise_ratio(const pf_real *ring, size_t n, int T, size_t j)
-{
-    double mean = 0, mabs = 0, var = 0;
-    for (int t = 0; t < T; t++) {
-        double v = (double)ring[(size_t)t * n + j];
-        mean += v;
-        mabs += fabs(v);
-    }
-    mean /= T;
-    mabs /= T;
-    for (int t = 0; t < T; t++) {
-        double e = (double)ring[(size_t)t * n + j] - mean;
-        var += e * e;
-    }
-    return sqrt(var / T) / (mabs + 1e-6);
-}
-
 // part[b] = block b's sum of ratios; nothing to sum while the ring is not full.
 __global__ void noise_partial(const pf_real *__restrict__ ring, size_t n, int T,
                               const double *__restrict__ state, double *__restrict__ part)
@@ -57,7 +41,7 @@ __global__ void noise_partial(const pf_real *__restrict__ ring, size_t n, int T,
     if ((long long)state[0] + 1 >= T) {
         const size_t stride = (size_t)PF_CUDA_RED_BLOCKS * PF_CUDA_RED_THREADS;
         for (size_t j = (size_t)blockIdx.x * PF_CUDA_RED_THREADS + threadIdx.x; j < n; j += stride)
-            acc += noise_ratio(ring, n, T, j);
+            acc += pf_grad_noise_ratio(ring, n, T, j);
     }
     sh[threadIdx.x] = acc;
     block_sum(sh);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "tensor/cpu_ops.h"
+#include "tensor/grad_noise.h"
 
 #ifdef PF_DOUBLE
 #define xdot cblas_ddot
@@ -118,25 +119,6 @@ void pf_cpu_adam(pf_real *params, const pf_real *grads, pf_real *mv, size_t n, c
     }
 }
 
-/* std_t / (mean_t |.| + 1e-6) of one parameter's T gradients (stride n),
- * two passes in double. */
-static double noise_ratio(const pf_real *ring, size_t n, int T, size_t j)
-{
-    double mean = 0, mabs = 0, var = 0;
-    for (int t = 0; t < T; t++) {
-        double v = (double)ring[(size_t)t * n + j];
-        mean += v;
-        mabs += fabs(v);
-    }
-    mean /= T;
-    mabs /= T;
-    for (int t = 0; t < T; t++) {
-        double e = (double)ring[(size_t)t * n + j] - mean;
-        var += e * e;
-    }
-    return sqrt(var / T) / (mabs + 1e-6);
-}
-
 void pf_cpu_grad_noise(pf_real *ring, size_t n, int T, const pf_real *g, double *state)
 {
     PF_ASSERT(T >= 1);
@@ -153,7 +135,7 @@ void pf_cpu_grad_noise(pf_real *ring, size_t n, int T, const pf_real *g, double 
     for (int c = 0; c < NORM_CHUNKS; c++) {
         size_t lo = (size_t)c * chunk, hi = lo + chunk < n ? lo + chunk : n;
         double s = 0;
-        for (size_t j = lo; j < hi; j++) s += noise_ratio(ring, n, T, j);
+        for (size_t j = lo; j < hi; j++) s += pf_grad_noise_ratio(ring, n, T, j);
         part[c] = s;
     }
     double sum = 0;
