@@ -136,6 +136,24 @@ static json_t *text_or_empty(const char *s)
     return j;
 }
 
+/* "usage": {prompt_tokens, completion_tokens}, the tokens of an LLM call
+ * (proposals and memories). */
+static json_t *usage_json(long prompt_tokens, long completion_tokens)
+{
+    return json_pack("{s:I, s:I}", "prompt_tokens", (json_int_t)prompt_tokens, "completion_tokens",
+                     (json_int_t)completion_tokens);
+}
+
+/* o["usage"] into *pt and *ct (untouched when absent); *present says whether it was there. */
+static pf_status usage_read(const char *path, const json_t *o, long *pt, long *ct, bool *present)
+{
+    const json_t *u = json_object_get(o, "usage");
+    if (present) *present = u != NULL;
+    if (!u) return PF_OK;
+    PF_TRY(pf_artifact_int(path, u, "prompt_tokens", true, 0, LONG_MAX, pt));
+    return pf_artifact_int(path, u, "completion_tokens", true, 0, LONG_MAX, ct);
+}
+
 /* ------------------------------------------------------------ proposal */
 
 static void copy_name(char *dst, const char *src)
@@ -218,8 +236,7 @@ pf_status pf_proposal_file_write(const char *path, const pf_proposal_file *f)
         for (int i = 0; i < p->attempts; i++) json_array_append_new(req, json_string(p->request[i]));
         json_object_set_new(o, "attempts", json_integer(p->attempts));
         json_object_set_new(o, "requests", req);
-        json_object_set_new(o, "usage", json_pack("{s:I, s:I}", "prompt_tokens", (json_int_t)p->prompt_tokens,
-                                                  "completion_tokens", (json_int_t)p->completion_tokens));
+        json_object_set_new(o, "usage", usage_json(p->prompt_tokens, p->completion_tokens));
         json_object_set_new(o, "latency_s", json_real(p->latency_s));
         json_object_set_new(o, "provider", json_string(p->provider));
         keys += 5;
@@ -242,11 +259,7 @@ static pf_status proposal_calls(const char *path, const json_t *o, pf_proposal *
             return pf_fail(PF_ERR_INVALID, "'%s': requests[%zu] needs a transcript hash", path, i);
         memcpy(p->request[i], h, strlen(h) + 1);
     }
-    const json_t *u = json_object_get(o, "usage");
-    if (u) {
-        PF_TRY(pf_artifact_int(path, u, "prompt_tokens", true, 0, LONG_MAX, &pt));
-        PF_TRY(pf_artifact_int(path, u, "completion_tokens", true, 0, LONG_MAX, &ct));
-    }
+    PF_TRY(usage_read(path, o, &pt, &ct, NULL));
     p->prompt_tokens = pt;
     p->completion_tokens = ct;
     PF_TRY(pf_artifact_num(path, o, "latency_s", &p->latency_s, NULL));
@@ -322,8 +335,7 @@ pf_status pf_memory_file_write(const char *path, const pf_memory_file *f)
     if (f->reason) json_object_set_new(o, "reason", json_string(f->reason)), keys++;
     if (f->has_call) {
         json_object_set_new(o, "provider", json_string(f->provider));
-        json_object_set_new(o, "usage", json_pack("{s:I, s:I}", "prompt_tokens", (json_int_t)f->prompt_tokens,
-                                                  "completion_tokens", (json_int_t)f->completion_tokens));
+        json_object_set_new(o, "usage", usage_json(f->prompt_tokens, f->completion_tokens));
         json_object_set_new(o, "latency_s", json_real(f->latency_s));
         json_object_set_new(o, "candidates", json_integer(f->candidates));
         keys += 4;
@@ -339,12 +351,9 @@ static pf_status memory_parse(const char *path, const json_t *o, void *out)
     f->generation = (int)g;
     PF_TRY(pf_artifact_text(path, o, "text", &f->text));
     PF_TRY(pf_artifact_text(path, o, "reason", &f->reason));
-    const json_t *u = json_object_get(o, "usage");
-    f->has_call = u != NULL;
-    if (!u) return PF_OK;
+    PF_TRY(usage_read(path, o, &pt, &ct, &f->has_call));
+    if (!f->has_call) return PF_OK;
     PF_TRY(pf_artifact_str(path, o, "provider", false, f->provider, sizeof f->provider));
-    PF_TRY(pf_artifact_int(path, u, "prompt_tokens", true, 0, LONG_MAX, &pt));
-    PF_TRY(pf_artifact_int(path, u, "completion_tokens", true, 0, LONG_MAX, &ct));
     PF_TRY(pf_artifact_num(path, o, "latency_s", &f->latency_s, NULL));
     PF_TRY(pf_artifact_int(path, o, "candidates", false, 0, INT32_MAX, &n));
     f->prompt_tokens = pt;
