@@ -296,6 +296,7 @@ static int set_method(pf_off *o, json_t *spec, const char *m)
 }
 static int op_sobol(pf_off *o, json_t *spec) { return set_method(o, spec, "sobol"); }
 static int op_lhs(pf_off *o, json_t *spec) { return set_method(o, spec, "lhs"); }
+static int op_hammersley(pf_off *o, json_t *spec) { return set_method(o, spec, "hammersley"); }
 
 static int op_resample(pf_off *o, json_t *spec)
 {
@@ -629,6 +630,8 @@ static const pf_off_op ops[OP_COUNT] = {
     {OP_ONE_CYCLE, "one_cycle", 5, "schedule:one_cycle", 0, "one-cycle,one_cycle,warmup", op_one_cycle, always, 7},
     {OP_REGION, "region_optimization", 6, "region_optimization", T(HIGH_ORDER) | T(STEEP),
      "region optimization,ropinn,trust region,generaliz", op_region, has_adam, 0},
+    {OP_HAMMERSLEY, "hammersley", 2, "sampling:hammersley", T(HIGH_DIM), "hammersley,deepxde,radical inverse", op_hammersley,
+     always, 5},
 };
 #undef T
 
@@ -841,7 +844,7 @@ static const pf_off_op_id repr_pool[] = {OP_NORMALIZE, OP_FOURIER, OP_MULTISCALE
 static const pf_off_op_id arch_pool[] = {OP_ACT_SIN, OP_ACT_SMOOTH, OP_MODIFIED_MLP, OP_RESNET, OP_WIDER, OP_DEEPER, OP_RWF,
                                          OP_ADAPTIVE_ACT};
 static const pf_off_op_id samp_pool[] = {OP_RAD, OP_RAR_D, OP_SOBOL, OP_LHS, OP_RESAMPLE, OP_MORE_INTERIOR, OP_MORE_BOUNDARY,
-                                         OP_MORE_INITIAL};
+                                         OP_MORE_INITIAL, OP_HAMMERSLEY};
 static const pf_off_op_id loss_pool[] = {OP_CAUSAL, OP_RAISE_CONSTRAINTS, OP_OBS_WEIGHT, OP_LR_ANNEALING, OP_SELF_ADAPTIVE,
                                          OP_RESNORM};
 static const pf_off_op_id opt_pool[] = {OP_ADAMW, OP_SCHEDULE, OP_CLIP, OP_LBFGS_TAIL, OP_LOWER_LR, OP_ONE_CYCLE};
