@@ -11,7 +11,9 @@
 # each run keeps its settings in context.json, rewritten only when they change):
 #   PDE       a benchmark PDE (`build/bin/pf-pde list`)
 #   RUN/RUNS  run numbers; the run number seeds the offline proposer and every training
-#   METHOD    pinnforge (default), no_knowledge, no_feedback, no_evolution (appendix A.6)
+#   METHOD    pinnforge (default), no_knowledge, no_feedback, no_evolution (appendix A.6),
+#             or a baseline: vanilla (PINNacle's default PINN), ropinn (RoPINN's region
+#             optimization, a reconstruction) -- see "Baseline runs" below
 #   PROFILE   paper (1,000 / 10,000 steps, 2M parameters, 65,536 points) or quick
 #             (200 / 1,000 steps, 5,000 parameters, 2,048 points); budgets only, never code paths
 #   LLM       offline (default without PF_LLM_URL), http (default with it) or replay
@@ -33,6 +35,11 @@
 # The ten generations are spelled out; one after a stop decision is a no-op
 # (skipped proposals, untrained candidates, a select that repeats the stop).
 # Training seeds: R*100000 + G*100 + K at low fidelity, R*100000 + 9900 + K at high.
+#
+# Baseline runs (METHOD=vanilla|ropinn; src/search/baseline.h; paper 4.3, B.8):
+#   context.json -> gen00: 5 proposals of the method's own spec (init0..init4; no LLM)
+#   -> 5 trainings at fidelity "baseline" (paper 20,000 steps, quick 1,000), seeds
+#   R*100000 + K, each with the physics check -> final.msgpack (the lowest MSE, all five MSEs)
 
 PDE      ?= poisson_5d
 RUN      ?= 0
@@ -45,6 +52,9 @@ ifeq ($(filter $(EVAL),paper heldout),)
 $(error EVAL must be paper or heldout, not '$(EVAL)')
 endif
 TRAIN_THREADS ?= 1
+
+BASELINE_METHODS := vanilla ropinn
+baseline := $(filter $(METHOD),$(BASELINE_METHODS))
 
 GENS := 0 1 2 3 4 5 6 7 8 9
 LAST := 9
@@ -63,13 +73,17 @@ search: $(RUN_FINALS)
 
 # Rules of one run R: $(call run_rules,R). Each define ends with an empty
 # line, so the texts that foreach joins stay separate lines.
-define run_rules
+define context_rule
 $(call run_dir,$(1))/context.json: FORCE
 	@mkdir -p $$(@D)
 	@printf '{"pde": "%s", "method": "%s", "run": %s, "budget": "%s", "llm": "%s", "eval": "%s"}\n' \
 	  $(PDE) $(METHOD) $(1) $(PROFILE) $(LLM) $(EVAL) > $$@.tmp
 	@if cmp -s $$@.tmp $$@; then rm -f $$@.tmp; else mv $$@.tmp $$@; fi
 
+endef
+
+define run_rules
+$(call context_rule,$(1))
 $(call run_dir,$(1))/knowledge.msgpack: $(call run_dir,$(1))/context.json | $(STAGES)
 	$(Q)$(B)/pf-pde check $(PDE) >&2
 	@echo "pf-knowledge: start $(PDE)" >&2
@@ -121,7 +135,27 @@ $(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3)/evidence.msgpack $(call run_di
 
 endef
 
-$(foreach r,$(RUNS),$(eval $(call run_rules,$(r))))
+# Rules of baseline run R: $(call baseline_rules,R)
+define baseline_rules
+$(call context_rule,$(1))
+$(foreach k,0 1 2 3 4,$(call baseline_cand_rules,$(1),$(k)))
+$(call run_dir,$(1))/final.msgpack: $(foreach k,0 1 2 3 4,$(foreach f,evidence.msgpack result.h5,$(call run_dir,$(1))/gen00/cand$(k)/$(f)))
+	$(Q)$(B)/pf-final --run $(call run_dir,$(1))
+
+endef
+
+define baseline_cand_rules
+$(call run_dir,$(1))/gen00/cand$(2).proposal.msgpack: $(call run_dir,$(1))/context.json | $(STAGES)
+	$(Q)$(B)/pf-pde check $(PDE) >&2
+	$(Q)$(B)/pf-propose --run $(call run_dir,$(1)) --generation 0 --slot $(2)
+
+$(call run_dir,$(1))/gen00/cand$(2)/evidence.msgpack $(call run_dir,$(1))/gen00/cand$(2)/result.h5 &: $(call run_dir,$(1))/gen00/cand$(2).proposal.msgpack
+	$(Q)$(B)/pf-train $$< --pde $(PDE) --fidelity baseline --budget $(PROFILE) --threads $(TRAIN_THREADS) --eval $(EVAL) \
+	  --physics-check --seed $$$$(( $(1) * 100000 + $(2) )) --out $$(@D) --progress-every 1000000000
+
+endef
+
+$(foreach r,$(RUNS),$(eval $(call $(if $(baseline),baseline_rules,run_rules),$(r))))
 
 status: $(B)/pf-final
 	$(Q)for r in $(RUNS); do d=$(call run_dir,$$r); [ -d $$d ] && $(B)/pf-final --run $$d --status || true; done

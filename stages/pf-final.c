@@ -8,9 +8,14 @@
  *   pf-final --run RUN --last-generation G
  *       picks the lowest high-fidelity MSE among RUN/hifi/top*, and writes
  *       RUN/final.msgpack: {spec, spec_hash, hf_mse, budget, top3, ...}
+ *   pf-final --run RUN
+ *       a baseline run (METHOD=vanilla|ropinn, search/baseline.h): picks the
+ *       lowest MSE among RUN/gen00/cand0..4 and writes RUN/final.msgpack
+ *       {spec, spec_hash, hf_mse, budget, candidates, ...}
  *   pf-final --run RUN --status
  *       one line: the generation reached, the best low-fidelity MSE, the
- *       Top-3, and the state (running, stopped, final with its HF MSE)
+ *       Top-3, and the state (running, stopped, final with its HF MSE); for a
+ *       baseline, the candidates trained and their best MSE
  */
 #include <getopt.h>
 #include <math.h>
@@ -27,6 +32,7 @@ static void usage(FILE *to)
 {
     fprintf(to,
             "usage: pf-final --run RUN --last-generation G [--hifi-proposal K] [--quiet]\n"
+            "       pf-final --run RUN [--quiet]          (a baseline run: METHOD=vanilla|ropinn)\n"
             "       pf-final --run RUN --status\n"
             "With --hifi-proposal K: writes RUN/hifi/topK.proposal.msgpack, the K-th design of\n"
             "the Global Top-3 after generation G (genGG/select.msgpack), for pf-train\n"
@@ -34,6 +40,9 @@ static void usage(FILE *to)
             "lowest high-fidelity MSE and writes RUN/final.msgpack {spec, spec_hash, hf_mse,\n"
             "budget, top3, generations, stop_reason, ...}; budget counts optimizer steps\n"
             "(low and high fidelity), wall time per stage, and LLM calls and tokens.\n"
+            "A baseline run has no generations to select from: pf-final --run RUN reads its\n"
+            "five candidates RUN/gen00/cand0..4/evidence.msgpack, picks the lowest MSE and\n"
+            "writes RUN/final.msgpack with all five MSEs (candidates) and their budget.\n"
             "With --status: one line about the run (generation reached, best low-fidelity\n"
             "MSE, Top-3, state).\n"
             "Exit codes: 0 written, 1 failure (files, no high-fidelity MSE), 2 bad usage.\n");
@@ -75,16 +84,69 @@ static pf_status final(const pf_run *r, int last, const pf_select *sel, bool qui
     return st;
 }
 
+static pf_status final_baseline(const pf_run *r, bool quiet)
+{
+    pf_final_file f;
+    char path[4200];
+    PF_TRY(pf_run_path(r->dir, PF_RUN_FINAL, 0, 0, path, sizeof path));
+    PF_TRY(pf_final_build_baseline(r, &f));
+    pf_status st = pf_final_file_write(path, &f);
+    if (st == PF_OK && !quiet) {
+        fprintf(stderr, "pf-final: %s %s run %d: MSE %.4e (%s; candidates", r->pde->name, pf_method_name(r->method), r->run,
+                f.hf_mse, f.found_in);
+        for (int k = 0; k < f.ncand; k++) fprintf(stderr, " %.3e", f.cand[k].has_y ? f.cand[k].y : NAN);
+        fprintf(stderr, "), %ld steps; wrote %s\n", f.budget.steps_baseline, path);
+    }
+    pf_final_file_release(&f);
+    return st;
+}
+
+/* A final line's tail: "final: <MSE>" when path exists; 1 on a bad file. */
+static int final_tail(const char *path)
+{
+    pf_final_file fin;
+    if (pf_final_file_read(path, &fin) != PF_OK) {
+        printf("\n");
+        return fail();
+    }
+    printf("  final: %s %.3e\n", fin.ncand ? "MSE" : "HF MSE", fin.hf_mse);
+    pf_final_file_release(&fin);
+    return 0;
+}
+
+/* A baseline's status: its candidates trained so far and their best MSE. */
+static int status_baseline(const pf_run *r, const char *path)
+{
+    int trained = 0, n = pf_run_slots(r->method, 0);
+    double best = INFINITY;
+    for (int k = 0; k < n; k++) {
+        pf_run_candidate c;
+        char ev[4200];
+        if (pf_run_path(r->dir, PF_RUN_EVIDENCE, 0, k, ev, sizeof ev) != PF_OK) return fail();
+        if (access(ev, F_OK) != 0) continue;
+        if (pf_run_candidate_read(r->dir, 0, k, &c) != PF_OK) return fail();
+        trained++;
+        if (pf_candidate_ranked(&c.cand) && c.cand.y < best) best = c.cand.y;
+        pf_run_candidate_release(&c);
+    }
+    printf("%-40s %s: %d of %d candidates trained, best %.3e", r->dir, pf_method_name(r->method), trained, n,
+           isfinite(best) ? best : NAN);
+    if (access(path, F_OK) == 0) return final_tail(path);
+    printf("  %s\n", trained == n ? "final pending" : "running");
+    return 0;
+}
+
 /* One line about a run, from whatever artifacts exist. */
 static int status(const char *dir)
 {
     pf_run r;
     if (pf_run_open(dir, &r) != PF_OK) return fail();
     char path[4200];
+    if (pf_run_path(dir, PF_RUN_FINAL, 0, 0, path, sizeof path) != PF_OK) return fail();
+    if (pf_method_is_baseline(r.method)) return status_baseline(&r, path);
     pf_select *last;
     int reached;
-    if (pf_run_last_select(r.dir, &last, &reached) != PF_OK || pf_run_path(dir, PF_RUN_FINAL, 0, 0, path, sizeof path) != PF_OK)
-        return fail();
+    if (pf_run_last_select(r.dir, &last, &reached) != PF_OK) return fail();
     printf("%-40s ", dir);
     if (!last) {
         printf("no generation completed yet\n");
@@ -92,15 +154,9 @@ static int status(const char *dir)
     }
     printf("gen %02d  top-3", reached);
     for (int k = 0; k < last->ntop3; k++) printf(" %.3e", last->cand[last->top3[k]].y);
-    pf_final_file fin;
     if (access(path, F_OK) == 0) {
-        if (pf_final_file_read(path, &fin) != PF_OK) {
-            printf("\n");
-            pf_select_free(last);
-            return fail();
-        }
-        printf("  final: HF MSE %.3e\n", fin.hf_mse);
-        pf_final_file_release(&fin);
+        pf_select_free(last);
+        return final_tail(path);
     } else if (last->next == PF_SELECT_STOP)
         printf("  stopped (%s); high fidelity pending\n", last->reason);
     else
@@ -134,16 +190,26 @@ int main(int argc, char **argv)
         }
     }
     if (want_status && dir && optind == argc) return status(dir);
-    if (!dir || g < 0 || optind != argc) {
-        fprintf(stderr, "pf-final: --run and --last-generation are required (see --help)\n");
+    if (!dir || optind != argc) {
+        fprintf(stderr, "pf-final: --run is required (see --help)\n");
         return 2;
     }
     if (k >= PF_RUN_TOP) return fprintf(stderr, "pf-final: --hifi-proposal wants 0..%d\n", PF_RUN_TOP - 1), 2;
     pf_run r;
+    if (pf_run_open(dir, &r) != PF_OK) return fail();
+    if (pf_method_is_baseline(r.method)) {
+        if (g >= 0 || k >= 0)
+            return fprintf(stderr, "pf-final: %s is a %s run (a baseline): no generations, no --last-generation or "
+                                   "--hifi-proposal\n", dir, pf_method_name(r.method)), 2;
+        return final_baseline(&r, quiet) == PF_OK ? 0 : fail();
+    }
+    if (g < 0) {
+        fprintf(stderr, "pf-final: a %s run needs --last-generation (see --help)\n", pf_method_name(r.method));
+        return 2;
+    }
     char path[4096];
     pf_select *sel;
-    if (pf_run_open(dir, &r) != PF_OK || pf_run_path(r.dir, PF_RUN_SELECT, g, 0, path, sizeof path) != PF_OK ||
-        pf_select_read(path, &sel) != PF_OK)
+    if (pf_run_path(r.dir, PF_RUN_SELECT, g, 0, path, sizeof path) != PF_OK || pf_select_read(path, &sel) != PF_OK)
         return fail();
     pf_status st = k >= 0 ? hifi_proposal(&r, sel, k, quiet) : final(&r, g, sel, quiet);
     pf_select_free(sel);

@@ -10,6 +10,9 @@
  * re-asks, stores every call under RUN/llm/, and writes
  * RUN/genGG/candK.proposal.msgpack atomically. After a stop decision the
  * proposal is written as skipped without asking anyone.
+ *
+ * A baseline run (METHOD=vanilla|ropinn; search/baseline.h) asks no one:
+ * slot K of generation 0 (K < 5) is the method's own spec.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -23,6 +26,7 @@
 #include "search/prompt.h"
 #include "search/propose.h"
 #include "search/artifact.h"
+#include "search/baseline.h"
 
 static void usage(FILE *to)
 {
@@ -38,6 +42,9 @@ static void usage(FILE *to)
             "RUN/llm/. The proposer comes from the run's \"llm\" setting (offline, http,\n"
             "replay, auto) and PF_LLM_URL, PF_LLM_MODEL, PF_LLM_API_KEY, PF_LLM_TIMEOUT,\n"
             "PF_LLM_RETRIES (see the README).\n"
+            "A baseline run (method vanilla or ropinn) has 5 slots in generation 0 and asks no\n"
+            "one: each proposal is the method's spec (five independently initialized\n"
+            "candidates; pf-final reports the lowest MSE). It needs no knowledge.msgpack.\n"
             "Exit codes: 0 written (valid or not), 1 failure (proposer, files), 2 bad usage.\n");
 }
 
@@ -69,6 +76,20 @@ static int write_proposal(const char *out, pf_proposal_file *f)
     return st == PF_OK ? 0 : fail(pf_errmsg());
 }
 
+/* Slot k of a baseline run: the method's spec. */
+static int propose_baseline(const pf_run *r, int k, const char *slot, const char *out, bool quiet)
+{
+    pf_proposal pr;
+    if (pf_baseline_propose(r->method, r->pde, r->budget, &pr) != PF_OK) return fail(pf_errmsg());
+    pf_proposal_file file;
+    char hash[PF_SPEC_HASH_HEX];
+    memcpy(hash, pr.spec_hash, sizeof hash);
+    pf_proposal_file_init(&file, r, 0, k, false, &pr); /* takes pr's content */
+    if (write_proposal(out, &file)) return 1;
+    if (!quiet) fprintf(stderr, "pf-propose: done %s: %s spec %.12s; wrote %s\n", slot, pf_method_name(r->method), hash, out);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option lo[] = {{"run", 1, 0, 'r'},   {"generation", 1, 0, 'g'}, {"slot", 1, 0, 'k'},
@@ -93,20 +114,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "pf-propose: --run, --generation and --slot are required (see --help)\n");
         return 2;
     }
-    if (k >= pf_run_slots(g)) {
-        fprintf(stderr, "pf-propose: generation %d has %d slots (0..%d), not %d\n", g, pf_run_slots(g),
-                pf_run_slots(g) - 1, k);
-        return 2;
-    }
     pf_run r;
     if (pf_run_open(dir, &r) != PF_OK) return fail(pf_errmsg());
+    if (k >= pf_run_slots(r.method, g)) {
+        fprintf(stderr, "pf-propose: generation %d of a %s run has %d slots, not slot %d\n", g,
+                pf_method_name(r.method), pf_run_slots(r.method, g), k);
+        return 2;
+    }
     char slot[64], path[4096], out[4096];
-    snprintf(slot, sizeof slot, "gen%02d/%s", g, pf_run_slot_name(g, k));
+    snprintf(slot, sizeof slot, "gen%02d/%s", g, pf_run_slot_name(r.method, g, k));
     if (pf_run_path(r.dir, PF_RUN_PROPOSAL, g, k, out, sizeof out) != PF_OK ||
         pf_run_path(r.dir, PF_RUN_GENERATION, g, 0, path, sizeof path) != PF_OK)
         return fail(pf_errmsg());
-    if (pf_mkdirs(path) != PF_OK || pf_mkdirs(r.llm_dir) != PF_OK) return fail(pf_errmsg());
+    if (pf_mkdirs(path) != PF_OK) return fail(pf_errmsg());
     if (!quiet) fprintf(stderr, "pf-propose: start %s slot %s\n", r.pde->name, slot);
+    if (pf_method_is_baseline(r.method)) return propose_baseline(&r, k, slot, out, quiet);
+    if (pf_mkdirs(r.llm_dir) != PF_OK) return fail(pf_errmsg());
 
     pf_select *sel = NULL;
     pf_memory_file mem = {0};
@@ -118,9 +141,9 @@ int main(int argc, char **argv)
     int rc = 1;
     pf_status st = PF_OK;
     if (g == 0) {
-        in.role = pf_run_slot_name(g, k);
+        in.role = pf_run_slot_name(r.method, g, k);
     } else {
-        in.strategy = pf_run_slot_name(g, k);
+        in.strategy = pf_run_slot_name(r.method, g, k);
         if ((st = pf_run_path(r.dir, PF_RUN_SELECT, g - 1, 0, path, sizeof path)) == PF_OK)
             st = pf_select_read(path, &sel);
         if (st == PF_OK && sel->next == PF_SELECT_STOP) {

@@ -2,7 +2,7 @@
  * pf-train — train one candidate spec on one PDE and write its result and
  * evidence (design.md section 6).
  *
- *   pf-train SPEC --pde P --fidelity low|high --seed S --out DIR [--budget paper|quick]
+ *   pf-train SPEC --pde P --fidelity low|high|baseline --seed S --out DIR [--budget paper|quick]
  *
  * SPEC is a spec (JSON) or a proposal (pf-propose's candK.proposal.msgpack);
  * a proposal names its PDE, and --pde, when given, must agree.
@@ -54,7 +54,7 @@ typedef struct opts {
 static void usage(FILE *to)
 {
     fprintf(to,
-            "usage: pf-train SPEC --pde P --fidelity low|high --seed S --out DIR [--budget paper|quick]\n"
+            "usage: pf-train SPEC --pde P --fidelity low|high|baseline --seed S --out DIR [--budget paper|quick]\n"
             "                [--device cpu|cuda|auto] [--threads T] [--timeout SECONDS]\n"
             "                [--progress-every N] [--quiet] [--eval paper|heldout] [--physics-check]\n"
             "Trains the AlgorithmSpec in SPEC (JSON; - for stdin; or a pf-propose proposal,\n"
@@ -63,9 +63,10 @@ static void usage(FILE *to)
             "DIR/result.h5 (loss curves per term, evaluation MSE curve, predictions at the\n"
             "evaluation points, final parameters; spec and hash as attributes) and\n"
             "DIR/evidence.msgpack (y = evaluation MSE, status, evidence). A spec written for\n"
-            "one fidelity runs at the other with every stage's steps scaled to its budget\n"
-            "(paper: low 1,000, high 10,000 steps; quick: low 200, high 1,000, and smaller\n"
-            "limits). A proposal without a valid spec is not trained: evidence.msgpack and\n"
+            "one fidelity runs at another with every stage's steps scaled to its budget\n"
+            "(paper: low 1,000, high 10,000, baseline 20,000 steps; quick: low 200, high\n"
+            "1,000, baseline 1,000, and smaller limits; baseline is one candidate of a\n"
+            "baseline method, METHOD=vanilla|ropinn). A proposal without a valid spec is not trained: evidence.msgpack and\n"
             "result.h5 say why (status invalid or skipped). Progress: a bar on a terminal, else a line\n"
             "every N steps (default: a tenth of the run) on stderr.\n"
             "--eval heldout: y is the MSE on the selection half of the evaluation points and\n"
@@ -227,7 +228,7 @@ static pf_status out_path(const opts *o, const char *name, char *buf, size_t cap
     return n >= 0 && (size_t)n < cap ? PF_OK : pf_fail(PF_ERR_INVALID, "--out '%s' is too long", o->out);
 }
 
-/* Validate at fidelity f within budget b; a spec whose steps fit the other
+/* Validate at fidelity f within budget b; a spec whose steps fit another
  * fidelity is accepted too and scaled. Returns 0, or 2 with the reasons
  * printed. */
 static int load_spec(const opts *o, const pf_pde *p, const pf_budget *b, pf_fidelity f, json_t *raw, json_t **norm,
@@ -236,9 +237,10 @@ static int load_spec(const opts *o, const pf_pde *p, const pf_budget *b, pf_fide
     pf_spec_report *rep = malloc(sizeof *rep), *alt = malloc(sizeof *alt);
     if (!rep || !alt) return 1;
     *scaled = false;
-    pf_fidelity other = f == PF_FIDELITY_LOW ? PF_FIDELITY_HIGH : PF_FIDELITY_LOW;
     pf_status st = pf_spec_check_budget(raw, p, b, f, norm, rep);
-    if (st != PF_OK && pf_spec_check_budget(raw, p, b, other, norm, alt) == PF_OK) *scaled = true, st = PF_OK;
+    for (int other = 0; st != PF_OK && other < PF_FIDELITY_COUNT; other++)
+        if (other != (int)f && pf_spec_check_budget(raw, p, b, (pf_fidelity)other, norm, alt) == PF_OK)
+            *scaled = true, st = PF_OK;
     int rc = 0;
     if (st != PF_OK) {
         fprintf(stderr, "pf-train: %s: the spec is invalid for %s:\n", o->spec, p->name);

@@ -291,8 +291,8 @@ static void write_proposal(const char *path, const pf_pde *p, const char *role, 
 {
     pf_run r = {.pde = p, .method = PF_METHOD_PINNFORGE};
     int k = 0;
-    while (k < pf_run_slots(0) && strcmp(pf_run_slot_name(0, k), role)) k++;
-    cr_assert_lt(k, pf_run_slots(0));
+    while (k < pf_run_slots(PF_METHOD_PINNFORGE, 0) && strcmp(pf_run_slot_name(PF_METHOD_PINNFORGE, 0, k), role)) k++;
+    cr_assert_lt(k, pf_run_slots(PF_METHOD_PINNFORGE, 0));
     pf_proposal_file f;
     pf_proposal_file_init(&f, &r, 0, k, false, pr);
     cr_assert_eq(pf_proposal_file_write(path, &f), PF_OK, "%s", pf_errmsg());

@@ -168,8 +168,8 @@ void pf_proposal_file_init(pf_proposal_file *f, const pf_run *r, int g, int k, b
     copy_name(f->method, pf_method_name(r->method));
     f->generation = g;
     f->index = k;
-    snprintf(f->slot, sizeof f->slot, "gen%02d/%s", g, pf_run_slot_name(g, k));
-    copy_name(f->role, pf_run_slot_name(g, k));
+    snprintf(f->slot, sizeof f->slot, "gen%02d/%s", g, pf_run_slot_name(r->method, g, k));
+    copy_name(f->role, pf_run_slot_name(r->method, g, k));
     f->low_fidelity_y = NAN;
     if (!call) {
         f->skipped = true;
@@ -405,8 +405,9 @@ pf_status pf_final_file_write(const char *path, const pf_final_file *f)
     json_object_set_new(o, "spec", json_incref(f->spec));
     json_object_set_new(o, "spec_hash", json_string(f->spec_hash));
     json_object_set_new(o, "hf_mse", json_real(f->hf_mse));
-    json_object_set_new(o, "lf_mse", json_real(f->lf_mse));
+    json_object_set_new(o, "lf_mse", isfinite(f->lf_mse) ? json_real(f->lf_mse) : json_null()); /* null: a baseline */
     json_object_set_new(o, "found_in", json_string(f->found_in));
+    json_object_set_new(o, "result", json_string(f->result));
     json_t *top = json_array();
     for (int k = 0; k < f->ntop; k++) {
         const pf_final_top *t = &f->top[k];
@@ -415,21 +416,33 @@ pf_status pf_final_file_write(const char *path, const pf_final_file *f)
                                              t->status, "seed", (json_int_t)t->seed));
     }
     json_object_set_new(o, "top3", top);
+    size_t keys = 16;
+    json_t *cand = json_array();
+    for (int k = 0; k < f->ncand; k++) {
+        const pf_final_cand *c = &f->cand[k];
+        json_array_append_new(cand, json_pack("{s:s, s:o, s:s, s:I}", "spec_hash", c->spec_hash, "y",
+                                              c->has_y ? json_real(c->y) : json_null(), "status", c->status, "seed",
+                                              (json_int_t)c->seed));
+    }
+    if (f->ncand) json_object_set_new(o, "candidates", cand), keys++;
+    else json_decref(cand);
     json_object_set_new(o, "generations", json_integer(f->generations));
     json_object_set_new(o, "stop_reason", text_or_empty(f->stop_reason));
     const pf_run_budget *b = &f->budget;
     json_object_set_new(o, "budget",
-                        json_pack("{s:{s:I, s:I}, s:{s:f, s:f, s:f}, s:{s:I, s:I, s:I}, s:I, s:I}", "optimizer_steps",
-                                  "low_fidelity", (json_int_t)b->steps_low, "high_fidelity", (json_int_t)b->steps_high,
-                                  "wall_s", "low_fidelity", b->wall_low, "high_fidelity", b->wall_high, "llm", b->llm_s,
+                        json_pack("{s:{s:I, s:I, s:I}, s:{s:f, s:f, s:f, s:f}, s:{s:I, s:I, s:I}, s:I, s:I}",
+                                  "optimizer_steps", "low_fidelity", (json_int_t)b->steps_low, "high_fidelity",
+                                  (json_int_t)b->steps_high, "baseline", (json_int_t)b->steps_baseline, "wall_s",
+                                  "low_fidelity", b->wall_low, "high_fidelity", b->wall_high, "baseline",
+                                  b->wall_baseline, "llm", b->llm_s,
                                   "llm", "calls", (json_int_t)b->calls, "prompt_tokens", (json_int_t)b->prompt_tokens,
                                   "completion_tokens", (json_int_t)b->completion_tokens, "candidates",
                                   (json_int_t)b->candidates, "invalid", (json_int_t)b->invalid));
-    size_t keys = 15;
     if (f->eval[0]) json_object_set_new(o, "eval", json_string(f->eval)), keys++;
     if (f->has_report) json_object_set_new(o, "report_mse", json_real(f->report_mse)), keys++;
     if (f->physics_check) json_object_set_new(o, "physics_check", json_incref(f->physics_check)), keys++;
     if (json_array_size(top) != (size_t)f->ntop) json_object_del(o, "top3");
+    if (f->ncand && json_array_size(cand) != (size_t)f->ncand) json_object_del(o, "candidates");
     return pf_artifact_finish(path, o, keys);
 }
 
@@ -473,6 +486,7 @@ static pf_status final_parse(const char *path, const json_t *o, void *out)
     f->spec = json_is_object(spec) ? json_incref(spec) : NULL;
     PF_TRY(pf_artifact_str(path, o, "spec_hash", false, f->spec_hash, sizeof f->spec_hash));
     PF_TRY(pf_artifact_str(path, o, "found_in", false, f->found_in, sizeof f->found_in));
+    PF_TRY(pf_artifact_str(path, o, "result", false, f->result, sizeof f->result));
     PF_TRY(pf_artifact_int(path, o, "generations", false, 0, PF_RUN_MAX_GENERATION + 1, &gens));
     f->generations = (int)gens;
     PF_TRY(pf_artifact_text(path, o, "stop_reason", &f->stop_reason));
@@ -493,6 +507,23 @@ static pf_status final_parse(const char *path, const json_t *o, void *out)
         t->seed = (uint64_t)seed;
         f->ntop = (int)k + 1;
     }
+    const json_t *cand = json_object_get(o, "candidates");
+    if (cand && (!json_is_array(cand) || json_array_size(cand) > PF_RUN_BASELINE_SLOTS))
+        return pf_fail(PF_ERR_INVALID, "'%s': \"candidates\" needs an array of at most %d entries", path,
+                       PF_RUN_BASELINE_SLOTS);
+    for (size_t k = 0; k < json_array_size(cand); k++) {
+        const json_t *e = json_array_get(cand, k);
+        pf_final_cand *c = &f->cand[k];
+        long seed = 0;
+        c->y = NAN;
+        if (!json_is_object(e)) return pf_fail(PF_ERR_INVALID, "'%s': candidates[%zu] needs an object", path, k);
+        PF_TRY(pf_artifact_str(path, e, "spec_hash", false, c->spec_hash, sizeof c->spec_hash));
+        PF_TRY(pf_artifact_num(path, e, "y", &c->y, &c->has_y));
+        PF_TRY(pf_artifact_str(path, e, "status", false, c->status, sizeof c->status));
+        PF_TRY(pf_artifact_int(path, e, "seed", false, 0, LONG_MAX, &seed));
+        c->seed = (uint64_t)seed;
+        f->ncand = (int)k + 1;
+    }
     PF_TRY(pf_artifact_str(path, o, "eval", false, f->eval, sizeof f->eval));
     PF_TRY(pf_artifact_num(path, o, "report_mse", &f->report_mse, &f->has_report));
     json_t *chk = json_object_get(o, "physics_check");
@@ -502,8 +533,10 @@ static pf_status final_parse(const char *path, const json_t *o, void *out)
     pf_run_budget *u = &f->budget;
     PF_TRY(budget_count(path, b, "optimizer_steps", "low_fidelity", &u->steps_low));
     PF_TRY(budget_count(path, b, "optimizer_steps", "high_fidelity", &u->steps_high));
+    PF_TRY(budget_count(path, b, "optimizer_steps", "baseline", &u->steps_baseline));
     PF_TRY(budget_num(path, b, "wall_s", "low_fidelity", &u->wall_low));
     PF_TRY(budget_num(path, b, "wall_s", "high_fidelity", &u->wall_high));
+    PF_TRY(budget_num(path, b, "wall_s", "baseline", &u->wall_baseline));
     PF_TRY(budget_num(path, b, "wall_s", "llm", &u->llm_s));
     PF_TRY(budget_count(path, b, "llm", "calls", &u->calls));
     PF_TRY(budget_count(path, b, "llm", "prompt_tokens", &u->prompt_tokens));

@@ -121,7 +121,7 @@ typedef struct pf_evidence_file {
     char status[16];
     char pde[PF_ARTIFACT_NAME];
     char spec_hash[PF_SPEC_HASH_HEX];/* "" when not trained                        */
-    char fidelity[8];                /* "low", "high"                              */
+    char fidelity[16];               /* "low", "high", "baseline"                  */
     char budget[32];                 /* "paper", "quick"                           */
     uint64_t seed;
     json_t *evidence;                /* diagnostics; NULL when not trained         */
@@ -185,7 +185,7 @@ typedef struct pf_result_meta {
     char pde[PF_ARTIFACT_NAME];
     char *spec;                      /* canonical JSON ("" when not trained)        */
     char spec_hash[PF_SPEC_HASH_HEX];
-    char fidelity[8];
+    char fidelity[16];
     uint64_t seed;
     char status[16];
 } pf_result_meta;
@@ -237,13 +237,20 @@ pf_status pf_knowledge_file_read(const char *path, json_t **entries);
  *
  * final.msgpack (pf-final), keys in this order:
  *   {format, version, pde, method, run, profile, spec, spec_hash, hf_mse,
- *    lf_mse, found_in, top3: [{spec_hash, y_low, y_high (null: none),
+ *    lf_mse (null: none), found_in, result, top3: [{spec_hash, y_low, y_high (null:
+ *    none), status, seed}], candidates?: [{spec_hash, y (null: none),
  *    status, seed}], generations, stop_reason,
- *    budget: {optimizer_steps: {low_fidelity, high_fidelity},
- *             wall_s: {low_fidelity, high_fidelity, llm},
+ *    budget: {optimizer_steps: {low_fidelity, high_fidelity, baseline},
+ *             wall_s: {low_fidelity, high_fidelity, baseline, llm},
  *             llm: {calls, prompt_tokens, completion_tokens},
  *             candidates, invalid},
  *    eval, report_mse, physics_check?}
+ * result is the selected design's result.h5, relative to the run folder
+ * ("hifi/top1/result.h5"). A search fills top3 (its final Top-3); a
+ * baseline (search/baseline.h) leaves top3 empty, writes its five
+ * candidates, lf_mse NaN, generations 0, and counts its trainings under
+ * budget "baseline" (so `hf_mse` is the selected candidate's MSE after the
+ * baseline's own steps).
  * eval is the run's EVAL ("paper" or "heldout"); hf_mse is the MSE the
  * decisions used (every evaluation point, or the selection half), and
  * report_mse the one to report (the same number under "paper", the report
@@ -253,8 +260,8 @@ pf_status pf_knowledge_file_read(const char *path, json_t **entries);
  * as 0, NaN or "".
  */
 typedef struct pf_run_budget {
-    long steps_low, steps_high;      /* optimizer steps per fidelity                */
-    double wall_low, wall_high;      /* training wall time, s                       */
+    long steps_low, steps_high, steps_baseline; /* optimizer steps per fidelity     */
+    double wall_low, wall_high, wall_baseline;  /* training wall time, s            */
     double llm_s;                    /* time in LLM calls, s                        */
     long calls, prompt_tokens, completion_tokens;
     long candidates, invalid;        /* proposals asked for, and the invalid ones   */
@@ -269,15 +276,27 @@ typedef struct pf_final_top {
     uint64_t seed;
 } pf_final_top;
 
+/* One of a baseline's candidates. */
+typedef struct pf_final_cand {
+    char spec_hash[PF_SPEC_HASH_HEX];
+    bool has_y;
+    double y;                        /* its MSE (the steering split under heldout)  */
+    char status[16];                 /* its training's status                       */
+    uint64_t seed;
+} pf_final_cand;
+
 typedef struct pf_final_file {
     char pde[PF_ARTIFACT_NAME], method[PF_ARTIFACT_NAME], profile[32];
     int run;
     json_t *spec;                    /* the selected design                         */
     char spec_hash[PF_SPEC_HASH_HEX];
     double hf_mse, lf_mse;
-    char found_in[PF_ARTIFACT_NAME]; /* its slot, "gen03/refine"                    */
+    char found_in[PF_ARTIFACT_NAME]; /* its slot, "gen03/refine", "gen00/init2"     */
+    char result[PF_ARTIFACT_NAME];   /* its result.h5 in the run ("" in old files)  */
     int ntop;
     pf_final_top top[PF_RUN_TOP];
+    int ncand;                       /* a baseline's candidates (0 for a search)    */
+    pf_final_cand cand[PF_RUN_BASELINE_SLOTS];
     int generations;                 /* generations that ran                        */
     char *stop_reason;
     pf_run_budget budget;
@@ -326,9 +345,11 @@ void pf_run_generation_free(pf_run_candidate *c, int n);
 pf_status pf_run_last_select(const char *dir, pf_select **out, int *g);
 
 /* What a run spent in generations 0..last (proposals, trainings, summary
- * calls) into b (high-fidelity fields 0), and how many generations ran (a
- * generation whose proposals were all skipped did not). A missing file is
- * not counted; a file that exists and cannot be read is an error. */
+ * calls) into b, and how many generations ran (a generation whose
+ * proposals were all skipped did not). Each training counts under its
+ * evidence's fidelity (a search's generations: low; a baseline's
+ * candidates: baseline). A missing file is not counted; a file that exists
+ * and cannot be read is an error. */
 pf_status pf_run_budget_count(const char *dir, int last, pf_run_budget *b, int *generations);
 
 #endif

@@ -157,7 +157,7 @@ pf_status pf_run_budget_count(const char *dir, int last, pf_run_budget *b, int *
     bool there;
     for (int g = 0; g <= last; g++) {
         bool ran = false;
-        for (int k = 0; k < pf_run_slots(g); k++) {
+        for (int k = 0; k < PF_RUN_MAX_SLOTS; k++) {
             PF_TRY(optional(dir, PF_RUN_PROPOSAL, g, k, path, sizeof path, &there));
             if (there) {
                 pf_proposal_file p;
@@ -177,8 +177,9 @@ pf_status pf_run_budget_count(const char *dir, int last, pf_run_budget *b, int *
             if (there) {
                 pf_evidence_file e;
                 PF_TRY(pf_evidence_file_read(path, &e));
-                b->steps_low += e.steps;
-                b->wall_low += e.wall_s;
+                bool base = !strcmp(e.fidelity, pf_fidelity_name(PF_FIDELITY_BASELINE));
+                *(base ? &b->steps_baseline : &b->steps_low) += e.steps;
+                *(base ? &b->wall_baseline : &b->wall_low) += e.wall_s;
                 pf_evidence_file_release(&e);
             }
         }

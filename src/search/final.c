@@ -7,12 +7,41 @@
 
 #include "llm/method.h"
 
+/* The fields every final file shares, for the selected design: its spec,
+ * MSE, slot, result.h5, the run's settings, and report_mse by the run's
+ * eval mode (under heldout the design's y_report, which must exist). */
+static pf_status selected(const pf_run *r, pf_final_file *f, const pf_candidate *best, const char *result, double y,
+                          bool has_report, double report)
+{
+    snprintf(f->pde, sizeof f->pde, "%s", r->pde->name);
+    snprintf(f->method, sizeof f->method, "%s", pf_method_name(r->method));
+    snprintf(f->profile, sizeof f->profile, "%s", r->budget->name);
+    f->run = r->run;
+    f->spec = json_incref(best->spec);
+    memcpy(f->spec_hash, best->spec_hash, sizeof f->spec_hash);
+    f->hf_mse = y;
+    memcpy(f->found_in, best->slot, sizeof f->found_in);
+    snprintf(f->result, sizeof f->result, "%s", result);
+    snprintf(f->eval, sizeof f->eval, "%s", pf_eval_mode_name(r->eval));
+    f->has_report = true;
+    f->report_mse = y; /* paper: one set of points for everything */
+    if (r->eval == PF_EVAL_HELDOUT) {
+        if (!has_report)
+            return pf_fail(PF_ERR_INVALID, "%s: the selected design's evidence (%s) has no y_report, but the run "
+                                           "holds out a report set (was it trained without --eval heldout?)",
+                           r->dir, result);
+        f->report_mse = report;
+    }
+    return PF_OK;
+}
+
 static pf_status build(const pf_run *r, const pf_select *sel, int last, pf_final_file *f)
 {
     PF_TRY(pf_run_budget_count(r->dir, last, &f->budget, &f->generations));
     const pf_candidate *best = NULL;
     double best_y = INFINITY, best_report = NAN;
     bool best_has_report = false;
+    int best_k = -1;
     char path[4200];
     for (int k = 0; k < sel->ntop3; k++) {
         const pf_candidate *lo = &sel->cand[sel->top3[k]];
@@ -31,6 +60,7 @@ static pf_status build(const pf_run *r, const pf_select *sel, int last, pf_final
         if (!strcmp(ev.status, "ok") && ev.has_y && ev.y < best_y) {
             best_y = ev.y;
             best = lo;
+            best_k = k;
             best_has_report = ev.has_y_report;
             best_report = ev.y_report;
             json_decref(f->physics_check);
@@ -40,25 +70,10 @@ static pf_status build(const pf_run *r, const pf_select *sel, int last, pf_final
     }
     if (!best)
         return pf_fail(PF_ERR_INVALID, "no high-fidelity candidate of %s ended ok with an MSE: nothing to select", r->dir);
-    snprintf(f->pde, sizeof f->pde, "%s", r->pde->name);
-    snprintf(f->method, sizeof f->method, "%s", pf_method_name(r->method));
-    snprintf(f->profile, sizeof f->profile, "%s", r->budget->name);
-    f->run = r->run;
-    f->spec = json_incref(best->spec);
-    memcpy(f->spec_hash, best->spec_hash, sizeof f->spec_hash);
-    f->hf_mse = best_y;
+    char result[64];
+    snprintf(result, sizeof result, "hifi/top%d/result.h5", best_k);
+    PF_TRY(selected(r, f, best, result, best_y, best_has_report, best_report));
     f->lf_mse = best->y;
-    memcpy(f->found_in, best->slot, sizeof f->found_in);
-    snprintf(f->eval, sizeof f->eval, "%s", pf_eval_mode_name(r->eval));
-    f->has_report = true;
-    f->report_mse = best_y; /* paper: one set of points for everything */
-    if (r->eval == PF_EVAL_HELDOUT) {
-        if (!best_has_report)
-            return pf_fail(PF_ERR_INVALID, "%s: the selected design's high-fidelity evidence has no y_report, but the "
-                                           "run holds out a report set (was it trained without --eval heldout?)",
-                           r->dir);
-        f->report_mse = best_report;
-    }
     f->stop_reason = strdup(sel->reason);
     return f->stop_reason ? PF_OK : pf_fail(PF_ERR_NOMEM, "out of memory");
 }
@@ -67,6 +82,62 @@ pf_status pf_final_build(const pf_run *r, const pf_select *sel, int last, pf_fin
 {
     memset(out, 0, sizeof *out);
     pf_status st = build(r, sel, last, out);
+    if (st != PF_OK) pf_final_file_release(out);
+    return st;
+}
+
+/* A baseline: the lowest MSE among its candidates (baseline.h). */
+static pf_status build_baseline(const pf_run *r, pf_final_file *f)
+{
+    PF_TRY(pf_run_budget_count(r->dir, 0, &f->budget, &f->generations));
+    f->generations = 0; /* no search */
+    pf_run_candidate *c;
+    int n;
+    PF_TRY(pf_run_generation_read(r->dir, 0, &c, &n));
+    pf_status st = PF_OK;
+    if (n != PF_RUN_BASELINE_SLOTS)
+        st = pf_fail(PF_ERR_INVALID, "%s: a baseline run has %d candidates, this one %d", r->dir, PF_RUN_BASELINE_SLOTS, n);
+    int best = -1;
+    for (int k = 0; st == PF_OK && k < n; k++) {
+        const pf_run_candidate *e = &c[k];
+        if (!e->trained) {
+            st = pf_fail(PF_ERR_INVALID, "%s: candidate %d (%s) has not been trained", r->dir, k, e->cand.slot);
+            break;
+        }
+        pf_final_cand *fc = &f->cand[f->ncand++];
+        memcpy(fc->spec_hash, e->cand.spec_hash, sizeof fc->spec_hash);
+        fc->has_y = e->evidence.has_y;
+        fc->y = e->evidence.y;
+        snprintf(fc->status, sizeof fc->status, "%s", e->evidence.status);
+        fc->seed = e->evidence.seed;
+        if (pf_candidate_ranked(&e->cand) && (best < 0 || e->cand.y < c[best].cand.y)) best = k;
+    }
+    if (st == PF_OK && best < 0)
+        st = pf_fail(PF_ERR_INVALID, "no candidate of %s ended ok with an MSE: nothing to select", r->dir);
+    if (st == PF_OK) {
+        const pf_evidence_file *ev = &c[best].evidence;
+        char result[64];
+        snprintf(result, sizeof result, "gen00/cand%d/result.h5", best);
+        f->lf_mse = NAN;
+        st = selected(r, f, &c[best].cand, result, ev->y, ev->has_y_report, ev->y_report);
+        if (st == PF_OK) f->physics_check = json_incref(json_object_get(ev->evidence, "physics_check"));
+    }
+    if (st == PF_OK) {
+        char why[160];
+        snprintf(why, sizeof why, "baseline %s: the lowest MSE of %d independently initialized candidates",
+                 pf_method_name(r->method), n);
+        if (!(f->stop_reason = strdup(why))) st = pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
+    pf_run_generation_free(c, n);
+    return st;
+}
+
+pf_status pf_final_build_baseline(const pf_run *r, pf_final_file *out)
+{
+    memset(out, 0, sizeof *out);
+    pf_status st = pf_method_is_baseline(r->method)
+                       ? build_baseline(r, out)
+                       : pf_fail(PF_ERR_INVALID, "%s: method %s is not a baseline", r->dir, pf_method_name(r->method));
     if (st != PF_OK) pf_final_file_release(out);
     return st;
 }

@@ -1,7 +1,8 @@
 /*
  * final.h — the end of a run (paper section 3.4): the final Global Top-3,
  * retrained from scratch at high fidelity, and the one with the lowest
- * high-fidelity MSE reported, with everything the run spent.
+ * high-fidelity MSE reported, with everything the run spent; or, for a
+ * baseline, the best of its independently initialized candidates.
  *
  *     pf_select *sel;                              // the last generation's selection
  *     pf_final_file fin;
@@ -25,5 +26,13 @@
  * must exist; else its hf_mse) and its physics_check when recorded.
  * PF_ERR_INVALID when no high-fidelity training ended ok with an MSE. */
 pf_status pf_final_build(const pf_run *r, const pf_select *sel, int last, pf_final_file *out);
+
+/* final.msgpack's content for a baseline run r (search/baseline.h): its
+ * PF_RUN_BASELINE_SLOTS candidates of generation 0, each trained (the
+ * evidence must exist), the lowest ok MSE selected (the first on a tie),
+ * all of their MSEs, the budget of the trainings, report_mse and
+ * physics_check as above. PF_ERR_INVALID when r is not a baseline run, a
+ * candidate is missing or untrained, or none ended ok with an MSE. */
+pf_status pf_final_build_baseline(const pf_run *r, pf_final_file *out);
 
 #endif

@@ -80,9 +80,14 @@ pf_status pf_run_open(const char *dir, pf_run *r);
  * requests); both stay valid while r does. */
 pf_status pf_run_provider(const pf_run *r, pf_llm_options *o, pf_llm_provider **out);
 
-/* Slots in generation g (8 or 5) and the name of slot k: the role or strategy. */
-int pf_run_slots(int g);
-const char *pf_run_slot_name(int g, int k);
+/* Slots in generation g of a run of method m (a search: 8 at generation 0,
+ * 5 later; a baseline: PF_RUN_BASELINE_SLOTS at generation 0, none later)
+ * and the name of slot k: the role or strategy, or a baseline's "init<k>"
+ * (its independently initialized candidates); NULL outside. */
+#define PF_RUN_BASELINE_SLOTS 5
+#define PF_RUN_MAX_SLOTS PF_RUN_GEN0_SLOTS /* the most slots of any generation */
+int pf_run_slots(pf_method m, int g);
+const char *pf_run_slot_name(pf_method m, int g, int k);
 
 /* The files and folders of a run (the layout at the top). Candidates of
  * the high-fidelity stage use generation PF_RUN_HIFI: hifi/topK.proposal.msgpack,

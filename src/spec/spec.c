@@ -1091,7 +1091,7 @@ static void validate(ctx *c, const json_t *n, pf_fidelity f)
 
 /* ------------------------------------------------------- public API */
 
-static const char *const fidelity_names[] = {"low", "high"};
+static const char *const fidelity_names[] = {"low", "high", "baseline"};
 
 const char *pf_fidelity_name(pf_fidelity f)
 {
@@ -1107,8 +1107,9 @@ pf_status pf_fidelity_from_name(const char *name, pf_fidelity *out)
 }
 
 static const pf_budget BUDGETS[] = {
-    {"paper", {PF_SPEC_BUDGET_LOW, PF_SPEC_BUDGET_HIGH}, PF_SPEC_MAX_PARAMS, PF_SPEC_MAX_POINTS},
-    {"quick", {PF_SPEC_QUICK_STEPS_LOW, PF_SPEC_QUICK_STEPS_HIGH}, PF_SPEC_QUICK_MAX_PARAMS, PF_SPEC_QUICK_MAX_POINTS},
+    {"paper", {PF_SPEC_BUDGET_LOW, PF_SPEC_BUDGET_HIGH, PF_SPEC_BUDGET_BASELINE}, PF_SPEC_MAX_PARAMS, PF_SPEC_MAX_POINTS},
+    {"quick", {PF_SPEC_QUICK_STEPS_LOW, PF_SPEC_QUICK_STEPS_HIGH, PF_SPEC_QUICK_STEPS_BASELINE}, PF_SPEC_QUICK_MAX_PARAMS,
+     PF_SPEC_QUICK_MAX_POINTS},
 };
 
 const pf_budget *pf_budget_paper(void)

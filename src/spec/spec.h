@@ -116,13 +116,18 @@
 #define PF_SPEC_MAX_POINTS 65536L       /* training points (paper A.1, B.1) */
 #define PF_SPEC_BUDGET_LOW 1000L        /* optimizer steps, low fidelity    */
 #define PF_SPEC_BUDGET_HIGH 10000L      /* optimizer steps, high fidelity   */
+#define PF_SPEC_BUDGET_BASELINE 20000L  /* optimizer steps, a baseline's candidate (B.8) */
 #define PF_SPEC_MAX_REASONS 64
 #define PF_SPEC_REASON_LEN 384
 #define PF_SPEC_HASH_HEX 65             /* 64 hex digits + NUL */
 
+/* How long a candidate trains. "baseline" is one of a baseline method's
+ * five independently initialized candidates (paper 4.3 and B.8: 5 x 20,000
+ * steps; search/baseline.h), which the search never trains. */
 typedef enum pf_fidelity {
-    PF_FIDELITY_LOW = 0, /* "low"  */
-    PF_FIDELITY_HIGH,    /* "high" */
+    PF_FIDELITY_LOW = 0, /* "low"      */
+    PF_FIDELITY_HIGH,    /* "high"     */
+    PF_FIDELITY_BASELINE,/* "baseline" */
     PF_FIDELITY_COUNT
 } pf_fidelity;
 
@@ -131,8 +136,8 @@ pf_status pf_fidelity_from_name(const char *name, pf_fidelity *out);
 /* A budget (the pipeline's PROFILE): the step budget of each fidelity and
  * the limits a spec must keep. A budget changes numbers only, never code
  * paths.
- *   paper  1,000 / 10,000 steps, 2,000,000 parameters, 65,536 points
- *          (appendix A.1, B.1)
+ *   paper  1,000 / 10,000 steps, 20,000 per baseline candidate, 2,000,000
+ *          parameters, 65,536 points (appendix A.1, B.1, B.8)
  *   quick  PF_SPEC_QUICK_* below: small enough for a CPU demo and CI */
 typedef struct pf_budget {
     const char *name;
@@ -143,6 +148,7 @@ typedef struct pf_budget {
 
 #define PF_SPEC_QUICK_STEPS_LOW 200L
 #define PF_SPEC_QUICK_STEPS_HIGH 1000L
+#define PF_SPEC_QUICK_STEPS_BASELINE 1000L
 #define PF_SPEC_QUICK_MAX_PARAMS 5000L
 #define PF_SPEC_QUICK_MAX_POINTS 2048L
 

@@ -126,6 +126,8 @@ static pf_status summarize(const char *dir, pf_run_summary *s)
     s->steps_hf = b->steps_high;
     s->wall_lf_s = b->wall_low;
     s->wall_hf_s = b->wall_high;
+    s->steps_base = b->steps_baseline;
+    s->wall_base_s = isfinite(b->wall_baseline) ? b->wall_baseline : 0; /* files older than baselines */
     s->llm_s = b->llm_s;
     s->llm_calls = b->calls;
     s->prompt_tokens = b->prompt_tokens;

@@ -35,8 +35,8 @@ typedef struct pf_run_summary {
     int best_lf_generation;   /* its generation; -1 if none */
     int generations;          /* generations with a select (0 before gen 0 ends) */
     /* final only (pf-final's budget): */
-    long steps_lf, steps_hf, llm_calls, prompt_tokens, completion_tokens, candidates, invalid;
-    double wall_lf_s, wall_hf_s, llm_s;
+    long steps_lf, steps_hf, steps_base, llm_calls, prompt_tokens, completion_tokens, candidates, invalid;
+    double wall_lf_s, wall_hf_s, wall_base_s, llm_s; /* base: a baseline's candidates */
 } pf_run_summary;
 
 /* Which final MSE the means are built from. */

@@ -130,8 +130,11 @@ pf_status pf_plot_run(const pf_run *r, const pf_plot_opts *o, pf_plot_report *re
  * and final.msgpack when present (the HF stars). */
 pf_status pf_plot_trajectory(const pf_run *r, const pf_plot_opts *o, pf_plot_report *rep);
 
-/* The final design of the run in `run_dir`: *k (0..2), its result.h5 path
- * in path[cap] and *found = 1; *found = 0 with the reason in why[why_cap]
+/* The final design of the run in `run_dir`: the result.h5 that
+ * final.msgpack names ("result": a baseline's candidate, or a search's
+ * high-fidelity retraining; *k = 0), else, in files written before that
+ * key, the best ok entry of its Top-3 (*k 0..2); its path in path[cap],
+ * checked to hold the final spec, and *found = 1; *found = 0 with the reason in why[why_cap]
  * when there is none yet (no final.msgpack, no ok entry, no result.h5).
  * PF_ERR_IO for an unreadable final.msgpack. */
 pf_status pf_plot_final_result(const char *run_dir, int *k, char *path, size_t cap, int *found,

@@ -96,6 +96,11 @@ pf_status pf_plot_trajectory(const pf_run *r, const pf_plot_opts *o, pf_plot_rep
     pf_select *sel;
     int g_sel;
     PF_TRY(pf_run_last_select(r->dir, &sel, &g_sel));
+    if (!sel && pf_method_is_baseline(r->method)) {
+        pf_plot_add(rep, "trajectory", 0, "skipped: '%s' is a %s run (a baseline): no search, no trajectory", r->dir,
+                    pf_method_name(r->method));
+        return PF_OK;
+    }
     if (!sel) {
         pf_plot_add(rep, "trajectory", 0, "skipped: no genGG/select.msgpack in '%s' yet (run pf-select)", r->dir);
         return PF_OK;
@@ -193,12 +198,25 @@ pf_status pf_plot_final_result(const char *run_dir, int *k, char *path, size_t c
             memcpy(want, t->spec_hash, sizeof want);
         }
     }
+    char result[sizeof fin.result];
+    memcpy(result, fin.result, sizeof result);
+    if (result[0]) { /* the file names the selected result.h5 (a baseline's too) */
+        memcpy(want, fin.spec_hash, sizeof want);
+        *k = 0;
+    }
     pf_final_file_release(&fin);
     if (*k < 0) {
         snprintf(why, why_cap, "no entry of the final Top-3 in '%s' ended ok with a finite MSE", fpath);
         return PF_OK;
     }
-    PF_TRY(pf_run_path(run_dir, PF_RUN_RESULT, PF_RUN_HIFI, *k, path, cap));
+    if (result[0]) {
+        if (strstr(result, "..") || result[0] == '/')
+            return pf_fail(PF_ERR_INVALID, "'%s': result '%s' is not a path inside the run", fpath, result);
+        int n = snprintf(path, cap, "%s/%s", run_dir, result);
+        if (n < 0 || (size_t)n >= cap) return pf_fail(PF_ERR_INVALID, "'%s/%s' is too long", run_dir, result);
+    } else {
+        PF_TRY(pf_run_path(run_dir, PF_RUN_RESULT, PF_RUN_HIFI, *k, path, cap));
+    }
     if (!there(path)) {
         snprintf(why, why_cap, "the final design's '%s' is missing", path);
         return PF_OK;

@@ -35,7 +35,7 @@ const char *pf_report_label(const char *method)
 bool pf_report_is_ablation(const char *method)
 {
     pf_method m;
-    return pf_method_from_name(method, &m) == PF_OK && m != PF_METHOD_PINNFORGE;
+    return pf_method_from_name(method, &m) == PF_OK && pf_method_is_ablation(m);
 }
 
 static bool not_ablation(const char *method, const void *ctx) { return !pf_report_is_ablation(method); }
@@ -156,6 +156,24 @@ static void stat_row(pf_table *t, const pf_means *m, const char *label, const js
 
 /* ------------------------------------------------------------ main */
 
+/* What the baseline columns are: the protocol, and RoPINN's provenance. */
+static void baseline_notes(pf_table *t, const pf_means *m)
+{
+    bool any = false, ropinn = false;
+    for (int j = 0; j < m->nmethod; j++) {
+        pf_method b;
+        if (pf_method_from_name(m->method[j], &b) != PF_OK || !pf_method_is_baseline(b)) continue;
+        any = true;
+        ropinn |= b == PF_METHOD_ROPINN;
+    }
+    if (any)
+        pf_table_note(t, "Baselines run by this pipeline (search/baseline.h): five independently initialized "
+                         "candidates of the method's spec, the lowest MSE reported (paper B.8: 5 x 20,000 steps).");
+    if (ropinn)
+        pf_table_note(t, "RoPINN is a reconstruction from its paper and released code (region optimization on "
+                         "PINNacle's default PINN): RoPINN released no PINNacle driver.");
+}
+
 static pf_status main_table(const pf_collection *c, const pf_report_options *o, json_t *stats, int *written)
 {
     pf_means m;
@@ -208,6 +226,7 @@ static pf_status main_table(const pf_collection *c, const pf_report_options *o, 
     } else {
         pf_table_note(t, "No statistics: %s.", pf_errmsg());
     }
+    baseline_notes(t, &m);
     int ngap;
     double gap = pf_collection_optimism_gap(c, &ngap);
     if (c->metric == PF_METRIC_REPORT)
@@ -341,31 +360,34 @@ static pf_status trajectory_table(const pf_collection *c, const pf_report_option
 
 static pf_status budget_table(const pf_collection *c, const pf_report_options *o, int *written)
 {
-    const char *head[] = {"PDE",         "Method",     "Runs",      "Candidates", "LF steps",
-                          "HF steps",    "LF wall s",  "HF wall s", "LLM calls",  "LLM tokens"};
+    const char *head[] = {"PDE",       "Method",    "Runs",           "Candidates",       "LF steps", "HF steps",
+                          "Baseline steps", "LF wall s", "HF wall s", "Baseline wall s", "LLM calls", "LLM tokens"};
     pf_table *t;
     char *buf;
     size_t len;
     FILE *f;
-    PF_TRY(start(&t, "Budget per run (means over finished runs)", 10, head, "llrrrrrrrr", &f, &buf, &len));
+    PF_TRY(start(&t, "Budget per run (means over finished runs)", 12, head, "llrrrrrrrrrr", &f, &buf, &len));
     fprintf(f, "pde,method,runs,candidates,invalid,steps_lf,steps_hf,steps_total,wall_lf_s,wall_hf_s,llm_s,llm_calls,"
-               "prompt_tokens,completion_tokens\n");
-    bool offline = false;
+               "prompt_tokens,completion_tokens,steps_baseline,wall_baseline_s\n");
+    bool offline = false, baseline = false;
+    enum { NV = 13 };
     for (int i = 0, j; i < c->n; i = j) {
-        double a[12] = {0};
+        double a[NV] = {0};
         int n = 0;
         for (j = i; j < c->n && !strcmp(c->run[j].pde, c->run[i].pde) && !strcmp(c->run[j].method, c->run[i].method); j++) {
             const pf_run_summary *s = &c->run[j];
             if (!s->final) continue;
-            double v[12] = {(double)s->candidates, (double)s->invalid, (double)s->steps_lf, (double)s->steps_hf,
-                            (double)(s->steps_lf + s->steps_hf), s->wall_lf_s, s->wall_hf_s, s->llm_s,
-                            (double)s->llm_calls, (double)s->prompt_tokens, (double)s->completion_tokens, 0};
-            for (int k = 0; k < 11; k++) a[k] += v[k];
-            offline |= !strcmp(s->llm, "offline");
+            double v[NV] = {(double)s->candidates, (double)s->invalid, (double)s->steps_lf, (double)s->steps_hf,
+                            (double)(s->steps_lf + s->steps_hf + s->steps_base), s->wall_lf_s, s->wall_hf_s, s->llm_s,
+                            (double)s->llm_calls, (double)s->prompt_tokens, (double)s->completion_tokens,
+                            (double)s->steps_base, s->wall_base_s};
+            for (int k = 0; k < NV; k++) a[k] += v[k];
+            offline |= !strcmp(s->llm, "offline") && s->steps_base == 0;
+            baseline |= s->steps_base > 0;
             n++;
         }
         if (n == 0) continue;
-        for (int k = 0; k < 11; k++) a[k] /= n;
+        for (int k = 0; k < NV; k++) a[k] /= n;
         pf_table_row(t, false);
         pf_table_cell(t, false, "%s", c->run[i].pde);
         pf_table_cell(t, false, "%s", pf_report_label(c->run[i].method));
@@ -373,16 +395,21 @@ static pf_status budget_table(const pf_collection *c, const pf_report_options *o
         pf_table_cell(t, false, "%.1f", a[0]);
         pf_table_cell(t, false, "%.0f", a[2]);
         pf_table_cell(t, false, "%.0f", a[3]);
+        pf_table_cell(t, false, "%.0f", a[11]);
         pf_table_cell(t, false, "%.1f", a[5]);
         pf_table_cell(t, false, "%.1f", a[6]);
+        pf_table_cell(t, false, "%.1f", a[12]);
         pf_table_cell(t, false, "%.1f", a[8]);
         pf_table_cell(t, false, "%.0f", a[9] + a[10]);
         fprintf(f, "%s,%s,%d", c->run[i].pde, c->run[i].method, n);
-        for (int k = 0; k < 11; k++) fprintf(f, ",%.6g", a[k]);
+        for (int k = 0; k < NV; k++) fprintf(f, ",%.6g", a[k]);
         fputc('\n', f);
     }
     pf_table_note(t, "Optimizer steps of the low-fidelity search and the high-fidelity retraining of the Top-3; "
                      "wall time of training only (the paper reports steps alone); LLM tokens: prompt + completion.");
+    if (baseline)
+        pf_table_note(t, "Baseline steps: a baseline's five independently initialized candidates together "
+                         "(paper B.8: 5 x 20,000 at the paper profile); a baseline calls no LLM.");
     if (offline)
         pf_table_note(t, "Runs with the offline proposer call no LLM: their calls are offline proposals and their "
                          "'tokens' are the words of the prompts the proposer reads.");

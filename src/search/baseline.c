@@ -1,0 +1,60 @@
+/* baseline.c — the baselines' specs and proposals (baseline.h). */
+#include "search/baseline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *rationale(pf_method m)
+{
+    switch (m) {
+    case PF_METHOD_VANILLA:
+        return "Vanilla PINN: PINNacle's default trainer (5 x 100 tanh MLP, Glorot-normal initialization, "
+               "Hammersley points, Adam at 1e-3 with no schedule, unit loss weights), one of five independently "
+               "initialized candidates; the lowest MSE of the five is reported.";
+    case PF_METHOD_ROPINN:
+        return "RoPINN (a reconstruction: RoPINN released no PINNacle driver): the vanilla PINN, each Adam step on "
+               "interior points moved by U[0, r)^d with r = min(r0 / sigma, 0.01), r0 = 1e-4, sigma the "
+               "gradient-noise level of the last 10 steps; one of five independently initialized candidates.";
+    default:
+        return NULL;
+    }
+}
+
+pf_status pf_baseline_spec(pf_method m, const pf_pde *p, const pf_budget *b, json_t **out)
+{
+    *out = NULL;
+    if (!pf_method_is_baseline(m))
+        return pf_fail(PF_ERR_INVALID, "method '%s' is not a baseline (vanilla, ropinn)", pf_method_name(m));
+    json_t *raw = pf_spec_example_budget(p, b, PF_FIDELITY_BASELINE);
+    json_object_set_new(json_object_get(raw, "sampling"), "method", json_string("hammersley"));
+    if (m == PF_METHOD_ROPINN)
+        json_object_set_new(json_object_get(raw, "training"), "region_optimization",
+                            json_pack("{s:b, s:f, s:i, s:f}", "enabled", 1, "r0", 1e-4, "history", 10, "max_radius",
+                                      0.01));
+    pf_spec_report *rep = malloc(sizeof *rep);
+    if (!rep) {
+        json_decref(raw);
+        return pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
+    pf_status st = pf_spec_check_budget(raw, p, b, PF_FIDELITY_BASELINE, out, rep);
+    json_decref(raw);
+    free(rep);
+    if (st != PF_OK) return pf_fail(st, "the %s spec for %s: %s", pf_method_name(m), p->name, pf_errmsg());
+    return PF_OK;
+}
+
+pf_status pf_baseline_propose(pf_method m, const pf_pde *p, const pf_budget *b, pf_proposal *out)
+{
+    memset(out, 0, sizeof *out);
+    PF_TRY(pf_baseline_spec(m, p, b, &out->spec));
+    pf_status st = pf_spec_hash(out->spec, out->spec_hash);
+    if (st == PF_OK && !(out->rationale = strdup(rationale(m)))) st = pf_fail(PF_ERR_NOMEM, "out of memory");
+    if (st != PF_OK) {
+        pf_proposal_release(out);
+        return st;
+    }
+    out->valid = true;
+    snprintf(out->provider, sizeof out->provider, "baseline");
+    return PF_OK;
+}
