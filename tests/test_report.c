@@ -220,7 +220,7 @@ Test(report, tables_match_the_inputs)
     free(traj);
     char *budget = slurp(out, "budget.csv");
     /* burgers pinnforge: LF steps 1000, 2000, 3000 over the three finished runs */
-    cr_assert(strstr(budget, "burgers_1d,pinnforge,3,13,0,2000,3000,5000,10,5,0.5,13,1000,100\n"), "%s", budget);
+    cr_assert(strstr(budget, "burgers_1d,pinnforge,3,13,0,2000,3000,5000,10,5,0.5,13,1000,100,0,0\n"), "%s", budget);
     free(budget);
     pf_collection_release(&c);
     remove_tree();

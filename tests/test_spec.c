@@ -306,7 +306,7 @@ Test(spec, rejects_incomplete_stages)
     json_t *s = ex("poisson_5d");
     json_object_del(stage(s, 0), "steps");
     expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
-                  "optimization.stages[0].steps is missing; it must be an integer in [1, 10000].");
+                  "optimization.stages[0].steps is missing; it must be an integer in [1, 20000].");
     s = ex("poisson_5d");
     json_object_del(stage(s, 0), "optimizer");
     expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,

@@ -206,7 +206,7 @@ static const variant schedule_v[] = {
      }, 3, "one-cycle (Smith & Topping 2019), lr is the peak"},
 };
 static const double betas_default[2] = {0.9, 0.999};
-#define STAGE_STEPS INTREQ("steps", 1, PF_SPEC_BUDGET_HIGH, "optimizer steps of this stage (all stages sum to the budget)")
+#define STAGE_STEPS INTREQ("steps", 1, PF_SPEC_BUDGET_BASELINE, "optimizer steps of this stage (all stages sum to the budget)")
 #define ADAM_FIELDS(wd_)                                                                            \
     STAGE_STEPS, REAL("lr", 0, 1, 10, 0, 1e-3, "learning rate"),                                   \
         VARIANT("schedule", "kind", K_ENUM, schedule_v, 0, "learning-rate schedule"),              \
