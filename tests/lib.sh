@@ -6,7 +6,7 @@
 #   expect_rc 2 "no arguments" "$BIN/pf-x"     # stdout/stderr in $tmp/out, $tmp/err
 #   finish
 #
-# Sets BIN, PRECISION, tmp (removed on exit), exports PF_TESTS (this folder,
+# Sets BIN, PRECISION, ROOT, BUILD, tmp (removed on exit), exports PF_TESTS (this folder,
 # absolute: python fixtures import tests/msgpack_enc.py from it) and counts checks; finish prints
 # "tNNNN-name: P/T passed" and exits non-zero when any check failed.
 set -u
@@ -36,6 +36,17 @@ expect_rc() { # expect_rc RC DESCRIPTION COMMAND...
     want=$1 d=$2; shift 2
     "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
     if [ "$got" -eq "$want" ]; then ok; else not_ok "$d (exit $got, wanted $want)"; fi
+}
+# The pipeline tests: the float build only (the pipeline is precision-blind),
+# with ROOT (the project) and BUILD (the build folder of BIN) set.
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(dirname "$BIN")
+float_only() {
+    if [ "$PRECISION" != float ]; then
+        echo "$TEST_NAME: runs in the float build only"
+        finish
+        exit 0
+    fi
 }
 finish() {
     echo "$TEST_NAME: $((count - fails))/$count passed"

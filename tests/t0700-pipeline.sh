@@ -5,13 +5,7 @@
 # LLM=replay on a copy, killed mid-run and resumed, reproduces the final MSE
 # exactly. Float build only (the pipeline is precision-blind).
 . "$(dirname "$0")/lib.sh"
-if [ "$PRECISION" != float ]; then
-    echo "$TEST_NAME: runs in the float build only"
-    finish
-    exit 0
-fi
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=$(dirname "$BIN")
+float_only
 run() { # run RUNS_ROOT [make args...]
     r=$1; shift
     make -s -C "$ROOT" --no-print-directory BUILD="$BUILD" PDE=poisson_5d RUN=0 PROFILE=quick LLM=offline \

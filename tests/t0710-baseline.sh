@@ -3,17 +3,12 @@
 # quick runs on burgers_1d train five candidates each, final.msgpack lists
 # their five MSEs and reports the lowest, the budget is 5 x the baseline
 # steps, a second make does nothing, a deleted candidate is retrained alone,
-# make status and pf-plot read the runs, and `make tables` on a tree with
+# replay on a copy killed and resumed gives the same answer, make status
+# and pf-plot read the runs, and `make tables` on a tree with
 # pinnforge, vanilla and ropinn runs gives a three-column main table with
 # the Friedman and Wilcoxon rows. Float build only (precision-blind).
 . "$(dirname "$0")/lib.sh"
-if [ "$PRECISION" != float ]; then
-    echo "$TEST_NAME: runs in the float build only"
-    finish
-    exit 0
-fi
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=$(dirname "$BIN")
+float_only
 mk() { # mk METHOD [make args...]
     m=$1; shift
     make -s -C "$ROOT" --no-print-directory BUILD="$BUILD" PDE=burgers_1d RUN=1 METHOD="$m" PROFILE=quick \
@@ -69,6 +64,20 @@ check "status line" grep -q "vanilla: 5 of 5 candidates trained, best .* final: 
 expect_rc 2 "pf-final --last-generation on a baseline run" "$BIN/pf-final" --run "$R" --last-generation 9
 check "says why" grep -q "a baseline" "$tmp/err"
 expect_rc 2 "pf-propose past the five slots" "$BIN/pf-propose" --run "$R" --generation 0 --slot 5
+
+# replay on a copy, killed mid-run and resumed: the same answer (every
+# training is a pure function of its seed), no temp file left
+mkdir -p "$tmp/c" && cp -r "$tmp/runs/burgers_1d" "$tmp/c/"
+C=$tmp/c/burgers_1d/vanilla/run1
+( mk vanilla RUNS_ROOT="$tmp/c" LLM=replay search >/dev/null 2>&1 & echo $! >"$tmp/pid"; wait ) &
+sleep 4
+pkill -TERM -P "$(cat "$tmp/pid")" 2>/dev/null; kill "$(cat "$tmp/pid")" 2>/dev/null
+wait
+check "killed before the end" test ! -f "$C/final.msgpack" -o "$C/final.msgpack" -ot "$C/context.json"
+mk vanilla RUNS_ROOT="$tmp/c" LLM=replay search >"$tmp/out" 2>"$tmp/err"
+eq "resumed replay run" "$?" 0
+eq "replay: the same final MSE" "$(field "$C/final.msgpack" hf_mse)" "$hf"
+eq "no temp file of the killed writers is left" "$(find "$C" -name '*.tmp.*' | wc -l)" 0
 if command -v gnuplot >/dev/null 2>&1; then
     expect_rc 0 "pf-plot on a baseline run" "$BIN/pf-plot" --run "$R" --out "$tmp/plot"
     check "the selected candidate's fields" test -s "$tmp/plot/fields_u.png"
