@@ -13,7 +13,8 @@
 #   RUN/RUNS  run numbers; the run number seeds the offline proposer and every training
 #   METHOD    pinnforge (default), no_knowledge, no_feedback, no_evolution (appendix A.6),
 #             or a baseline: vanilla (PINNacle's default PINN), ropinn (RoPINN's region
-#             optimization, a reconstruction) -- see "Baseline runs" below
+#             optimization, a reconstruction), pinnsagent (PINNsAgent's planner over its
+#             ten hyperparameters) -- see "Baseline runs" below
 #   PROFILE   paper (1,000 / 10,000 steps, 2M parameters, 65,536 points) or quick
 #             (200 / 1,000 steps, 5,000 parameters, 2,048 points); budgets only, never code paths
 #   LLM       offline (default without PF_LLM_URL), http (default with it) or replay
@@ -40,6 +41,9 @@
 #   context.json -> gen00: 5 proposals of the method's own spec (init0..init4; no LLM)
 #   -> 5 trainings at fidelity "baseline" (paper 20,000 steps, quick 1,000), seeds
 #   R*100000 + K, each with the physics check -> final.msgpack (the lowest MSE, all five MSEs)
+# pinnsagent: gen00..gen04 with one slot each (plan): iteration G's proposal is
+#   PINNsAgent's planner (llm/ transcripts; LLM=offline|http|replay as for a search),
+#   after iteration G-1 trained; seeds R*100000 + G*100
 
 PDE      ?= poisson_5d
 RUN      ?= 0
@@ -53,7 +57,7 @@ $(error EVAL must be paper or heldout, not '$(EVAL)')
 endif
 TRAIN_THREADS ?= 1
 
-BASELINE_METHODS := vanilla ropinn
+BASELINE_METHODS := vanilla ropinn pinnsagent
 baseline := $(filter $(METHOD),$(BASELINE_METHODS))
 
 GENS := 0 1 2 3 4 5 6 7 8 9
@@ -135,23 +139,35 @@ $(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3)/evidence.msgpack $(call run_di
 
 endef
 
+# A baseline's five candidates as generation.slot pairs: vanilla and ropinn
+# train five slots of generation 0 side by side; pinnsagent's planner plans
+# one per generation, each after the one before has trained.
+baseline_cands := $(if $(filter pinnsagent,$(METHOD)),0.0 1.0 2.0 3.0 4.0,0.0 0.1 0.2 0.3 0.4)
+cand_g = $(word 1,$(subst ., ,$(1)))
+cand_k = $(word 2,$(subst ., ,$(1)))
+cand_dir = $(call run_dir,$(1))/gen$(call pad,$(call cand_g,$(2)))/cand$(call cand_k,$(2))
+
 # Rules of baseline run R: $(call baseline_rules,R)
 define baseline_rules
 $(call context_rule,$(1))
-$(foreach k,0 1 2 3 4,$(call baseline_cand_rules,$(1),$(k)))
-$(call run_dir,$(1))/final.msgpack: $(foreach k,0 1 2 3 4,$(foreach f,evidence.msgpack result.h5,$(call run_dir,$(1))/gen00/cand$(k)/$(f)))
+$(foreach c,$(baseline_cands),$(call baseline_cand_rules,$(1),$(c)))
+$(call run_dir,$(1))/final.msgpack: $(foreach c,$(baseline_cands),$(foreach f,evidence.msgpack result.h5,$(call cand_dir,$(1),$(c))/$(f)))
 	$(Q)$(B)/pf-final --run $(call run_dir,$(1))
 
 endef
 
+# Candidate G.K of baseline run R: $(call baseline_cand_rules,R,G.K). A
+# planned candidate (G > 0) waits for the one before.
 define baseline_cand_rules
-$(call run_dir,$(1))/gen00/cand$(2).proposal.msgpack: $(call run_dir,$(1))/context.json | $(STAGES)
+$(call cand_dir,$(1),$(2)).proposal.msgpack: $(call run_dir,$(1))/context.json \
+  $(if $(filter 0,$(call cand_g,$(2))),,$(call cand_dir,$(1),$(call prev,$(call cand_g,$(2))).0)/evidence.msgpack) | $(STAGES)
 	$(Q)$(B)/pf-pde check $(PDE) >&2
-	$(Q)$(B)/pf-propose --run $(call run_dir,$(1)) --generation 0 --slot $(2)
+	$(Q)$(B)/pf-propose --run $(call run_dir,$(1)) --generation $(call cand_g,$(2)) --slot $(call cand_k,$(2))
 
-$(call run_dir,$(1))/gen00/cand$(2)/evidence.msgpack $(call run_dir,$(1))/gen00/cand$(2)/result.h5 &: $(call run_dir,$(1))/gen00/cand$(2).proposal.msgpack
+$(call cand_dir,$(1),$(2))/evidence.msgpack $(call cand_dir,$(1),$(2))/result.h5 &: $(call cand_dir,$(1),$(2)).proposal.msgpack
 	$(Q)$(B)/pf-train $$< --pde $(PDE) --fidelity baseline --budget $(PROFILE) --threads $(TRAIN_THREADS) --eval $(EVAL) \
-	  --physics-check --seed $$$$(( $(1) * 100000 + $(2) )) --out $$(@D) --progress-every 1000000000
+	  --physics-check --seed $$$$(( $(1) * 100000 + $(call cand_g,$(2)) * 100 + $(call cand_k,$(2)) )) --out $$(@D) \
+	  --progress-every 1000000000
 
 endef
 

@@ -139,8 +139,10 @@ Test(baseline, a_search_method_has_no_baseline_spec)
         cr_assert_null(s);
         cr_assert_not(pf_method_is_baseline(m));
     }
-    cr_assert(strstr(pf_errmsg(), "not a baseline"), "%s", pf_errmsg());
-    cr_assert(pf_method_is_baseline(PF_METHOD_VANILLA) && pf_method_is_baseline(PF_METHOD_ROPINN));
+    cr_assert(strstr(pf_errmsg(), "has no fixed spec"), "%s", pf_errmsg());
+    cr_assert_eq(pf_baseline_spec(PF_METHOD_PINNSAGENT, pde("burgers_1d"), NULL, &s), PF_ERR_INVALID);
+    cr_assert(pf_method_is_baseline(PF_METHOD_VANILLA) && pf_method_is_baseline(PF_METHOD_ROPINN) &&
+              pf_method_is_baseline(PF_METHOD_PINNSAGENT));
     cr_assert_not(pf_method_is_ablation(PF_METHOD_ROPINN) || pf_method_is_ablation(PF_METHOD_PINNFORGE));
     cr_assert(pf_method_is_ablation(PF_METHOD_NO_FEEDBACK));
 }
@@ -156,6 +158,11 @@ Test(baseline, a_baseline_run_has_five_slots_in_generation_0)
     cr_assert_null(pf_run_slot_name(PF_METHOD_VANILLA, 0, 5));
     cr_assert_null(pf_run_slot_name(PF_METHOD_VANILLA, 1, 0));
     cr_assert_str_eq(pf_run_slot_name(PF_METHOD_PINNFORGE, 0, 0), "robust_reference");
+    for (int g = 0; g < 5; g++) {
+        cr_assert_eq(pf_run_slots(PF_METHOD_PINNSAGENT, g), 1);
+        cr_assert_str_eq(pf_run_slot_name(PF_METHOD_PINNSAGENT, g, 0), "plan");
+    }
+    cr_assert_eq(pf_run_slots(PF_METHOD_PINNSAGENT, 5), 0);
 }
 
 /* ------------------------------------------------------------ final */
@@ -302,4 +309,5 @@ Test(baseline, an_untrained_candidate_or_a_search_run_is_refused, .init = setup,
     r.method = PF_METHOD_PINNFORGE;
     cr_assert_eq(pf_final_build_baseline(&r, &f), PF_ERR_INVALID);
     cr_assert(strstr(pf_errmsg(), "is not a baseline"), "%s", pf_errmsg());
+
 }

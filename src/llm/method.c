@@ -4,7 +4,7 @@
 #include "core/names.h"
 
 static const char *const METHOD[PF_METHOD_COUNT] = {"pinnforge", "no_knowledge", "no_feedback", "no_evolution",
-                                                    "vanilla",   "ropinn"};
+                                                    "vanilla",   "ropinn",       "pinnsagent"};
 
 const char *pf_method_name(pf_method m)
 {
@@ -19,7 +19,10 @@ pf_status pf_method_from_name(const char *name, pf_method *out)
     return PF_OK;
 }
 
-bool pf_method_is_baseline(pf_method m) { return m == PF_METHOD_VANILLA || m == PF_METHOD_ROPINN; }
+bool pf_method_is_baseline(pf_method m)
+{
+    return m == PF_METHOD_VANILLA || m == PF_METHOD_ROPINN || m == PF_METHOD_PINNSAGENT;
+}
 bool pf_method_is_ablation(pf_method m) { return m != PF_METHOD_PINNFORGE && !pf_method_is_baseline(m); }
 bool pf_method_has_knowledge(pf_method m) { return m != PF_METHOD_NO_KNOWLEDGE && !pf_method_is_baseline(m); }
 bool pf_method_has_memory(pf_method m) { return m == PF_METHOD_PINNFORGE || m == PF_METHOD_NO_EVOLUTION; }

@@ -14,12 +14,15 @@
  * offline proposer (offline.h) reads the same predicates, so neither can
  * use what the other hides.
  *
- * A baseline (pf_method_is_baseline) runs no search: five independently
- * initialized candidates of its own spec, the lowest MSE selected (paper
- * section 4.3 and B.8; search/baseline.h). It sees nothing of the above.
+ * A baseline (pf_method_is_baseline) runs none of the search: five
+ * candidates, the lowest MSE selected (paper section 4.3 and B.8;
+ * search/baseline.h). It sees nothing of the above.
  *   vanilla   PINNacle's default trainer (an extra column of Table 1)
  *   ropinn    vanilla with RoPINN's region optimization (a reconstruction:
  *             RoPINN released no PINNacle driver)
+ *   pinnsagent  PINNsAgent's planner: five configurations of its ten
+ *             hyperparameters, one per iteration, each planned from the
+ *             ones before (search/pinnsagent.h)
  */
 #ifndef PF_LLM_METHOD_H
 #define PF_LLM_METHOD_H
@@ -35,6 +38,7 @@ typedef enum pf_method {
     PF_METHOD_NO_EVOLUTION,  /* "no_evolution" */
     PF_METHOD_VANILLA,       /* "vanilla"      */
     PF_METHOD_ROPINN,        /* "ropinn"       */
+    PF_METHOD_PINNSAGENT,    /* "pinnsagent"   */
     PF_METHOD_COUNT
 } pf_method;
 

@@ -198,9 +198,10 @@ pf_status pf_offline_answer(const json_t *context, uint64_t seed, const char *re
     if (!json_is_object(context))
         return bad("the request has no structured context (pf_llm_request.context), which it reads instead of the prompt", NULL);
     const char *task = json_string_value(json_object_get(context, "task"));
-    if (!task) return bad("context has no \"task\" (propose or posterior)", NULL);
+    if (!task) return bad("context has no \"task\" (propose, posterior or pinnsagent)", NULL);
     if (!strcmp(task, "posterior")) return pf_off_posterior(context, text);
-    if (strcmp(task, "propose")) return bad("unknown task; allowed: propose, posterior; got ", task);
+    if (!strcmp(task, "pinnsagent")) return pf_off_pinnsagent(context, seed, text);
+    if (strcmp(task, "propose")) return bad("unknown task; allowed: propose, posterior, pinnsagent; got ", task);
     pf_off o;
     pf_status st = read_context(&o, context, seed, request_hash);
     if (st == PF_OK) st = propose(&o, text);

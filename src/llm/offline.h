@@ -56,6 +56,12 @@
  * that M_g lists as failed, and synthesis/novelty draw on more parents and
  * mechanisms.
  *
+ * The "pinnsagent" task is PINNsAgent's planner (a baseline;
+ * offline_pinnsagent.c, search/pinnsagent_plan.h): its context holds
+ * "iteration", "attempt", "scores", "replay", "history", "best" and
+ * "rejected", and the answer is one configuration of PINNsAgent's ten
+ * hyperparameters (spec/pinnsagent_space.h).
+ *
  * The posterior task writes M_g: a few lines of prose and a ```json block
  * {"best_y", "candidates", "failures", "mechanisms": {name: {"tried",
  * "ok", "best_y", "median_y"}}} that later offline calls read back; an

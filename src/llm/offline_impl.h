@@ -169,4 +169,8 @@ bool pf_off_json_has_string(const json_t *arr, const char *s);
 /* The first ```json fenced block of text, parsed; NULL when none parses. */
 json_t *pf_off_fenced_json(const char *text);
 
+/* ---- offline_pinnsagent.c ---- */
+/* The answer to a "pinnsagent" planner context (offline.h). */
+pf_status pf_off_pinnsagent(const json_t *cx, uint64_t seed, char **text);
+
 #endif

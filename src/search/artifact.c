@@ -230,6 +230,7 @@ pf_status pf_proposal_file_write(const char *path, const pf_proposal_file *f)
         if (hifi) json_object_set_new(o, "low_fidelity_y", json_real(f->low_fidelity_y));
         else json_object_set_new(o, "rationale", text_or_empty(p->rationale));
         keys += 3;
+        if (f->plan) json_object_set_new(o, "plan", json_incref(f->plan)), keys++;
     }
     if (!hifi && !f->skipped) {
         json_t *req = json_array();
@@ -247,12 +248,12 @@ pf_status pf_proposal_file_write(const char *path, const pf_proposal_file *f)
 static pf_status proposal_calls(const char *path, const json_t *o, pf_proposal *p)
 {
     long attempts = 0, pt = 0, ct = 0;
-    PF_TRY(pf_artifact_int(path, o, "attempts", false, 0, PF_PROPOSE_MAX_ATTEMPTS, &attempts));
+    PF_TRY(pf_artifact_int(path, o, "attempts", false, 0, PF_PROPOSAL_MAX_CALLS, &attempts));
     p->attempts = (int)attempts;
     const json_t *req = json_object_get(o, "requests");
-    if (req && (!json_is_array(req) || json_array_size(req) > PF_PROPOSE_MAX_ATTEMPTS))
+    if (req && (!json_is_array(req) || json_array_size(req) > PF_PROPOSAL_MAX_CALLS))
         return pf_fail(PF_ERR_INVALID, "'%s': \"requests\" needs an array of at most %d hashes", path,
-                       PF_PROPOSE_MAX_ATTEMPTS);
+                       PF_PROPOSAL_MAX_CALLS);
     for (size_t i = 0; i < json_array_size(req); i++) {
         const char *h = json_string_value(json_array_get(req, i));
         if (!h || strlen(h) >= sizeof p->request[0])
@@ -294,6 +295,9 @@ static pf_status proposal_parse(const char *path, const json_t *o, void *out)
         if (!json_is_object(spec))
             return pf_fail(PF_ERR_INVALID, "'%s': a valid proposal needs its spec (an object)", path);
         p->spec = json_incref(spec);
+        json_t *plan = json_object_get(o, "plan");
+        if (plan && !json_is_object(plan)) return pf_fail(PF_ERR_INVALID, "'%s': \"plan\" needs an object", path);
+        f->plan = plan ? json_incref(plan) : NULL;
     }
     return proposal_calls(path, o, p);
 }
@@ -310,6 +314,8 @@ pf_status pf_proposal_file_read(const char *path, pf_proposal_file *f)
 void pf_proposal_file_release(pf_proposal_file *f)
 {
     pf_proposal_release(&f->call);
+    json_decref(f->plan);
+    f->plan = NULL;
 }
 
 /* ------------------------------------------------------------ memory */
@@ -508,9 +514,9 @@ static pf_status final_parse(const char *path, const json_t *o, void *out)
         f->ntop = (int)k + 1;
     }
     const json_t *cand = json_object_get(o, "candidates");
-    if (cand && (!json_is_array(cand) || json_array_size(cand) > PF_RUN_BASELINE_SLOTS))
+    if (cand && (!json_is_array(cand) || json_array_size(cand) > PF_RUN_BASELINE_CANDIDATES))
         return pf_fail(PF_ERR_INVALID, "'%s': \"candidates\" needs an array of at most %d entries", path,
-                       PF_RUN_BASELINE_SLOTS);
+                       PF_RUN_BASELINE_CANDIDATES);
     for (size_t k = 0; k < json_array_size(cand); k++) {
         const json_t *e = json_array_get(cand, k);
         pf_final_cand *c = &f->cand[k];

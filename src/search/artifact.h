@@ -55,7 +55,7 @@
  *   {format, version, pde, method, generation, index, slot, role | strategy,
  *    escape, valid, skipped,
  *    skipped:  reasons                                   (and nothing else)
- *    valid:    spec, spec_hash, rationale
+ *    valid:    spec, spec_hash, rationale, plan? (pinnsagent's configuration)
  *    invalid:  reasons
  *    then      attempts, requests [transcript hashes], usage {prompt_tokens,
  *              completion_tokens}, latency_s, provider}
@@ -77,6 +77,8 @@ typedef struct pf_proposal_file {
     pf_proposal call;                /* valid, spec, spec_hash, rationale, reasons,
                                       * and the calls: attempts .. provider         */
     double low_fidelity_y;           /* high fidelity: the design's LF MSE         */
+    json_t *plan;                    /* pinnsagent: the planned configuration of
+                                      * its ten hyperparameters (NULL otherwise)   */
 } pf_proposal_file;
 
 /* The proposal written by pf-propose for slot k of generation g of run r:
@@ -296,7 +298,7 @@ typedef struct pf_final_file {
     int ntop;
     pf_final_top top[PF_RUN_TOP];
     int ncand;                       /* a baseline's candidates (0 for a search)    */
-    pf_final_cand cand[PF_RUN_BASELINE_SLOTS];
+    pf_final_cand cand[PF_RUN_BASELINE_CANDIDATES];
     int generations;                 /* generations that ran                        */
     char *stop_reason;
     pf_run_budget budget;

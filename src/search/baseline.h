@@ -2,7 +2,7 @@
  * baseline.h — the baseline methods of Table 1 as runs of the pipeline
  * (paper section 4.3 and appendix B.8).
  *
- * A baseline run searches nothing: generation 0 holds PF_RUN_BASELINE_SLOTS
+ * A baseline run searches nothing: generation 0 holds PF_RUN_BASELINE_CANDIDATES
  * candidates ("init0" .. "init4"), each an ordinary proposal of the
  * method's spec trained by pf-train at fidelity "baseline" (20,000 steps at
  * the paper profile, 1,000 at quick) from its own seed, and pf-final
@@ -38,7 +38,8 @@
 
 /* The canonical spec of baseline m on PDE p within budget b (NULL: paper),
  * its steps the budget's "baseline" fidelity. PF_ERR_INVALID when m is not
- * a baseline or the spec does not validate (the reasons in pf_errmsg()). */
+ * vanilla or ropinn (pinnsagent plans its specs: search/pinnsagent.h) or
+ * the spec does not validate (the reasons in pf_errmsg()). */
 pf_status pf_baseline_spec(pf_method m, const pf_pde *p, const pf_budget *b, json_t **out);
 
 /* A settled proposal of that spec: valid, spec and hash, a rationale that

@@ -86,22 +86,25 @@ pf_status pf_final_build(const pf_run *r, const pf_select *sel, int last, pf_fin
     return st;
 }
 
-/* A baseline: the lowest MSE among its candidates (baseline.h). */
+/* A baseline: the lowest MSE among its candidates (baseline.h), which are
+ * the slots of its generations in order. */
 static pf_status build_baseline(const pf_run *r, pf_final_file *f)
 {
-    PF_TRY(pf_run_budget_count(r->dir, 0, &f->budget, &f->generations));
-    f->generations = 0; /* no search */
-    pf_run_candidate *c;
-    int n;
-    PF_TRY(pf_run_generation_read(r->dir, 0, &c, &n));
+    pf_run_candidate c[PF_RUN_BASELINE_CANDIDATES];
+    int n = 0, last = -1;
     pf_status st = PF_OK;
-    if (n != PF_RUN_BASELINE_SLOTS)
-        st = pf_fail(PF_ERR_INVALID, "%s: a baseline run has %d candidates, this one %d", r->dir, PF_RUN_BASELINE_SLOTS, n);
+    for (int g = 0; st == PF_OK && pf_run_slots(r->method, g) > 0; g++, last++)
+        for (int k = 0; st == PF_OK && k < pf_run_slots(r->method, g); k++) {
+            PF_ASSERT(n < PF_RUN_BASELINE_CANDIDATES);
+            if ((st = pf_run_candidate_read(r->dir, g, k, &c[n])) == PF_OK) n++;
+        }
+    if (st == PF_OK) st = pf_run_budget_count(r->dir, last, &f->budget, &f->generations);
+    f->generations = 0; /* no search */
     int best = -1;
     for (int k = 0; st == PF_OK && k < n; k++) {
         const pf_run_candidate *e = &c[k];
         if (!e->trained) {
-            st = pf_fail(PF_ERR_INVALID, "%s: candidate %d (%s) has not been trained", r->dir, k, e->cand.slot);
+            st = pf_fail(PF_ERR_INVALID, "%s: candidate %s has not been trained", r->dir, e->cand.slot);
             break;
         }
         pf_final_cand *fc = &f->cand[f->ncand++];
@@ -117,18 +120,17 @@ static pf_status build_baseline(const pf_run *r, pf_final_file *f)
     if (st == PF_OK) {
         const pf_evidence_file *ev = &c[best].evidence;
         char result[64];
-        snprintf(result, sizeof result, "gen00/cand%d/result.h5", best);
+        snprintf(result, sizeof result, "gen%02d/cand%d/result.h5", c[best].cand.generation, c[best].cand.index);
         f->lf_mse = NAN;
         st = selected(r, f, &c[best].cand, result, ev->y, ev->has_y_report, ev->y_report);
         if (st == PF_OK) f->physics_check = json_incref(json_object_get(ev->evidence, "physics_check"));
     }
     if (st == PF_OK) {
         char why[160];
-        snprintf(why, sizeof why, "baseline %s: the lowest MSE of %d independently initialized candidates",
-                 pf_method_name(r->method), n);
+        snprintf(why, sizeof why, "baseline %s: the lowest MSE of its %d candidates", pf_method_name(r->method), n);
         if (!(f->stop_reason = strdup(why))) st = pf_fail(PF_ERR_NOMEM, "out of memory");
     }
-    pf_run_generation_free(c, n);
+    for (int k = 0; k < n; k++) pf_run_candidate_release(&c[k]);
     return st;
 }
 

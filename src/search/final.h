@@ -28,7 +28,7 @@
 pf_status pf_final_build(const pf_run *r, const pf_select *sel, int last, pf_final_file *out);
 
 /* final.msgpack's content for a baseline run r (search/baseline.h): its
- * PF_RUN_BASELINE_SLOTS candidates of generation 0, each trained (the
+ * PF_RUN_BASELINE_CANDIDATES candidates of generation 0, each trained (the
  * evidence must exist), the lowest ok MSE selected (the first on a tie),
  * all of their MSEs, the budget of the trainings, report_mse and
  * physics_check as above. PF_ERR_INVALID when r is not a baseline run, a

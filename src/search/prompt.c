@@ -12,6 +12,7 @@
 #include "llm/offline.h"
 #include "registry.h"
 #include "search/template.h"
+#include "spec/pinnsagent_space.h"
 #include "spec/spec.h"
 
 static const double ROLE_T[PF_OFFLINE_ROLES] = {0.20, 0.35, 0.40, 0.45, 0.45, 0.40, 0.50, 0.60};
@@ -258,6 +259,81 @@ static pf_status render_propose(const char *dir, const json_t *ctx, const pf_pde
     return fill(dir, "propose.md", vars, &out->user);
 }
 
+/* "- key: value, ..." of a configuration, and ", MSE m" when given. */
+static void config_line(FILE *f, const json_t *config, const json_t *mse)
+{
+    const char *k;
+    json_t *v;
+    int i = 0;
+    json_object_foreach((json_t *)config, k, v) {
+        if (json_is_string(v)) fprintf(f, "%s%s: %s", i++ ? ", " : "", k, json_string_value(v));
+        else fprintf(f, "%s%s: %g", i++ ? ", " : "", k, json_number_value(v));
+    }
+    if (json_is_number(mse)) fprintf(f, " -> MSE %.4g", json_number_value(mse));
+    else if (mse) fputs(" -> no MSE (the training failed)", f);
+}
+
+/* PINNsAgent's planner (task "pinnsagent"): pinnsagent/system.md and
+ * pinnsagent/plan.md with the space, the scores as bars, the replayed
+ * configurations (iteration 1), the history by MSE and the best so far. */
+static pf_status render_pinnsagent(const char *dir, const json_t *ctx, json_t *vars, pf_prompt *out)
+{
+    char *s = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&s, &n);
+    size_t i;
+    json_t *e;
+    bool uct = false;
+    json_array_foreach(json_object_get(ctx, "scores"), i, e) {
+        double sc = json_number_value(json_object_get(e, "score"));
+        long visits = (long)json_integer_value(json_object_get(e, "visits"));
+        int w = (int)lround(fmin(fmax(sc, 0), 3) * 10);
+        fprintf(f, "- %-20s %5.2f ", json_string_value(json_object_get(e, "param")), sc);
+        for (int k = 0; k < w; k++) fputc('#', f);
+        if (visits) fprintf(f, " (visited %ld)", visits), uct = true;
+        fputc('\n', f);
+    }
+    fclose(f);
+    set_owned(vars, "scores", s);
+    if (uct) json_object_set_new(vars, "uct", json_string("yes"));
+    set_owned(vars, "space", pf_pa_space_describe());
+    if (json_array_size(json_object_get(ctx, "replay"))) {
+        f = open_memstream(&s, &n);
+        json_array_foreach(json_object_get(ctx, "replay"), i, e) {
+            fprintf(f, "- %s (similarity %.3f): ", json_string_value(json_object_get(e, "pde")),
+                    json_number_value(json_object_get(e, "similarity")));
+            config_line(f, json_object_get(e, "config"), json_object_get(e, "mse"));
+            fputc('\n', f);
+        }
+        fclose(f);
+        set_owned(vars, "replay", s);
+    }
+    if (json_array_size(json_object_get(ctx, "history"))) {
+        f = open_memstream(&s, &n);
+        json_array_foreach(json_object_get(ctx, "history"), i, e) {
+            fprintf(f, "%zu. ", i + 1);
+            config_line(f, json_object_get(e, "config"), json_object_get(e, "mse") ? json_object_get(e, "mse") : json_null());
+            fputc('\n', f);
+        }
+        fclose(f);
+        set_owned(vars, "history", s);
+        const json_t *best = json_object_get(ctx, "best");
+        f = open_memstream(&s, &n);
+        if (best) config_line(f, json_object_get(best, "config"), json_object_get(best, "mse"));
+        else fputs("none (no configuration has trained to a finite MSE yet)", f);
+        fclose(f);
+        set_owned(vars, "best", s);
+    }
+    const char *note = json_string_value(json_object_get(ctx, "note"));
+    if (note) json_object_set_new(vars, "note", json_string(note));
+    char it[32];
+    snprintf(it, sizeof it, "%lld", (long long)json_integer_value(json_object_get(ctx, "iteration")) + 1);
+    json_object_set_new(vars, "iteration", json_string(it));
+    out->temperature = PF_TEMPERATURE_PINNSAGENT;
+    PF_TRY(fill(dir, "pinnsagent/system.md", vars, &out->system));
+    return fill(dir, "pinnsagent/plan.md", vars, &out->user);
+}
+
 pf_status pf_prompt_render(const char *dir, const json_t *ctx, pf_prompt *out)
 {
     memset(out, 0, sizeof *out);
@@ -282,8 +358,10 @@ pf_status pf_prompt_render(const char *dir, const json_t *ctx, pf_prompt *out)
         out->temperature = PF_TEMPERATURE_POSTERIOR;
         st = fill(dir, "posterior_system.md", vars, &out->system);
         if (st == PF_OK) st = fill(dir, "posterior.md", vars, &out->user);
+    } else if (!strcmp(task, "pinnsagent")) {
+        st = render_pinnsagent(dir, ctx, vars, out);
     } else {
-        st = pf_fail(PF_ERR_INVALID, "context: unknown task '%s' (propose or posterior)", task);
+        st = pf_fail(PF_ERR_INVALID, "context: unknown task '%s' (propose, posterior or pinnsagent)", task);
     }
     json_decref(vars);
     if (st != PF_OK) pf_prompt_release(out);

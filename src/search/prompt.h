@@ -16,7 +16,9 @@
  *   memory           M_g                                         when in the context
  *
  * The posterior summary is posterior_system.md + posterior.md over the
- * history. A rejected answer is followed by reask.md with the validator's
+ * history. PINNsAgent's planner (task "pinnsagent", a baseline;
+ * search/pinnsagent_plan.h) is pinnsagent/system.md + pinnsagent/plan.md:
+ * its space, importance scores, replayed configurations, history and note. A rejected answer is followed by reask.md with the validator's
  * reasons. Temperatures follow appendix B.2: per role, per strategy
  * (+0.15 in an escape generation, capped at 0.85), 0.1 for the posterior.
  *
@@ -36,6 +38,7 @@
 #define PF_TEMPERATURE_POSTERIOR 0.1
 #define PF_TEMPERATURE_ESCAPE_STEP 0.15
 #define PF_TEMPERATURE_MAX 0.85
+#define PF_TEMPERATURE_PINNSAGENT 0.7 /* PINNsAgent's planner (its released default) */
 
 /* Appendix B.2. role: 0..7 in llm/offline.h order; strategy 0..4. */
 double pf_temperature_role(int role);

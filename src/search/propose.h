@@ -37,6 +37,9 @@
 
 #define PF_PROPOSE_MAX_REASKS 3
 #define PF_PROPOSE_MAX_ATTEMPTS (1 + PF_PROPOSE_MAX_REASKS)
+/* The most calls one proposal may record: PINNsAgent's planner re-asks up
+ * to 30 times (search/pinnsagent_plan.h). */
+#define PF_PROPOSAL_MAX_CALLS 31
 #define PF_PROPOSE_MAX_TOKENS 4096
 
 typedef struct pf_proposal {
@@ -45,8 +48,8 @@ typedef struct pf_proposal {
     char spec_hash[PF_SPEC_HASH_HEX];
     char *rationale;                  /* the accepted answer's text before its JSON */
     char *reasons;                    /* invalid: why the last answer was rejected  */
-    int attempts;                     /* calls made, 1..PF_PROPOSE_MAX_ATTEMPTS     */
-    char request[PF_PROPOSE_MAX_ATTEMPTS][PF_SHA256_HEX]; /* each call's transcript */
+    int attempts;                     /* calls made (0: a fixed spec, no call)      */
+    char request[PF_PROPOSAL_MAX_CALLS][PF_SHA256_HEX]; /* each call's transcript  */
     long prompt_tokens, completion_tokens;
     double latency_s;
     char provider[32];

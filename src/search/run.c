@@ -97,14 +97,16 @@ pf_status pf_run_provider(const pf_run *r, pf_llm_options *o, pf_llm_provider **
 
 int pf_run_slots(pf_method m, int g)
 {
-    if (pf_method_is_baseline(m)) return g == 0 ? PF_RUN_BASELINE_SLOTS : 0;
+    if (m == PF_METHOD_PINNSAGENT) return g >= 0 && g < PF_RUN_BASELINE_CANDIDATES ? 1 : 0;
+    if (pf_method_is_baseline(m)) return g == 0 ? PF_RUN_BASELINE_CANDIDATES : 0;
     return g == 0 ? PF_RUN_GEN0_SLOTS : PF_RUN_GEN_SLOTS;
 }
 
 const char *pf_run_slot_name(pf_method m, int g, int k)
 {
-    static const char *const init[PF_RUN_BASELINE_SLOTS] = {"init0", "init1", "init2", "init3", "init4"};
+    static const char *const init[PF_RUN_BASELINE_CANDIDATES] = {"init0", "init1", "init2", "init3", "init4"};
     if (k < 0 || k >= pf_run_slots(m, g)) return NULL;
+    if (m == PF_METHOD_PINNSAGENT) return "plan";
     if (pf_method_is_baseline(m)) return init[k];
     return g == 0 ? pf_offline_role_name(k) : pf_offline_strategy_name(k);
 }

@@ -80,11 +80,15 @@ pf_status pf_run_open(const char *dir, pf_run *r);
  * requests); both stay valid while r does. */
 pf_status pf_run_provider(const pf_run *r, pf_llm_options *o, pf_llm_provider **out);
 
-/* Slots in generation g of a run of method m (a search: 8 at generation 0,
- * 5 later; a baseline: PF_RUN_BASELINE_SLOTS at generation 0, none later)
- * and the name of slot k: the role or strategy, or a baseline's "init<k>"
- * (its independently initialized candidates); NULL outside. */
-#define PF_RUN_BASELINE_SLOTS 5
+/* Slots in generation g of a run of method m and the name of slot k (NULL
+ * outside):
+ *   a search     8 at generation 0 (the roles), 5 later (the strategies);
+ *   pinnsagent   1 in each of generations 0..4 (its planner's iterations),
+ *                named "plan";
+ *   vanilla, ropinn  PF_RUN_BASELINE_CANDIDATES at generation 0 (its
+ *                independently initialized candidates "init0".."init4").
+ * Every baseline trains PF_RUN_BASELINE_CANDIDATES candidates in all. */
+#define PF_RUN_BASELINE_CANDIDATES 5
 #define PF_RUN_MAX_SLOTS PF_RUN_GEN0_SLOTS /* the most slots of any generation */
 int pf_run_slots(pf_method m, int g);
 const char *pf_run_slot_name(pf_method m, int g, int k);

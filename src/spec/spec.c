@@ -1303,7 +1303,15 @@ json_t *pf_spec_example_budget(const pf_pde *p, const pf_budget *b, pf_fidelity 
     ctx c = {.p = p, .b = b, .rep = rep, .section = -1};
     json_t *n = normalize(&c, raw);
     json_decref(raw);
-    /* shrink to the budget: every point set by one factor, then the width */
+    free(rep);
+    pf_spec_fit_budget(n, p, b);
+    return n;
+}
+
+void pf_spec_fit_budget(json_t *n, const pf_pde *p, const pf_budget *b)
+{
+    if (!b) b = pf_budget_paper();
+    /* every point set by one factor, then the width */
     json_t *s = json_object_get(n, "sampling"), *a = json_object_get(n, "architecture");
     long pts = 0;
     const char *sets[3] = {"interior", "boundary", "initial"};
@@ -1321,8 +1329,6 @@ json_t *pf_spec_example_budget(const pf_pde *p, const pf_budget *b, pf_fidelity 
         if ((long)pf_model_config_nparams(&mc) <= b->max_params || w <= 1) break;
         json_object_set_new(a, "width", json_integer(w * 9 / 10));
     }
-    free(rep);
-    return n;
 }
 
 

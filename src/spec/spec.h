@@ -254,4 +254,12 @@ json_t *pf_spec_example(const pf_pde *p, pf_fidelity f);
  * limit and the width reduced until the parameters fit; the steps are b's. */
 json_t *pf_spec_example_budget(const pf_pde *p, const pf_budget *b, pf_fidelity f);
 
+/* Shrink a canonical spec in place to budget b's limits (NULL: paper), the
+ * way pf_spec_example_budget does: the interior, boundary and initial
+ * counts scaled by one factor (each at least 1 when it was) until they sum
+ * to at most b->max_points, then the width cut by 10% at a time until the
+ * parameters fit (or it is 1). A spec within the limits is left as it is.
+ * Steps and everything else are untouched. */
+void pf_spec_fit_budget(json_t *norm, const pf_pde *p, const pf_budget *b);
+
 #endif
