@@ -235,6 +235,10 @@ $(BENCH_BIN): $(BUILD)/obj/bench/pf-bench.o $(LINK_DEPS)
 # the double build is CUDA=0, so both kinds of build are checked each run.
 PF_DATA_DIR ?= $(if $(wildcard ../shared/data/pinnacle),$(abspath ../shared/data/pinnacle),$(abspath data/ref))
 export PF_DATA_DIR
+# PINNsAgent's released knowledge base (search/pinnsagent_db.h): never
+# committed; the tests that need it skip, saying why, when it is absent.
+PF_PINNSAGENT_DIR ?= $(abspath ../shared/data/pinnsagent)
+export PF_PINNSAGENT_DIR
 TEST_JOBS ?= 2
 
 # With SANITIZE=1, leak checking is on whatever the environment says

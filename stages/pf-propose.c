@@ -12,7 +12,10 @@
  * proposal is written as skipped without asking anyone.
  *
  * A baseline run (METHOD=vanilla|ropinn; search/baseline.h) asks no one:
- * slot K of generation 0 (K < 5) is the method's own spec.
+ * slot K of generation 0 (K < 5) is the method's own spec. A pinnsagent run
+ * asks its planner once per generation 0..4 (search/pinnsagent_plan.h),
+ * from PINNsAgent's run database (replay, importance scores) and the
+ * earlier iterations' configurations and MSEs.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -27,6 +30,7 @@
 #include "search/propose.h"
 #include "search/artifact.h"
 #include "search/baseline.h"
+#include "search/pinnsagent_plan.h"
 
 static void usage(FILE *to)
 {
@@ -45,6 +49,10 @@ static void usage(FILE *to)
             "A baseline run (method vanilla or ropinn) has 5 slots in generation 0 and asks no\n"
             "one: each proposal is the method's spec (five independently initialized\n"
             "candidates; pf-final reports the lowest MSE). It needs no knowledge.msgpack.\n"
+            "A pinnsagent run has one slot in each of generations 0..4: PINNsAgent's planner,\n"
+            "asked through the same proposers (offline, http, replay) with its own prompts\n"
+            "(data/prompts/pinnsagent/), from its run database ($PF_PINNSAGENT_DIR) and the\n"
+            "earlier iterations; the proposal also holds the configuration (\"plan\").\n"
             "Exit codes: 0 written (valid or not), 1 failure (proposer, files), 2 bad usage.\n");
 }
 
@@ -74,6 +82,68 @@ static int write_proposal(const char *out, pf_proposal_file *f)
     pf_status st = pf_proposal_file_write(out, f);
     pf_proposal_file_release(f);
     return st == PF_OK ? 0 : fail(pf_errmsg());
+}
+
+/* The earlier iterations of a pinnsagent run: [{"config", "mse"?, "status"}]. */
+static pf_status pa_history(const pf_run *r, int g, json_t **out)
+{
+    *out = json_array();
+    for (int i = 0; i < g; i++) {
+        pf_run_candidate c;
+        PF_TRY(pf_run_candidate_read(r->dir, i, 0, &c));
+        json_t *e = json_pack("{s:O?, s:s}", "config", c.proposal.plan, "status", pf_candidate_status_name(c.cand.status));
+        if (e && pf_candidate_ranked(&c.cand)) json_object_set_new(e, "mse", json_real(c.cand.y));
+        pf_run_candidate_release(&c);
+        if (!e) return pf_fail(PF_ERR_NOMEM, "out of memory");
+        if (!json_object_get(e, "config")) {
+            json_decref(e);
+            continue; /* an iteration whose planner gave nothing valid */
+        }
+        json_array_append_new(*out, e);
+    }
+    return PF_OK;
+}
+
+/* Iteration g of a pinnsagent run: the planner's configuration. */
+static int propose_pinnsagent(const pf_run *r, int g, const char *slot, const char *out, bool quiet)
+{
+    pf_pa_plan_in in = {.pde = r->pde, .budget = r->budget, .iteration = g};
+    json_t *history = NULL, *scores = NULL, *replay = NULL, *ctx = NULL, *config = NULL;
+    pf_llm_options o;
+    pf_llm_provider *llm = NULL;
+    char prompts[4096];
+    pf_proposal pr = {0};
+    pf_status st = pa_history(r, g, &history);
+    if (st == PF_OK) st = pf_pa_memory(r->pde, g, history, &scores, g == 0 ? &replay : NULL);
+    in.history = history, in.scores = scores, in.replay = replay;
+    if (st == PF_OK) st = pf_pa_context(&in, &ctx);
+    if (st == PF_OK) st = pf_mkdirs(r->llm_dir);
+    if (st == PF_OK) st = pf_run_provider(r, &o, &llm);
+    if (st == PF_OK) st = pf_prompt_dir(prompts, sizeof prompts);
+    if (st == PF_OK) st = pf_pa_plan(llm, o.model, prompts, ctx, slot, &pr, &config);
+    int rc = 1;
+    if (st == PF_OK) {
+        pf_proposal_file file;
+        pf_proposal_file_init(&file, r, g, 0, false, &pr); /* takes pr's content */
+        file.plan = config;
+        config = NULL;
+        if (!quiet)
+            fprintf(stderr, "pf-propose: done %s: %s after %d call%s (%s, %ld+%ld tokens, %.2f s); wrote %s\n", slot,
+                    file.call.valid ? "valid" : "INVALID", file.call.attempts, file.call.attempts == 1 ? "" : "s",
+                    pf_llm_provider_describe(llm), file.call.prompt_tokens, file.call.completion_tokens,
+                    file.call.latency_s, out);
+        rc = write_proposal(out, &file);
+    } else {
+        fprintf(stderr, "pf-propose: %s: %s\n", slot, pf_errmsg());
+    }
+    pf_proposal_release(&pr);
+    pf_llm_provider_free(llm);
+    json_decref(config);
+    json_decref(ctx);
+    json_decref(replay);
+    json_decref(scores);
+    json_decref(history);
+    return rc;
 }
 
 /* Slot k of a baseline run: the method's spec. */
@@ -128,6 +198,7 @@ int main(int argc, char **argv)
         return fail(pf_errmsg());
     if (pf_mkdirs(path) != PF_OK) return fail(pf_errmsg());
     if (!quiet) fprintf(stderr, "pf-propose: start %s slot %s\n", r.pde->name, slot);
+    if (r.method == PF_METHOD_PINNSAGENT) return propose_pinnsagent(&r, g, slot, out, quiet);
     if (pf_method_is_baseline(r.method)) return propose_baseline(&r, k, slot, out, quiet);
     if (pf_mkdirs(r.llm_dir) != PF_OK) return fail(pf_errmsg());
 
