@@ -57,7 +57,7 @@ const char *pf_op_name(pf_op op) { return op < PF_OP_COUNT ? op_names[op] : "?";
 
 static const char *const unary_names[PF_UNARY_COUNT] = {
     "tanh", "sin", "cos", "exp", "log", "sqrt", "square", "reciprocal", "pow",
-    "sigmoid", "softplus", "silu", "gelu",
+    "sigmoid", "softplus", "silu", "gelu", "elu", "selu", "relu", "gaussian",
 };
 
 const char *pf_unary_name(pf_unary_op op) { return op < PF_UNARY_COUNT ? unary_names[op] : "?"; }

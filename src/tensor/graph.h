@@ -115,8 +115,28 @@ typedef enum pf_unary_op {
     PF_UNARY_SOFTPLUS, /* log(1 + e^x) */
     PF_UNARY_SILU,     /* x * sigmoid(x) */
     PF_UNARY_GELU,     /* x * Phi(x), the exact (erf) form */
+    PF_UNARY_ELU,      /* x > 0 ? x : e^x - 1 (alpha 1, PyTorch's default) */
+    PF_UNARY_SELU,     /* lambda (x > 0 ? x : alpha (e^x - 1)), PF_SELU_* below */
+    PF_UNARY_RELU,     /* max(x, 0) */
+    PF_UNARY_GAUSSIAN, /* exp(-x^2 / (2 sigma^2)), sigma = PF_GAUSSIAN_SIGMA */
     PF_UNARY_COUNT
 } pf_unary_op;
+
+/* The kinked functions (elu, selu, relu) take their derivatives at x = 0
+ * from the left branch (x <= 0), as PyTorch's backward does: relu'(0) = 0;
+ * elu'(0) = 1 (continuous: elu is C1) but elu''(0) = 1 where the right limit
+ * is 0 (no higher derivative is continuous at 0); selu'(0) = lambda alpha
+ * (~1.7581) where the right limit is lambda (selu is only C0). Away from 0
+ * every derivative is exact: the linear branch has f' = 1 (lambda for selu)
+ * and f^(k) = 0 for k >= 2, the exponential branch f^(k) = lambda alpha e^x.
+ * SELU's constants are Klambauer et al. 2017's (PyTorch's), the gaussian's
+ * width is PINNsAgent's (baselines.md section 3): exp(-x^2 / (2 * 0.1^2)) =
+ * exp(-50 x^2), whose k-th derivative is (-sqrt 50)^k H_k(sqrt(50) x) times
+ * itself (physicists' Hermite polynomials). */
+#define PF_SELU_ALPHA 1.6732632423543772
+#define PF_SELU_SCALE 1.0507009873554805
+#define PF_GAUSSIAN_SIGMA 0.1
+#define PF_GAUSSIAN_C 50.0 /* 1 / (2 sigma^2): the gaussian is exp(-C x^2) */
 
 const char *pf_unary_name(pf_unary_op op);
 
