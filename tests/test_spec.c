@@ -243,9 +243,10 @@ Test(spec, rejects_unknown_section_and_key)
 Test(spec, rejects_names_outside_the_space)
 {
     json_t *s = ex("poisson_5d");
-    set(s, "architecture.activation", json_string("relu"));
+    set(s, "architecture.activation", json_string("leaky_relu"));
     expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
-                  "architecture.activation 'relu' is unknown; allowed: tanh, sin, silu, gelu, softplus, sigmoid.");
+                  "architecture.activation 'leaky_relu' is unknown; allowed: tanh, sin, silu, gelu, softplus, sigmoid, "
+                  "elu, selu, relu, gaussian.");
     s = ex("poisson_5d");
     set(s, "sampling.adaptive", json_string("rar"));
     expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
@@ -419,7 +420,7 @@ Test(spec, collects_every_reason)
 {
     json_t *s = ex("poisson_5d"), *n;
     set(s, "architecture.depth", json_integer(0));
-    set(s, "architecture.activation", json_string("relu"));
+    set(s, "architecture.activation", json_string("leaky_relu"));
     set(s, "training.log_every", json_integer(-1));
     json_object_set_new(stage(s, 0), "steps", json_integer(999));
     cr_assert_eq(pf_spec_check(s, pde("poisson_5d"), PF_FIDELITY_LOW, &n, &rep), PF_ERR_INVALID);
@@ -606,7 +607,11 @@ Test(spec, describe_comes_from_the_table)
 {
     char *d = pf_spec_describe(pde("burgers_1d"));
     cr_assert_not_null(d);
-    const char *want[] = {"architecture.activation: one of: tanh, sin, silu, gelu, softplus, sigmoid (default tanh)",
+    const char *want[] = {"architecture.activation: one of: tanh, sin, silu, gelu, softplus, sigmoid, elu, selu, relu, "
+                          "gaussian (default tanh)",
+                          "architecture.init: one of: glorot_normal, glorot_uniform, he_normal, he_uniform, zeros "
+                          "(default glorot_normal)",
+                          "architecture.adaptive: one of: none, layerwise, global (default none)",
                           "initial_and_walls", "terms: pde, ic, bc", "65,536", "2,000,000", "1,000 steps",
                           "10,000 at high fidelity", "sampling.adaptive: object chosen by \"method\"",
                           "optimization.stages[i].history: an integer in [1, 1000] (default 10)"};

@@ -378,9 +378,9 @@ Test(train_options, architecture_type_depth_width)
  * different initial losses. */
 Test(train_options, architecture_activation)
 {
-    const char *act[] = {"tanh", "sin", "silu", "gelu", "softplus", "sigmoid"};
-    double first[6];
-    for (int i = 0; i < 6; i++) {
+    const char *act[] = {"tanh", "sin", "silu", "gelu", "softplus", "sigmoid", "elu", "selu", "relu", "gaussian"};
+    double first[10];
+    for (int i = 0; i < 10; i++) {
         char patch[128];
         snprintf(patch, sizeof patch, "{'architecture': {'activation': '%s'}}", act[i]);
         trained t = train("burgers_1d", patch, 1, 2);
@@ -416,6 +416,46 @@ Test(train_options, architecture_init)
     done(&n);
 }
 
+/* init he_uniform / he_normal (fan_in only, gain sqrt 2): he_uniform h2.W
+ * lies within sqrt(6 / fan_in) = sqrt(6/16) and comes near it; he_normal's
+ * standard deviation is sqrt(2/16) (256 draws: within 15%), and some exceed
+ * the uniform bound. zeros: every weight and bias starts at 0; tanh(0) = 0
+ * passes nothing on, so after a step only the output bias has moved. */
+Test(train_options, architecture_init_he_and_zeros)
+{
+    const char *fmt = "{'architecture': {'depth': 2, 'width': 16, 'init': '%s'},"
+                      " 'optimization': {'stages': [{'optimizer': 'adam', 'steps': 1000, 'lr': 1e-7}]}}";
+    char pu[256], pn[256], pz[256];
+    snprintf(pu, sizeof pu, fmt, "he_uniform");
+    snprintf(pn, sizeof pn, fmt, "he_normal");
+    snprintf(pz, sizeof pz, fmt, "zeros");
+    trained u = train("burgers_1d", pu, 8, 1), n = train("burgers_1d", pn, 8, 1), z = train("burgers_1d", pz, 8, 1);
+    const pf_train_param *Wu = param(&u.r, "h2.W"), *Wn = param(&n.r, "h2.W");
+    double lim = sqrt(6.0 / 16), mu = 0, mn = 0, s2 = 0;
+    for (size_t i = 0; i < psize(Wu); i++) {
+        mu = fmax(mu, fabs((double)Wu->data[i]));
+        mn = fmax(mn, fabs((double)Wn->data[i]));
+        s2 += (double)Wn->data[i] * Wn->data[i];
+    }
+    double sd = sqrt(s2 / (double)psize(Wn));
+    cr_assert_leq(mu, lim + 1e-5, "he_uniform h2.W reaches %g > %g", mu, lim);
+    cr_assert_gt(mu, 0.9 * lim, "he_uniform h2.W only reaches %g of %g", mu, lim);
+    cr_assert(fabs(sd - sqrt(2.0 / 16)) < 0.15 * sqrt(2.0 / 16), "he_normal h2.W std %g, want %g", sd, sqrt(2.0 / 16));
+    cr_assert_gt(mn, lim, "he_normal h2.W stays within %g (max %g)", lim, mn);
+    for (int i = 0; i < z.r.nparam; i++) {
+        const pf_train_param *q = &z.r.param[i];
+        double mx = 0;
+        for (size_t j = 0; j < psize(q); j++) mx = fmax(mx, fabs((double)q->data[j]));
+        if (!strcmp(q->name, "out.b"))
+            cr_assert_gt(mx, 0, "zeros: the output bias did not move");
+        else
+            cr_assert_eq(mx, 0, "zeros: %s is %g after one step", q->name, mx);
+    }
+    done(&u);
+    done(&n);
+    done(&z);
+}
+
 /* adaptive / adapt_factor: one slope h<k>.a per hidden layer, initialised to
  * 1/n so n a = 1 (the same function, hence the same initial loss, for any
  * n), then trained; n scales the slope's effect, so the runs part. */
@@ -436,6 +476,26 @@ Test(train_options, architecture_adaptive_factor)
     cr_assert_gt(fabs(2 * a2 - 1), 1e-3, "h2.a did not train (n a = %g)", 2 * a2);
     done(&a);
     done(&b);
+    done(&z);
+}
+
+/* adaptive global (GAAF): ONE slope act.a for all hidden layers, 1/n at
+ * the start, so the network starts as the one without adaptation (same
+ * weights, n a = 1); then the slope trains and the runs part. */
+Test(train_options, architecture_adaptive_global)
+{
+    trained g = train("burgers_1d", "{'architecture': {'depth': 2, 'adaptive': 'global', 'adapt_factor': 10}}", 6, 40);
+    trained z = train("burgers_1d", "{'architecture': {'depth': 2, 'adaptive': 'none'}}", 6, 40);
+    cr_assert_eq(g.r.nparams, z.r.nparams + 1, "global adds one slope: %zu vs %zu", g.r.nparams, z.r.nparams);
+    cr_assert_null(find_param(&g.r, "h1.a"));
+    cr_assert_null(find_param(&g.r, "h2.a"));
+    const pf_train_param *a = param(&g.r, "act.a");
+    cr_assert(a->rows == 1 && a->cols == 1);
+    cr_assert(rel_close(g.r.loss_first, z.r.loss_first, 1e-5), "n a = 1 at the start: %g vs %g", g.r.loss_first,
+              z.r.loss_first);
+    cr_assert_gt(fabs(10 * a->data[0] - 1), 1e-3, "act.a did not train (n a = %g)", 10 * a->data[0]);
+    cr_assert_not(rel_close(g.r.loss_last, z.r.loss_last, 1e-4), "global adaptation changed nothing: %g", g.r.loss_last);
+    done(&g);
     done(&z);
 }
 

@@ -84,9 +84,10 @@ struct field {
 
 /* Names, in the order of the enums they map to. */
 static const char *const arch_names[] = {"mlp", "modified_mlp", "resnet"};
-static const char *const act_names[] = {"tanh", "sin", "silu", "gelu", "softplus", "sigmoid"};
-static const char *const init_names[] = {"glorot_normal", "glorot_uniform"};
-static const char *const adapt_names[] = {"none", "layerwise"};
+static const char *const act_names[] = {"tanh", "sin", "silu", "gelu", "softplus", "sigmoid",
+                                        "elu", "selu", "relu", "gaussian"};
+static const char *const init_names[] = {"glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "zeros"};
+static const char *const adapt_names[] = {"none", "layerwise", "global"};
 static const char *const sample_names[] = {"uniform", "sobol", "lhs", "grid", "hammersley"};
 static const char *const rnorm_names[] = {"none", "initial"};
 _Static_assert(N(arch_names) == PF_ARCH_COUNT, "arch names");
@@ -116,9 +117,9 @@ static const field architecture_f[] = {
     ENUM("type", arch_names, 0, "mlp; modified_mlp (Wang, Teng & Perdikaris 2021, depth >= 2); resnet (depth = residual blocks of two layers)"),
     INT("depth", 1, PF_MODEL_MAX_DEPTH, 5, "hidden layers (resnet: blocks)"),
     INT("width", 1, PF_MODEL_MAX_WIDTH, 100, "units per hidden layer"),
-    ENUM("activation", act_names, 0, "hidden-layer activation"),
-    ENUM("init", init_names, 0, "weight initialization (biases zero)"),
-    ENUM("adaptive", adapt_names, 0, "adaptive activation act(n a z), one trainable slope a per hidden layer (Jagtap et al. 2020)"),
+    ENUM("activation", act_names, 0, "hidden-layer activation; elu (alpha 1), selu (alpha 1.6733, scale 1.0507) and relu are not smooth at 0 (derivatives there from the left), gaussian is exp(-x^2 / (2 * 0.1^2))"),
+    ENUM("init", init_names, 0, "weight initialization (biases zero): glorot N(0, 2/(fan_in+fan_out)) or U(+-sqrt(6/(fan_in+fan_out))); he N(0, 2/fan_in) or U(+-sqrt(6/fan_in)); zeros"),
+    ENUM("adaptive", adapt_names, 0, "adaptive activation act(n a z), a trainable slope a starting at 1/n: layerwise, one per hidden layer (LAAF, Jagtap et al. 2020); global, one shared by all hidden layers (GAAF)"),
     REAL("adapt_factor", 0, 1, 100, 0, 10, "n of the adaptive activation"),
     BOOL("rwf", 0, "random weight factorization W = diag(exp(s)) V (Wang et al. 2022; needs glorot_normal)"),
     REAL("rwf_mean", -10, 0, 10, 0, 1, "mean of s"),

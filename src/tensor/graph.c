@@ -672,6 +672,12 @@ static void init_one(pf_rng *r, const param_info *p, pf_real *v, const pf_real *
             x = pf_rng_uniform_in(r, -l, l);
             break;
         }
+        case PF_INIT_HE_NORMAL: x = pf_rng_normal(r, sqrt(2.0 / p->cols)); break;
+        case PF_INIT_HE_UNIFORM: {
+            double l = sqrt(6.0 / p->cols);
+            x = pf_rng_uniform_in(r, -l, l);
+            break;
+        }
         case PF_INIT_RWF_V: {
             const param_info *s = &all[p->init.ref];
             const pf_real *sv = host_all + s->offset; /* see pf_graph_init_params */

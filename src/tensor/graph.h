@@ -76,6 +76,9 @@ typedef enum pf_init_kind {
     PF_INIT_GLOROT_UNIFORM, /* U(-l, l), l = sqrt(6/(fan_in+fan_out)) */
     PF_INIT_RWF_V,          /* random weight factorisation: Glorot normal / exp(s_row),
                                s = the parameter whose id is `ref` */
+    PF_INIT_HE_NORMAL,      /* N(0, 2/fan_in): Kaiming normal, gain sqrt(2) (torch's
+                               kaiming_normal_, mode fan_in, relu) */
+    PF_INIT_HE_UNIFORM,     /* U(-l, l), l = sqrt(6/fan_in) (torch's kaiming_uniform_) */
 } pf_init_kind;
 
 typedef struct pf_init {
@@ -90,6 +93,8 @@ static inline pf_init pf_init_normal(double mean, double sd) { return (pf_init){
 static inline pf_init pf_init_uniform(double lo, double hi) { return (pf_init){PF_INIT_UNIFORM, lo, hi, -1}; }
 static inline pf_init pf_init_glorot_normal(void) { return (pf_init){PF_INIT_GLOROT_NORMAL, 0, 0, -1}; }
 static inline pf_init pf_init_glorot_uniform(void) { return (pf_init){PF_INIT_GLOROT_UNIFORM, 0, 0, -1}; }
+static inline pf_init pf_init_he_normal(void) { return (pf_init){PF_INIT_HE_NORMAL, 0, 0, -1}; }
+static inline pf_init pf_init_he_uniform(void) { return (pf_init){PF_INIT_HE_UNIFORM, 0, 0, -1}; }
 static inline pf_init pf_init_rwf_v(int s_param) { return (pf_init){PF_INIT_RWF_V, 0, 0, s_param}; }
 
 /* Register a rows x cols parameter (row-major); returns its id (0, 1, ...).
