@@ -244,6 +244,31 @@ void pf_graph_set_loss_weights(pf_graph *g, const pf_real *weights);
 void pf_graph_pass(pf_graph *g);
 void pf_graph_read_losses(pf_graph *g);
 
+/* Several weightings of one pass, recordable too (MultiAdam's per-group
+ * gradients, train/multiadam.h): PF_GRAPH_WEIGHT_SETS weight vectors live in
+ * backend memory (all ones after compile); set 0 is the one
+ * pf_graph_set_loss_weights fills and pf_graph_pass and the host-side calls
+ * use. pf_graph_set_loss_weight_set fills set k (NULL: all ones; a host
+ * copy, not recordable); pf_graph_pass_set is pf_graph_pass with set k;
+ * pf_graph_backward_set queues only a backward with set k into
+ * pf_graph_grads() (overwritten), reusing the node values of the last pass,
+ * so one forward gives the gradients of several weightings. Both need an
+ * unchunked graph. */
+#define PF_GRAPH_WEIGHT_SETS 3
+void pf_graph_set_loss_weight_set(pf_graph *g, int set, const pf_real *weights);
+void pf_graph_pass_set(pf_graph *g, int set);
+void pf_graph_backward_set(pf_graph *g, int set);
+
+/* The same on any graph, chunked too, from the host: one forward (the loss
+ * values, as pf_graph_forward_backward) and, for k < n (n <
+ * PF_GRAPH_WEIGHT_SETS), the gradient of sum_t weights[k][t] L_t into
+ * out[k] (backend memory, pf_graph_nparams() pf_reals each), through
+ * weight set k + 1. Per chunk: the forward, then one backward per
+ * weighting, each added to its out[k]; pf_graph_grads() is scratch here
+ * (it holds the last backward's chunk). On an unchunked graph out[k] is
+ * bit for bit what pf_graph_pass_set(k + 1) leaves in pf_graph_grads(). */
+void pf_graph_forward_backward_sets(pf_graph *g, int n, const pf_real *const *weights, pf_real *const *out);
+
 /* Chunks of points. Every op but the loss reduction is pointwise in the
  * points, so the nodes that feed a loss can run forward and backward over
  * chunks of their points: loss terms are sums of per-chunk parts, parameter

@@ -397,6 +397,15 @@ Test(cuda_ops, vector_ops_match_the_cpu)
     }
     cu->download(y, dp, bytes);
     cr_expect_leq(nmse(y, h2, n), 1e-12, "adam nmse %.3g", nmse(y, h2, n));
+    /* two SGD steps with the rate in device memory (changed between them) */
+    for (int t = 0; t < 2; t++) {
+        pf_real lr = t ? 0.25f : 0.01f;
+        cpu->sgd(h2, h, n, &lr);
+        cu->upload(dc, &lr, sizeof lr);
+        cu->sgd(dp, dy, n, dc);
+    }
+    cu->download(y, dp, bytes);
+    cr_expect_leq(nmse(y, h2, n), 1e-12, "sgd nmse %.3g", nmse(y, h2, n));
     cu->free(dx), cu->free(dy), cu->free(dn), cu->free(dc), cu->free(dmv), cu->free(dp);
     free(x), free(y), free(h), free(h2), free(mv);
 }
