@@ -1,7 +1,8 @@
 // The optimizers' element-wise kernels (cuda_ops.h): the Adam/AdamW update
-// with its coefficients read from device memory (backend.h, PF_ADAM_*), so a
-// recorded step replays with the current step's values; the clamp of the
-// self-adaptive weights; the scaling of clip_norm.
+// with its coefficients read from device memory (backend.h, PF_ADAM_*), and
+// the SGD update with its rate read from device memory, so a recorded step
+// replays with the current step's values; the clamp of the self-adaptive
+// weights; the scaling of clip_norm.
 #include <cmath>
 
 #include "cuda_ops.h"
@@ -28,6 +29,16 @@ __global__ void adam_kernel(pf_real *__restrict__ p, const pf_real *__restrict__
         v[i] = vi;
         p[i] = pi - step * mi / (sqrt(vi) / bc2_sqrt + eps);
     }
+}
+
+// p -= lr[0] g, as pf_cpu_sgd.
+__global__ void sgd_kernel(pf_real *__restrict__ p, const pf_real *__restrict__ g, size_t n,
+                           const pf_real *__restrict__ lr)
+{
+    const pf_real a = lr[0];
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        p[i] -= a * g[i];
 }
 
 __global__ void clamp_kernel(pf_real *__restrict__ x, size_t n, pf_real lo)
@@ -58,6 +69,13 @@ void pf_cuda_adam(pf_real *p, const pf_real *g, pf_real *mv, size_t n, const pf_
 {
     if (n == 0) return;
     adam_kernel<<<pf_cuda_grid(n, VEC_BLOCK), VEC_BLOCK, 0, stream>>>(p, g, mv, mv + n, n, coef);
+    PF_CUDA_CHECK(cudaGetLastError());
+}
+
+void pf_cuda_sgd(pf_real *p, const pf_real *g, size_t n, const pf_real *lr, cudaStream_t stream)
+{
+    if (n == 0) return;
+    sgd_kernel<<<pf_cuda_grid(n, VEC_BLOCK), VEC_BLOCK, 0, stream>>>(p, g, n, lr);
     PF_CUDA_CHECK(cudaGetLastError());
 }
 

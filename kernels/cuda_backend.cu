@@ -144,6 +144,11 @@ void cuda_adam(pf_real *p, const pf_real *g, pf_real *mv, size_t n, const pf_rea
     pf_cuda_adam(p, g, mv, n, coef, S.ctx.stream);
 }
 
+void cuda_sgd(pf_real *p, const pf_real *g, size_t n, const pf_real *lr)
+{
+    pf_cuda_sgd(p, g, n, lr, S.ctx.stream);
+}
+
 void cuda_grad_noise(pf_real *ring, size_t n, int T, const pf_real *g, double *state)
 {
     pf_cuda_grad_noise(ring, n, T, g, state, S.part, S.ctx.stream);
@@ -210,6 +215,7 @@ pf_backend make_backend()
     b.reduce = cuda_reduce;
     b.clip_norm = cuda_clip_norm;
     b.adam = cuda_adam;
+    b.sgd = cuda_sgd;
     b.grad_noise = cuda_grad_noise;
     b.capture = cuda_capture;
     b.replay = cuda_replay;

@@ -77,10 +77,11 @@ void pf_cuda_reduce(pf_vec_red kind, const pf_real *x, const pf_real *y, size_t 
 
 /* ------------------------------------------------------- optimizer vectors */
 
-/* The backend.h slots adam, clamp_min and clip_norm (kernels/adam.cu);
+/* The backend.h slots adam, sgd, clamp_min and clip_norm (kernels/adam.cu);
  * part: PF_CUDA_RED_BLOCKS doubles of device scratch. */
 void pf_cuda_adam(pf_real *p, const pf_real *g, pf_real *mv, size_t n, const pf_real *coef,
                   cudaStream_t stream);
+void pf_cuda_sgd(pf_real *p, const pf_real *g, size_t n, const pf_real *lr, cudaStream_t stream);
 void pf_cuda_clamp_min(pf_real *x, size_t n, double lo, cudaStream_t stream);
 void pf_cuda_clip_norm(pf_real *g, size_t n, double max_norm, double *norm, double *part,
                        cudaStream_t stream);

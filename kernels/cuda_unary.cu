@@ -140,6 +140,39 @@ static __device__ void unary_derivs(pf_unary_op op, pf_real p, pf_real a, const 
         f[5] = a * (x2 * x2 - 11 * x2 + 18) * phi;
         break;
     }
+    case PF_UNARY_ELU:
+    case PF_UNARY_SELU: {
+        /* x > 0: lambda x, lambda, zeros; x <= 0 (0 included, graph.h):
+         * lambda alpha (e^x - 1), then lambda alpha e^x at every order */
+        const pf_real lam = op == PF_UNARY_SELU ? (pf_real)PF_SELU_SCALE : 1;
+        const pf_real la = op == PF_UNARY_SELU ? (pf_real)(PF_SELU_SCALE * PF_SELU_ALPHA) : 1;
+        pf_real xn = a > 0 ? 0 : a, e = exp(xn), em1 = expm1(xn);
+        bool pos = a > 0;
+        pf_real hi = pos ? 0 : la * e;
+        f[0] = pos ? lam * a : la * em1;
+        f[1] = pos ? lam : la * e;
+        f[2] = f[3] = f[4] = f[5] = hi;
+        break;
+    }
+    case PF_UNARY_RELU:
+        /* relu'(0) = 0; a < 0 ? 0 : a keeps NaN */
+        f[0] = a < 0 ? 0 : a;
+        f[1] = a > 0 ? 1 : 0;
+        f[2] = f[3] = f[4] = f[5] = 0;
+        break;
+    case PF_UNARY_GAUSSIAN: {
+        /* exp(-C a^2); u = 2 C a, k = 2 C: Hermite polynomials in u times g
+         * (cpu_unary.c lists them) */
+        const pf_real C = (pf_real)PF_GAUSSIAN_C, k = 2 * C;
+        pf_real g = exp(-C * a * a), u = k * a, u2 = u * u;
+        f[0] = g;
+        f[1] = -u * g;
+        f[2] = (u2 - k) * g;
+        f[3] = u * (3 * k - u2) * g;
+        f[4] = (u2 * (u2 - 6 * k) + 3 * k * k) * g;
+        f[5] = u * (u2 * (10 * k - u2) - 15 * k * k) * g;
+        break;
+    }
     case PF_UNARY_COUNT: __trap(); /* the entries reject it on the host */
     }
 }

@@ -124,11 +124,12 @@ Test(backend, capture_records_without_running_and_replay_runs)
     cpu()->drop(exec);
 }
 
-/* A 1-D network with a second derivative, two losses. */
-static pf_graph *small_graph(pf_node **x)
+/* A 1-D network with a second derivative, two losses; in chunks of about
+ * `chunk_bytes` per node buffer (0: none). */
+static pf_graph *small_graph_chunked(pf_node **x, size_t chunk_bytes)
 {
     pf_graph *g = pf_graph_alloc(cpu());
-    pf_graph_set_chunk_bytes(g, 0);
+    pf_graph_set_chunk_bytes(g, chunk_bytes);
     pf_jet_layout L = pf_jet_layout_none();
     pf_jet_add_dir(&L, 2);
     pf_real e[1] = {1};
@@ -145,6 +146,8 @@ static pf_graph *small_graph(pf_node **x)
     pf_graph_set_input(g, *x, v);
     return g;
 }
+
+static pf_graph *small_graph(pf_node **x) { return small_graph_chunked(x, 0); }
 
 Test(backend, pass_in_three_calls_equals_forward_backward)
 {
@@ -167,6 +170,101 @@ Test(backend, pass_in_three_calls_equals_forward_backward)
     cr_expect_eq(pf_graph_backend(g), cpu());
     free(ref);
     pf_graph_free(g);
+}
+
+/* Weight sets: one forward, then a backward per set, gives each set's
+ * gradient as a full pass with those weights does (bit for bit); sets are
+ * independent of set 0 and of each other; the one-call pass with set k is
+ * the same. */
+Test(backend, weight_sets_give_each_weightings_gradient_from_one_forward)
+{
+    pf_node *x;
+    pf_graph *g = small_graph(&x);
+    size_t n = pf_graph_nparams(g);
+    const pf_real w1[2] = {1, 0}, w2[2] = {0, 2.5f}, w0[2] = {0.25f, 3};
+    pf_real *r1 = malloc(n * sizeof *r1), *r2 = malloc(n * sizeof *r2), *got = malloc(n * sizeof *got);
+    pf_graph_forward_backward(g, w1);
+    memcpy(r1, pf_graph_grads(g), n * sizeof *r1);
+    pf_graph_forward_backward(g, w2);
+    memcpy(r2, pf_graph_grads(g), n * sizeof *r2);
+    double l0 = pf_graph_loss_value(g, 0);
+    pf_graph_set_loss_weights(g, w0);
+    pf_graph_set_loss_weight_set(g, 1, w1);
+    pf_graph_set_loss_weight_set(g, 2, w2);
+    pf_graph_pass_set(g, 1);
+    memcpy(got, pf_graph_grads(g), n * sizeof *got);
+    cr_expect_eq(memcmp(got, r1, n * sizeof *got), 0, "set 1 after its pass");
+    pf_graph_backward_set(g, 2);
+    cr_expect_eq(memcmp(pf_graph_grads(g), r2, n * sizeof *r2), 0, "set 2 from set 1's forward");
+    pf_graph_backward_set(g, 1);
+    cr_expect_eq(memcmp(pf_graph_grads(g), r1, n * sizeof *r1), 0, "set 1 again");
+    pf_graph_pass_set(g, 2);
+    cr_expect_eq(memcmp(pf_graph_grads(g), r2, n * sizeof *r2), 0, "set 2 in one call");
+    pf_graph_read_losses(g);
+    cr_expect_eq(pf_graph_loss_value(g, 0), l0, "the losses do not depend on the weights");
+    /* set 0 kept its weights */
+    pf_graph_forward_backward(g, w0);
+    memcpy(got, pf_graph_grads(g), n * sizeof *got);
+    pf_graph_set_loss_weight_set(g, 1, w1); /* filling another set leaves set 0 alone */
+    pf_graph_pass(g);
+    cr_expect_eq(memcmp(pf_graph_grads(g), got, n * sizeof *got), 0, "set 0");
+    double d = 0;
+    for (size_t i = 0; i < n; i++) d += fabs((double)r1[i] - (double)r2[i]);
+    cr_expect_gt(d, 0, "the two weightings differ");
+    free(r1), free(r2), free(got);
+    pf_graph_free(g);
+}
+
+/* The per-weighting gradients from one forward on the host: on an
+ * unchunked graph bit for bit those of pf_graph_pass_set; in chunks, those
+ * of a whole pass per weighting (the same sums in another order: 1e-5);
+ * the loss values as a full pass gives them. */
+Test(backend, forward_backward_sets_equal_a_pass_per_weighting)
+{
+    const pf_real w1[2] = {1, 0}, w2[2] = {0, 2.5f};
+    for (int chunked = 0; chunked < 2; chunked++) {
+        pf_node *x;
+        pf_graph *g = small_graph_chunked(&x, chunked ? 1024 : 0);
+        cr_assert_eq(pf_graph_nchunks(g) > 1, chunked, "chunks: %d", pf_graph_nchunks(g));
+        size_t n = pf_graph_nparams(g);
+        pf_real *r1 = malloc(n * sizeof *r1), *r2 = malloc(n * sizeof *r2), *o1 = malloc(n * sizeof *o1),
+                *o2 = malloc(n * sizeof *o2);
+        pf_graph_forward_backward(g, w1);
+        memcpy(r1, pf_graph_grads(g), n * sizeof *r1);
+        pf_graph_forward_backward(g, w2);
+        memcpy(r2, pf_graph_grads(g), n * sizeof *r2);
+        double l0 = pf_graph_loss_value(g, 0), l1 = pf_graph_loss_value(g, 1);
+        pf_graph_forward_backward_sets(g, 2, (const pf_real *const[]){w1, w2}, (pf_real *const[]){o1, o2});
+        cr_expect_eq(pf_graph_loss_value(g, 0), l0);
+        cr_expect_eq(pf_graph_loss_value(g, 1), l1);
+        double e1 = 0, e2 = 0, m = 0;
+        for (size_t i = 0; i < n; i++) {
+            e1 = fmax(e1, fabs((double)o1[i] - (double)r1[i]));
+            e2 = fmax(e2, fabs((double)o2[i] - (double)r2[i]));
+            m = fmax(m, fmax(fabs((double)r1[i]), fabs((double)r2[i])));
+        }
+        if (chunked) {
+            cr_expect_leq(e1, 1e-5 * m, "chunked, weighting 1: %g", e1);
+            cr_expect_leq(e2, 1e-5 * m, "chunked, weighting 2: %g", e2);
+        } else {
+            cr_expect_eq(e1, 0, "weighting 1 differs by %g", e1);
+            cr_expect_eq(e2, 0, "weighting 2 differs by %g", e2);
+        }
+        free(r1), free(r2), free(o1), free(o2);
+        pf_graph_free(g);
+    }
+}
+
+/* The SGD update: p -= lr g with the rate read from backend memory. */
+Test(backend, sgd_update_reads_the_rate_from_backend_memory)
+{
+    pf_real p[3] = {1, -2, 0.5f}, g[3] = {0.5f, 0.25f, -1}, lr = 0.5f;
+    cpu()->sgd(p, g, 3, &lr);
+    cr_expect(p[0] == 0.75f && p[1] == -2.125f && p[2] == 1, "[%g, %g, %g]", (double)p[0], (double)p[1],
+              (double)p[2]);
+    lr = 0;
+    cpu()->sgd(p, g, 3, &lr);
+    cr_expect(p[0] == 0.75f, "lr 0 leaves p");
 }
 
 Test(backend, device_names)
@@ -196,7 +294,10 @@ Test(backend, device_names)
 /* The trainer's recorded Adam step (capture once, replay) against the same
  * steps run op by op: identical numbers, with self-adaptive weights and
  * causal weighting, whose updates ride in the recorded step or around it. */
-static void train_with(const char *loss, const char *training, bool no_capture, pf_train_result *r)
+#define ADAM_STAGE "{\"optimizer\": \"adam\", \"steps\": 1000, \"lr\": 0.003, \"grad_clip\": 1.0}"
+
+static void train_with_stages(const char *loss, const char *training, const char *stages, bool no_capture,
+                              pf_train_result *r)
 {
     const pf_pde *p;
     cr_assert_eq(pf_pdes_lookup("burgers_1d", &p), PF_OK);
@@ -205,10 +306,9 @@ static void train_with(const char *loss, const char *training, bool no_capture, 
              "{\"representation\": {}, \"architecture\": {\"depth\": 2, \"width\": 16},"
              " \"sampling\": {\"interior\": 256, \"boundary\": 64, \"initial\": 64},"
              " \"constraints\": {}, \"loss\": {%s},"
-             " \"optimization\": {\"stages\": [{\"optimizer\": \"adam\", \"steps\": 1000, \"lr\": 0.003,"
-             "   \"grad_clip\": 1.0}]},"
+             " \"optimization\": {\"stages\": [%s]},"
              " \"training\": {\"log_every\": 10, \"eval_every\": 50%s}}",
-             loss, training);
+             loss, stages, training);
     pf_model_config mc;
     pf_train_config tc;
     spec_configs(text, p, 150, &mc, &tc);
@@ -219,11 +319,11 @@ static void train_with(const char *loss, const char *training, bool no_capture, 
     cr_assert_eq(r->status, PF_TRAIN_OK, "%s", r->detail);
 }
 
-static void recorded_equals_op_by_op_with(const char *loss, const char *training)
+static void recorded_equals_op_by_op_stages(const char *loss, const char *training, const char *stages)
 {
     pf_train_result a, b;
-    train_with(loss, training, false, &a);
-    train_with(loss, training, true, &b);
+    train_with_stages(loss, training, stages, false, &a);
+    train_with_stages(loss, training, stages, true, &b);
     cr_expect_eq(a.y, b.y, "recorded y %.9e, op by op %.9e", a.y, b.y);
     cr_expect(a.region_sigma == b.region_sigma || (isnan(a.region_sigma) && isnan(b.region_sigma)),
               "region sigma recorded %.17g, op by op %.17g", a.region_sigma, b.region_sigma);
@@ -242,6 +342,11 @@ static void recorded_equals_op_by_op_with(const char *loss, const char *training
     pf_train_result_release(&b);
 }
 
+static void recorded_equals_op_by_op_with(const char *loss, const char *training)
+{
+    recorded_equals_op_by_op_stages(loss, training, ADAM_STAGE);
+}
+
 static void recorded_equals_op_by_op(const char *loss) { recorded_equals_op_by_op_with(loss, ""); }
 
 Test(backend, recorded_adam_step_equals_op_by_op) { recorded_equals_op_by_op(""); }
@@ -258,4 +363,21 @@ Test(backend, recorded_step_with_region_optimization)
 Test(backend, recorded_step_with_self_adaptive_and_causal_weights)
 {
     recorded_equals_op_by_op("\"weighting\": \"self_adaptive\", \"causal\": true");
+}
+
+/* SGD and MultiAdam steps, recorded and replayed, against op by op: the
+ * rate (and MultiAdam's coefficients) read from backend memory at replay,
+ * MultiAdam's two group passes through weight sets 1 and 2 in the
+ * recording and through two host-weighted passes op by op; with a schedule
+ * (the rate changes every step), self-adaptive weights (their ascent reads
+ * the summed gradient) and causal weighting (group 1's weights change every
+ * step). */
+Test(backend, recorded_sgd_and_multiadam_steps_equal_op_by_op)
+{
+    recorded_equals_op_by_op_stages("", "",
+                                    "{\"optimizer\": \"sgd\", \"steps\": 500, \"lr\": 0.01, \"schedule\": \"cosine\","
+                                    " \"grad_clip\": 1.0}, {\"optimizer\": \"multiadam\", \"steps\": 500,"
+                                    " \"lr\": 0.002, \"schedule\": \"cosine\"}");
+    recorded_equals_op_by_op_stages("\"weighting\": \"self_adaptive\", \"causal\": true", "",
+                                    "{\"optimizer\": \"multiadam\", \"steps\": 1000, \"lr\": 0.003}");
 }

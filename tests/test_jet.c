@@ -125,21 +125,36 @@ static long double fd_deriv(scalar_fn F, const void *ctx, int k, long double h)
 
 /* ----------------------------------------------------------------- unary ops */
 
+/* Where a case evaluates its op: on any argument a; on a^2 + 1.5 > 0 (log,
+ * sqrt, reciprocal, powers; and the linear branch of the kinked functions);
+ * on -(a^2 + 0.5) < 0 (the exponential or zero branch of elu, selu, relu),
+ * so that the finite differences never straddle a kink. */
+enum { ON_ANY, ON_POSITIVE, ON_NEGATIVE };
+
 typedef struct unary_case {
     const char *name;
     pf_unary_op op;
     pf_real p;
-    bool positive; /* needs a positive argument */
+    int domain;  /* ON_* */
+    double pre;  /* the argument is multiplied by this first (0: not) */
 } unary_case;
 
+/* The gaussian exp(-50 x^2) varies on a scale of 0.1: it is evaluated on
+ * 0.1 a, where the tests' O(1) arguments sweep its bump and the stencils
+ * (h ~ 1e-2) resolve it. relu's negative branch is identically 0, with no
+ * gradient to check: kinked_and_gaussian_activations_match_closed_forms
+ * covers it. */
 static const unary_case unary_cases[] = {
-    {"tanh", PF_UNARY_TANH, 0, false},       {"sin", PF_UNARY_SIN, 0, false},
-    {"cos", PF_UNARY_COS, 0, false},         {"exp", PF_UNARY_EXP, 0, false},
-    {"log", PF_UNARY_LOG, 0, true},          {"sqrt", PF_UNARY_SQRT, 0, true},
-    {"square", PF_UNARY_SQUARE, 0, false},   {"reciprocal", PF_UNARY_RECIP, 0, true},
-    {"pow 1.7", PF_UNARY_POW, 1.7, true},    {"pow -2.5", PF_UNARY_POW, -2.5, true},
-    {"sigmoid", PF_UNARY_SIGMOID, 0, false}, {"softplus", PF_UNARY_SOFTPLUS, 0, false},
-    {"silu", PF_UNARY_SILU, 0, false},       {"gelu", PF_UNARY_GELU, 0, false},
+    {"tanh", PF_UNARY_TANH, 0, ON_ANY, 0},       {"sin", PF_UNARY_SIN, 0, ON_ANY, 0},
+    {"cos", PF_UNARY_COS, 0, ON_ANY, 0},         {"exp", PF_UNARY_EXP, 0, ON_ANY, 0},
+    {"log", PF_UNARY_LOG, 0, ON_POSITIVE, 0},    {"sqrt", PF_UNARY_SQRT, 0, ON_POSITIVE, 0},
+    {"square", PF_UNARY_SQUARE, 0, ON_ANY, 0},   {"reciprocal", PF_UNARY_RECIP, 0, ON_POSITIVE, 0},
+    {"pow 1.7", PF_UNARY_POW, 1.7, ON_POSITIVE, 0}, {"pow -2.5", PF_UNARY_POW, -2.5, ON_POSITIVE, 0},
+    {"sigmoid", PF_UNARY_SIGMOID, 0, ON_ANY, 0}, {"softplus", PF_UNARY_SOFTPLUS, 0, ON_ANY, 0},
+    {"silu", PF_UNARY_SILU, 0, ON_ANY, 0},       {"gelu", PF_UNARY_GELU, 0, ON_ANY, 0},
+    {"elu x > 0", PF_UNARY_ELU, 0, ON_POSITIVE, 0},   {"elu x < 0", PF_UNARY_ELU, 0, ON_NEGATIVE, 0},
+    {"selu x > 0", PF_UNARY_SELU, 0, ON_POSITIVE, 0}, {"selu x < 0", PF_UNARY_SELU, 0, ON_NEGATIVE, 0},
+    {"relu x > 0", PF_UNARY_RELU, 0, ON_POSITIVE, 0}, {"gaussian", PF_UNARY_GAUSSIAN, 0, ON_ANY, 0.1},
 };
 #define NUNARY (int)(sizeof unary_cases / sizeof unary_cases[0])
 
@@ -159,6 +174,10 @@ static long double unary_ref(pf_unary_op op, long double p, long double a)
     case PF_UNARY_SOFTPLUS: return log1pl(expl(a));
     case PF_UNARY_SILU: return a / (1 + expl(-a));
     case PF_UNARY_GELU: return a * 0.5L * erfcl(-a / sqrtl(2));
+    case PF_UNARY_ELU: return a > 0 ? a : expm1l(a);
+    case PF_UNARY_SELU: return 1.0507009873554804934193349852946L * (a > 0 ? a : 1.6732632423543772848170429916717L * expm1l(a));
+    case PF_UNARY_RELU: return a > 0 ? a : 0;
+    case PF_UNARY_GAUSSIAN: return expl(-50 * a * a); /* exp(-a^2 / (2 * 0.1^2)) */
     default: return NAN;
     }
 }
@@ -393,12 +412,16 @@ static pf_node *op_linear_rwf_nobias(prelude *P)
     return pf_linear_rwf(P->g, P->y, V, s, -1);
 }
 
-/* log, sqrt, reciprocal and the powers see square(y) + 1.5 > 0. */
+/* The op on y, square(y) + 1.5 or -square(y) - 0.5 (unary_case.domain),
+ * scaled by pre. */
 static pf_node *op_unary(prelude *P)
 {
     pf_node *a = P->y;
-    if (P->uc->positive)
+    if (P->uc->domain == ON_POSITIVE)
         a = arg(P, pf_add_const(P->g, pf_unary(P->g, PF_UNARY_SQUARE, a, 0), 1.5));
+    if (P->uc->domain == ON_NEGATIVE)
+        a = arg(P, pf_add_const(P->g, pf_scale(P->g, pf_unary(P->g, PF_UNARY_SQUARE, a, 0), -1), -0.5));
+    if (P->uc->pre) a = arg(P, pf_scale(P->g, a, (pf_real)P->uc->pre));
     return pf_unary(P->g, P->uc->op, a, P->uc->p);
 }
 
@@ -1204,8 +1227,81 @@ static long double unary_on_line(long double t, const void *ctx)
     const unary_line *l = ctx;
     long double z = l->b[l->j];
     for (int i = 0; i < 2; i++) z += l->W[l->j][i] * (l->x[i] + t * l->v[i]);
-    long double q = l->uc->positive ? z * z + 1.5L : z + 0.3L * z * z;
+    long double q = l->uc->domain == ON_POSITIVE   ? z * z + 1.5L
+                    : l->uc->domain == ON_NEGATIVE ? -z * z - 0.5L
+                                                   : z + 0.3L * z * z;
+    if (l->uc->pre) q *= (pf_real)l->uc->pre;
     return unary_ref(l->uc->op, l->uc->p, q);
+}
+
+/* f^(k)(x) of elu, selu, relu and the gaussian written out (graph.h): the
+ * kinked ones take the left branch at x = 0. */
+static double activation_closed_form(pf_unary_op op, double x, int k)
+{
+    const double lam = 1.0507009873554805, la = lam * 1.6732632423543772;
+    switch (op) {
+    case PF_UNARY_ELU:
+    case PF_UNARY_SELU: {
+        double l = op == PF_UNARY_SELU ? lam : 1, L = op == PF_UNARY_SELU ? la : 1;
+        if (x > 0) return k == 0 ? l * x : k == 1 ? l : 0;
+        return k == 0 ? L * expm1(x) : L * exp(x);
+    }
+    case PF_UNARY_RELU: return x > 0 && k <= 1 ? (k == 0 ? x : 1) : 0;
+    case PF_UNARY_GAUSSIAN: {
+        double g = exp(-50 * x * x), x2 = x * x;
+        const double poly[5] = {1, -100 * x, 1e4 * x2 - 100, x * (-1e6 * x2 + 3e4), 1e8 * x2 * x2 - 6e6 * x2 + 3e4};
+        return poly[k] * g;
+    }
+    default: return NAN;
+    }
+}
+
+/* An input x with a unit direction of order 4 makes stream k of f(x)
+ * exactly f^(k)(x): elu, selu, relu and the gaussian at points on both sides
+ * of 0 and at 0 itself (where relu' = 0, elu' = elu'' = 1, selu' = lambda
+ * alpha: the left branch, as PyTorch), against the closed forms above.
+ * Tolerance relative to max(|f^(k)|, 1): 1e-13 double, 2e-6 float. */
+Test(jet, kinked_and_gaussian_activations_match_closed_forms)
+{
+    enum { N = 8 };
+    const pf_real xs[N] = {-2, -0.3f, -1e-3f, 0, 1e-3f, 0.05f, 0.12f, 1.7f};
+    const pf_unary_op ops[4] = {PF_UNARY_ELU, PF_UNARY_SELU, PF_UNARY_RELU, PF_UNARY_GAUSSIAN};
+    for (int o = 0; o < 4; o++) {
+        pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+        pf_jet_layout L = pf_jet_layout_none();
+        pf_jet_add_dir(&L, 4);
+        const pf_real e = 1;
+        pf_node *x = pf_input(g, "x", N, 1, &L, &e);
+        pf_node *y = pf_unary(g, ops[o], x, 0);
+        cr_assert_eq(pf_graph_compile(g, 1), PF_OK, "%s", pf_errmsg());
+        pf_graph_set_input(g, x, xs);
+        pf_graph_forward(g);
+        pf_real got[5 * N];
+        pf_graph_read(g, y, got);
+        for (int i = 0; i < N; i++)
+            for (int k = 0; k <= 4; k++) {
+                double want = activation_closed_form(ops[o], (double)xs[i], k);
+                double err = rel_err(got[k * N + i], want, 1), tol = BY_PRECISION(1e-13, 2e-6);
+                cr_expect(err <= tol, "%s: d^%d/dx^%d at x = %g is %.17g, want %.17g (rel. error %.2e)",
+                          pf_unary_name(ops[o]), k, k, (double)xs[i], (double)got[k * N + i], want, err);
+            }
+        pf_graph_free(g);
+    }
+    /* a NaN argument stays NaN (relu must not hide a broken network) */
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_node *x = pf_input(g, "x", 1, 1, NULL, NULL);
+    pf_node *y[4];
+    for (int o = 0; o < 4; o++) y[o] = pf_unary(g, ops[o], x, 0);
+    cr_assert_eq(pf_graph_compile(g, 1), PF_OK);
+    const pf_real nan_in = NAN;
+    pf_graph_set_input(g, x, &nan_in);
+    pf_graph_forward(g);
+    for (int o = 0; o < 4; o++) {
+        pf_real v;
+        pf_graph_read(g, y[o], &v);
+        cr_expect(isnan(v), "%s(NaN) = %g", pf_unary_name(ops[o]), (double)v);
+    }
+    pf_graph_free(g);
 }
 
 Test(jet, unary_streams_match_finite_differences)
@@ -1222,7 +1318,10 @@ Test(jet, unary_streams_match_finite_differences)
         int W = pf_param(g, "W", 2, 2, PF_PARAM_FROZEN, pf_init_normal(0, 0.7));
         int b = pf_param(g, "b", 1, 2, PF_PARAM_FROZEN, pf_init_normal(0, 0.3));
         pf_node *z = pf_linear(g, X, W, b), *zz = pf_mul(g, z, z);
-        pf_node *q = uc->positive ? pf_add_const(g, zz, 1.5) : pf_add(g, z, pf_scale(g, zz, 0.3));
+        pf_node *q = uc->domain == ON_POSITIVE   ? pf_add_const(g, zz, 1.5)
+                     : uc->domain == ON_NEGATIVE ? pf_add_const(g, pf_scale(g, zz, -1), -0.5)
+                                                 : pf_add(g, z, pf_scale(g, zz, 0.3));
+        if (uc->pre) q = pf_scale(g, q, (pf_real)uc->pre);
         pf_node *y = pf_unary(g, uc->op, q, uc->p);
         cr_assert_eq(pf_graph_compile(g, 5), PF_OK, "%s", pf_errmsg());
         pf_graph_set_input(g, X, pts);

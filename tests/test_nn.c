@@ -120,6 +120,10 @@ static double act_ref(pf_unary_op op, double z)
     case PF_UNARY_GELU: return 0.5 * z * (1 + erf(z / sqrt(2.0)));
     case PF_UNARY_SOFTPLUS: return log1p(exp(z));
     case PF_UNARY_SIGMOID: return 1 / (1 + exp(-z));
+    case PF_UNARY_ELU: return z > 0 ? z : expm1(z);
+    case PF_UNARY_SELU: return 1.0507009873554805 * (z > 0 ? z : 1.6732632423543772 * expm1(z));
+    case PF_UNARY_RELU: return z > 0 ? z : 0;
+    case PF_UNARY_GAUSSIAN: return exp(-z * z / (2 * 0.1 * 0.1));
     default: cr_assert_fail("no reference for activation %d", (int)op);
     }
     return 0;
@@ -147,6 +151,7 @@ static int ref_dense(pf_graph *g, const pf_model_config *c, const char *name, co
     cr_assert(b >= 0);
     cr_assert_eq(s >= 0, c->rwf, "layer %s: rwf scale present = %d", name, s >= 0);
     cr_assert_eq(a >= 0, activated && c->adapt == PF_ADAPT_LAYERWISE);
+    if (activated && c->adapt == PF_ADAPT_GLOBAL) a = param_id(g, "act.a"); /* one slope for all */
     const pf_real *Wd = pf_graph_param_data(g, W), *bd = pf_graph_param_data(g, b);
     for (int i = 0; i < rows; i++) {
         double scale = s >= 0 ? exp((double)pf_graph_param_data(g, s)[i]) : 1;
@@ -359,6 +364,10 @@ Test(nn, nparams_hand_counted)
     /* layer-wise adaptive activation: one slope per hidden layer */
     c.adapt = PF_ADAPT_LAYERWISE;
     cr_assert_eq(pf_model_config_nparams(&c), 40806);
+    /* global adaptive activation: one slope in all */
+    c.adapt = PF_ADAPT_GLOBAL;
+    cr_assert_eq(pf_model_config_nparams(&c), 40802);
+    cr_assert_eq(built_nparams(&c), 40802);
     c.adapt = PF_ADAPT_NONE;
     /* 64 Fourier features: first layer 128 -> 100 (12,900 instead of 300),
      * plus B = 64 x 2 when trainable */
@@ -399,7 +408,7 @@ Test(nn, nparams_match_graph)
     /* every arch x every option that changes the count: the formula the
      * validator uses equals what the graph actually registers */
     for (int arch = 0; arch < PF_ARCH_COUNT; arch++)
-        for (int variant = 0; variant < 8; variant++) {
+        for (int variant = 0; variant < 10; variant++) {
             pf_model_config c = pf_model_config_default(3, 2);
             c.arch = (pf_arch)arch;
             c.depth = 3;
@@ -411,6 +420,8 @@ Test(nn, nparams_match_graph)
             case 4: c.fourier_features = 5; c.fourier_trainable = true; break;
             case 5: c.periodic[1] = true; c.period[1] = 1; c.harmonics[1] = 2; break;
             case 7: c.fourier_features = 7; c.fourier_scales = 3; c.fourier_trainable = true; break;
+            case 8: c.adapt = PF_ADAPT_GLOBAL; break;
+            case 9: c.adapt = PF_ADAPT_GLOBAL; c.rwf = true; c.fourier_features = 4; break;
             case 6:
                 c.rwf = true;
                 c.adapt = PF_ADAPT_LAYERWISE;
@@ -491,6 +502,83 @@ Test(nn, glorot_uniform_statistics)
     rig_free(&r);
 }
 
+/* Kaiming (He) initialisation, torch's kaiming_*_ with fan_in and gain
+ * sqrt(2): on a 400 x 300 layer (fan_in 300, 120,000 draws) the sample
+ * standard deviation of N(0, 2/300) is within 1% of sqrt(2/300) (its own
+ * relative standard error is 1/sqrt(2 x 120,000) = 0.2%), the mean within
+ * 1% of it (0.3% standard error); U(-l, l) with l = sqrt(6/300) has the
+ * same variance, and max |W| within 1% below l. The input layer (fan_in
+ * = the 3 features) gets std sqrt(2/3). */
+static void check_he(pf_weight_init init, uint64_t seed)
+{
+    pf_model_config c = pf_model_config_default(3, 1);
+    c.depth = 3;
+    c.width = 300;
+    c.init = init;
+    rig r = rig_new(&c, 1, seed, false);
+    /* h2.W is 300 x 300; build a 400 x 300 sample from h2.W and part of h3.W */
+    const pf_real *w2 = pf_graph_param_data(r.g, param_id(r.g, "h2.W"));
+    const pf_real *w3 = pf_graph_param_data(r.g, param_id(r.g, "h3.W"));
+    enum { M = 400 * 300 };
+    pf_real *w = malloc(M * sizeof *w);
+    cr_assert(w);
+    memcpy(w, w2, 300 * 300 * sizeof *w);
+    memcpy(w + 300 * 300, w3, 100 * 300 * sizeof *w);
+    double mean, sd, want = sqrt(2.0 / 300), l = sqrt(6.0 / 300), amax = 0;
+    mean_std(w, M, &mean, &sd);
+    for (int i = 0; i < M; i++) amax = fmax(amax, fabs(w[i]));
+    const char *name = pf_weight_init_name(init);
+    cr_assert(fabs(sd - want) <= 0.01 * want, "%s: std %g, want sqrt(2/fan_in) = %g", name, sd, want);
+    cr_assert(fabs(mean) <= 0.01 * want, "%s: mean %g", name, mean);
+    if (init == PF_WEIGHT_INIT_HE_UNIFORM)
+        cr_assert(amax <= l * (1 + 1e-6) && amax >= 0.99 * l, "%s: max |W| %g, bound %g", name, amax, l);
+    else
+        cr_assert(amax > l, "%s: a normal sample of 120,000 exceeds sqrt(3) sd (max %g)", name, amax);
+    free(w);
+    /* the first layer, 300 x 3: fan_in 3 */
+    mean_std(pf_graph_param_data(r.g, param_id(r.g, "h1.W")), 900, &mean, &sd);
+    cr_assert(fabs(sd - sqrt(2.0 / 3)) <= 0.1 * sqrt(2.0 / 3), "%s: h1 std %g, want %g", name, sd, sqrt(2.0 / 3));
+    /* the output layer, 1 x 300: |W| <= sqrt(6/300) for the uniform one */
+    const pf_real *wo = pf_graph_param_data(r.g, param_id(r.g, "out.W"));
+    for (int i = 0; init == PF_WEIGHT_INIT_HE_UNIFORM && i < 300; i++) cr_assert_leq(fabs(wo[i]), l * (1 + 1e-6));
+    const pf_real *b = pf_graph_param_data(r.g, param_id(r.g, "h2.b"));
+    for (int i = 0; i < 300; i++) cr_assert_eq(b[i], 0, "%s: biases are zero", name);
+    rig_free(&r);
+}
+
+Test(nn, he_normal_statistics) { check_he(PF_WEIGHT_INIT_HE_NORMAL, 44); }
+Test(nn, he_uniform_statistics) { check_he(PF_WEIGHT_INIT_HE_UNIFORM, 45); }
+
+/* zeros: every weight and bias 0, on every arch (the slopes keep 1/n):
+ * the network is the zero function and its output is exactly 0. */
+Test(nn, zeros_init)
+{
+    for (int arch = 0; arch < PF_ARCH_COUNT; arch++) {
+        pf_model_config c = pf_model_config_default(2, 2);
+        c.arch = (pf_arch)arch;
+        c.depth = 2;
+        c.width = 7;
+        c.init = PF_WEIGHT_INIT_ZEROS;
+        c.adapt = PF_ADAPT_GLOBAL;
+        rig r = rig_new(&c, 3, 46, false);
+        for (int id = 0; id < pf_graph_param_count(r.g); id++) {
+            const char *nm = pf_graph_param_name(r.g, id);
+            int rows, cols;
+            pf_graph_param_shape(r.g, id, &rows, &cols);
+            const pf_real *v = pf_graph_param_data(r.g, id);
+            pf_real want = strcmp(nm, "act.a") ? 0 : (pf_real)0.1;
+            for (int i = 0; i < rows * cols; i++)
+                cr_assert_eq(v[i], want, "%s: %s[%d] = %g", pf_arch_name(c.arch), nm, i, (double)v[i]);
+        }
+        pf_real x[6] = {0.1f, 0.2f, -0.5f, 0.7f, 0.9f, -0.3f}, u[2 * 3 * 5];
+        pf_graph_set_input(r.g, r.x, x);
+        pf_graph_forward(r.g);
+        pf_graph_read(r.g, r.u, u);
+        for (int i = 0; i < pf_node_nstreams(r.u) * 3 * 2; i++) cr_assert_eq(u[i], 0);
+        rig_free(&r);
+    }
+}
+
 Test(nn, init_is_seeded)
 {
     pf_model_config c = pf_model_config_default(2, 1);
@@ -561,6 +649,51 @@ Test(nn, rwf_and_adaptive_init)
     rig_free(&r);
 }
 
+/* Global adaptive activation (GAAF): ONE slope "act.a" = 1/n, registered
+ * after the output layer, so every other parameter is drawn exactly as
+ * without adaptation, and the network starts as the plain one (n a = 1). */
+Test(nn, global_adaptive_has_one_slope_and_keeps_the_init)
+{
+    for (int arch = 0; arch < PF_ARCH_COUNT; arch++) {
+        pf_model_config c = pf_model_config_default(2, 1);
+        c.arch = (pf_arch)arch;
+        c.depth = 2;
+        c.width = 8;
+        c.adapt = PF_ADAPT_GLOBAL;
+        c.adapt_factor = 4;
+        pf_model_config plain = c;
+        plain.adapt = PF_ADAPT_NONE;
+        rig r = rig_new(&c, 5, 12, false), p = rig_new(&plain, 5, 12, false);
+        int nslope = 0;
+        for (int id = 0; id < pf_graph_param_count(r.g); id++) {
+            const char *nm = pf_graph_param_name(r.g, id);
+            if (nm[strlen(nm) - 1] == 'a' && nm[strlen(nm) - 2] == '.') nslope++;
+        }
+        cr_assert_eq(nslope, 1, "%s: %d slopes", pf_arch_name(c.arch), nslope);
+        int a = param_id(r.g, "act.a"), rows, cols;
+        cr_assert_eq(a, pf_graph_param_count(r.g) - 1, "act.a is registered last");
+        pf_graph_param_shape(r.g, a, &rows, &cols);
+        cr_assert(rows == 1 && cols == 1);
+        cr_assert_eq(pf_graph_param_data(r.g, a)[0], (pf_real)0.25);
+        size_t n = pf_graph_nparams(p.g);
+        cr_assert_eq(pf_graph_nparams(r.g), n + 1);
+        cr_assert(memcmp(pf_graph_params(r.g), pf_graph_params(p.g), n * sizeof(pf_real)) == 0,
+                  "%s: the weights differ from the unadapted network's", pf_arch_name(c.arch));
+        pf_real x[10] = {0.3f, 0.1f, -0.7f, 0.9f, 0.2f, 0.4f, -0.1f, 0.5f, 0.8f, 0.6f};
+        pf_real ur[5 * 6], up[5 * 6];
+        pf_graph_set_input(r.g, r.x, x);
+        pf_graph_set_input(p.g, p.x, x);
+        pf_graph_forward(r.g);
+        pf_graph_forward(p.g);
+        pf_graph_read(r.g, r.u, ur);
+        pf_graph_read(p.g, p.u, up);
+        for (int i = 0; i < pf_node_nstreams(r.u) * 5; i++)
+            cr_assert_float_eq(ur[i], up[i], 1e-6 * (1 + fabs((double)up[i])), "%s: entry %d", pf_arch_name(c.arch), i);
+        rig_free(&r);
+        rig_free(&p);
+    }
+}
+
 Test(nn, fourier_matrix_init_and_frozen)
 {
     pf_model_config c = pf_model_config_default(4, 1);
@@ -620,12 +753,14 @@ Test(nn, mlp_forward_matches_reference)
     c.depth = 3;
     c.width = 4;
     check_against_reference(&c, 101, box_lo, box_hi);
-    /* and each other activation on a 3 -> 2 x 5 -> 2 net */
+    /* and each other activation on a 3 -> 2 x 5 -> 2 net; the global
+     * adaptive slope with the last four (PINNsAgent's) */
     for (int i = 0; i < PF_NACTIVATIONS; i++) {
         pf_model_config a = pf_model_config_default(3, 2);
         a.depth = 2;
         a.width = 5;
         a.activation = pf_activations[i];
+        if (i >= 6) a.adapt = PF_ADAPT_GLOBAL, a.adapt_factor = 2;
         check_against_reference(&a, 200 + i, box_lo, box_hi);
     }
 }
@@ -901,8 +1036,8 @@ static pf_real *check_gradients(const pf_model_config *c, uint64_t seed, const d
             p[off + i] = keep;
             double fd = (lp - lm) / (2 * h), an = grad[off + i];
             cr_assert(fabs(fd - an) <= 1e-6 * fmax(fabs(fd), fabs(an)) + 1e-8 * (1 + L0),
-                      "%s: d loss / d %s[%d]: backward %.10g, finite difference %.10g",
-                      pf_arch_name(c->arch), pf_graph_param_name(r.g, id), i, an, fd);
+                      "%s %s: d loss / d %s[%d]: backward %.10g, finite difference %.10g",
+                      pf_arch_name(c->arch), pf_unary_name(c->activation), pf_graph_param_name(r.g, id), i, an, fd);
         }
     }
     if (out_rig) *out_rig = r;
@@ -1009,6 +1144,42 @@ Test(nn, gradcheck_adaptive_and_rwf)
     }
 }
 
+/* Global adaptive activation: the one slope act.a gets a nonzero gradient
+ * that matches central differences (with every other parameter), on every
+ * arch; and the new activations under gradient checks (he init, their
+ * usual pairing; the random points put no pre-activation within the
+ * differences' step of relu's or elu's kink). */
+Test(nn, gradcheck_global_adaptive_and_new_activations)
+{
+    SKIP_UNLESS_DOUBLE();
+    const pf_unary_op acts[4] = {PF_UNARY_ELU, PF_UNARY_SELU, PF_UNARY_RELU, PF_UNARY_GAUSSIAN};
+    for (int arch = 0; arch < PF_ARCH_COUNT; arch++)
+        for (int k = 0; k < 4; k++) {
+            pf_model_config c = pf_model_config_default(2, 1);
+            c.arch = (pf_arch)arch;
+            c.depth = 2;
+            c.width = 4;
+            c.activation = acts[k];
+            c.init = k % 2 ? PF_WEIGHT_INIT_HE_UNIFORM : PF_WEIGHT_INIT_HE_NORMAL;
+            /* the gaussian's second derivative is -100 at 0: u_00 of stacked
+             * gaussian layers grows like 100^layers and central differences
+             * lose the digits, so it is checked on the MLP (2 layers) only;
+             * test_jet.c's grad checks cover the op itself */
+            if (acts[k] == PF_UNARY_GAUSSIAN && arch != PF_ARCH_MLP) continue;
+            c.adapt = PF_ADAPT_GLOBAL;
+            c.adapt_factor = 3;
+            rig r;
+            pf_real *grad = check_gradients(&c, 420 + 4 * arch + k, box_lo, box_hi, &r);
+            int a = param_id(r.g, "act.a");
+            cr_assert_geq(a, 0);
+            double ga = grad[pf_graph_param_offset(r.g, a)];
+            cr_assert(fabs(ga) > 1e-8, "%s %s: the global slope's gradient is %g", pf_arch_name(c.arch),
+                      pf_unary_name(c.activation), ga);
+            free(grad);
+            rig_free(&r);
+        }
+}
+
 /* ------------------------------------------------------------ config check */
 
 /* The config fails with PF_ERR_INVALID and a message containing `field`. */
@@ -1067,6 +1238,13 @@ Test(nn, config_check)
     expect_rejected(&c, "lo[1]");
     c = ok; c.adapt = PF_ADAPT_LAYERWISE; c.adapt_factor = 0;
     expect_rejected(&c, "adapt_factor");
+    c = ok; c.adapt = PF_ADAPT_GLOBAL; c.adapt_factor = -1;
+    expect_rejected(&c, "adapt_factor");
+    cr_assert(strstr(pf_errmsg(), "global") != NULL, "%s", pf_errmsg());
+    c = ok; c.rwf = true; c.init = PF_WEIGHT_INIT_HE_NORMAL;
+    expect_rejected(&c, "init");
+    c = ok; c.rwf = true; c.init = PF_WEIGHT_INIT_ZEROS;
+    expect_rejected(&c, "init");
     c = ok; c.rwf = true; c.rwf_sigma = -0.1;
     expect_rejected(&c, "rwf_sigma");
     c = ok; c.rwf = true; c.init = PF_WEIGHT_INIT_GLOROT_UNIFORM;
@@ -1108,6 +1286,16 @@ Test(nn, names_round_trip)
     }
     cr_assert_str_eq(pf_arch_name(PF_ARCH_MODIFIED_MLP), "modified_mlp");
     cr_assert_str_eq(pf_adapt_name(PF_ADAPT_LAYERWISE), "layerwise");
+    cr_assert_str_eq(pf_adapt_name(PF_ADAPT_GLOBAL), "global");
+    cr_assert_str_eq(pf_weight_init_name(PF_WEIGHT_INIT_HE_NORMAL), "he_normal");
+    cr_assert_str_eq(pf_weight_init_name(PF_WEIGHT_INIT_HE_UNIFORM), "he_uniform");
+    cr_assert_str_eq(pf_weight_init_name(PF_WEIGHT_INIT_ZEROS), "zeros");
+    const char *newacts[4] = {"elu", "selu", "relu", "gaussian"};
+    for (int i = 0; i < 4; i++) {
+        pf_unary_op got;
+        cr_assert_eq(pf_activation_from_name(newacts[i], &got), PF_OK, "%s", newacts[i]);
+        cr_assert_str_eq(pf_unary_name(got), newacts[i]);
+    }
     cr_assert_str_eq(pf_weight_init_name(PF_WEIGHT_INIT_GLOROT_UNIFORM), "glorot_uniform");
     cr_assert_str_eq(pf_arch_name(PF_ARCH_COUNT), "?");
 
@@ -1117,8 +1305,8 @@ Test(nn, names_round_trip)
     cr_assert_str_eq(pf_errmsg(), "arch 'transformer' is unknown; allowed: mlp, modified_mlp, resnet");
     pf_unary_op op = PF_UNARY_TANH;
     cr_assert_eq(pf_activation_from_name("cos", &op), PF_ERR_INVALID, "cos is a unary op, not an activation");
-    cr_assert_eq(pf_activation_from_name("relu", &op), PF_ERR_INVALID);
-    cr_assert(strstr(pf_errmsg(), "'relu'") != NULL && strstr(pf_errmsg(), "softplus") != NULL,
+    cr_assert_eq(pf_activation_from_name("leaky_relu", &op), PF_ERR_INVALID);
+    cr_assert(strstr(pf_errmsg(), "'leaky_relu'") != NULL && strstr(pf_errmsg(), "gaussian") != NULL,
               "%s", pf_errmsg());
     cr_assert_eq(pf_adapt_from_name(NULL, &(pf_adapt){0}), PF_ERR_INVALID);
     cr_assert_eq(pf_weight_init_from_name("he", &(pf_weight_init){0}), PF_ERR_INVALID);

@@ -562,6 +562,136 @@ Test(offline, mechanisms_of_specs)
               has_mech(ex, "causal"));
     cr_assert(!has_mech(ex, "fourier") && !has_mech(ex, "lbfgs"));
     json_decref(ex);
+    /* PINNsAgent's options: global adaptation is its own mechanism, the
+     * new init and activation are named, sgd and multiadam stages too */
+    ex = pf_spec_example(p, PF_FIDELITY_LOW);
+    json_t *a = json_object_get(ex, "architecture");
+    json_object_set_new(a, "adaptive", json_string("global"));
+    json_object_set_new(a, "init", json_string("he_normal"));
+    json_object_set_new(a, "activation", json_string("selu"));
+    json_object_set_new(json_object_get(ex, "optimization"), "stages",
+                        json_pack("[{s:s,s:i},{s:s,s:i}]", "optimizer", "sgd", "steps", 300, "optimizer", "multiadam", "steps", 700));
+    cr_assert_eq(pf_spec_check(ex, p, PF_FIDELITY_LOW, &norm, &rep), PF_OK, "%s", rep.reason[0]);
+    json_decref(ex);
+    cr_assert(has_mech(norm, "adaptive_act:global") && !has_mech(norm, "adaptive_act"));
+    cr_assert(has_mech(norm, "init:he_normal") && has_mech(norm, "act:selu"));
+    cr_assert(has_mech(norm, "sgd") && has_mech(norm, "multiadam") && !has_mech(norm, "adamw"));
+    json_decref(norm);
+}
+
+/* The capacity role proposes the ReLU family with He initialization and
+ * the global adaptive slope on some PDEs and seeds; every answer is valid
+ * and says so; relu itself only where the residual is first order (its
+ * second derivative vanishes), never with rwf (it needs glorot_normal). */
+Test(offline, capacity_role_proposes_he_init_and_global_adaptation)
+{
+    char why[8192];
+    int n = pf_pdes_count(), he = 0, global = 0;
+    for (int pi = 0; pi < n; pi++)
+        for (uint64_t seed = 0; seed < 4; seed++) {
+            const pf_pde *p = pf_pdes_at(pi);
+            json_t *cx = context(p->name, "low");
+            json_object_set_new(cx, "role", json_string("capacity_topology"));
+            char *text = NULL;
+            json_t *norm = answer_spec(cx, seed, "he", &text, why, sizeof why);
+            cr_assert_not_null(norm, "%s seed %d: %s", p->name, (int)seed, why);
+            const json_t *a = json_object_get(norm, "architecture");
+            if (has_mech(norm, "init:he_normal")) {
+                he++;
+                cr_assert_not_null(strstr(text, "He (Kaiming)"), "%s", text);
+                cr_assert(!json_is_true(json_object_get(a, "rwf")));
+                int order = 0;
+                for (int i = 0; i < p->d_in; i++) order = p->orders[i] > order ? p->orders[i] : order;
+                if (order > 1) cr_assert(!has_mech(norm, "act:relu"), "%s: relu for a residual of order %d", p->name, order);
+            }
+            if (has_mech(norm, "adaptive_act:global")) {
+                global++;
+                cr_assert_not_null(strstr(text, "global adaptive"), "%s", text);
+            }
+            free(text);
+            json_decref(norm);
+            json_decref(cx);
+        }
+    cr_log_info("capacity role: he init in %d, global adaptation in %d of %d proposals", he, global, 4 * n);
+    cr_assert_gt(he, 0, "the capacity role never proposed He initialization");
+    cr_assert_gt(global, 0, "the capacity role never proposed global adaptation");
+}
+
+/* MultiAdam comes from the optimization and residual-loss roles, only where
+ * a soft constraint term is left (else there is one group), and the stage
+ * it writes has MultiAdam's keys only. */
+Test(offline, roles_propose_multiadam_on_multi_term_problems)
+{
+    char why[8192];
+    int n = pf_pdes_count(), with = 0;
+    const char *roles[] = {"optimization", "residual_loss"};
+    for (int pi = 0; pi < n; pi++)
+        for (int r = 0; r < 2; r++)
+            for (uint64_t seed = 0; seed < 3; seed++) {
+                const pf_pde *p = pf_pdes_at(pi);
+                json_t *cx = context(p->name, "low");
+                json_object_set_new(cx, "role", json_string(roles[r]));
+                char *text = NULL;
+                json_t *norm = answer_spec(cx, seed, "ma", &text, why, sizeof why);
+                cr_assert_not_null(norm, "%s seed %d: %s", p->name, (int)seed, why);
+                if (has_mech(norm, "multiadam")) {
+                    with++;
+                    cr_assert_not_null(strstr(text, "MultiAdam"), "%s", text);
+                    cr_assert_gt(json_object_size(json_object_get(json_object_get(norm, "loss"), "weights")), 1,
+                                 "%s: multiadam with one loss term", p->name);
+                    size_t i;
+                    json_t *st;
+                    json_array_foreach(json_object_get(json_object_get(norm, "optimization"), "stages"), i, st)
+                        if (!strcmp(json_string_value(json_object_get(st, "optimizer")), "multiadam"))
+                            cr_assert(!json_object_get(st, "weight_decay") && !json_object_get(st, "grad_clip"));
+                }
+                free(text);
+                json_decref(norm);
+                json_decref(cx);
+            }
+    cr_log_info("multiadam in %d of %d optimization and residual-loss proposals", with, 6 * n);
+    cr_assert_gt(with, 0, "no role proposed multiadam");
+}
+
+/* An escape removes failed mechanisms, the new ones included: a parent with
+ * global adaptation, he init, selu and a multiadam stage that went nan. */
+Test(offline, escape_removes_failed_new_mechanisms)
+{
+    char why[8192];
+    const pf_pde *p = pde("burgers_1d");
+    json_t *par = pf_spec_example(p, PF_FIDELITY_LOW), *norm;
+    pf_spec_report rep;
+    json_t *a = json_object_get(par, "architecture");
+    json_object_set_new(a, "adaptive", json_string("global"));
+    json_object_set_new(a, "init", json_string("he_normal"));
+    json_object_set_new(a, "activation", json_string("selu"));
+    json_object_set_new(json_object_get(par, "optimization"), "stages",
+                        json_pack("[{s:s,s:i}]", "optimizer", "multiadam", "steps", 1000));
+    cr_assert_eq(pf_spec_check(par, p, PF_FIDELITY_LOW, &norm, &rep), PF_OK, "%s", rep.reason[0]);
+    json_decref(par);
+    json_t *pc = json_pack("{s:s,s:s,s:s,s:[o]}", "task", "posterior", "pde", p->name, "fidelity", "low", "history",
+                           hist(0, 0, norm, NAN, "nan"));
+    char *mem;
+    cr_assert_eq(pf_offline_answer(pc, 0, NULL, &mem), PF_OK);
+    const char *failed[] = {"adaptive_act:global", "init:he_normal", "act:selu", "multiadam"};
+    for (int st = 0; st < 5; st++)
+        for (uint64_t seed = 0; seed < 3; seed++) {
+            json_t *x = context(p->name, "low");
+            json_object_set_new(x, "strategy", json_string(pf_offline_strategy_name(st)));
+            json_object_set_new(x, "escape", json_true());
+            json_object_set_new(x, "memory", json_string(mem));
+            json_object_set_new(x, "parents", json_pack("[o]", parent(norm, NAN, "nan", NULL)));
+            json_t *n = answer_spec(x, seed, "esc", NULL, why, sizeof why);
+            cr_assert_not_null(n, "%s", why);
+            for (int k = 0; k < 4; k++)
+                cr_assert(!has_mech(n, failed[k]), "%s seed %d: the escape kept the failed %s",
+                          pf_offline_strategy_name(st), (int)seed, failed[k]);
+            json_decref(n);
+            json_decref(x);
+        }
+    free(mem);
+    json_decref(pc);
+    json_decref(norm);
 }
 
 /* The region-optimization operator: the optimization role proposes it on

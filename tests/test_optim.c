@@ -1,6 +1,6 @@
 /*
- * test_optim.c — Adam/AdamW, gradient clipping, learning-rate schedules and
- * L-BFGS (src/train/). Expected numbers are computed independently of the
+ * test_optim.c — Adam/AdamW, SGD, MultiAdam, gradient clipping,
+ * learning-rate schedules and L-BFGS (src/train/). Expected numbers are computed independently of the
  * library: by hand (derivations in the comments) or from closed forms.
  */
 #include <criterion/criterion.h>
@@ -13,7 +13,9 @@
 #include "core/status.h"
 #include "train/adam.h"
 #include "train/lbfgs.h"
+#include "train/multiadam.h"
 #include "train/schedule.h"
+#include "train/sgd.h"
 
 /* |actual - expected| <= rel * |expected| (or rel, near zero) */
 #define assert_close(actual, expected, rel, ...)                                   \
@@ -130,6 +132,114 @@ Test(optim, adam_rejects_bad_config)
     cfg.beta1 = 1.0;
     cr_assert_null(pf_adam_alloc(4, &cfg), "beta1 = 1 is refused");
     cr_assert_eq(pf_adam_config_check(&cfg), PF_ERR_INVALID, "the check says invalid");
+}
+
+/* ----------------------------------------------------------------- SGD --- */
+
+/* p -= lr g, exactly (every number below is a short binary fraction):
+ * [1, -2] - 0.5 [0.5, 0.25] = [0.75, -2.125], then with the rate of the
+ * next step, [0.75, -2.125] - 0.25 [0.5, -1] = [0.625, -1.875]. */
+Test(optim, sgd_steps_are_exact)
+{
+    pf_sgd *s = pf_sgd_alloc_on(pf_backend_cpu(), 2);
+    cr_assert_not_null(s, "%s", pf_errmsg());
+    pf_real p[2] = {1, -2};
+    const pf_real ga[2] = {0.5, 0.25}, gb[2] = {0.5, -1};
+    pf_sgd_step(s, p, ga, 0.5);
+    cr_assert(p[0] == 0.75 && p[1] == -2.125, "step 1: [%g, %g]", (double)p[0], (double)p[1]);
+    pf_sgd_prepare(s, 0.25); /* the two halves: the rate is read when apply runs */
+    pf_sgd_apply(s, p, gb);
+    cr_assert(p[0] == 0.625 && p[1] == -1.875, "step 2: [%g, %g]", (double)p[0], (double)p[1]);
+    cr_assert(ga[0] == 0.5 && ga[1] == 0.25, "the gradient is read only");
+    pf_sgd_free(s);
+}
+
+/* ----------------------------------------------------------- MultiAdam --- */
+
+/* Two groups, two steps from p0 = [1, -2], lr 0.1, betas (0.99, 0.99),
+ * eps 1e-8 (PINNacle's defaults), group A's gradients gA1 = [0.1, -0.3],
+ * gA2 = [-0.2, 0.4], group B's gB1 = [2, 0.5], gB2 = [1, -1]; by
+ * multiadam.h, p -= lr (1/2) sum_k mhat_k / (sqrt(vhat_k) + eps), evaluated
+ * by hand with 40-digit decimals:
+ *   step 1 (bc1 = bc2 = 0.01): mhat_k = g_k1, vhat_k = g_k1^2, so each
+ *     group adds g / (|g| + 1e-8):
+ *     p1 = p0 - 0.05 ([0.1/0.10000001, -0.3/0.30000001] + [2/2.00000001, 0.5/0.50000001])
+ *        = [0.90000000524999950, -2.00000000066666663]
+ *   step 2 (bc1 = bc2 = 1 - 0.99^2 = 0.0199):
+ *     mA = 0.0099 gA1 + 0.01 gA2 = [-0.00101, 0.00103],  vA = [0.000499, 0.002491]
+ *     mB = 0.0099 gB1 + 0.01 gB2 = [0.0298, -0.00505],   vB = [0.0496, 0.012475]
+ *     p2 = p1 - 0.05 sum_k (m_k / 0.0199) / (sqrt(v_k / 0.0199) + 1e-8)
+ *        = [0.86859935290889201, -1.99128904541273962]
+ * One Adam on the summed gradient would give other numbers: step 1 alone
+ * gives p1 = p0 - 0.1 sign(gA1 + gB1) = [0.9, -2.1]. */
+static const pf_real gA[2][2] = {{0.1, -0.3}, {-0.2, 0.4}}, gB[2][2] = {{2, 0.5}, {1, -1}};
+
+static void multiadam_two_steps(double scale_b, pf_real p1[2], pf_real p2[2], pf_real mv_a[4])
+{
+    pf_adam_config cfg = pf_multiadam_config_default();
+    cr_assert(cfg.beta1 == 0.99 && cfg.beta2 == 0.99 && cfg.eps == 1e-8 && cfg.weight_decay == 0);
+    pf_multiadam *m = pf_multiadam_alloc_on(pf_backend_cpu(), 2, 2, &cfg);
+    cr_assert_not_null(m, "%s", pf_errmsg());
+    cr_assert_eq(pf_multiadam_groups(m), 2);
+    pf_real p[2] = {1, -2};
+    for (int t = 0; t < 2; t++) {
+        pf_real b[2] = {(pf_real)(scale_b * gB[t][0]), (pf_real)(scale_b * gB[t][1])};
+        pf_multiadam_step(m, p, (const pf_real *const[]){gA[t], b}, 0.1);
+        pf_real *dst = t ? p2 : p1;
+        dst[0] = p[0], dst[1] = p[1];
+    }
+    cr_assert_eq(pf_multiadam_step_count(m), 2);
+    memcpy(mv_a, pf_multiadam_moments(m, 0), 4 * sizeof *mv_a);
+    pf_multiadam_free(m);
+}
+
+Test(optim, multiadam_matches_hand_computed_two_steps)
+{
+    pf_real p1[2], p2[2], mv[4];
+    multiadam_two_steps(1, p1, p2, mv);
+    assert_close(p1[0], 0.90000000524999950, 1e-6, "multiadam step 1, p[0] = %.17g", (double)p1[0]);
+    assert_close(p1[1], -2.00000000066666663, 1e-6, "multiadam step 1, p[1] = %.17g", (double)p1[1]);
+    assert_close(p2[0], 0.86859935290889201, 1e-6, "multiadam step 2, p[0] = %.17g", (double)p2[0]);
+    assert_close(p2[1], -1.99128904541273962, 1e-6, "multiadam step 2, p[1] = %.17g", (double)p2[1]);
+    /* group A's own moments: m = [-0.00101, 0.00103], v = [0.000499, 0.002491] */
+    assert_close(mv[0], -0.00101, 1e-6, "m_A[0]");
+    assert_close(mv[1], 0.00103, 1e-6, "m_A[1]");
+    assert_close(mv[2], 0.000499, 1e-6, "v_A[0]");
+    assert_close(mv[3], 0.002491, 1e-6, "v_A[1]");
+}
+
+/* Each group's update is scale-invariant: group B's gradients x1000 move
+ * the parameters by the same steps (only eps feels the scale: 5e-10 here). */
+Test(optim, multiadam_groups_are_scale_invariant)
+{
+    pf_real p1[2], p2[2], q1[2], q2[2], mv[4];
+    multiadam_two_steps(1, p1, p2, mv);
+    multiadam_two_steps(1000, q1, q2, mv);
+    for (int i = 0; i < 2; i++) {
+        assert_close(q1[i], p1[i], 1e-6, "step 1, p[%d]: %.17g vs %.17g", i, (double)q1[i], (double)p1[i]);
+        assert_close(q2[i], p2[i], 1e-6, "step 2, p[%d]: %.17g vs %.17g", i, (double)q2[i], (double)p2[i]);
+    }
+}
+
+/* One group is Adam with the same betas on that gradient, bit for bit; and
+ * weight decay is refused. */
+Test(optim, multiadam_with_one_group_is_adam)
+{
+    pf_adam_config cfg = pf_multiadam_config_default();
+    pf_multiadam *m = pf_multiadam_alloc_on(pf_backend_cpu(), 2, 1, &cfg);
+    pf_adam *a = pf_adam_alloc(2, &cfg);
+    pf_real p[2] = {1, -2}, q[2] = {1, -2};
+    for (int t = 0; t < 2; t++) {
+        pf_multiadam_step(m, p, (const pf_real *const[]){gA[t]}, 0.1);
+        pf_adam_step(a, q, gA[t], 0.1);
+    }
+    cr_assert(p[0] == q[0] && p[1] == q[1], "[%.17g, %.17g] vs Adam [%.17g, %.17g]", (double)p[0], (double)p[1],
+              (double)q[0], (double)q[1]);
+    pf_multiadam_free(m);
+    pf_adam_free(a);
+    cfg.weight_decay = 1e-3;
+    cr_assert_null(pf_multiadam_alloc_on(pf_backend_cpu(), 2, 2, &cfg));
+    cr_assert(strstr(pf_errmsg(), "weight decay") != NULL, "%s", pf_errmsg());
 }
 
 /* ------------------------------------------------------------ clipping --- */

@@ -243,17 +243,18 @@ Test(spec, rejects_unknown_section_and_key)
 Test(spec, rejects_names_outside_the_space)
 {
     json_t *s = ex("poisson_5d");
-    set(s, "architecture.activation", json_string("relu"));
+    set(s, "architecture.activation", json_string("leaky_relu"));
     expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
-                  "architecture.activation 'relu' is unknown; allowed: tanh, sin, silu, gelu, softplus, sigmoid.");
+                  "architecture.activation 'leaky_relu' is unknown; allowed: tanh, sin, silu, gelu, softplus, sigmoid, "
+                  "elu, selu, relu, gaussian.");
     s = ex("poisson_5d");
     set(s, "sampling.adaptive", json_string("rar"));
     expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
                   "sampling.adaptive.method 'rar' is unknown; allowed: none, rad, rar_d.");
     s = ex("poisson_5d");
-    json_object_set_new(stage(s, 0), "optimizer", json_string("sgd"));
+    json_object_set_new(stage(s, 0), "optimizer", json_string("rmsprop"));
     expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
-                  "optimization.stages[0].optimizer 'sgd' is unknown; allowed: adam, adamw, lbfgs.");
+                  "optimization.stages[0].optimizer 'rmsprop' is unknown; allowed: adam, adamw, lbfgs, sgd, multiadam.");
     s = ex("poisson_5d");
     json_object_set_new(stage(s, 0), "schedule", json_string("linear"));
     expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
@@ -310,7 +311,7 @@ Test(spec, rejects_incomplete_stages)
     s = ex("poisson_5d");
     json_object_del(stage(s, 0), "optimizer");
     expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
-                  "optimization.stages[0].optimizer is missing; it must be one of: adam, adamw, lbfgs.");
+                  "optimization.stages[0].optimizer is missing; it must be one of: adam, adamw, lbfgs, sgd, multiadam.");
     s = ex("poisson_5d");
     set(s, "optimization.stages", json_array());
     expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
@@ -419,7 +420,7 @@ Test(spec, collects_every_reason)
 {
     json_t *s = ex("poisson_5d"), *n;
     set(s, "architecture.depth", json_integer(0));
-    set(s, "architecture.activation", json_string("relu"));
+    set(s, "architecture.activation", json_string("leaky_relu"));
     set(s, "training.log_every", json_integer(-1));
     json_object_set_new(stage(s, 0), "steps", json_integer(999));
     cr_assert_eq(pf_spec_check(s, pde("poisson_5d"), PF_FIDELITY_LOW, &n, &rep), PF_ERR_INVALID);
@@ -606,7 +607,12 @@ Test(spec, describe_comes_from_the_table)
 {
     char *d = pf_spec_describe(pde("burgers_1d"));
     cr_assert_not_null(d);
-    const char *want[] = {"architecture.activation: one of: tanh, sin, silu, gelu, softplus, sigmoid (default tanh)",
+    const char *want[] = {"architecture.activation: one of: tanh, sin, silu, gelu, softplus, sigmoid, elu, selu, relu, "
+                          "gaussian (default tanh)",
+                          "architecture.init: one of: glorot_normal, glorot_uniform, he_normal, he_uniform, zeros "
+                          "(default glorot_normal)",
+                          "architecture.adaptive: one of: none, layerwise, global (default none)",
+                          "optimizer = multiadam: MultiAdam", "optimizer = sgd: plain gradient descent",
                           "initial_and_walls", "terms: pde, ic, bc", "65,536", "2,000,000", "1,000 steps",
                           "10,000 at high fidelity", "sampling.adaptive: object chosen by \"method\"",
                           "optimization.stages[i].history: an integer in [1, 1000] (default 10)"};
@@ -682,6 +688,13 @@ static const field_case field_cases[] = {
     {"optimization.stages.adam.grad_clip", "optimization.stages[i].grad_clip", "stage", NULL, "1.0", NULL},
     {"optimization.stages.adamw.weight_decay", "optimization.stages[i].weight_decay", "stage", "{\"optimizer\": \"adamw\"}",
      "0.05", NULL},
+    {"optimization.stages.sgd.lr", "optimization.stages[i].lr", "stage", "{\"optimizer\": \"sgd\"}", "0.05", NULL},
+    {"optimization.stages.sgd.grad_clip", "optimization.stages[i].grad_clip", "stage", "{\"optimizer\": \"sgd\"}", "2.0",
+     NULL},
+    {"optimization.stages.multiadam.lr", "optimization.stages[i].lr", "stage", "{\"optimizer\": \"multiadam\"}", "0.004",
+     NULL},
+    {"optimization.stages.multiadam.eps", "optimization.stages[i].eps", "stage", "{\"optimizer\": \"multiadam\"}", "1e-6",
+     NULL},
     {"optimization.stages.lbfgs.lr", "optimization.stages[i].lr", "stage", "{\"optimizer\": \"lbfgs\"}", "0.5", NULL},
     {"optimization.stages.lbfgs.history", "optimization.stages[i].history", "stage", "{\"optimizer\": \"lbfgs\"}", "50", NULL},
     {"optimization.stages.lbfgs.line_search", "optimization.stages[i].line_search", "stage", "{\"optimizer\": \"lbfgs\"}",
@@ -776,6 +789,10 @@ static int config_value(const char *path, const pf_model_config *mc, const pf_tr
         {"optimization.stages.adam.weight_decay", g->adam.weight_decay, NULL},
         {"optimization.stages.adam.grad_clip", g->grad_clip, NULL},
         {"optimization.stages.adamw.weight_decay", g->adam.weight_decay, NULL},
+        {"optimization.stages.sgd.lr", g->schedule.lr, NULL},
+        {"optimization.stages.sgd.grad_clip", g->grad_clip, NULL},
+        {"optimization.stages.multiadam.lr", g->schedule.lr, NULL},
+        {"optimization.stages.multiadam.eps", g->adam.eps, NULL},
         {"optimization.stages.lbfgs.lr", g->lbfgs.lr, NULL},
         {"optimization.stages.lbfgs.history", g->lbfgs.history, NULL},
         {"optimization.stages.lbfgs.line_search", g->lbfgs.line_search, NULL},
@@ -981,4 +998,75 @@ Test(spec, region_optimization_off_is_left_out_of_the_canonical_form)
     json_decref(on);
     free(base);
     json_decref(ex);
+}
+
+/* PINNsAgent's options (baselines.md section 3): the new activations,
+ * initialisations, global adaptation and the sgd and multiadam stages are
+ * accepted, normalized (multiadam's betas default to [0.99, 0.99], sgd has
+ * no betas) and instantiated; rwf still needs glorot_normal; region
+ * optimization takes sgd and multiadam stages as gradient stages. Specs
+ * that use none of them keep their canonical form: the example's hash is
+ * the one it had before these options existed. */
+Test(spec, pinnsagent_options_are_accepted_and_keep_old_hashes)
+{
+    const pf_pde *p = pde("burgers_1d");
+    json_t *example = pf_spec_example(p, PF_FIDELITY_LOW);
+    char hex[PF_SPEC_HASH_HEX];
+    cr_assert_eq(pf_spec_hash(example, hex), PF_OK);
+    cr_assert_str_eq(hex, "1458c484693f065691bb8a885b664b4dc25781c652563c5b22f106886bc05aa2",
+                     "the example's hash changed: %s", hex);
+    json_decref(example);
+    const char *acts[] = {"elu", "selu", "relu", "gaussian"};
+    const pf_unary_op ops[] = {PF_UNARY_ELU, PF_UNARY_SELU, PF_UNARY_RELU, PF_UNARY_GAUSSIAN};
+    const char *inits[] = {"he_normal", "he_uniform", "zeros"};
+    const pf_weight_init iv[] = {PF_WEIGHT_INIT_HE_NORMAL, PF_WEIGHT_INIT_HE_UNIFORM, PF_WEIGHT_INIT_ZEROS};
+    for (int i = 0; i < 4; i++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "{\"representation\": {}, \"architecture\": {\"activation\": \"%s\", \"init\": \"%s\","
+                 " \"adaptive\": \"global\"}, \"sampling\": {}, \"constraints\": {}, \"loss\": {},"
+                 " \"optimization\": {\"stages\": [{\"optimizer\": \"sgd\", \"steps\": 400},"
+                 " {\"optimizer\": \"multiadam\", \"steps\": 600}]},"
+                 " \"training\": {\"region_optimization\": true}}",
+                 acts[i], inits[i % 3]);
+        json_t *spec = load(text), *norm;
+        cr_assert_eq(pf_spec_check(spec, p, PF_FIDELITY_LOW, &norm, &rep), PF_OK, "%s", rep.reason[0]);
+        const json_t *st = json_object_get(json_object_get(norm, "optimization"), "stages");
+        const json_t *s0 = json_array_get(st, 0), *s1 = json_array_get(st, 1);
+        cr_assert_null(json_object_get(s0, "betas"), "sgd has no betas");
+        cr_assert_null(json_object_get(s0, "eps"));
+        cr_assert_eq(json_real_value(json_object_get(s0, "grad_clip")), 0);
+        const json_t *b = json_object_get(s1, "betas");
+        cr_assert(json_real_value(json_array_get(b, 0)) == 0.99 && json_real_value(json_array_get(b, 1)) == 0.99);
+        cr_assert_eq(json_real_value(json_object_get(s1, "eps")), 1e-8);
+        cr_assert_null(json_object_get(s1, "weight_decay"), "multiadam has no weight decay");
+        cr_assert_null(json_object_get(s1, "grad_clip"), "multiadam has no clipping");
+        pf_model_config mc;
+        pf_train_config tc;
+        cr_assert_eq(pf_spec_instantiate(norm, p, &mc, &tc), PF_OK, "%s", pf_errmsg());
+        cr_assert_eq(mc.activation, ops[i]);
+        cr_assert_eq(mc.init, iv[i % 3]);
+        cr_assert_eq(mc.adapt, PF_ADAPT_GLOBAL);
+        cr_assert_eq(mc.adapt_factor, 10);
+        cr_assert_eq(tc.stages[0].optimizer, PF_OPT_SGD);
+        cr_assert_eq(tc.stages[0].schedule.lr, 1e-3);
+        cr_assert_eq(tc.stages[1].optimizer, PF_OPT_MULTIADAM);
+        cr_assert(tc.stages[1].adam.beta1 == 0.99 && tc.stages[1].adam.beta2 == 0.99 && tc.stages[1].adam.eps == 1e-8 &&
+                  tc.stages[1].adam.weight_decay == 0);
+        cr_assert(tc.region.enabled);
+        json_decref(norm);
+        json_decref(spec);
+    }
+    /* rwf needs glorot_normal, whatever the new init */
+    json_t *s = ex("burgers_1d");
+    set(s, "architecture.rwf", json_true());
+    set(s, "architecture.init", json_string("he_uniform"));
+    expect_reject(s, p, PF_FIDELITY_LOW, "architecture.init must be glorot_normal when architecture.rwf is true (got he_uniform).");
+    /* multiadam refuses the keys it does not have */
+    s = ex("burgers_1d");
+    json_object_set_new(stage(s, 0), "optimizer", json_string("multiadam"));
+    json_object_set_new(stage(s, 0), "weight_decay", json_real(0.01));
+    expect_reject(s, p, PF_FIDELITY_LOW,
+                  "optimization.stages[0].weight_decay is not allowed when optimization.stages[0].optimizer is "
+                  "'multiadam'; allowed keys: optimizer, steps, lr, schedule, betas, eps.");
 }

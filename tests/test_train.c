@@ -239,7 +239,7 @@ static void watch(const pf_train_progress *e, void *user)
     counting = !e->last;
 }
 
-static alloc_watch train_watched(const char *training)
+static alloc_watch train_watched(const char *stage, const char *training)
 {
     const pf_pde *p;
     cr_assert_eq(pf_pdes_lookup("burgers_1d", &p), PF_OK);
@@ -247,9 +247,9 @@ static alloc_watch train_watched(const char *training)
     snprintf(text, sizeof text,
              "{\"representation\": {}, \"architecture\": {\"depth\": 2, \"width\": 16},"
              " \"sampling\": {\"interior\": 256, \"boundary\": 64, \"initial\": 64}, \"constraints\": {},"
-             " \"loss\": {\"causal\": true}, \"optimization\": {\"stages\": [{\"optimizer\": \"adam\", \"steps\": 1000}]},"
+             " \"loss\": {\"causal\": true}, \"optimization\": {\"stages\": [{\"optimizer\": \"%s\", \"steps\": 1000}]},"
              " \"training\": {\"log_every\": 20, \"eval_every\": 40%s}}",
-             training);
+             stage, training);
     pf_model_config mc;
     pf_train_config tc;
     spec_configs(text, p, 60, &mc, &tc);
@@ -266,21 +266,25 @@ static alloc_watch train_watched(const char *training)
 }
 #endif
 
-/* The trainer's Adam steps, recorded and replayed, with causal weighting
- * (its masks follow the moved points): no heap allocation, with region
- * optimization (the draw, the upload, the gradient ring, sigma) and
- * without. */
+/* The trainer's gradient steps, recorded and replayed, with causal
+ * weighting (its masks follow the moved points): no heap allocation, with
+ * region optimization (the draw, the upload, the gradient ring, sigma) and
+ * without; and SGD's and MultiAdam's steps (two group passes, the weight
+ * sets uploaded before each replay). */
 Test(train, trainer_steps_make_no_heap_allocation, .timeout = 60)
 {
 #ifndef PF_COUNT_ALLOCS
     cr_skip_test("allocation counting needs glibc and no AddressSanitizer");
 #else
-    const char *cases[] = {"", ", \"region_optimization\": {\"enabled\": true, \"history\": 4}"};
-    for (int i = 0; i < 2; i++) {
-        alloc_watch w = train_watched(cases[i]);
+    const char *cases[][3] = {{"adam", "", "plain Adam"},
+                              {"adam", ", \"region_optimization\": {\"enabled\": true, \"history\": 4}", "region optimization"},
+                              {"sgd", "", "SGD"},
+                              {"multiadam", "", "MultiAdam"}};
+    for (int i = 0; i < 4; i++) {
+        alloc_watch w = train_watched(cases[i][0], cases[i][1]);
         cr_expect_gt(w.steps, 40, "only %ld steps watched", w.steps);
         cr_expect_eq(w.allocs, 0, "%s: %ld heap allocations in %ld trainer steps (first at step %ld)",
-                     i ? "region optimization" : "plain Adam", w.allocs, w.steps, w.worst_step);
+                     cases[i][2], w.allocs, w.steps, w.worst_step);
     }
 #endif
 }

@@ -378,9 +378,9 @@ Test(train_options, architecture_type_depth_width)
  * different initial losses. */
 Test(train_options, architecture_activation)
 {
-    const char *act[] = {"tanh", "sin", "silu", "gelu", "softplus", "sigmoid"};
-    double first[6];
-    for (int i = 0; i < 6; i++) {
+    const char *act[] = {"tanh", "sin", "silu", "gelu", "softplus", "sigmoid", "elu", "selu", "relu", "gaussian"};
+    double first[10];
+    for (int i = 0; i < 10; i++) {
         char patch[128];
         snprintf(patch, sizeof patch, "{'architecture': {'activation': '%s'}}", act[i]);
         trained t = train("burgers_1d", patch, 1, 2);
@@ -416,6 +416,46 @@ Test(train_options, architecture_init)
     done(&n);
 }
 
+/* init he_uniform / he_normal (fan_in only, gain sqrt 2): he_uniform h2.W
+ * lies within sqrt(6 / fan_in) = sqrt(6/16) and comes near it; he_normal's
+ * standard deviation is sqrt(2/16) (256 draws: within 15%), and some exceed
+ * the uniform bound. zeros: every weight and bias starts at 0; tanh(0) = 0
+ * passes nothing on, so after a step only the output bias has moved. */
+Test(train_options, architecture_init_he_and_zeros)
+{
+    const char *fmt = "{'architecture': {'depth': 2, 'width': 16, 'init': '%s'},"
+                      " 'optimization': {'stages': [{'optimizer': 'adam', 'steps': 1000, 'lr': 1e-7}]}}";
+    char pu[256], pn[256], pz[256];
+    snprintf(pu, sizeof pu, fmt, "he_uniform");
+    snprintf(pn, sizeof pn, fmt, "he_normal");
+    snprintf(pz, sizeof pz, fmt, "zeros");
+    trained u = train("burgers_1d", pu, 8, 1), n = train("burgers_1d", pn, 8, 1), z = train("burgers_1d", pz, 8, 1);
+    const pf_train_param *Wu = param(&u.r, "h2.W"), *Wn = param(&n.r, "h2.W");
+    double lim = sqrt(6.0 / 16), mu = 0, mn = 0, s2 = 0;
+    for (size_t i = 0; i < psize(Wu); i++) {
+        mu = fmax(mu, fabs((double)Wu->data[i]));
+        mn = fmax(mn, fabs((double)Wn->data[i]));
+        s2 += (double)Wn->data[i] * Wn->data[i];
+    }
+    double sd = sqrt(s2 / (double)psize(Wn));
+    cr_assert_leq(mu, lim + 1e-5, "he_uniform h2.W reaches %g > %g", mu, lim);
+    cr_assert_gt(mu, 0.9 * lim, "he_uniform h2.W only reaches %g of %g", mu, lim);
+    cr_assert(fabs(sd - sqrt(2.0 / 16)) < 0.15 * sqrt(2.0 / 16), "he_normal h2.W std %g, want %g", sd, sqrt(2.0 / 16));
+    cr_assert_gt(mn, lim, "he_normal h2.W stays within %g (max %g)", lim, mn);
+    for (int i = 0; i < z.r.nparam; i++) {
+        const pf_train_param *q = &z.r.param[i];
+        double mx = 0;
+        for (size_t j = 0; j < psize(q); j++) mx = fmax(mx, fabs((double)q->data[j]));
+        if (!strcmp(q->name, "out.b"))
+            cr_assert_gt(mx, 0, "zeros: the output bias did not move");
+        else
+            cr_assert_eq(mx, 0, "zeros: %s is %g after one step", q->name, mx);
+    }
+    done(&u);
+    done(&n);
+    done(&z);
+}
+
 /* adaptive / adapt_factor: one slope h<k>.a per hidden layer, initialised to
  * 1/n so n a = 1 (the same function, hence the same initial loss, for any
  * n), then trained; n scales the slope's effect, so the runs part. */
@@ -436,6 +476,26 @@ Test(train_options, architecture_adaptive_factor)
     cr_assert_gt(fabs(2 * a2 - 1), 1e-3, "h2.a did not train (n a = %g)", 2 * a2);
     done(&a);
     done(&b);
+    done(&z);
+}
+
+/* adaptive global (GAAF): ONE slope act.a for all hidden layers, 1/n at
+ * the start, so the network starts as the one without adaptation (same
+ * weights, n a = 1); then the slope trains and the runs part. */
+Test(train_options, architecture_adaptive_global)
+{
+    trained g = train("burgers_1d", "{'architecture': {'depth': 2, 'adaptive': 'global', 'adapt_factor': 10}}", 6, 40);
+    trained z = train("burgers_1d", "{'architecture': {'depth': 2, 'adaptive': 'none'}}", 6, 40);
+    cr_assert_eq(g.r.nparams, z.r.nparams + 1, "global adds one slope: %zu vs %zu", g.r.nparams, z.r.nparams);
+    cr_assert_null(find_param(&g.r, "h1.a"));
+    cr_assert_null(find_param(&g.r, "h2.a"));
+    const pf_train_param *a = param(&g.r, "act.a");
+    cr_assert(a->rows == 1 && a->cols == 1);
+    cr_assert(rel_close(g.r.loss_first, z.r.loss_first, 1e-5), "n a = 1 at the start: %g vs %g", g.r.loss_first,
+              z.r.loss_first);
+    cr_assert_gt(fabs(10 * a->data[0] - 1), 1e-3, "act.a did not train (n a = %g)", 10 * a->data[0]);
+    cr_assert_not(rel_close(g.r.loss_last, z.r.loss_last, 1e-4), "global adaptation changed nothing: %g", g.r.loss_last);
+    done(&g);
     done(&z);
 }
 
@@ -949,6 +1009,114 @@ Test(train_options, optimization_adamw_weight_decay)
     done(&w0);
     done(&w1);
     done(&wdef);
+}
+
+/* |p(2 lr) - p(lr)| per network parameter after ONE step of `opt` from the
+ * same start (same seed), with every loss weight `w`; returns the count. */
+static size_t first_step_diffs(const char *opt, double lr, double w, double d[64])
+{
+    char p1[512], p2[512];
+    const char *fmt = "{'loss': {'weights': {'pde': %g, 'ic': %g, 'bc': %g}},"
+                      " 'optimization': {'stages': [{'optimizer': '%s', 'steps': 1000, 'lr': %g}]}}";
+    snprintf(p1, sizeof p1, fmt, w, w, w, opt, lr);
+    snprintf(p2, sizeof p2, fmt, w, w, w, opt, 2 * lr);
+    trained a = train("burgers_1d", p1, 22, 1), b = train("burgers_1d", p2, 22, 1);
+    size_t n = 0;
+    for (int i = 0; i < a.r.nparam; i++)
+        for (size_t j = 0; j < psize(&a.r.param[i]) && n < 64; j++, n++)
+            d[n] = fabs((double)a.r.param[i].data[j] - (double)b.r.param[i].data[j]);
+    cr_assert_eq(n, a.r.nparams);
+    done(&a);
+    done(&b);
+    return n;
+}
+
+/* sgd: p -= lr g, so one step moves each parameter by lr |g_i| — in
+ * proportion to the loss (weights x10: ten times the step, where Adam's
+ * step does not change) and not by lr itself; and it trains. */
+Test(train_options, optimization_sgd)
+{
+    double d1[64], d10[64], a1[64], a10[64];
+    size_t n = first_step_diffs("sgd", 0.01, 1, d1);
+    first_step_diffs("sgd", 0.01, 10, d10);
+    first_step_diffs("adam", 0.01, 1, a1);
+    first_step_diffs("adam", 0.01, 10, a10);
+    size_t checked = 0, not_lr = 0;
+    for (size_t i = 0; i < n; i++) {
+        cr_assert(fabs(a10[i] - a1[i]) <= 1e-6, "adam: parameter %zu moved %g and %g", i, a1[i], a10[i]);
+        not_lr += fabs(d1[i] - 0.01) > 1e-3;
+        if (d1[i] < 1e-4) continue; /* too small a difference for float */
+        checked++;
+        cr_assert(fabs(d10[i] / d1[i] - 10) < 0.05, "sgd: parameter %zu moved %g with weights 1, %g with 10", i, d1[i],
+                  d10[i]);
+    }
+    cr_assert_gt(checked, n / 2, "only %zu of %zu parameters moved measurably", checked, n);
+    cr_assert_gt(not_lr, n / 2, "sgd moved most parameters by lr, as Adam would");
+    trained t = train("burgers_1d", "{'optimization': {'stages': [{'optimizer': 'sgd', 'steps': 1000, 'lr': 0.05}]}}", 27, 40);
+    cr_assert_eq(t.r.stage[0].optimizer, PF_OPT_SGD);
+    cr_assert_lt(t.r.loss_last, 0.9 * t.r.loss_first, "sgd did not learn: %g -> %g", t.r.loss_first, t.r.loss_last);
+    done(&t);
+}
+
+/* multiadam (groups: pde | ic + bc on burgers_1d):
+ *   - the first step moves each parameter by lr (sA + sB) / 2, sK the sign
+ *     of group K's gradient: by lr where the groups agree and by 0 where
+ *     they disagree (Adam: lr everywhere);
+ *   - each group is scale-invariant: ic and bc weighted x1000 leave the run
+ *     as it was (the pde term's curve), where Adam's changes;
+ *   - betas default to [0.99, 0.99];
+ *   - with the constraints exact (hard transform) one group is left: Adam
+ *     with betas (0.99, 0.99), bit for bit. */
+Test(train_options, optimization_multiadam)
+{
+    double d[64];
+    size_t n = first_step_diffs("multiadam", 1e-3, 1, d), zero = 0, full = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (d[i] < 2e-5) zero++;
+        else if (fabs(d[i] - 1e-3) < 2e-5) full++;
+        else cr_assert_fail("parameter %zu moved %g, neither 0 nor lr = 1e-3", i, d[i]);
+    }
+    cr_log_info("multiadam first step: %zu parameters moved by lr, %zu by 0 (group gradients of opposite signs)", full, zero);
+    cr_assert_gt(zero, 0, "the groups agreed in sign everywhere");
+    cr_assert_gt(full, 0);
+    const char *ma = "{'loss': {'weights': {'ic': %g, 'bc': %g}},"
+                     " 'optimization': {'stages': [{'optimizer': '%s', 'steps': 1000, 'lr': 0.01}]}}";
+    char p[512];
+    snprintf(p, sizeof p, ma, 1.0, 1.0, "multiadam");
+    trained m1 = train("burgers_1d", p, 28, 20);
+    snprintf(p, sizeof p, ma, 1000.0, 1000.0, "multiadam");
+    trained m1000 = train("burgers_1d", p, 28, 20);
+    snprintf(p, sizeof p, ma, 1.0, 1.0, "adam");
+    trained a1 = train("burgers_1d", p, 28, 20);
+    snprintf(p, sizeof p, ma, 1000.0, 1000.0, "adam");
+    trained a1000 = train("burgers_1d", p, 28, 20);
+    int k = term_index(&m1.r, "pde"), T = m1.r.nterms, last = m1.r.nlog - 1;
+    double mgap = 0, agap = 0;
+    for (int i = 0; i <= last; i++) {
+        mgap = fmax(mgap, fabs(m1.r.log_term[i * T + k] / m1000.r.log_term[i * T + k] - 1));
+        agap = fmax(agap, fabs(a1.r.log_term[i * T + k] / a1000.r.log_term[i * T + k] - 1));
+    }
+    cr_log_info("pde term under ic, bc x1000: multiadam moves %.2e, adam %.2e (largest relative change)", mgap, agap);
+    cr_assert_lt(mgap, 1e-3, "multiadam is not scale-invariant per group: %g", mgap);
+    cr_assert_gt(agap, 100 * mgap, "adam reacted as little as multiadam: %g vs %g", agap, mgap);
+    trained b = train("burgers_1d",
+                      "{'optimization': {'stages': [{'optimizer': 'multiadam', 'steps': 1000, 'lr': 0.01, 'betas': [0.99, 0.99]}]}}",
+                      28, 20);
+    cr_assert(same_curve(&m1, &b), "explicit betas [0.99, 0.99] differ from the default");
+    trained b9 = train("burgers_1d",
+                       "{'optimization': {'stages': [{'optimizer': 'multiadam', 'steps': 1000, 'lr': 0.01, 'betas': [0.9, 0.999]}]}}",
+                       28, 20);
+    cr_assert_not(same_curve(&m1, &b9), "betas have no effect");
+    const char *hard = "{'constraints': {'mode': 'hard', 'transform': 'initial_and_walls'},"
+                       " 'optimization': {'stages': [{'optimizer': '%s', 'steps': 1000, 'lr': 0.01%s}]}}";
+    snprintf(p, sizeof p, hard, "multiadam", "");
+    trained h1 = train("burgers_1d", p, 29, 20);
+    snprintf(p, sizeof p, hard, "adam", ", 'betas': [0.99, 0.99]");
+    trained h2 = train("burgers_1d", p, 29, 20);
+    cr_assert(same_curve(&h1, &h2), "one group left: not Adam with betas (0.99, 0.99)");
+    cr_assert_eq(pdiff(param(&h1.r, "out.W"), param(&h2.r, "out.W")), 0);
+    trained *all[] = {&m1, &m1000, &a1, &a1000, &b, &b9, &h1, &h2};
+    for (int i = 0; i < 8; i++) done(all[i]);
 }
 
 /* grad_clip: a clip far above the gradient norm changes nothing; a tiny one

@@ -52,6 +52,13 @@ static int is_adam(const json_t *st)
     return !strcmp(k, "adam") || !strcmp(k, "adamw");
 }
 
+/* A stage of gradient steps with a schedule: every optimizer but lbfgs
+ * (adam, adamw, sgd, multiadam). */
+static int is_gradient(const json_t *st) { return strcmp(pf_off_str(st, "optimizer", "adam"), "lbfgs") != 0; }
+
+/* A stage with a grad_clip key: adam, adamw, sgd (not multiadam, not lbfgs). */
+static int has_clip(const json_t *st) { return is_adam(st) || !strcmp(pf_off_str(st, "optimizer", ""), "sgd"); }
+
 /* Points other than the interior, for the point limit. */
 static long other_points(json_t *spec)
 {
@@ -243,6 +250,52 @@ static int op_adaptive_act(pf_off *o, json_t *spec)
     set_str(a, "adaptive", "layerwise");
     set_real(a, "adapt_factor", n);
     pf_off_note(o, "Layer-wise adaptive activation slopes (n = %g) to accelerate early convergence.", n);
+    return 1;
+}
+
+/* The highest derivative order the PDE's residuals need along any input. */
+static int max_order(const pf_pde *p)
+{
+    int m = 0;
+    for (int i = 0; i < p->d_in; i++) m = p->orders[i] > m ? p->orders[i] : m;
+    return m;
+}
+
+/* A ReLU-family activation with Kaiming (He) normal initialisation, the
+ * pairing that keeps the variance of such layers' outputs (PINNsAgent's
+ * search space has both). relu only where the residual is first order:
+ * its second derivative vanishes, so a relu network has no u_xx to fit;
+ * elu and selu keep every derivative on their exponential branch. Not with
+ * random weight factorization, which needs glorot_normal. */
+static int op_relu_he(pf_off *o, json_t *spec)
+{
+    json_t *a = ARCH(spec);
+    if (json_is_true(json_object_get(a, "rwf"))) return 0;
+    static const char *const acts[] = {"elu", "selu", "relu"};
+    int n = max_order(o->pde) <= 1 ? 3 : 2;
+    const char *act = acts[pf_off_pick(o, n)];
+    if (!strcmp(pf_off_field_str(a, "architecture.activation"), act) &&
+        !strcmp(pf_off_field_str(a, "architecture.init"), "he_normal"))
+        return 0;
+    set_str(a, "activation", act);
+    set_str(a, "init", "he_normal");
+    pf_off_note(o, "%s activations with He (Kaiming) normal initialization N(0, 2/fan_in): non-saturating units whose "
+                "signal keeps its scale through the layers%s.",
+                act, n == 3 ? "" : " (not relu: its second derivative vanishes, and this PDE needs one)");
+    return 1;
+}
+
+/* Global adaptive activation (GAAF): one trainable slope for every hidden
+ * layer instead of one per layer. */
+static int op_global_adaptive(pf_off *o, json_t *spec)
+{
+    json_t *a = ARCH(spec);
+    if (strcmp(pf_off_field_str(a, "architecture.adaptive"), "none")) return 0;
+    double n = PICKD(o, 5.0, 10.0);
+    set_str(a, "adaptive", "global");
+    set_real(a, "adapt_factor", n);
+    pf_off_note(o, "A global adaptive activation slope (n = %g): one trainable parameter that rescales every hidden "
+                "layer's pre-activations, a cheap way to speed up early convergence.", n);
     return 1;
 }
 
@@ -466,8 +519,31 @@ static json_t *first_adam(json_t *spec)
 {
     size_t i;
     json_t *st;
-    json_array_foreach(STAGES(spec), i, st) if (is_adam(st)) return st;
+    json_array_foreach(STAGES(spec), i, st) if (is_gradient(st)) return st;
     return NULL;
+}
+
+/* MultiAdam in place of Adam: separate moments for the residual and for
+ * the other terms, so neither group's gradient scale dominates the step.
+ * Only with a soft constraint term left (else there is one group). The
+ * keys MultiAdam lacks go (weight_decay, grad_clip), betas take its default
+ * (0.99, 0.99). */
+static int op_multiadam(pf_off *o, json_t *spec)
+{
+    size_t i;
+    json_t *st;
+    int any = 0;
+    json_array_foreach(STAGES(spec), i, st) if (!strcmp(pf_off_str(st, "optimizer", ""), "adam")) {
+        set_str(st, "optimizer", "multiadam");
+        json_object_del(st, "weight_decay");
+        json_object_del(st, "grad_clip");
+        json_object_del(st, "betas");
+        any = 1;
+    }
+    if (any)
+        pf_off_note(o, "MultiAdam (betas 0.99, 0.99) in place of Adam: separate moment estimates for the residual and for "
+                    "the constraint terms, so each group's step is scale-invariant and neither dominates the update.");
+    return any;
 }
 
 static int op_schedule(pf_off *o, json_t *spec)
@@ -513,7 +589,7 @@ static int op_clip(pf_off *o, json_t *spec)
     json_t *st;
     int any = 0;
     double c = PICKD(o, 1.0, 10.0);
-    json_array_foreach(STAGES(spec), i, st) if (is_adam(st) && pf_off_field_num(st, "optimization.stages.adam.grad_clip") == 0) {
+    json_array_foreach(STAGES(spec), i, st) if (has_clip(st) && pf_off_field_num(st, "optimization.stages.adam.grad_clip") == 0) {
         set_real(st, "grad_clip", c);
         any = 1;
     }
@@ -527,7 +603,7 @@ static int op_lower_lr(pf_off *o, json_t *spec)
     json_t *st;
     int any = 0;
     double f = PICKD(o, 0.3, 0.5), lr0 = pf_off_first_lr(spec);
-    json_array_foreach(STAGES(spec), i, st) if (is_adam(st)) {
+    json_array_foreach(STAGES(spec), i, st) if (is_gradient(st)) {
         double lr = pf_off_field_num(st, "optimization.stages.adam.lr") * f;
         if (lr < 1e-6) continue;
         set_real(st, "lr", lr);
@@ -543,7 +619,7 @@ static int op_lbfgs_tail(pf_off *o, json_t *spec)
 {
     size_t i;
     json_t *st;
-    json_array_foreach(STAGES(spec), i, st) if (!is_adam(st)) return 0;
+    json_array_foreach(STAGES(spec), i, st) if (!is_gradient(st)) return 0;
     double frac = PICKD(o, 0.1, 0.2, 0.3);
     long tail = (long)llround(frac * (double)budget(o));
     pf_off_fit_budget(spec, budget(o) - tail);
@@ -563,8 +639,18 @@ static int has_adam(const pf_off *o, const json_t *s)
     (void)o;
     size_t i;
     json_t *st;
-    json_array_foreach(json_object_get(json_object_get(s, "optimization"), "stages"), i, st) if (is_adam(st)) return 1;
+    json_array_foreach(json_object_get(json_object_get(s, "optimization"), "stages"), i, st) if (is_gradient(st)) return 1;
     return 0;
+}
+
+static int has_adam_and_terms(const pf_off *o, const json_t *s)
+{
+    size_t i;
+    json_t *st;
+    int adam = 0;
+    json_array_foreach(json_object_get(json_object_get(s, "optimization"), "stages"), i, st)
+        adam |= !strcmp(pf_off_str(st, "optimizer", "adam"), "adam");
+    return adam && has_soft_constraint(o, s);
 }
 
 static int op_region(pf_off *o, json_t *spec)
@@ -632,6 +718,11 @@ static const pf_off_op ops[OP_COUNT] = {
      "region optimization,ropinn,trust region,generaliz", op_region, has_adam, 0},
     {OP_HAMMERSLEY, "hammersley", 2, "sampling:hammersley", T(HIGH_DIM), "hammersley,deepxde,radical inverse", op_hammersley,
      always, 5},
+    {OP_RELU_HE, "relu_he", 1, "init:he_normal", T(STEEP), "relu,elu,selu,kaiming,he init,he normal", op_relu_he, always, 2},
+    {OP_GLOBAL_ADAPTIVE, "global_adaptive", 1, "adaptive_act:global", T(STEEP) | T(NONLINEAR),
+     "global adaptive,gaaf,adaptive activation,slope", op_global_adaptive, always, 0},
+    {OP_MULTIADAM, "multiadam", 5, "multiadam", T(COUPLED) | T(MULTISCALE) | T(INVERSE),
+     "multiadam,multi-adam,scale-invariant,loss balanc,imbalance", op_multiadam, has_adam_and_terms, 0},
 };
 #undef T
 
@@ -794,7 +885,7 @@ int pf_off_remove_mechanism(pf_off *o, json_t *spec, const char *m)
     else if (starts(m, "arch:")) reset_str(a, "architecture.type");
     else if (starts(m, "init:")) reset_str(a, "architecture.init");
     else if (!strcmp(m, "rwf")) reset_bool(a, "architecture.rwf");
-    else if (!strcmp(m, "adaptive_act")) reset_str(a, "architecture.adaptive");
+    else if (starts(m, "adaptive_act")) reset_str(a, "architecture.adaptive");
     else if (!strcmp(m, "rad") || !strcmp(m, "rar_d"))
         json_object_set_new(s, "adaptive", json_pack("{s:s}", "method", pf_spec_default_name("sampling.adaptive.method")));
     else if (starts(m, "sampling:")) reset_str(s, "sampling.method");
@@ -817,16 +908,19 @@ int pf_off_remove_mechanism(pf_off *o, json_t *spec, const char *m)
         json_array_foreach(STAGES(spec), i, st) {
             if (!strcmp(m, "adamw") && !strcmp(pf_off_str(st, "optimizer", ""), "adamw")) {
                 set_str(st, "optimizer", "adam"), reset_real(st, "optimization.stages.adam.weight_decay"), any = 1;
-            } else if (starts(m, "schedule:") && is_adam(st)) {
+            } else if ((!strcmp(m, "multiadam") && !strcmp(pf_off_str(st, "optimizer", ""), "multiadam")) ||
+                       (!strcmp(m, "sgd") && !strcmp(pf_off_str(st, "optimizer", ""), "sgd"))) {
+                set_str(st, "optimizer", "adam"), json_object_del(st, "betas"), any = 1; /* Adam's own betas */
+            } else if (starts(m, "schedule:") && is_gradient(st)) {
                 json_object_set_new(st, "schedule", json_pack("{s:s}", "kind", pf_spec_default_name("optimization.stages.adam.schedule.kind"))),
                     any = 1;
-            } else if (!strcmp(m, "grad_clip") && is_adam(st)) {
+            } else if (!strcmp(m, "grad_clip") && has_clip(st)) {
                 reset_real(st, "optimization.stages.adam.grad_clip"), any = 1;
             }
         }
         if (!strcmp(m, "lbfgs")) {
             json_t *keep = json_array();
-            json_array_foreach(STAGES(spec), i, st) if (is_adam(st)) json_array_append(keep, st);
+            json_array_foreach(STAGES(spec), i, st) if (is_gradient(st)) json_array_append(keep, st);
             if (!json_array_size(keep))
                 json_array_append_new(keep, json_pack("{s:s,s:I}", "optimizer", "adam", "steps", (json_int_t)budget(o)));
             json_object_set_new(pf_off_sec(spec, "optimization"), "stages", keep);
@@ -842,12 +936,13 @@ int pf_off_remove_mechanism(pf_off *o, json_t *spec, const char *m)
 /* Section ids, for the pools below. */
 static const pf_off_op_id repr_pool[] = {OP_NORMALIZE, OP_FOURIER, OP_MULTISCALE, OP_PERIODIC};
 static const pf_off_op_id arch_pool[] = {OP_ACT_SIN, OP_ACT_SMOOTH, OP_MODIFIED_MLP, OP_RESNET, OP_WIDER, OP_DEEPER, OP_RWF,
-                                         OP_ADAPTIVE_ACT};
+                                         OP_ADAPTIVE_ACT, OP_RELU_HE, OP_GLOBAL_ADAPTIVE};
 static const pf_off_op_id samp_pool[] = {OP_RAD, OP_RAR_D, OP_SOBOL, OP_LHS, OP_RESAMPLE, OP_MORE_INTERIOR, OP_MORE_BOUNDARY,
                                          OP_MORE_INITIAL, OP_HAMMERSLEY};
 static const pf_off_op_id loss_pool[] = {OP_CAUSAL, OP_RAISE_CONSTRAINTS, OP_OBS_WEIGHT, OP_LR_ANNEALING, OP_SELF_ADAPTIVE,
                                          OP_RESNORM};
-static const pf_off_op_id opt_pool[] = {OP_ADAMW, OP_SCHEDULE, OP_CLIP, OP_LBFGS_TAIL, OP_LOWER_LR, OP_ONE_CYCLE};
+static const pf_off_op_id opt_pool[] = {OP_ADAMW, OP_SCHEDULE, OP_CLIP, OP_LBFGS_TAIL, OP_LOWER_LR, OP_ONE_CYCLE,
+                                        OP_MULTIADAM};
 
 /* A change that is certain to alter section s (when the PDE allows one):
  * an operator of that section that still applies, else removing one of the

@@ -71,7 +71,8 @@ static void arch_mechs(const json_t *a, json_t *out)
     for (int i = 0; i < 3; i++)
         if (not_default(a, named[i][0]))
             snprintf(b, sizeof b, "%s:%s", named[i][1], pf_off_field_str(a, named[i][0])), add(out, b);
-    if (not_default(a, "architecture.adaptive")) add(out, "adaptive_act");
+    if (!strcmp(pf_off_field_str(a, "architecture.adaptive"), "layerwise")) add(out, "adaptive_act");
+    if (!strcmp(pf_off_field_str(a, "architecture.adaptive"), "global")) add(out, "adaptive_act:global");
     if (json_is_true(json_object_get(a, "rwf"))) add(out, "rwf");
 }
 
@@ -109,6 +110,8 @@ static void opt_mechs(const json_t *o, json_t *out)
         const char *k = pf_off_str(st, "optimizer", "adam");
         if (!strcmp(k, "adamw") && !pf_off_json_has_string(out, "adamw")) add(out, "adamw");
         if (!strcmp(k, "lbfgs") && !pf_off_json_has_string(out, "lbfgs")) add(out, "lbfgs");
+        if (!strcmp(k, "sgd") && !pf_off_json_has_string(out, "sgd")) add(out, "sgd");
+        if (!strcmp(k, "multiadam") && !pf_off_json_has_string(out, "multiadam")) add(out, "multiadam");
         if (strcmp(k, "lbfgs")) {
             const json_t *sc = json_object_get(st, "schedule");
             const char *sk = pf_off_field_str(sc, "optimization.stages.adam.schedule.kind");

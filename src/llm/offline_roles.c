@@ -14,9 +14,12 @@
  *   localized_sampling      RAD (RAR-D when steep), Sobol/LHS, denser points
  *   representation          periodic embedding, (multiscale) Fourier, sin
  *   residual_loss           lr_annealing / self-adaptive weights, residual
- *                           normalization, term and observation weights
- *   optimization            AdamW, schedules, clipping, Adam -> L-BFGS split
- *   capacity_topology       modified_mlp / resnet, width, depth, rwf, adaptive act
+ *                           normalization, term and observation weights,
+ *                           MultiAdam
+ *   optimization            AdamW, schedules, clipping, Adam -> L-BFGS split,
+ *                           region optimization, MultiAdam
+ *   capacity_topology       modified_mlp / resnet, width, depth, rwf, adaptive
+ *                           act (layer-wise or global), ReLU family + He init
  *   cross_component_novelty three or four less common operators from
  *                           different sections
  */
@@ -75,20 +78,20 @@ static const role_def roles[PF_OFFLINE_ROLES] = {
     {"residual_loss", "how the residual and the constraint terms are weighed in the loss",
      {{OP_OBS_WEIGHT, T(INVERSE), 1.0}},
      1,
-     {OP_LR_ANNEALING, OP_SELF_ADAPTIVE, OP_RESNORM, OP_RAISE_CONSTRAINTS, OP_CAUSAL},
-     5,
+     {OP_LR_ANNEALING, OP_SELF_ADAPTIVE, OP_RESNORM, OP_RAISE_CONSTRAINTS, OP_CAUSAL, OP_MULTIADAM},
+     6,
      2, 3},
     {"optimization", "the optimizer, its schedule and numerical stability",
      {{OP_LBFGS_TAIL, T(HIGH_DIM) | T(VARIABLE_COEFFICIENT), 0.6}},
      1,
-     {OP_ADAMW, OP_SCHEDULE, OP_CLIP, OP_LBFGS_TAIL, OP_ONE_CYCLE, OP_LOWER_LR, OP_REGION},
-     7,
+     {OP_ADAMW, OP_SCHEDULE, OP_CLIP, OP_LBFGS_TAIL, OP_ONE_CYCLE, OP_LOWER_LR, OP_REGION, OP_MULTIADAM},
+     8,
      2, 3},
     {"capacity_topology", "model capacity and topology",
      {{OP_WIDER, T(HIGH_DIM), 1.0}},
      1,
-     {OP_MODIFIED_MLP, OP_RESNET, OP_WIDER, OP_DEEPER, OP_RWF, OP_ADAPTIVE_ACT},
-     6,
+     {OP_MODIFIED_MLP, OP_RESNET, OP_WIDER, OP_DEEPER, OP_RWF, OP_ADAPTIVE_ACT, OP_RELU_HE, OP_GLOBAL_ADAPTIVE},
+     8,
      2, 3},
     {"cross_component_novelty", "an unusual combination across several components",
      {{OP_PERIODIC, T(PERIODIC), 0.5}},

@@ -10,7 +10,8 @@
 #define TWO_PI 6.283185307179586476925286766559
 
 const pf_unary_op pf_activations[PF_NACTIVATIONS] = {
-    PF_UNARY_TANH, PF_UNARY_SIN, PF_UNARY_SILU, PF_UNARY_GELU, PF_UNARY_SOFTPLUS, PF_UNARY_SIGMOID,
+    PF_UNARY_TANH, PF_UNARY_SIN,  PF_UNARY_SILU, PF_UNARY_GELU, PF_UNARY_SOFTPLUS, PF_UNARY_SIGMOID,
+    PF_UNARY_ELU,  PF_UNARY_SELU, PF_UNARY_RELU, PF_UNARY_GAUSSIAN,
 };
 
 /* Parameter ids of one linear layer; -1 = absent. */
@@ -32,8 +33,9 @@ struct pf_model {
 /* ------------------------------------------------------------------ names */
 
 static const char *const arch_names[PF_ARCH_COUNT] = {"mlp", "modified_mlp", "resnet"};
-static const char *const adapt_names[PF_ADAPT_COUNT] = {"none", "layerwise"};
-static const char *const init_names[PF_WEIGHT_INIT_COUNT] = {"glorot_normal", "glorot_uniform"};
+static const char *const adapt_names[PF_ADAPT_COUNT] = {"none", "layerwise", "global"};
+static const char *const init_names[PF_WEIGHT_INIT_COUNT] = {"glorot_normal", "glorot_uniform", "he_normal",
+                                                             "he_uniform", "zeros"};
 
 const char *pf_arch_name(pf_arch a) { return (unsigned)a < PF_ARCH_COUNT ? arch_names[a] : "?"; }
 const char *pf_adapt_name(pf_adapt a) { return (unsigned)a < PF_ADAPT_COUNT ? adapt_names[a] : "?"; }
@@ -164,8 +166,8 @@ pf_status pf_model_config_check(const pf_model_config *c)
                        pf_name_join(buf, sizeof buf, adapt_names, PF_ADAPT_COUNT));
     if (c->adapt != PF_ADAPT_NONE && !(isfinite(c->adapt_factor) && c->adapt_factor > 0))
         return pf_fail(PF_ERR_INVALID,
-                       "adapt_factor must be a positive finite number with adapt layerwise "
-                       "(got %g)", c->adapt_factor);
+                       "adapt_factor must be a positive finite number with adapt %s "
+                       "(got %g)", pf_adapt_name(c->adapt), c->adapt_factor);
     if (c->rwf) {
         if (!isfinite(c->rwf_mean))
             return pf_fail(PF_ERR_INVALID, "rwf_mean must be a finite number (got %g)",
@@ -236,11 +238,12 @@ size_t pf_model_config_nparams(const pf_model_config *c)
 {
     if (pf_model_config_check(c) != PF_OK) return 0;
     size_t d0 = (size_t)pf_model_config_features(c), w = (size_t)c->width;
-    size_t extra = c->rwf ? 1 : 0, slope = c->adapt != PF_ADAPT_NONE ? 1 : 0;
+    size_t extra = c->rwf ? 1 : 0, slope = c->adapt == PF_ADAPT_LAYERWISE ? 1 : 0;
 #define LIN(a, b) ((a) * (b) + (b) + extra * (b))
     size_t n = LIN(d0, w) + (size_t)(hidden_count(c) - 1) * LIN(w, w) + LIN(w, (size_t)c->out_dim);
     n += (size_t)hidden_count(c) * slope;
     if (c->arch == PF_ARCH_MODIFIED_MLP) n += 2 * (LIN(d0, w) + slope);
+    if (c->adapt == PF_ADAPT_GLOBAL) n += 1;
 #undef LIN
     if (c->fourier_features > 0 && c->fourier_trainable)
         n += (size_t)c->fourier_features * (size_t)embed_dim(c);
@@ -261,9 +264,16 @@ static layer add_layer(pf_graph *g, const pf_model_config *c, const char *name, 
         snprintf(nm, sizeof nm, "%s.s", name);
         L.s = pf_param(g, nm, out, 1, PF_PARAM_TRAINABLE, pf_init_normal(c->rwf_mean, c->rwf_sigma));
     }
-    pf_init wi = c->rwf ? pf_init_rwf_v(L.s)
-               : c->init == PF_WEIGHT_INIT_GLOROT_UNIFORM ? pf_init_glorot_uniform()
-                                                          : pf_init_glorot_normal();
+    pf_init wi = pf_init_glorot_normal();
+    switch (c->init) {
+    case PF_WEIGHT_INIT_GLOROT_NORMAL: wi = pf_init_glorot_normal(); break;
+    case PF_WEIGHT_INIT_GLOROT_UNIFORM: wi = pf_init_glorot_uniform(); break;
+    case PF_WEIGHT_INIT_HE_NORMAL: wi = pf_init_he_normal(); break;
+    case PF_WEIGHT_INIT_HE_UNIFORM: wi = pf_init_he_uniform(); break;
+    case PF_WEIGHT_INIT_ZEROS: wi = pf_init_zero(); break;
+    case PF_WEIGHT_INIT_COUNT: PF_ABORT("bad init");
+    }
+    if (c->rwf) wi = pf_init_rwf_v(L.s); /* pf_model_config_check: rwf needs glorot_normal */
     snprintf(nm, sizeof nm, "%s.W", name);
     L.W = pf_param(g, nm, out, in, PF_PARAM_TRAINABLE, wi);
     snprintf(nm, sizeof nm, "%s.b", name);
@@ -314,6 +324,13 @@ pf_model *pf_model_alloc(pf_graph *g, const pf_model_config *cfg)
         m->hidden[k] = add_layer(g, c, nm, k == 0 ? d0 : w, w, true);
     }
     m->out = add_layer(g, c, "out", w, c->out_dim, false);
+    if (c->adapt == PF_ADAPT_GLOBAL) {
+        /* GAAF: one slope, registered last so that every other parameter
+         * keeps the id (and the initial values) it has without adaptation */
+        int a = pf_param(g, "act.a", 1, 1, PF_PARAM_TRAINABLE, pf_init_const(1.0 / c->adapt_factor));
+        for (int k = 0; k < nh; k++) m->hidden[k].a = a;
+        if (c->arch == PF_ARCH_MODIFIED_MLP) m->enc[0].a = m->enc[1].a = a;
+    }
     return m;
 }
 

@@ -88,17 +88,31 @@
  * Options that apply to every hidden layer (never to the output layer's
  * missing activation):
  *
- *  - adaptive activation (PF_ADAPT_LAYERWISE, Jagtap, Kawaguchi & Karniadakis
- *    2020): act(n a z) with one trainable slope a per hidden layer (the
- *    modified MLP's encoders included), initialised to 1/n so that n a = 1;
- *    n = adapt_factor.
+ *  - adaptive activation: act(n a z) with a trainable slope a initialised
+ *    to 1/n, so that n a = 1 at the start; n = adapt_factor (10 by default).
+ *    PF_ADAPT_LAYERWISE (LAAF, Jagtap, Kawaguchi & Karniadakis 2020, Proc.
+ *    R. Soc. A): one slope per hidden layer (the modified MLP's encoders
+ *    included). PF_ADAPT_GLOBAL (GAAF, Jagtap, Kawaguchi & Karniadakis 2020,
+ *    J. Comput. Phys.): ONE slope shared by every hidden layer (and the
+ *    encoders), registered after the output layer, so the weights are drawn
+ *    exactly as without adaptation.
  *  - random weight factorisation (cfg.rwf, Wang et al. 2022): every linear
  *    layer, the output layer included, uses W = diag(exp(s)) V with a
  *    trainable scale s per output unit, s ~ N(rwf_mean, rwf_sigma^2), and
  *    V = Glorot normal / exp(s), so W starts Glorot normal. rwf requires
  *    init = PF_WEIGHT_INIT_GLOROT_NORMAL.
- *  - initialisation: weights Glorot normal (default) or Glorot uniform,
- *    biases zero.
+ *  - initialisation (biases always zero), with fan_in = in, fan_out = out of
+ *    the layer's out x in weight:
+ *      glorot_normal (default)  N(0, 2 / (fan_in + fan_out))
+ *      glorot_uniform           U(-l, l), l = sqrt(6 / (fan_in + fan_out))
+ *      he_normal                N(0, 2 / fan_in)      (Kaiming, gain sqrt 2)
+ *      he_uniform               U(-l, l), l = sqrt(6 / fan_in)
+ *      zeros                    every weight 0 (PINNsAgent's search space has
+ *                               it; every unit of a layer then gets the same
+ *                               gradient, so the layers stay rank-deficient)
+ *    These are torch's xavier_normal_/xavier_uniform_/kaiming_normal_/
+ *    kaiming_uniform_ (fan_in, relu gain)/zeros_, which DeepXDE's PyTorch
+ *    backend (PINNacle, PINNsAgent) maps its initializer names to.
  *
  * ------------------------------------------------------------- parameters
  *
@@ -110,19 +124,21 @@
  *     U.* V.*                        the modified MLP's encoders
  *     h<k>.s  h<k>.W  h<k>.b  h<k>.a rwf scale (out x 1), weight (out x in;
  *                                    the V factor under rwf), bias (1 x out),
- *                                    adaptive slope (1 x 1)
+ *                                    layer-wise adaptive slope (1 x 1)
  *     out.s   out.W   out.b          the output layer
+ *     act.a                          the global adaptive slope (1 x 1)
  *
- * where .s exists only with rwf and .a only with adaptive activation. The
- * trainable count is pf_model_config_nparams(); with
- * lin(a, b) = a b + b (+ b with rwf) and S = 1 with adaptive activation (else
- * 0) it is
+ * where .s exists only with rwf, h<k>.a only with layerwise and act.a only
+ * with global adaptation. The trainable count is pf_model_config_nparams();
+ * with lin(a, b) = a b + b (+ b with rwf) and S = 1 with layerwise
+ * adaptation (else 0) it is
  *
  *     MLP:           lin(d0,w) + (depth-1) lin(w,w) + depth S + lin(w,out)
  *     modified MLP:  3 lin(d0,w) + (depth-1) lin(w,w) + (depth+2) S + lin(w,out)
  *     residual MLP:  lin(d0,w) + 2 depth lin(w,w) + (2 depth+1) S + lin(w,out)
  *
- * plus m e when the Fourier matrix is trainable. For example PINNacle's
+ * plus 1 with global adaptation and m e when the Fourier matrix is
+ * trainable. For example PINNacle's
  * default 2 -> 5 x 100 -> 1 tanh MLP has 300 + 4 * 10,100 + 101 = 40,801.
  *
  * Errors: configuration problems are reported by pf_model_config_check()
@@ -158,19 +174,25 @@ typedef enum pf_arch {
 
 typedef enum pf_adapt {
     PF_ADAPT_NONE,        /* "none" */
-    PF_ADAPT_LAYERWISE,   /* "layerwise": one slope per hidden layer */
+    PF_ADAPT_LAYERWISE,   /* "layerwise": one slope per hidden layer (LAAF) */
+    PF_ADAPT_GLOBAL,      /* "global": one slope for all hidden layers (GAAF) */
     PF_ADAPT_COUNT
 } pf_adapt;
 
 typedef enum pf_weight_init {
     PF_WEIGHT_INIT_GLOROT_NORMAL,  /* "glorot_normal":  N(0, 2 / (fan_in + fan_out)) */
     PF_WEIGHT_INIT_GLOROT_UNIFORM, /* "glorot_uniform": U(-l, l), l = sqrt(6 / (fan_in + fan_out)) */
+    PF_WEIGHT_INIT_HE_NORMAL,      /* "he_normal":      N(0, 2 / fan_in) */
+    PF_WEIGHT_INIT_HE_UNIFORM,     /* "he_uniform":     U(-l, l), l = sqrt(6 / fan_in) */
+    PF_WEIGHT_INIT_ZEROS,          /* "zeros":          all weights 0 */
     PF_WEIGHT_INIT_COUNT
 } pf_weight_init;
 
 /* The activations a model may use, in the order the spec layer lists them:
- * tanh, sin, silu, gelu, softplus, sigmoid. */
-#define PF_NACTIVATIONS 6
+ * tanh, sin, silu, gelu, softplus, sigmoid, elu, selu, relu, gaussian (the
+ * last four from PINNsAgent's search space; graph.h defines them and their
+ * derivatives at the kinks). */
+#define PF_NACTIVATIONS 10
 extern const pf_unary_op pf_activations[PF_NACTIVATIONS];
 
 typedef struct pf_model_config {

@@ -31,6 +31,7 @@ enum custom {
     C_TRANSFORM,       /* constraints.transform: a transform of the PDE     */
     C_WEIGHTS,         /* loss.weights: one weight per active loss term     */
     C_BETAS,           /* stage betas: [beta1, beta2] in [0, 1)             */
+    C_BETAS_MULTIADAM, /* the same, multiadam's default [0.99, 0.99]        */
     C_STAGES,          /* optimization.stages: array of stage variants      */
 };
 
@@ -84,9 +85,10 @@ struct field {
 
 /* Names, in the order of the enums they map to. */
 static const char *const arch_names[] = {"mlp", "modified_mlp", "resnet"};
-static const char *const act_names[] = {"tanh", "sin", "silu", "gelu", "softplus", "sigmoid"};
-static const char *const init_names[] = {"glorot_normal", "glorot_uniform"};
-static const char *const adapt_names[] = {"none", "layerwise"};
+static const char *const act_names[] = {"tanh", "sin", "silu", "gelu", "softplus", "sigmoid",
+                                        "elu", "selu", "relu", "gaussian"};
+static const char *const init_names[] = {"glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "zeros"};
+static const char *const adapt_names[] = {"none", "layerwise", "global"};
 static const char *const sample_names[] = {"uniform", "sobol", "lhs", "grid", "hammersley"};
 static const char *const rnorm_names[] = {"none", "initial"};
 _Static_assert(N(arch_names) == PF_ARCH_COUNT, "arch names");
@@ -116,9 +118,9 @@ static const field architecture_f[] = {
     ENUM("type", arch_names, 0, "mlp; modified_mlp (Wang, Teng & Perdikaris 2021, depth >= 2); resnet (depth = residual blocks of two layers)"),
     INT("depth", 1, PF_MODEL_MAX_DEPTH, 5, "hidden layers (resnet: blocks)"),
     INT("width", 1, PF_MODEL_MAX_WIDTH, 100, "units per hidden layer"),
-    ENUM("activation", act_names, 0, "hidden-layer activation"),
-    ENUM("init", init_names, 0, "weight initialization (biases zero)"),
-    ENUM("adaptive", adapt_names, 0, "adaptive activation act(n a z), one trainable slope a per hidden layer (Jagtap et al. 2020)"),
+    ENUM("activation", act_names, 0, "hidden-layer activation; elu (alpha 1), selu (alpha 1.6733, scale 1.0507) and relu are not smooth at 0 (derivatives there from the left), gaussian is exp(-x^2 / (2 * 0.1^2))"),
+    ENUM("init", init_names, 0, "weight initialization (biases zero): glorot N(0, 2/(fan_in+fan_out)) or U(+-sqrt(6/(fan_in+fan_out))); he N(0, 2/fan_in) or U(+-sqrt(6/fan_in)); zeros"),
+    ENUM("adaptive", adapt_names, 0, "adaptive activation act(n a z), a trainable slope a starting at 1/n: layerwise, one per hidden layer (LAAF, Jagtap et al. 2020); global, one shared by all hidden layers (GAAF)"),
     REAL("adapt_factor", 0, 1, 100, 0, 10, "n of the adaptive activation"),
     BOOL("rwf", 0, "random weight factorization W = diag(exp(s)) V (Wang et al. 2022; needs glorot_normal)"),
     REAL("rwf_mean", -10, 0, 10, 0, 1, "mean of s"),
@@ -206,6 +208,7 @@ static const variant schedule_v[] = {
      }, 3, "one-cycle (Smith & Topping 2019), lr is the peak"},
 };
 static const double betas_default[2] = {0.9, 0.999};
+static const double multiadam_betas_default[2] = {0.99, 0.99}; /* PINNacle's MultiAdam */
 #define STAGE_STEPS INTREQ("steps", 1, PF_SPEC_BUDGET_BASELINE, "optimizer steps of this stage (all stages sum to the budget)")
 #define ADAM_FIELDS(wd_)                                                                            \
     STAGE_STEPS, REAL("lr", 0, 1, 10, 0, 1e-3, "learning rate"),                                   \
@@ -216,6 +219,17 @@ static const double betas_default[2] = {0.9, 0.999};
         REAL("grad_clip", 0, 0, 1e6, 0, 0, "clip the gradient's global norm (0 = off)")
 static const field adam_f[] = {ADAM_FIELDS(0)};
 static const field adamw_f[] = {ADAM_FIELDS(0.01)};
+static const field sgd_f[] = {
+    STAGE_STEPS, REAL("lr", 0, 1, 10, 0, 1e-3, "learning rate"),
+    VARIANT("schedule", "kind", K_ENUM, schedule_v, 0, "learning-rate schedule"),
+    REAL("grad_clip", 0, 0, 1e6, 0, 0, "clip the gradient's global norm (0 = off)"),
+};
+static const field multiadam_f[] = {
+    STAGE_STEPS, REAL("lr", 0, 1, 10, 0, 1e-3, "learning rate"),
+    VARIANT("schedule", "kind", K_ENUM, schedule_v, 0, "learning-rate schedule"),
+    CUSTOM("betas", C_BETAS_MULTIADAM, "[beta1, beta2] of every group's moments, each in [0, 1) (default [0.99, 0.99])"),
+    REAL("eps", 0, 1, 1e-2, 0, 1e-8, "epsilon added to every group's sqrt(vhat)"),
+};
 static const field lbfgs_f[] = {
     STAGE_STEPS,
     REAL("lr", 0, 1, 10, 0, 1, "initial step length"),
@@ -226,6 +240,11 @@ static const variant stage_v[] = {
     {"adam", adam_f, N(adam_f), "Adam (L2 weight decay)"},
     {"adamw", adamw_f, N(adamw_f), "AdamW (decoupled weight decay)"},
     {"lbfgs", lbfgs_f, N(lbfgs_f), "L-BFGS"},
+    {"sgd", sgd_f, N(sgd_f), "plain gradient descent p -= lr g (no momentum, no weight decay)"},
+    {"multiadam", multiadam_f, N(multiadam_f),
+     "MultiAdam (Yao et al. 2023, PINNacle's): separate Adam moments for two groups of loss terms, the PDE residual "
+     "and all other terms (initial, boundary, observation); p -= lr * mean over the groups of mhat / (sqrt(vhat) + eps); "
+     "a group whose terms all have weight 0 is left out"},
 };
 static const field stage_field =
     {.key = "stages[i]", .k = K_VARIANT, .sel = "optimizer", .selk = K_ENUM, .var = stage_v,
@@ -242,10 +261,10 @@ static const variant region_v[] = {
     {"false", NULL, 0, "off"},
     {"true", region_f, N(region_f),
      "RoPINN region optimization (Wu et al. 2024), reconstructed from its paper and its released code for other "
-     "benchmarks (RoPINN released no PINNacle driver): on every Adam step the interior points move by U[0, r) per "
+     "benchmarks (RoPINN released no PINNacle driver): on every gradient step (not L-BFGS) the interior points move by U[0, r) per "
      "coordinate (one-sided, clamped to the domain), redrawn each step; boundary and initial points stay; r "
      "shrinks as the gradient noise sigma (std / mean |g| over the last T0 steps, per parameter, averaged) grows; "
-     "needs an adam or adamw stage"},
+     "needs a gradient stage (adam, adamw, sgd or multiadam)"},
 };
 static const field training_f[] = {
     INT("log_every", 1, 10000, 100, "steps between loss-curve records"),
@@ -671,8 +690,10 @@ static json_t *norm_custom(ctx *c, const field *f, const json_t *v, const char *
         }
         return out;
     }
-    case C_BETAS: {
-        if (!v) return json_pack("[ff]", betas_default[0], betas_default[1]);
+    case C_BETAS:
+    case C_BETAS_MULTIADAM: {
+        const double *bd = f->custom == C_BETAS_MULTIADAM ? multiadam_betas_default : betas_default;
+        if (!v) return json_pack("[ff]", bd[0], bd[1]);
         field b = REAL("", 0, 0, 1, 1, 0, "");
         if (json_is_array(v) && json_array_size(v) == 2) {
             json_t *out = json_array();
@@ -884,16 +905,18 @@ static int tsel(tview t, const char *key, int keep)
     return (int)f->def;
 }
 
-/* A stage's betas, or the default pair; kept when the stage has none. */
+/* A stage's betas, or the variant's default pair; kept when the stage has
+ * none. */
 static void tbetas(tview g, pf_adam_config *adam)
 {
     int here;
-    tfield(g, "betas", &here);
+    const field *f = tfield(g, "betas", &here);
     if (!here) return;
     const json_t *b = json_object_get(g.v, "betas");
     int given = json_is_array(b) && json_array_size(b) == 2;
-    adam->beta1 = given ? json_number_value(json_array_get(b, 0)) : betas_default[0];
-    adam->beta2 = given ? json_number_value(json_array_get(b, 1)) : betas_default[1];
+    const double *bd = f->custom == C_BETAS_MULTIADAM ? multiadam_betas_default : betas_default;
+    adam->beta1 = given ? json_number_value(json_array_get(b, 0)) : bd[0];
+    adam->beta2 = given ? json_number_value(json_array_get(b, 1)) : bd[1];
 }
 
 /* Fill the configs from a normalized (possibly partial) spec, each field
@@ -1066,16 +1089,16 @@ static void validate(ctx *c, const json_t *n, pf_fidelity f)
         }
     }
     if (!c->sec_err[S_TRAIN] && !c->sec_err[S_OPT] && tc.region.enabled) {
-        bool adam = false;
-        for (int i = 0; i < tc.nstages; i++) adam |= tc.stages[i].optimizer != PF_OPT_LBFGS;
+        bool gradient = false;
+        for (int i = 0; i < tc.nstages; i++) gradient |= pf_optimizer_is_gradient(tc.stages[i].optimizer);
         c->section = S_TRAIN;
-        if (!adam)
-            reason(c, "training.region_optimization.enabled must be false when no stage is adam or adamw (region optimization moves the points of Adam steps only).");
+        if (!gradient)
+            reason(c, "training.region_optimization.enabled must be false when no stage is adam, adamw, sgd or multiadam (region optimization moves the points of gradient steps only).");
     }
     if (!c->sec_err[S_OPT]) {
         c->section = S_OPT;
         for (int i = 0; i < tc.nstages; i++)
-            if (tc.stages[i].optimizer != PF_OPT_LBFGS && pf_schedule_check(&tc.stages[i].schedule) != PF_OK)
+            if (pf_optimizer_is_gradient(tc.stages[i].optimizer) && pf_schedule_check(&tc.stages[i].schedule) != PF_OK)
                 reason(c, "optimization.stages[%d].schedule is invalid: %s.", i, pf_errmsg());
         long steps = pf_train_config_steps(&tc), budget = c->b->steps[f];
         if (steps != budget) {

@@ -47,7 +47,9 @@
  * "method": lr_annealing adds alpha, every, self_adaptive adds lr;
  * loss.causal by "enabled": true adds epsilon, chunks; a stage by
  * "optimizer": adam/adamw have lr, schedule, betas, eps, weight_decay,
- * grad_clip, lbfgs has lr, history, line_search; a schedule by "kind";
+ * grad_clip, sgd has lr, schedule, grad_clip, multiadam has lr, schedule,
+ * betas (default [0.99, 0.99]), eps, lbfgs has lr, history, line_search; a
+ * schedule by "kind";
  * training.region_optimization by "enabled": true adds r0, history,
  * max_radius — RoPINN's region optimization, train/config.h).
  * A key that the selected variant does not have is rejected rather than

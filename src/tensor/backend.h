@@ -12,7 +12,7 @@
  *
  * Besides the graph's ops, a backend runs the optimizers' work on flat
  * vectors of pf_real in its memory (copy, axpy, scal, reductions, the
- * clipped norm, the Adam update), so parameters never leave the device
+ * clipped norm, the Adam and SGD updates), so parameters never leave the device
  * during training. Ops that return a number to the host (reduce) wait for
  * the device; the others are only queued (ordered on the backend's one
  * stream) and can be recorded once and replayed (capture).
@@ -94,6 +94,10 @@ typedef struct pf_backend {
     /* One Adam update of p from g with moments mv = [m | v] (2n) and the
      * coefficients coef[PF_ADAM_NCOEF] (backend memory). */
     void (*adam)(pf_real *p, const pf_real *g, pf_real *mv, size_t n, const pf_real *coef);
+    /* One plain gradient-descent update p <- p - lr[0] g (torch.optim.SGD
+     * without momentum or decay); lr is one pf_real in backend memory, so a
+     * replayed step reads the current rate. */
+    void (*sgd)(pf_real *p, const pf_real *g, size_t n, const pf_real *lr);
     /* RoPINN's gradient-noise level (train/config.h, region optimization)
      * over a ring of the last T >= 1 gradients: `ring` is T x n pf_reals
      * (slot k at ring + k n), `state` two doubles, state[0] the gradients

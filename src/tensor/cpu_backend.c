@@ -75,6 +75,7 @@ static const pf_backend cpu_backend = {
     .reduce = pf_cpu_reduce,
     .clip_norm = pf_cpu_clip_norm,
     .adam = pf_cpu_adam,
+    .sgd = pf_cpu_sgd,
     .grad_noise = pf_cpu_grad_noise,
     .capture = pf_cpu_capture,
     .replay = pf_cpu_replay,

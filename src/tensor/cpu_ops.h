@@ -36,6 +36,7 @@ void pf_cpu_clamp_min(pf_real *x, size_t n, double lo);
 double pf_cpu_reduce(pf_vec_red kind, const pf_real *x, const pf_real *y, size_t n);
 void pf_cpu_clip_norm(pf_real *g, size_t n, double max_norm, double *norm);
 void pf_cpu_adam(pf_real *params, const pf_real *grads, pf_real *mv, size_t n, const pf_real *coef);
+void pf_cpu_sgd(pf_real *params, const pf_real *grads, size_t n, const pf_real *lr);
 void pf_cpu_grad_noise(pf_real *ring, size_t n, int T, const pf_real *g, double *state);
 pf_status pf_cpu_capture(void (*body)(void *), void *arg, void **exec);
 pf_status pf_cpu_replay(void *exec);

@@ -15,6 +15,7 @@
  * stream.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "tensor/cpu_ops.h"
@@ -158,6 +159,54 @@ static void derivs(pf_unary_op op, pf_real p, const pf_real *restrict a, const p
             f3[i] = x * (x2 - 4) * phi;
             f4[i] = (-x2 * x2 + 7 * x2 - 4) * phi;
             f5[i] = x * (x2 * x2 - 11 * x2 + 18) * phi;
+        }
+        break;
+    }
+    case PF_UNARY_ELU:
+    case PF_UNARY_SELU: {
+        /* x > 0: lambda x, then lambda and zeros; x <= 0 (0 included, graph.h):
+         * lambda alpha (e^x - 1), then lambda alpha e^x at every order. Both
+         * libm calls see min(x, 0), so nothing overflows; NaN takes the
+         * exponential branch and stays NaN. */
+        const pf_real lam = op == PF_UNARY_SELU ? (pf_real)PF_SELU_SCALE : 1;
+        const pf_real la = op == PF_UNARY_SELU ? (pf_real)(PF_SELU_SCALE * PF_SELU_ALPHA) : 1;
+        for (int i = 0; i < m; i++) {
+            pf_real x = a[i], xn = x > 0 ? 0 : x;
+            pf_real e = pf_exp(xn), em1 = pf_expm1(xn);
+            bool pos = x > 0;
+            pf_real hi = pos ? 0 : la * e;
+            f0[i] = pos ? lam * x : la * em1;
+            f1[i] = pos ? lam : la * e;
+            f2[i] = hi;
+            f3[i] = hi;
+            f4[i] = hi;
+            f5[i] = hi;
+        }
+        break;
+    }
+    case PF_UNARY_RELU:
+        /* relu'(0) = 0 (graph.h); x < 0 ? 0 : x keeps NaN */
+        for (int i = 0; i < m; i++) {
+            pf_real x = a[i];
+            f0[i] = x < 0 ? 0 : x;
+            f1[i] = x > 0 ? 1 : 0;
+            f2[i] = f3[i] = f4[i] = f5[i] = 0;
+        }
+        break;
+    case PF_UNARY_GAUSSIAN: {
+        /* g = exp(-C x^2); with u = 2 C x and k = 2 C the derivatives are
+         * Hermite polynomials in u times g:
+         *   g' = -u g,  g'' = (u^2 - k) g,  g''' = (-u^3 + 3 k u) g,
+         *   g'''' = (u^4 - 6 k u^2 + 3 k^2) g,  g^(5) = (-u^5 + 10 k u^3 - 15 k^2 u) g */
+        const pf_real C = (pf_real)PF_GAUSSIAN_C, k = 2 * C;
+        for (int i = 0; i < m; i++) {
+            pf_real x = a[i], g = pf_exp(-C * x * x), u = k * x, u2 = u * u;
+            f0[i] = g;
+            f1[i] = -u * g;
+            f2[i] = (u2 - k) * g;
+            f3[i] = u * (3 * k - u2) * g;
+            f4[i] = (u2 * (u2 - 6 * k) + 3 * k * k) * g;
+            f5[i] = u * (u2 * (10 * k - u2) - 15 * k * k) * g;
         }
         break;
     }

@@ -119,6 +119,15 @@ void pf_cpu_adam(pf_real *params, const pf_real *grads, pf_real *mv, size_t n, c
     }
 }
 
+void pf_cpu_sgd(pf_real *params, const pf_real *grads, size_t n, const pf_real *lr)
+{
+    const pf_real a = lr[0];
+    pf_real *restrict p = params;
+    const pf_real *restrict g = grads;
+#pragma omp parallel for schedule(static) if (n > PF_CPU_PAR_MIN)
+    for (size_t i = 0; i < n; i++) p[i] -= a * g[i];
+}
+
 void pf_cpu_grad_noise(pf_real *ring, size_t n, int T, const pf_real *g, double *state)
 {
     PF_ASSERT(T >= 1);

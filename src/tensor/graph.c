@@ -44,7 +44,7 @@ struct pf_graph {
     void *mem;              /* the one backend allocation */
     size_t mem_bytes;
     pf_real *train, *grads, *frozen;
-    pf_real *wdev;          /* [nloss] loss weights in backend memory (set_loss_weights) */
+    pf_real *wdev;          /* [PF_GRAPH_WEIGHT_SETS][nloss] loss weights in backend memory */
     double *prof; /* [2 * nnodes]: forward, backward seconds; NULL = off */
 };
 
@@ -57,7 +57,7 @@ const char *pf_op_name(pf_op op) { return op < PF_OP_COUNT ? op_names[op] : "?";
 
 static const char *const unary_names[PF_UNARY_COUNT] = {
     "tanh", "sin", "cos", "exp", "log", "sqrt", "square", "reciprocal", "pow",
-    "sigmoid", "softplus", "silu", "gelu",
+    "sigmoid", "softplus", "silu", "gelu", "elu", "selu", "relu", "gaussian",
 };
 
 const char *pf_unary_name(pf_unary_op op) { return op < PF_UNARY_COUNT ? unary_names[op] : "?"; }
@@ -581,7 +581,7 @@ pf_status pf_graph_compile(pf_graph *g, uint64_t seed)
     size_t o_train = off; off += align_up(g->ntrain * sz);
     size_t o_grads = off; off += align_up(g->ntrain * sz);
     size_t o_frozen = off; off += align_up(g->nfrozen * sz);
-    size_t o_w = off; off += align_up((size_t)(g->nloss + 1) * sz);
+    size_t o_w = off; off += align_up((size_t)(PF_GRAPH_WEIGHT_SETS * g->nloss + 1) * sz);
     size_t *o_val = malloc((size_t)g->nnodes * 4 * sizeof *o_val);
     if (!o_val) return pf_fail(PF_ERR_NOMEM, "out of memory planning a graph");
     for (int i = 0; i < g->nnodes; i++) {
@@ -650,7 +650,7 @@ pf_status pf_graph_compile(pf_graph *g, uint64_t seed)
         if (x->op == PF_OP_INPUT && x->layout.ndir) seed_input(g, x);
     }
     pf_graph_init_params(g, seed);
-    pf_graph_set_loss_weights(g, NULL);
+    for (int k = 0; k < PF_GRAPH_WEIGHT_SETS; k++) pf_graph_set_loss_weight_set(g, k, NULL);
     return PF_OK;
 }
 
@@ -669,6 +669,12 @@ static void init_one(pf_rng *r, const param_info *p, pf_real *v, const pf_real *
         case PF_INIT_GLOROT_NORMAL: x = pf_rng_normal(r, sqrt(2.0 / fan)); break;
         case PF_INIT_GLOROT_UNIFORM: {
             double l = sqrt(6.0 / fan);
+            x = pf_rng_uniform_in(r, -l, l);
+            break;
+        }
+        case PF_INIT_HE_NORMAL: x = pf_rng_normal(r, sqrt(2.0 / p->cols)); break;
+        case PF_INIT_HE_UNIFORM: {
+            double l = sqrt(6.0 / p->cols);
             x = pf_rng_uniform_in(r, -l, l);
             break;
         }
@@ -778,12 +784,14 @@ static void add_losses(pf_graph *g)
     }
 }
 
-/* Seeds each loss's gradient with its weight (backend to backend). */
-static void backward_nodes(pf_graph *g)
+/* Seeds each loss's gradient with its weight from weight set `set`
+ * (backend to backend). */
+static void backward_nodes(pf_graph *g, int set)
 {
+    const pf_real *w = g->wdev + (size_t)set * g->nloss;
     for (int t = 0; t < g->nloss; t++) {
         pf_node *l = g->losses[t].node;
-        if (l->needs_grad) g->be->copy(l->grad, g->wdev + t, 1);
+        if (l->needs_grad) g->be->copy(l->grad, w + t, 1);
     }
     for (int i = g->nnodes - 1; i >= 0; i--) {
         pf_node *x = g->nodes[i];
@@ -810,21 +818,39 @@ void pf_graph_forward(pf_graph *g)
     }
 }
 
-void pf_graph_set_loss_weights(pf_graph *g, const pf_real *weights)
+void pf_graph_set_loss_weight_set(pf_graph *g, int set, const pf_real *weights)
 {
     PF_ASSERT_MSG(g->compiled, "set_loss_weights before compile");
+    PF_ASSERT(set >= 0 && set < PF_GRAPH_WEIGHT_SETS);
     for (int t = 0; t < g->nloss; t++) g->host_w[t] = weights ? weights[t] : 1;
-    g->be->upload(g->wdev, g->host_w, (size_t)g->nloss * sizeof *g->host_w);
+    g->be->upload(g->wdev + (size_t)set * g->nloss, g->host_w, (size_t)g->nloss * sizeof *g->host_w);
 }
 
-void pf_graph_pass(pf_graph *g)
+void pf_graph_set_loss_weights(pf_graph *g, const pf_real *weights)
+{
+    pf_graph_set_loss_weight_set(g, 0, weights);
+}
+
+void pf_graph_pass_set(pf_graph *g, int set)
 {
     PF_ASSERT_MSG(g->compiled, "pass before compile");
     PF_ASSERT_MSG(g->nchunks == 1, "pf_graph_pass on a graph in %d chunks (needs 1)", g->nchunks);
+    PF_ASSERT(set >= 0 && set < PF_GRAPH_WEIGHT_SETS);
     set_chunk(g, 0);
     g->be->zero(g->grads, g->ntrain * sizeof(pf_real));
     forward_nodes(g, false);
-    backward_nodes(g);
+    backward_nodes(g, set);
+}
+
+void pf_graph_pass(pf_graph *g) { pf_graph_pass_set(g, 0); }
+
+void pf_graph_backward_set(pf_graph *g, int set)
+{
+    PF_ASSERT_MSG(g->compiled, "backward before compile");
+    PF_ASSERT_MSG(g->nchunks == 1, "pf_graph_backward_set on a graph in %d chunks (needs 1)", g->nchunks);
+    PF_ASSERT(set >= 0 && set < PF_GRAPH_WEIGHT_SETS);
+    g->be->zero(g->grads, g->ntrain * sizeof(pf_real));
+    backward_nodes(g, set);
 }
 
 void pf_graph_read_losses(pf_graph *g)
@@ -843,7 +869,28 @@ void pf_graph_forward_backward(pf_graph *g, const pf_real *weights)
         set_chunk(g, k);
         forward_nodes(g, false);
         add_losses(g);
-        backward_nodes(g);
+        backward_nodes(g, 0);
+    }
+}
+
+void pf_graph_forward_backward_sets(pf_graph *g, int n, const pf_real *const *weights, pf_real *const *out)
+{
+    PF_ASSERT_MSG(g->compiled, "forward_backward before compile");
+    PF_ASSERT(n >= 1 && n < PF_GRAPH_WEIGHT_SETS);
+    for (int k = 0; k < n; k++) {
+        pf_graph_set_loss_weight_set(g, k + 1, weights[k]);
+        g->be->zero(out[k], g->ntrain * sizeof(pf_real));
+    }
+    clear_losses(g);
+    for (int c = 0; c < g->nchunks; c++) {
+        set_chunk(g, c);
+        forward_nodes(g, false);
+        add_losses(g);
+        for (int k = 0; k < n; k++) {
+            g->be->zero(g->grads, g->ntrain * sizeof(pf_real));
+            backward_nodes(g, k + 1);
+            g->be->axpy(g->ntrain, 1.0, g->grads, out[k]); /* 0 + 1 x: exact for one chunk */
+        }
     }
 }
 
@@ -856,7 +903,7 @@ void pf_graph_backward(pf_graph *g, const pf_real *weights)
     }
     pf_graph_set_loss_weights(g, weights);
     g->be->zero(g->grads, g->ntrain * sizeof(pf_real));
-    backward_nodes(g);
+    backward_nodes(g, 0);
 }
 
 /* ------------------------------------------------------------------- queries */

@@ -76,6 +76,9 @@ typedef enum pf_init_kind {
     PF_INIT_GLOROT_UNIFORM, /* U(-l, l), l = sqrt(6/(fan_in+fan_out)) */
     PF_INIT_RWF_V,          /* random weight factorisation: Glorot normal / exp(s_row),
                                s = the parameter whose id is `ref` */
+    PF_INIT_HE_NORMAL,      /* N(0, 2/fan_in): Kaiming normal, gain sqrt(2) (torch's
+                               kaiming_normal_, mode fan_in, relu) */
+    PF_INIT_HE_UNIFORM,     /* U(-l, l), l = sqrt(6/fan_in) (torch's kaiming_uniform_) */
 } pf_init_kind;
 
 typedef struct pf_init {
@@ -90,6 +93,8 @@ static inline pf_init pf_init_normal(double mean, double sd) { return (pf_init){
 static inline pf_init pf_init_uniform(double lo, double hi) { return (pf_init){PF_INIT_UNIFORM, lo, hi, -1}; }
 static inline pf_init pf_init_glorot_normal(void) { return (pf_init){PF_INIT_GLOROT_NORMAL, 0, 0, -1}; }
 static inline pf_init pf_init_glorot_uniform(void) { return (pf_init){PF_INIT_GLOROT_UNIFORM, 0, 0, -1}; }
+static inline pf_init pf_init_he_normal(void) { return (pf_init){PF_INIT_HE_NORMAL, 0, 0, -1}; }
+static inline pf_init pf_init_he_uniform(void) { return (pf_init){PF_INIT_HE_UNIFORM, 0, 0, -1}; }
 static inline pf_init pf_init_rwf_v(int s_param) { return (pf_init){PF_INIT_RWF_V, 0, 0, s_param}; }
 
 /* Register a rows x cols parameter (row-major); returns its id (0, 1, ...).
@@ -115,8 +120,28 @@ typedef enum pf_unary_op {
     PF_UNARY_SOFTPLUS, /* log(1 + e^x) */
     PF_UNARY_SILU,     /* x * sigmoid(x) */
     PF_UNARY_GELU,     /* x * Phi(x), the exact (erf) form */
+    PF_UNARY_ELU,      /* x > 0 ? x : e^x - 1 (alpha 1, PyTorch's default) */
+    PF_UNARY_SELU,     /* lambda (x > 0 ? x : alpha (e^x - 1)), PF_SELU_* below */
+    PF_UNARY_RELU,     /* max(x, 0) */
+    PF_UNARY_GAUSSIAN, /* exp(-x^2 / (2 sigma^2)), sigma = PF_GAUSSIAN_SIGMA */
     PF_UNARY_COUNT
 } pf_unary_op;
+
+/* The kinked functions (elu, selu, relu) take their derivatives at x = 0
+ * from the left branch (x <= 0), as PyTorch's backward does: relu'(0) = 0;
+ * elu'(0) = 1 (continuous: elu is C1) but elu''(0) = 1 where the right limit
+ * is 0 (no higher derivative is continuous at 0); selu'(0) = lambda alpha
+ * (~1.7581) where the right limit is lambda (selu is only C0). Away from 0
+ * every derivative is exact: the linear branch has f' = 1 (lambda for selu)
+ * and f^(k) = 0 for k >= 2, the exponential branch f^(k) = lambda alpha e^x.
+ * SELU's constants are Klambauer et al. 2017's (PyTorch's), the gaussian's
+ * width is PINNsAgent's (baselines.md section 3): exp(-x^2 / (2 * 0.1^2)) =
+ * exp(-50 x^2), whose k-th derivative is (-sqrt 50)^k H_k(sqrt(50) x) times
+ * itself (physicists' Hermite polynomials). */
+#define PF_SELU_ALPHA 1.6732632423543772
+#define PF_SELU_SCALE 1.0507009873554805
+#define PF_GAUSSIAN_SIGMA 0.1
+#define PF_GAUSSIAN_C 50.0 /* 1 / (2 sigma^2): the gaussian is exp(-C x^2) */
 
 const char *pf_unary_name(pf_unary_op op);
 
@@ -218,6 +243,31 @@ void pf_graph_backward(pf_graph *g, const pf_real *weights);
 void pf_graph_set_loss_weights(pf_graph *g, const pf_real *weights);
 void pf_graph_pass(pf_graph *g);
 void pf_graph_read_losses(pf_graph *g);
+
+/* Several weightings of one pass, recordable too (MultiAdam's per-group
+ * gradients, train/multiadam.h): PF_GRAPH_WEIGHT_SETS weight vectors live in
+ * backend memory (all ones after compile); set 0 is the one
+ * pf_graph_set_loss_weights fills and pf_graph_pass and the host-side calls
+ * use. pf_graph_set_loss_weight_set fills set k (NULL: all ones; a host
+ * copy, not recordable); pf_graph_pass_set is pf_graph_pass with set k;
+ * pf_graph_backward_set queues only a backward with set k into
+ * pf_graph_grads() (overwritten), reusing the node values of the last pass,
+ * so one forward gives the gradients of several weightings. Both need an
+ * unchunked graph. */
+#define PF_GRAPH_WEIGHT_SETS 3
+void pf_graph_set_loss_weight_set(pf_graph *g, int set, const pf_real *weights);
+void pf_graph_pass_set(pf_graph *g, int set);
+void pf_graph_backward_set(pf_graph *g, int set);
+
+/* The same on any graph, chunked too, from the host: one forward (the loss
+ * values, as pf_graph_forward_backward) and, for k < n (n <
+ * PF_GRAPH_WEIGHT_SETS), the gradient of sum_t weights[k][t] L_t into
+ * out[k] (backend memory, pf_graph_nparams() pf_reals each), through
+ * weight set k + 1. Per chunk: the forward, then one backward per
+ * weighting, each added to its out[k]; pf_graph_grads() is scratch here
+ * (it holds the last backward's chunk). On an unchunked graph out[k] is
+ * bit for bit what pf_graph_pass_set(k + 1) leaves in pf_graph_grads(). */
+void pf_graph_forward_backward_sets(pf_graph *g, int n, const pf_real *const *weights, pf_real *const *out);
 
 /* Chunks of points. Every op but the loss reduction is pointwise in the
  * points, so the nodes that feed a loss can run forward and backward over

@@ -20,6 +20,7 @@ float cosf(float) PF_SIMD_DECL;
 float expf(float) PF_SIMD_DECL;
 float logf(float) PF_SIMD_DECL;
 float log1pf(float) PF_SIMD_DECL;
+float expm1f(float) PF_SIMD_DECL;
 float erfcf(float) PF_SIMD_DECL;
 float powf(float, float) PF_SIMD_DECL;
 double tanh(double) PF_SIMD_DECL;
@@ -28,6 +29,7 @@ double cos(double) PF_SIMD_DECL;
 double exp(double) PF_SIMD_DECL;
 double log(double) PF_SIMD_DECL;
 double log1p(double) PF_SIMD_DECL;
+double expm1(double) PF_SIMD_DECL;
 double erfc(double) PF_SIMD_DECL;
 double pow(double, double) PF_SIMD_DECL;
 #endif
@@ -43,6 +45,7 @@ double pow(double, double) PF_SIMD_DECL;
 #define pf_exp exp
 #define pf_ln log
 #define pf_log1p log1p
+#define pf_expm1 expm1
 #define pf_erfc erfc
 #define pf_pow pow
 #else
@@ -52,6 +55,7 @@ double pow(double, double) PF_SIMD_DECL;
 #define pf_exp expf
 #define pf_ln logf
 #define pf_log1p log1pf
+#define pf_expm1 expm1f
 #define pf_erfc erfcf
 #define pf_pow powf
 #endif

@@ -4,12 +4,13 @@
 #include <math.h>
 
 #include "core/names.h"
+#include "train/multiadam.h"
 
 static const char *const adaptive_names[] = {"none", "rad", "rar_d"};
 static const char *const mode_names[] = {"soft", "hard"};
 static const char *const weighting_names[] = {"fixed", "lr_annealing", "self_adaptive"};
 static const char *const rnorm_names[] = {"none", "initial"};
-static const char *const opt_names[] = {"adam", "adamw", "lbfgs"};
+static const char *const opt_names[] = {"adam", "adamw", "lbfgs", "sgd", "multiadam"};
 _Static_assert(sizeof adaptive_names / sizeof *adaptive_names == PF_ADAPTIVE_COUNT, "names");
 _Static_assert(sizeof mode_names / sizeof *mode_names == PF_CONSTRAINT_MODE_COUNT, "names");
 _Static_assert(sizeof weighting_names / sizeof *weighting_names == PF_WEIGHTING_COUNT, "names");
@@ -40,7 +41,9 @@ pf_stage_config pf_stage_default(pf_optimizer_kind kind)
     pf_stage_config s = {0};
     s.optimizer = kind;
     s.steps = 0;
-    s.adam = kind == PF_OPT_ADAMW ? pf_adamw_config_default() : pf_adam_config_default();
+    s.adam = kind == PF_OPT_ADAMW       ? pf_adamw_config_default()
+             : kind == PF_OPT_MULTIADAM ? pf_multiadam_config_default()
+                                        : pf_adam_config_default();
     s.lbfgs = pf_lbfgs_config_default();
     s.schedule = pf_schedule_defaults(PF_SCHEDULE_CONSTANT, kind == PF_OPT_LBFGS ? 1.0 : 1e-3);
     s.grad_clip = 0;

@@ -141,18 +141,31 @@ typedef enum pf_optimizer_kind {
     PF_OPT_ADAM = 0,  /* "adam"  */
     PF_OPT_ADAMW,     /* "adamw" */
     PF_OPT_LBFGS,     /* "lbfgs" */
+    PF_OPT_SGD,       /* "sgd": p -= lr g, no momentum (train/sgd.h)           */
+    PF_OPT_MULTIADAM, /* "multiadam": Adam with moments per loss group: group 1
+                         the PDE residual terms, group 2 all other terms
+                         (train/multiadam.h; betas (0.99, 0.99), eps 1e-8, no
+                         weight decay); a group whose terms all have weight 0
+                         (e.g. every constraint made exact by a hard
+                         transform) is left out, and with one group left it
+                         is Adam with those betas on the whole gradient     */
     PF_OPT_COUNT
 } pf_optimizer_kind;
+
+/* Whether stages of this kind take gradient steps with a schedule (adam,
+ * adamw, sgd, multiadam: every kind but lbfgs). */
+static inline bool pf_optimizer_is_gradient(pf_optimizer_kind k) { return k != PF_OPT_LBFGS; }
 
 typedef struct pf_stage_config {
     pf_optimizer_kind optimizer;
     long steps;                /* optimizer steps of this stage (an L-BFGS step
                                   is one pf_lbfgs_step, line search included) */
     pf_schedule schedule;      /* lr lives in schedule.lr; lbfgs: constant      */
-    pf_adam_config adam;       /* adam / adamw: betas, eps, weight decay        */
+    pf_adam_config adam;       /* adam / adamw: betas, eps, weight decay;
+                                  multiadam: betas, eps (decay 0)               */
     pf_lbfgs_config lbfgs;     /* lbfgs: history, line_search (lr = schedule.lr) */
-    double grad_clip;          /* adam / adamw: clip the global gradient norm to
-                                  this; 0 = no clipping (0)                     */
+    double grad_clip;          /* adam / adamw / sgd: clip the global gradient
+                                  norm to this; 0 = no clipping (0)             */
 } pf_stage_config;
 
 /* -------------------------------------------------- region optimization */
@@ -160,8 +173,8 @@ typedef struct pf_stage_config {
 /* RoPINN's region optimization (Wu, Luo, Wang, Wang & Long, NeurIPS 2024),
  * as reconstructed from its paper and the released code of thuml/RoPINN,
  * which covers three 1-D benchmarks and has no PINNacle driver (see the
- * team's baselines.md, section 1). On every Adam/AdamW step (L-BFGS stages
- * are left alone):
+ * team's baselines.md, section 1). On every gradient step (adam, adamw, sgd,
+ * multiadam; L-BFGS stages are left alone):
  *   - the INTERIOR points seen by that step's pass are x + r u, u ~ U[0, 1)^d
  *     per point and coordinate (one-sided, the same radius for every input,
  *     redrawn each step from the run's seed), clamped to the domain's
@@ -200,7 +213,8 @@ typedef struct pf_train_config {
 pf_train_config pf_train_config_default(void);
 
 /* A stage of `kind` with the defaults: adam lr 1e-3 (torch betas, eps, no
- * decay), adamw the same with decoupled decay 0.01, lbfgs lr 1 with the
+ * decay), adamw the same with decoupled decay 0.01, sgd lr 1e-3, multiadam
+ * lr 1e-3 with betas (0.99, 0.99) and eps 1e-8, lbfgs lr 1 with the
  * pf_lbfgs_config_default() history and strong-Wolfe line search; constant
  * schedule, no clipping, 0 steps. */
 pf_stage_config pf_stage_default(pf_optimizer_kind kind);

@@ -3,7 +3,8 @@
  * pf_region_config): the per-step perturbation of the interior points and
  * the gradient-noise level that sets its radius.
  *
- * The trainer owns one pf_region per run and, on every Adam step:
+ * The trainer owns one pf_region per run and, on every gradient step (adam,
+ * adamw, sgd, multiadam):
  *
  *     pf_region *rg = pf_region_alloc_on(be, nmodel, &tc->region, seed);
  *     ...

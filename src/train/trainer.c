@@ -12,8 +12,10 @@
 #include "train/adam.h"
 #include "train/graph_objective.h"
 #include "train/lbfgs.h"
+#include "train/multiadam.h"
 #include "train/region.h"
 #include "train/schedule.h"
+#include "train/sgd.h"
 #include "train/train_graph.h"
 
 const char *pf_train_status_name(pf_train_status s)
@@ -56,6 +58,9 @@ typedef struct run {
     pf_adam *sa;                        /* ascent on the self-adaptive weights */
     size_t sa_n;
     pf_region *region;                  /* region optimization, NULL when off */
+    pf_real *grp[2];                    /* multiadam: the groups' gradients (backend, grp_n each) */
+    size_t grp_n;                       /* the flat parameter count they were made for */
+    pf_real wgrp[2][PF_TRAIN_MAX_LOSSES]; /* multiadam: the groups' loss weights */
     long step, total_steps;
     double t0, t_steps;
     int log_cap, eval_cap;
@@ -421,13 +426,149 @@ static bool out_of_time(run *R)
     return false;
 }
 
-/* An Adam step as the backend records it once and replays: the
- * parameters kept (they become `good` if the pass is healthy), the pass,
- * the clipped norm, the update and the self-adaptive ascent. Only queued
- * work: the host reads the losses and the norm after the replay. */
+/* ------------------------------------------------------ gradient stages */
+
+/* The optimizer of a gradient stage (adam, adamw, sgd, multiadam), in two
+ * halves like pf_adam: prepare (host: the step's coefficients to the
+ * backend) and apply (queued, recordable). */
+typedef struct grad_opt {
+    pf_optimizer_kind kind;
+    pf_adam *adam;       /* adam, adamw */
+    pf_sgd *sgd;         /* sgd */
+    pf_multiadam *multi; /* multiadam */
+    bool groups;         /* multiadam over two groups (two backward passes a step) */
+} grad_opt;
+
+/* MultiAdam's loss weights: wgrp[0] keeps the losses of the PDE residual
+ * (term 0) at their weights in t->w and zeroes the others, wgrp[1] the
+ * reverse (train/multiadam.h). */
+static void group_weights(run *R)
+{
+    pf_train_graph *t = R->t;
+    for (int l = 0; l < t->nloss; l++) {
+        bool pde = t->loss_term[l] == 0;
+        R->wgrp[0][l] = pde ? t->w[l] : 0;
+        R->wgrp[1][l] = pde ? 0 : t->w[l];
+    }
+}
+
+/* Whether both groups hold a loss of nonzero weight now. A weight that is
+ * 0 stays 0 (hard terms, zero base weights): causal, annealing and
+ * normalisation factors are positive. */
+static bool two_groups(run *R)
+{
+    set_weights(R);
+    group_weights(R);
+    bool any[2] = {false, false};
+    for (int l = 0; l < R->t->nloss; l++) {
+        any[0] |= R->wgrp[0][l] != 0;
+        any[1] |= R->wgrp[1][l] != 0;
+    }
+    return any[0] && any[1];
+}
+
+/* The groups' gradient buffers, sized to the graph's flat count (RAR-D
+ * rebuilds change it with self-adaptive weights); *remade when they were
+ * (re)allocated. */
+static pf_status group_buffers(run *R, bool *remade)
+{
+    size_t n = pf_graph_nparams(R->t->g);
+    *remade = false;
+    if (R->grp_n == n) return PF_OK;
+    for (int k = 0; k < 2; k++) {
+        if (R->grp[k]) R->be->free(R->grp[k]);
+        void *p = NULL;
+        R->grp[k] = NULL;
+        PF_TRY(R->be->alloc(sizeof(pf_real) * n, &p));
+        R->grp[k] = p;
+    }
+    R->grp_n = n;
+    *remade = true;
+    return PF_OK;
+}
+
+static pf_status grad_opt_alloc(run *R, const pf_stage_config *sg, grad_opt *o)
+{
+    size_t n = R->t->nmodel;
+    *o = (grad_opt){.kind = sg->optimizer};
+    switch (sg->optimizer) {
+    case PF_OPT_ADAM:
+    case PF_OPT_ADAMW: o->adam = pf_adam_alloc_on(R->be, n, &sg->adam); break;
+    case PF_OPT_SGD: o->sgd = pf_sgd_alloc_on(R->be, n); break;
+    case PF_OPT_MULTIADAM:
+        o->groups = two_groups(R);
+        o->multi = pf_multiadam_alloc_on(R->be, n, o->groups ? 2 : 1, &sg->adam);
+        break;
+    case PF_OPT_LBFGS:
+    case PF_OPT_COUNT: PF_ABORT("not a gradient stage: %d", (int)sg->optimizer);
+    }
+    if (!o->adam && !o->sgd && !o->multi) return PF_ERR_INVALID;
+    bool remade;
+    return o->groups ? group_buffers(R, &remade) : PF_OK;
+}
+
+static void grad_opt_free(grad_opt *o)
+{
+    pf_adam_free(o->adam);
+    pf_sgd_free(o->sgd);
+    pf_multiadam_free(o->multi);
+}
+
+static void grad_opt_prepare(grad_opt *o, double lr)
+{
+    if (o->adam) pf_adam_prepare(o->adam, lr);
+    if (o->sgd) pf_sgd_prepare(o->sgd, lr);
+    if (o->multi) pf_multiadam_prepare(o->multi, lr);
+}
+
+/* The update of the network's parameters from the gradient in the graph
+ * (the groups' buffers for two-group MultiAdam). Queued only. */
+static void grad_opt_apply(run *R, grad_opt *o)
+{
+    pf_train_graph *t = R->t;
+    pf_real *p = pf_graph_params(t->g);
+    const pf_real *g = pf_graph_grads(t->g);
+    if (o->adam) pf_adam_apply(o->adam, p, g);
+    if (o->sgd) pf_sgd_apply(o->sgd, p, g);
+    if (o->multi) {
+        const pf_real *gg[2] = {o->groups ? R->grp[0] : g, R->grp[1]};
+        pf_multiadam_apply(o->multi, p, gg);
+    }
+}
+
+/* With the groups' gradients in grp[0] and grp[1]: the graph's gradient
+ * buffer becomes their sum, the whole gradient, which the checks, region
+ * optimization and the self-adaptive ascent read. Queued only. */
+static void sum_groups(run *R)
+{
+    pf_graph *g = R->t->g;
+    R->be->copy(pf_graph_grads(g), R->grp[1], R->grp_n);
+    R->be->axpy(R->grp_n, 1.0, R->grp[0], pf_graph_grads(g));
+}
+
+/* A two-group MultiAdam pass op by op: one forward and a backward per
+ * group, chunk by chunk (pf_graph_forward_backward_sets), then sum_groups;
+ * *ok as pass(). */
+static pf_status pass_groups(run *R, bool *ok)
+{
+    pf_train_graph *t = R->t;
+    set_weights(R);
+    group_weights(R);
+    pf_graph_forward_backward_sets(t->g, 2, (const pf_real *const[]){R->wgrp[0], R->wgrp[1]}, R->grp);
+    sum_groups(R);
+    read_losses(R);
+    *ok = healthy(R);
+    return PF_OK;
+}
+
+/* A gradient step as the backend records it once and replays: the
+ * parameters kept (they become `good` if the pass is healthy), the pass
+ * (two-group MultiAdam: the forward and a backward per group, weight sets 1
+ * and 2), the clipped norm, the update and the self-adaptive ascent. Only
+ * queued work: the host reads the losses and the norm after the replay. */
 typedef struct recorded_step {
     run *R;
-    pf_adam *opt;
+    grad_opt *opt;
     double clip;
     void *exec;
     int builds;   /* the graph it was recorded on (RAR-D rebuilds it; only a
@@ -440,10 +581,18 @@ static void recorded_body(void *arg)
     run *R = rs->R;
     pf_train_graph *t = R->t;
     R->be->copy(R->cand, pf_graph_params(t->g), t->nmodel);
-    pf_graph_pass(t->g);
+    if (rs->opt->groups) {
+        pf_graph_pass_set(t->g, 1);
+        R->be->copy(R->grp[0], pf_graph_grads(t->g), R->grp_n);
+        pf_graph_backward_set(t->g, 2);
+        R->be->copy(R->grp[1], pf_graph_grads(t->g), R->grp_n);
+        sum_groups(R);
+    } else {
+        pf_graph_pass(t->g);
+    }
     if (R->region) pf_region_push(R->region, pf_graph_grads(t->g));
     R->be->clip_norm(pf_graph_grads(t->g), t->nmodel, rs->clip, R->gnorm);
-    pf_adam_apply(rs->opt, pf_graph_params(t->g), pf_graph_grads(t->g));
+    grad_opt_apply(R, rs->opt);
     if (R->sa) sa_apply(R);
 }
 
@@ -456,14 +605,19 @@ static bool recordable(const run *R)
            R->step % R->tc->eval_every != 0;
 }
 
-/* One recorded Adam step (see recorded_body); *ok as pass(). The gradient
- * norm comes back in *gn. */
+/* One recorded gradient step (see recorded_body); *ok as pass(). The
+ * gradient norm comes back in *gn. */
 static pf_status recorded_step_run(run *R, recorded_step *rs, double lr, bool *ok, double *gn)
 {
     pf_train_graph *t = R->t;
     set_weights(R);
     pf_graph_set_loss_weights(t->g, t->w);
-    pf_adam_prepare(rs->opt, lr);
+    if (rs->opt->groups) {
+        group_weights(R);
+        pf_graph_set_loss_weight_set(t->g, 1, R->wgrp[0]);
+        pf_graph_set_loss_weight_set(t->g, 2, R->wgrp[1]);
+    }
+    grad_opt_prepare(rs->opt, lr);
     if (sa_ready(R)) pf_adam_prepare(R->sa, R->tc->loss.sa_lr);
     if (rs->exec && rs->builds != t->builds) {
         R->be->drop(rs->exec);
@@ -492,14 +646,17 @@ static pf_status region_points(run *R)
     return pf_train_graph_upload_interior(t, y);
 }
 
-static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_log *lg)
+static pf_status grad_stage(run *R, const pf_stage_config *sg, pf_train_stage_log *lg)
 {
     pf_train_graph *t = R->t;
-    pf_adam *opt = pf_adam_alloc_on(R->be, t->nmodel, &sg->adam);
-    if (!opt) return PF_ERR_INVALID;
+    grad_opt opt;
+    pf_status st = grad_opt_alloc(R, sg, &opt);
+    if (st != PF_OK) {
+        grad_opt_free(&opt);
+        return st;
+    }
     const double clip = sg->grad_clip > 0 ? sg->grad_clip : INFINITY;
-    recorded_step rs = {.R = R, .opt = opt, .clip = clip};
-    pf_status st = PF_OK;
+    recorded_step rs = {.R = R, .opt = &opt, .clip = clip};
     for (long k = 0; k < sg->steps && !R->stop; k++) {
         bool changed = false, ok;
         st = update_points(R, &changed);
@@ -512,7 +669,13 @@ static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_lo
         if (st == PF_OK && R->tc->loss.weighting == PF_WEIGHTING_LR_ANNEALING && R->step > 0 &&
             R->step % R->tc->loss.annealing_every == 0)
             anneal(R);
+        bool remade = false;
+        if (st == PF_OK && opt.groups) st = group_buffers(R, &remade);
         if (st != PF_OK) break;
+        if (remade && rs.exec) { /* the recording holds the old buffers */
+            R->be->drop(rs.exec);
+            rs.exec = NULL;
+        }
         double b = now() - rt, gn;
         double lr = pf_schedule_lr(&sg->schedule, k, sg->steps);
         bool rec = recordable(R);
@@ -520,7 +683,8 @@ static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_lo
             st = recorded_step_run(R, &rs, lr, &ok, &gn);
             if (st != PF_OK) break;
         } else {
-            pass(R, &ok);
+            if (opt.groups) pass_groups(R, &ok);
+            else pass(R, &ok);
             if (R->region) pf_region_push(R->region, pf_graph_grads(t->g));
         }
         if (R->region) pf_region_read(R->region);
@@ -545,7 +709,8 @@ static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_lo
             break;
         }
         if (!rec) {
-            pf_adam_step(opt, pf_graph_params(t->g), pf_graph_grads(t->g), lr);
+            grad_opt_prepare(&opt, lr);
+            grad_opt_apply(R, &opt);
             sa_ascent(R);
         }
         R->t_steps += now() - b;
@@ -555,7 +720,7 @@ static pf_status adam_stage(run *R, const pf_stage_config *sg, pf_train_stage_lo
         if (out_of_time(R)) R->stop = true;
     }
     if (rs.exec) R->be->drop(rs.exec);
-    pf_adam_free(opt);
+    grad_opt_free(&opt);
     /* later stages and the final passes see the set's own points */
     if (R->region) {
         pf_status up = pf_train_graph_upload_interior(t, t->set[0].ps.x);
@@ -783,9 +948,9 @@ static pf_status setup(run *R, const pf_pde *p, const pf_model_config *mc)
     R->gnorm = norm;
     R->host_grad = malloc(sizeof(pf_real) * t->nmodel + 1);
     if (!R->host_grad) return pf_fail(PF_ERR_NOMEM, "out of memory");
-    bool adam = false;
-    for (int i = 0; i < tc->nstages; i++) adam |= tc->stages[i].optimizer != PF_OPT_LBFGS;
-    if (tc->region.enabled && adam) {
+    bool gradient = false;
+    for (int i = 0; i < tc->nstages; i++) gradient |= pf_optimizer_is_gradient(tc->stages[i].optimizer);
+    if (tc->region.enabled && gradient) {
         R->region = pf_region_alloc_on(R->be, t->nmodel, &tc->region, R->o->seed);
         if (!R->region) return pf_fail(PF_ERR_INVALID, "%s", pf_errmsg());
     }
@@ -839,7 +1004,7 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
         const pf_stage_config *sg = &tc->stages[i];
         R.stage = i;
         /* an L-BFGS stage that converges ends early; the next stage goes on */
-        st = sg->optimizer == PF_OPT_LBFGS ? lbfgs_stage(&R, sg, &r->stage[i]) : adam_stage(&R, sg, &r->stage[i]);
+        st = sg->optimizer == PF_OPT_LBFGS ? lbfgs_stage(&R, sg, &r->stage[i]) : grad_stage(&R, sg, &r->stage[i]);
     }
     for (int i = 0; i < tc->nstages; i++)
         if (r->stage[i].done < r->stage[i].planned && !strcmp(r->stage[i].outcome, "completed"))
@@ -878,6 +1043,8 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
     if (R.good) R.be->free(R.good);
     if (R.cand) R.be->free(R.cand);
     if (R.gnorm) R.be->free(R.gnorm);
+    for (int k = 0; k < 2; k++)
+        if (R.grp[k]) R.be->free(R.grp[k]);
     free(R.host_grad);
     if (st != PF_OK) pf_train_result_release(r);
     return st;

@@ -35,10 +35,15 @@
  *     term gives max |grad L_pde| and mean |grad L_t|, and
  *     w_t <- alpha w_t + (1 - alpha) max |grad L_pde| / mean |grad L_t|.
  * Then the pass (all losses and gradients with the current weights), the
- * finite/divergence checks, and the optimizer: Adam/AdamW on the network
- * (clipped to grad_clip) with the stage's schedule, plus, with
- * self-adaptive weighting, an Adam ASCENT step of rate sa_lr on the point
- * weights (clamped at >= 0). Causal weights are recomputed after every pass
+ * finite/divergence checks, and the optimizer on the network with the
+ * stage's schedule: Adam/AdamW or SGD (clipped to grad_clip), or MultiAdam
+ * (train/multiadam.h), whose pass is one forward and two backward passes,
+ * one per group of terms (group 1: the PDE residual's losses at their
+ * weights, the others at 0; group 2 the reverse), each group's gradient
+ * feeding its own moments; the checks, region optimization and the
+ * self-adaptive ascent see the sum of the two. With self-adaptive
+ * weighting, an Adam ASCENT step of rate sa_lr on the point weights
+ * (clamped at >= 0) follows every such step. Causal weights are recomputed after every pass
  * from its chunk losses: chunk i gets exp(-epsilon sum_{j<i} L_j), used by
  * the next pass (one step of lag; the weights carry no gradient).
  *
@@ -52,7 +57,8 @@
  * value at step 0.
  *
  * Region optimization (tc->region, RoPINN; config.h): before the pass of
- * every Adam/AdamW step, after the point updates and before lr annealing's
+ * every gradient step (adam, adamw, sgd, multiadam: every stage but
+ * L-BFGS; "Adam" below), after the point updates and before lr annealing's
  * passes, the interior points that step sees are the set's own moved by
  * U[0, r)^d (train/region.h), uploaded once; the step's raw network
  * gradient (before clipping) goes into the ring on the backend inside the
@@ -75,9 +81,10 @@
  * in steps and outside them (sampling, probes, evaluation) is split.
  *
  * Everything is a pure function of (pde, configs, seed) on a given backend
- * (on the CPU: with a given thread count). The Adam steps are recorded once
- * and replayed where the backend records (backend.h, capture; on by
- * default, the numbers are the same as op by op, see no_capture).
+ * (on the CPU: with a given thread count). The gradient steps (adam, adamw,
+ * sgd, multiadam) are recorded once and replayed where the backend records
+ * (backend.h, capture; on by default, the numbers are the same as op by op,
+ * see no_capture).
  */
 #ifndef PF_TRAIN_TRAINER_H
 #define PF_TRAIN_TRAINER_H
@@ -177,7 +184,7 @@ typedef struct pf_train_options {
     pf_train_progress_fn on_progress; /* progress events (NULL: none; see above) */
     void *progress_user;  /* passed to on_progress as it is */
     const pf_backend *backend; /* where to train (NULL: the CPU; see tensor/device.h) */
-    bool no_capture;      /* run every Adam step op by op instead of replaying a
+    bool no_capture;      /* run every gradient step op by op instead of replaying a
                              recorded one (the results are the same) */
     bool heldout;         /* EVAL=heldout: y is the MSE on the selection half of
                              the evaluation set, y_report on the report half

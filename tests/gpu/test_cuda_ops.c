@@ -192,7 +192,9 @@ static void stream_losses(pf_graph *g, pf_node *z)
 /* ------------------------------------------------------------------ cases */
 
 /* x -> linear -> [positive shift] -> unary -> linear(1), variant =
- * op * 4 + order - 1. */
+ * op * 4 + order - 1. The kinked ops (elu, selu, relu) see arguments on
+ * both sides of 0; no argument falls within rounding of it, so both
+ * backends take the same branch (the test below covers 0 itself). */
 static void unary_case(pf_graph *g, rec *r, int variant)
 {
     pf_unary_op op = (pf_unary_op)(variant / 4);
@@ -280,6 +282,46 @@ Test(cuda_ops, every_unary_op_at_orders_1_to_4)
                     order == 4 ? 1e-7 : 1e-8);
 }
 
+/* The kinked activations branch the same way on both backends: elu, selu,
+ * relu and the gaussian on a jet of order 4 at points around and AT 0 (the
+ * left branch, graph.h), forward streams and input gradient. */
+Test(cuda_ops, kinked_activations_agree_at_and_around_zero)
+{
+    const pf_backend *cu = gpu();
+    enum { N = 6 };
+    const pf_real xs[N] = {-1.5f, -1e-3f, 0, 0, 1e-3f, 0.7f};
+    const pf_unary_op ops[4] = {PF_UNARY_ELU, PF_UNARY_SELU, PF_UNARY_RELU, PF_UNARY_GAUSSIAN};
+    for (int o = 0; o < 4; o++) {
+        pf_real val[2][5 * N], grad[2][5 * N];
+        for (int b = 0; b < 2; b++) {
+            pf_graph *g = pf_graph_alloc(b ? cu : pf_backend_cpu());
+            pf_graph_keep_grads(g, true);
+            pf_jet_layout L = pf_jet_layout_none();
+            pf_jet_add_dir(&L, 4);
+            const pf_real e = 1;
+            pf_node *x = pf_input(g, "x", N, 1, &L, &e);
+            int a = pf_param(g, "a", 1, 1, PF_PARAM_TRAINABLE, pf_init_const(1));
+            pf_node *xa = pf_scale_param(g, x, a, 1); /* a gradient reaches x's node */
+            pf_node *y = pf_unary(g, ops[o], xa, 0);
+            stream_losses(g, y);
+            cr_assert_eq(pf_graph_compile(g, 3), PF_OK, "%s", pf_errmsg());
+            pf_graph_set_input(g, x, xs);
+            pf_graph_forward_backward(g, NULL);
+            pf_graph_read(g, y, val[b]);
+            pf_graph_read_grad(g, xa, grad[b]);
+            pf_graph_free(g);
+        }
+        double ev = nmse(val[1], val[0], 5 * N), eg = nmse(grad[1], grad[0], 5 * N);
+        cr_expect_leq(ev, 1e-10, "%s: streams nmse %.3g", pf_unary_name(ops[o]), ev);
+        cr_expect_leq(eg, 1e-10, "%s: input gradient nmse %.3g", pf_unary_name(ops[o]), eg);
+        /* at x = 0 exactly: the first derivative of the left branch */
+        const double d1 = ops[o] == PF_UNARY_SELU ? 1.0507009873554805 * 1.6732632423543772
+                          : ops[o] == PF_UNARY_RELU ? 0 : ops[o] == PF_UNARY_ELU ? 1 : 0;
+        cr_expect_leq(fabs((double)val[1][N + 2] - d1), 1e-6, "%s'(0) on the GPU is %g, want %g",
+                      pf_unary_name(ops[o]), (double)val[1][N + 2], d1);
+    }
+}
+
 Test(cuda_ops, every_light_op_forward_and_backward)
 {
     gpu();
@@ -355,6 +397,15 @@ Test(cuda_ops, vector_ops_match_the_cpu)
     }
     cu->download(y, dp, bytes);
     cr_expect_leq(nmse(y, h2, n), 1e-12, "adam nmse %.3g", nmse(y, h2, n));
+    /* two SGD steps with the rate in device memory (changed between them) */
+    for (int t = 0; t < 2; t++) {
+        pf_real lr = t ? 0.25f : 0.01f;
+        cpu->sgd(h2, h, n, &lr);
+        cu->upload(dc, &lr, sizeof lr);
+        cu->sgd(dp, dy, n, dc);
+    }
+    cu->download(y, dp, bytes);
+    cr_expect_leq(nmse(y, h2, n), 1e-12, "sgd nmse %.3g", nmse(y, h2, n));
     cu->free(dx), cu->free(dy), cu->free(dn), cu->free(dc), cu->free(dmv), cu->free(dp);
     free(x), free(y), free(h), free(h2), free(mv);
 }

@@ -1,9 +1,10 @@
 /*
  * test_cuda_train.c — training on the GPU (pf-gpu-tests): 1,000 steps on
- * poisson_5d and burgers_1d (and burgers_1d with region optimization) reach
- * the CPU's evaluation MSE within 10%, and a replayed recorded step (CUDA
- * graph) gives exactly the numbers of the same steps run op by op, with and
- * without region optimization. Skipped, saying why, where no GPU can be used.
+ * poisson_5d and burgers_1d (and burgers_1d with region optimization, and
+ * with SGD then MultiAdam stages) reach the CPU's evaluation MSE within
+ * 10%, and a replayed recorded step (CUDA graph) gives exactly the numbers
+ * of the same steps run op by op, with and without region optimization,
+ * and for SGD and MultiAdam steps. Skipped, saying why, where no GPU can be used.
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -23,8 +24,12 @@ static const char *SPEC =
     "{\"representation\": {}, \"architecture\": {\"depth\": 3, \"width\": 64},"
     " \"sampling\": {\"interior\": 2048, \"boundary\": 512, \"initial\": %d},"
     " \"constraints\": {}, \"loss\": {%s},"
-    " \"optimization\": {\"stages\": [{\"optimizer\": \"adam\", \"steps\": 1000, \"lr\": 0.001}]},"
+    " \"optimization\": {\"stages\": [%s]},"
     " \"training\": {\"log_every\": 50, \"eval_every\": 250%s}}";
+static const char *ADAM = "{\"optimizer\": \"adam\", \"steps\": 1000, \"lr\": 0.001}";
+/* SGD then MultiAdam (two groups on burgers_1d: pde | ic + bc) */
+static const char *SGD_MULTIADAM = "{\"optimizer\": \"sgd\", \"steps\": 300, \"lr\": 0.01, \"schedule\": \"cosine\"},"
+                                   " {\"optimizer\": \"multiadam\", \"steps\": 700, \"lr\": 0.001}";
 
 static const pf_backend *gpu(void)
 {
@@ -33,22 +38,22 @@ static const pf_backend *gpu(void)
     return be;
 }
 
-static void configs(const pf_pde *p, const char *loss, const char *training, pf_model_config *mc,
-                    pf_train_config *tc)
+static void configs(const pf_pde *p, const char *loss, const char *stages, const char *training,
+                    pf_model_config *mc, pf_train_config *tc)
 {
     char text[1024];
-    snprintf(text, sizeof text, SPEC, p->time_input >= 0 ? 512 : 0, loss, training);
+    snprintf(text, sizeof text, SPEC, p->time_input >= 0 ? 512 : 0, loss, stages, training);
     spec_configs(text, p, PF_SPEC_BUDGET_LOW, mc, tc); /* the spec's own steps */
 }
 
-static void train_with(const char *pde, const char *loss, const char *training, const pf_backend *be,
-                       bool no_capture, pf_train_result *r)
+static void train_stages(const char *pde, const char *loss, const char *stages, const char *training,
+                         const pf_backend *be, bool no_capture, pf_train_result *r)
 {
     const pf_pde *p;
     cr_assert_eq(pf_pdes_lookup(pde, &p), PF_OK, "%s", pf_errmsg());
     pf_model_config mc;
     pf_train_config tc;
-    configs(p, loss, training, &mc, &tc);
+    configs(p, loss, stages, training, &mc, &tc);
     pf_train_options o = pf_train_options_default();
     o.seed = 4;
     o.backend = be;
@@ -56,6 +61,12 @@ static void train_with(const char *pde, const char *loss, const char *training, 
     cr_assert_eq(pf_train_run(p, &mc, &tc, &o, r), PF_OK, "%s", pf_errmsg());
     cr_assert_eq(r->status, PF_TRAIN_OK, "%s on %s: %s", pde, be->name, r->detail);
     cr_assert(r->has_y, "%s: %s", pde, r->y_missing);
+}
+
+static void train_with(const char *pde, const char *loss, const char *training, const pf_backend *be,
+                       bool no_capture, pf_train_result *r)
+{
+    train_stages(pde, loss, ADAM, training, be, no_capture, r);
 }
 
 static void train(const char *pde, const char *loss, const pf_backend *be, bool no_capture, pf_train_result *r)
@@ -82,13 +93,13 @@ Test(cuda_train, burgers_1d_matches_the_cpu_within_10_percent, .timeout = 300) {
 
 /* Recorded and replayed vs op by op, with self-adaptive weights in the
  * recorded step: identical losses, predictions and parameters. */
-static void replay_equals_uncaptured(const char *training)
+static void replay_equals_uncaptured_stages(const char *stages, const char *training)
 {
     const pf_backend *cu = gpu();
     pf_train_result a, b;
     const char *loss = "\"weighting\": \"self_adaptive\"";
-    train_with("burgers_1d", loss, training, cu, false, &a);
-    train_with("burgers_1d", loss, training, cu, true, &b);
+    train_stages("burgers_1d", loss, stages, training, cu, false, &a);
+    train_stages("burgers_1d", loss, stages, training, cu, true, &b);
     cr_expect_eq(a.y, b.y, "replayed y %.9e, uncaptured %.9e", a.y, b.y);
     cr_expect_eq(a.loss_last, b.loss_last);
     cr_assert_eq(a.nparam, b.nparam);
@@ -103,7 +114,31 @@ static void replay_equals_uncaptured(const char *training)
     pf_train_result_release(&b);
 }
 
+static void replay_equals_uncaptured(const char *training) { replay_equals_uncaptured_stages(ADAM, training); }
+
 Test(cuda_train, replay_equals_uncaptured_steps, .timeout = 300) { replay_equals_uncaptured(""); }
+
+/* SGD (its rate read from device memory at replay) and two-group MultiAdam
+ * (weight sets 1 and 2, one forward and two backward passes, the groups'
+ * buffers and their sum inside the CUDA graph). */
+Test(cuda_train, replay_equals_uncaptured_sgd_and_multiadam_steps, .timeout = 300)
+{
+    replay_equals_uncaptured_stages(SGD_MULTIADAM, "");
+}
+
+/* SGD then MultiAdam on the GPU and on the CPU: the evaluation MSE within
+ * 10%. */
+Test(cuda_train, sgd_and_multiadam_match_the_cpu_within_10_percent, .timeout = 300)
+{
+    const pf_backend *cu = gpu();
+    pf_train_result c, g;
+    train_stages("burgers_1d", "", SGD_MULTIADAM, "", pf_backend_cpu(), false, &c);
+    train_stages("burgers_1d", "", SGD_MULTIADAM, "", cu, false, &g);
+    cr_log_info("sgd + multiadam: cpu y %.4e, cuda y %.4e", c.y, g.y);
+    cr_expect_leq(fabs(g.y - c.y), 0.1 * c.y, "cuda y %.4e vs cpu %.4e", g.y, c.y);
+    pf_train_result_release(&c);
+    pf_train_result_release(&g);
+}
 
 /* The same with region optimization: the moved points uploaded before each
  * replay, the gradient ring and its count advanced inside the CUDA graph. */
