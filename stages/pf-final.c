@@ -117,18 +117,19 @@ static int final_tail(const char *path)
 /* A baseline's status: its candidates trained so far and their best MSE. */
 static int status_baseline(const pf_run *r, const char *path)
 {
-    int trained = 0, n = pf_run_slots(r->method, 0);
+    int trained = 0, n = 0;
     double best = INFINITY;
-    for (int k = 0; k < n; k++) {
-        pf_run_candidate c;
-        char ev[4200];
-        if (pf_run_path(r->dir, PF_RUN_EVIDENCE, 0, k, ev, sizeof ev) != PF_OK) return fail();
-        if (access(ev, F_OK) != 0) continue;
-        if (pf_run_candidate_read(r->dir, 0, k, &c) != PF_OK) return fail();
-        trained++;
-        if (pf_candidate_ranked(&c.cand) && c.cand.y < best) best = c.cand.y;
-        pf_run_candidate_release(&c);
-    }
+    for (int g = 0; pf_run_slots(r->method, g) > 0; g++)
+        for (int k = 0; k < pf_run_slots(r->method, g); k++, n++) {
+            pf_run_candidate c;
+            char ev[4200];
+            if (pf_run_path(r->dir, PF_RUN_EVIDENCE, g, k, ev, sizeof ev) != PF_OK) return fail();
+            if (access(ev, F_OK) != 0) continue;
+            if (pf_run_candidate_read(r->dir, g, k, &c) != PF_OK) return fail();
+            trained++;
+            if (pf_candidate_ranked(&c.cand) && c.cand.y < best) best = c.cand.y;
+            pf_run_candidate_release(&c);
+        }
     printf("%-40s %s: %d of %d candidates trained, best %.3e", r->dir, pf_method_name(r->method), trained, n,
            isfinite(best) ? best : NAN);
     if (access(path, F_OK) == 0) return final_tail(path);
