@@ -41,6 +41,11 @@ expect_rc() { # expect_rc RC DESCRIPTION COMMAND...
 # with ROOT (the project) and BUILD (the build folder of BIN) set.
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(dirname "$BIN")
+# make in the project with this build, the quick profile, one thread per
+# training, two at once: pipeline PDE=... METHOD=... RUNS_ROOT=... target
+pipeline() {
+    make -s -C "$ROOT" --no-print-directory BUILD="$BUILD" PROFILE=quick TRAIN_THREADS=1 -j2 "$@"
+}
 float_only() {
     if [ "$PRECISION" != float ]; then
         echo "$TEST_NAME: runs in the float build only"

@@ -8,8 +8,7 @@
 float_only
 run() { # run RUNS_ROOT [make args...]
     r=$1; shift
-    make -s -C "$ROOT" --no-print-directory BUILD="$BUILD" PDE=poisson_5d RUN=0 PROFILE=quick LLM=offline \
-        TRAIN_THREADS=1 RUNS_ROOT="$r" -j2 "$@" search
+    pipeline PDE=poisson_5d RUN=0 LLM=offline RUNS_ROOT="$r" "$@" search
 }
 field() { "$BIN/pf-inspect" "$1" | sed -n "s/^  \"$2\": \\(.*\\),\$/\\1/p"; }
 R=$tmp/a/poisson_5d/pinnforge/run0

@@ -11,8 +11,7 @@
 float_only
 mk() { # mk METHOD [make args...]
     m=$1; shift
-    make -s -C "$ROOT" --no-print-directory BUILD="$BUILD" PDE=burgers_1d RUN=1 METHOD="$m" PROFILE=quick \
-        TRAIN_THREADS=1 RUNS_ROOT="$tmp/runs" -j2 "$@"
+    pipeline PDE=burgers_1d RUN=1 METHOD="$m" RUNS_ROOT="$tmp/runs" "$@"
 }
 field() { "$BIN/pf-inspect" "$1" | sed -n "s/^  \"$2\": \\(.*\\),\$/\\1/p"; }
 

@@ -10,8 +10,7 @@
 float_only
 mk() { # mk RUNS_ROOT [make args...]
     r=$1; shift
-    make -s -C "$ROOT" --no-print-directory BUILD="$BUILD" PDE=burgers_1d RUN=1 METHOD=pinnsagent PROFILE=quick \
-        TRAIN_THREADS=1 RUNS_ROOT="$r" -j2 "$@" search
+    pipeline PDE=burgers_1d RUN=1 METHOD=pinnsagent RUNS_ROOT="$r" "$@" search
 }
 field() { "$BIN/pf-inspect" "$1" | sed -n "s/^  \"$2\": \\(.*\\),\$/\\1/p"; }
 R=$tmp/a/burgers_1d/pinnsagent/run1

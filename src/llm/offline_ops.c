@@ -242,16 +242,24 @@ static int op_rwf(pf_off *o, json_t *spec)
     return 1;
 }
 
-static int op_adaptive_act(pf_off *o, json_t *spec)
+/* An adaptive activation of `kind` (layerwise: LAAF, global: GAAF) with
+ * scale n = 5 or 10, when the spec has none. */
+static int set_adaptive(pf_off *o, json_t *spec, const char *kind)
 {
     json_t *a = ARCH(spec);
     if (strcmp(pf_off_field_str(a, "architecture.adaptive"), "none")) return 0;
     double n = PICKD(o, 5.0, 10.0);
-    set_str(a, "adaptive", "layerwise");
+    set_str(a, "adaptive", kind);
     set_real(a, "adapt_factor", n);
-    pf_off_note(o, "Layer-wise adaptive activation slopes (n = %g) to accelerate early convergence.", n);
+    if (!strcmp(kind, "global"))
+        pf_off_note(o, "A global adaptive activation slope (n = %g): one trainable parameter that rescales every hidden "
+                    "layer's pre-activations, a cheap way to speed up early convergence.", n);
+    else
+        pf_off_note(o, "Layer-wise adaptive activation slopes (n = %g) to accelerate early convergence.", n);
     return 1;
 }
+
+static int op_adaptive_act(pf_off *o, json_t *spec) { return set_adaptive(o, spec, "layerwise"); }
 
 /* The highest derivative order the PDE's residuals need along any input. */
 static int max_order(const pf_pde *p)
@@ -287,17 +295,7 @@ static int op_relu_he(pf_off *o, json_t *spec)
 
 /* Global adaptive activation (GAAF): one trainable slope for every hidden
  * layer instead of one per layer. */
-static int op_global_adaptive(pf_off *o, json_t *spec)
-{
-    json_t *a = ARCH(spec);
-    if (strcmp(pf_off_field_str(a, "architecture.adaptive"), "none")) return 0;
-    double n = PICKD(o, 5.0, 10.0);
-    set_str(a, "adaptive", "global");
-    set_real(a, "adapt_factor", n);
-    pf_off_note(o, "A global adaptive activation slope (n = %g): one trainable parameter that rescales every hidden "
-                "layer's pre-activations, a cheap way to speed up early convergence.", n);
-    return 1;
-}
+static int op_global_adaptive(pf_off *o, json_t *spec) { return set_adaptive(o, spec, "global"); }
 
 /* ------------------------------------------------------ sampling */
 
