@@ -71,6 +71,7 @@ size_t cuda_scratch_bytes(const pf_node *x)
 {
     if (is_linear(x)) return pf_cuda_linear_scratch(x);
     if (x->op == PF_OP_UNARY) return 0;
+    if (x->op == PF_OP_WAVEACT) return pf_cuda_waveact_scratch(x);
     return pf_cuda_pointwise_scratch(x);
 }
 
@@ -80,6 +81,7 @@ void cuda_forward(pf_node *y)
     case PF_OP_LINEAR:
     case PF_OP_LINEAR_RWF: pf_cuda_linear_fwd(y, &S.ctx); break;
     case PF_OP_UNARY: pf_cuda_unary_fwd(y, &S.ctx); break;
+    case PF_OP_WAVEACT: pf_cuda_waveact_fwd(y, &S.ctx); break;
     case PF_OP_INPUT:
     case PF_OP_PARAM_FIELD: break;
     default: pf_cuda_pointwise_fwd(y, &S.ctx); break;
@@ -92,6 +94,7 @@ void cuda_backward(pf_node *y)
     case PF_OP_LINEAR:
     case PF_OP_LINEAR_RWF: pf_cuda_linear_bwd(y, &S.ctx); break;
     case PF_OP_UNARY: pf_cuda_unary_bwd(y, &S.ctx); break;
+    case PF_OP_WAVEACT: pf_cuda_waveact_bwd(y, &S.ctx); break;
     case PF_OP_INPUT: break;
     default: pf_cuda_pointwise_bwd(y, &S.ctx); break;
     }

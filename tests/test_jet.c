@@ -533,6 +533,36 @@ static pf_node *op_param_field_add(prelude *P)
     return pf_add(P->g, f, P->y);
 }
 
+/* WaveAct: two trainable scalars, drawn away from the released init (1, 1)
+ * so that the two terms weigh differently. */
+static pf_node *op_waveact_on(prelude *P, pf_node *x)
+{
+    int w1 = tparam(P, "w1", 1, 1, pf_init_normal(1, 0.4)), w2 = tparam(P, "w2", 1, 1, pf_init_normal(-0.7, 0.4));
+    return pf_waveact(P->g, x, w1, w2);
+}
+
+static pf_node *op_waveact(prelude *P) { return op_waveact_on(P, P->y); }
+
+static pf_node *op_waveact_init_one(prelude *P)
+{
+    int w1 = tparam(P, "w1", 1, 1, pf_init_const(1)), w2 = tparam(P, "w2", 1, 1, pf_init_const(1));
+    return pf_waveact(P->g, P->y, w1, w2);
+}
+
+static pf_node *op_waveact_frozen_w2(prelude *P)
+{
+    int w1 = tparam(P, "w1", 1, 1, pf_init_normal(1, 0.4));
+    int w2 = pf_param(P->g, "w2", 1, 1, PF_PARAM_FROZEN, pf_init_normal(0.5, 0.2));
+    return pf_waveact(P->g, P->y2, w1, w2);
+}
+
+/* on data: no input gradient, only the parameters' */
+static pf_node *op_waveact_data(prelude *P)
+{
+    int w1 = tparam(P, "w1", 1, 1, pf_init_normal(1, 0.4)), w2 = tparam(P, "w2", 1, 1, pf_init_normal(1, 0.4));
+    return pf_mul(P->g, pf_waveact(P->g, data(P, P->c, -2, 2), w1, w2), P->y);
+}
+
 /* Every op variant, by family (one grad Test() per family). The unary ops
  * are op_unary over unary_cases[]. */
 typedef struct op_case {
@@ -580,6 +610,10 @@ static const op_case op_cases[] = {
     {"mean_square", "param_field (1 x n) * jet", op_param_field_mul},
     {"mean_square", "param_field (n x 1) + jet", op_param_field_add},
     {"mean_square", "one parameter, two param_fields", op_param_field_twice},
+    {"waveact", "waveact", op_waveact},
+    {"waveact", "waveact with w1 = w2 = 1", op_waveact_init_one},
+    {"waveact", "waveact with a frozen w2", op_waveact_frozen_w2},
+    {"waveact", "waveact of data", op_waveact_data},
 };
 #define NOPS (int)(sizeof op_cases / sizeof op_cases[0])
 
@@ -1351,6 +1385,67 @@ Test(jet, unary_streams_match_finite_differences)
     }
 }
 
+/* WaveAct y = w1 sin(q) + w2 cos(q) on q = z + 0.3 z^2, z = x W^T + b, with
+ * w1, w2 drawn (not 1): stream k along v = (0.6, -1.1), k = 0..4, against
+ * long double finite differences of the same function (as
+ * unary_streams_match_finite_differences, same tolerances). */
+typedef struct wave_line {
+    long double W[2][2], b[2], x[2], v[2], w1, w2;
+    int j;
+} wave_line;
+
+static long double wave_on_line(long double t, const void *ctx)
+{
+    const wave_line *l = ctx;
+    long double z = l->b[l->j];
+    for (int i = 0; i < 2; i++) z += l->W[l->j][i] * (l->x[i] + t * l->v[i]);
+    long double q = z + 0.3L * z * z;
+    return l->w1 * sinl(q) + l->w2 * cosl(q);
+}
+
+Test(jet, waveact_streams_match_finite_differences)
+{
+    enum { N = 4, C = 2, LEN = N * C };
+    const pf_real v[2] = {0.6, -1.1};
+    const pf_real pts[N * C] = {0.3, -0.5, -0.8, 0.1, 0.65, 0.9, -0.2, -0.95};
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_jet_add_dir(&L, 4);
+    pf_node *X = pf_input(g, "x", N, C, &L, v);
+    int W = pf_param(g, "W", 2, 2, PF_PARAM_FROZEN, pf_init_normal(0, 0.7));
+    int b = pf_param(g, "b", 1, 2, PF_PARAM_FROZEN, pf_init_normal(0, 0.3));
+    int w1 = pf_param(g, "w1", 1, 1, PF_PARAM_TRAINABLE, pf_init_normal(1.2, 0.1));
+    int w2 = pf_param(g, "w2", 1, 1, PF_PARAM_TRAINABLE, pf_init_normal(-0.6, 0.1));
+    pf_node *z = pf_linear(g, X, W, b);
+    pf_node *y = pf_waveact(g, pf_add(g, z, pf_scale(g, pf_mul(g, z, z), 0.3)), w1, w2);
+    cr_assert_eq(pf_graph_compile(g, 5), PF_OK, "%s", pf_errmsg());
+    pf_graph_set_input(g, X, pts);
+    pf_graph_forward(g);
+    pf_real got[5 * LEN];
+    pf_graph_read(g, y, got);
+
+    wave_line l = {.w1 = pf_graph_param_data(g, w1)[0], .w2 = pf_graph_param_data(g, w2)[0]};
+    cr_assert(fabsl(l.w1 - 1) > 0.05 && fabsl(l.w2 - 1) > 0.05, "test bug: w1, w2 should not be 1");
+    const pf_real *Wv = pf_graph_param_data(g, W), *bv = pf_graph_param_data(g, b);
+    for (int i = 0; i < 4; i++) l.W[i / 2][i % 2] = Wv[i];
+    l.b[0] = bv[0], l.b[1] = bv[1], l.v[0] = v[0], l.v[1] = v[1];
+    double worst[5] = {0};
+    for (int p = 0; p < N; p++)
+        for (int j = 0; j < C; j++) {
+            l.x[0] = pts[p * C], l.x[1] = pts[p * C + 1], l.j = j;
+            for (int k = 0; k <= 4; k++) {
+                long double ref = k ? fd_deriv(wave_on_line, &l, k, 1.5e-2L) : wave_on_line(0, &l);
+                worst[k] = fmax(worst[k], rel_err(got[k * LEN + p * C + j], (double)ref, 1));
+            }
+        }
+    for (int k = 0; k <= 4; k++) {
+        double tol = BY_PRECISION(1e-7, k ? 2e-5 : 1e-6);
+        cr_expect(worst[k] <= tol, "waveact: stream %d along (0.6, -1.1) matches finite differences "
+                  "(rel. error %.2e > %.0e)", k, worst[k], tol);
+    }
+    pf_graph_free(g);
+}
+
 /* check_op_streams on every op_cases[] variant and every unary op (inside
  * the prelude network, so all input streams of the op are nonzero). With
  * h = 2e-2 the worst errors seen are 3e-12, 4e-11, 6e-8, 1.3e-6 for orders
@@ -1363,6 +1458,8 @@ Test(jet, every_op_streams_match_finite_differences)
 #endif
     const double tol[5] = {0, 1e-9, 1e-9, 1e-6, 2e-5};
     for (int i = 0; i < NOPS; i++) check_op_streams(op_cases[i].name, op_cases[i].build, NULL, tol);
+    /* waveact, as the unary ops: two full blocks of cpu_unary.c and a partial one */
+    check_op_streams_on("waveact", op_waveact, NULL, tol, 5, 211, 5);
     for (int u = 0; u < NUNARY; u++) {
         check_op_streams(unary_cases[u].name, op_unary, &unary_cases[u], tol);
         /* 211 x 5 = 1055 elements: two full blocks of cpu_unary.c and a partial one */
@@ -1402,6 +1499,16 @@ Test(grad, unary_ops)
         /* 211 x 5 = 1055 elements: two full blocks of cpu_unary.c and a partial one */
         check_op_on(name, op_unary, &unary_cases[u], GRAD_TOL, 5, 211, 5);
     }
+}
+
+/* WaveAct: the input gradient and dL/dw1, dL/dw2 (also a frozen w2, and on
+ * data where only the parameters get a gradient), plus 211 x 5 elements:
+ * the per-block parts of dL/dw over two full blocks and a partial one. */
+Test(grad, waveact)
+{
+    REQUIRE_DOUBLE();
+    check_family("waveact");
+    check_op_on("waveact, 211 x 5", op_waveact, NULL, GRAD_TOL, 5, 211, 5);
 }
 
 Test(grad, mul)
@@ -1568,6 +1675,7 @@ Test(grad, results_do_not_depend_on_the_thread_count)
     prelude_init(&P, seed_of("threads", 0), 5, 7000, 5);
     pf_node *z = op_scale_param(&P);
     z = pf_mul(P.g, pf_unary(P.g, PF_UNARY_GELU, z, 0), P.y2);
+    z = op_waveact_on(&P, z); /* its parameter gradients are sums over blocks */
     int nt = add_stream_losses(&P, z);
     prelude_compile(&P);
     size_t np = pf_graph_nparams(P.g);

@@ -50,7 +50,7 @@ struct pf_graph {
 
 static const char *const op_names[PF_OP_COUNT] = {
     "input", "param_field", "linear", "linear_rwf", "unary", "mul", "add", "sub",
-    "affine", "scale_param", "concat", "slice", "deriv", "mean_square",
+    "affine", "scale_param", "concat", "slice", "deriv", "mean_square", "waveact",
 };
 
 const char *pf_op_name(pf_op op) { return op < PF_OP_COUNT ? op_names[op] : "?"; }
@@ -281,6 +281,16 @@ pf_node *pf_scale_param(pf_graph *g, pf_node *x, int p, pf_real factor)
     pf_node *y = node_new(g, PF_OP_SCALE_PARAM, x->n, x->c, &x->layout, 1, &x);
     y->param[0] = p;
     y->p = factor;
+    return y;
+}
+
+pf_node *pf_waveact(pf_graph *g, pf_node *x, int w1, int w2)
+{
+    check_param(g, w1, 1, 1, "waveact w1");
+    check_param(g, w2, 1, 1, "waveact w2");
+    pf_node *y = node_new(g, PF_OP_WAVEACT, x->n, x->c, &x->layout, 1, &x);
+    y->param[0] = w1;
+    y->param[1] = w2;
     return y;
 }
 

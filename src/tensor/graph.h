@@ -183,6 +183,16 @@ pf_node *pf_affine(pf_graph *g, pf_node *x, const pf_real *scale, const pf_real 
  * layer-wise adaptive activation slopes (Jagtap et al. 2020). */
 pf_node *pf_scale_param(pf_graph *g, pf_node *x, int p, pf_real factor);
 
+/* WaveAct (PINNsFormer, Zhao et al. 2024): y = w1 sin(x) + w2 cos(x) on
+ * every channel, for the scalar trainable parameters w1, w2 (1 x 1 each; the
+ * released model initialises both to 1, pf_init_const(1)). Its Taylor
+ * streams are Faa di Bruno's formula (as pf_unary, orders up to 4 and
+ * collapsed streams) with f^(k) = w1 sin^(k)(x) + w2 cos^(k)(x); the
+ * backward gives x's gradient from the same polynomials and, since y is
+ * linear in (w1, w2), dL/dw1 = <dL/dy, jet of sin(x)> and dL/dw2 =
+ * <dL/dy, jet of cos(x)> over every stream. */
+pf_node *pf_waveact(pf_graph *g, pf_node *x, int w1, int w2);
+
 /* Concatenate channels of k jets with equal n and layout. */
 pf_node *pf_concat(pf_graph *g, int k, pf_node *const *xs);
 /* Channels [c0, c0 + nc). */

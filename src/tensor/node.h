@@ -38,6 +38,7 @@ typedef enum pf_op {
     PF_OP_SLICE,
     PF_OP_DERIV,
     PF_OP_MEAN_SQUARE,
+    PF_OP_WAVEACT,
     PF_OP_COUNT
 } pf_op;
 

@@ -273,6 +273,41 @@ static void pointwise_case(pf_graph *g, rec *r, int variant)
     }
 }
 
+/* x -> linear -> waveact(w1, w2) -> linear(1) on a jet of order
+ * variant % 4 + 1 (with a collapsed stream from order 2); for variant >= 4
+ * the hidden layer is consumed again and a second waveact shares w1, w2,
+ * so input gradients accumulate and each parameter gradient sums two
+ * nodes' parts. */
+static void waveact_case(pf_graph *g, rec *r, int variant)
+{
+    int order = variant % 4 + 1;
+    pf_node *x = jet_input(g, r, 301, order);
+    int W1 = pf_param(g, "W1", 8, 2, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    int b1 = pf_param(g, "b1", 1, 8, PF_PARAM_TRAINABLE, pf_init_normal(0, 0.1));
+    int w1 = pf_param(g, "w1", 1, 1, PF_PARAM_TRAINABLE, pf_init_normal(1, 0.3));
+    int w2 = pf_param(g, "w2", 1, 1, PF_PARAM_TRAINABLE, pf_init_normal(-0.5, 0.3));
+    int W2 = pf_param(g, "W2", 1, 8, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    pf_node *h = pf_linear(g, x, W1, b1);
+    keep(r, h, "linear");
+    pf_node *u = pf_waveact(g, h, w1, w2);
+    keep(r, u, "waveact");
+    pf_node *z = pf_linear(g, u, W2, -1);
+    keep(r, z, "head");
+    stream_losses(g, z);
+    if (variant >= 4) {
+        pf_node *u2 = pf_waveact(g, pf_scale(g, h, 0.5f), w1, w2);
+        keep(r, u2, "second waveact");
+        pf_loss(g, "again", pf_mean_square(g, pf_deriv(g, u2, 0, 1), NULL));
+    }
+}
+
+Test(cuda_ops, waveact_at_orders_1_to_4)
+{
+    gpu();
+    for (int variant = 0; variant < 8; variant++)
+        compare("waveact", waveact_case, variant, variant % 4 == 3 ? 1e-7 : 1e-8);
+}
+
 Test(cuda_ops, every_unary_op_at_orders_1_to_4)
 {
     gpu();
