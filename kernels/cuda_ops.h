@@ -106,8 +106,8 @@ size_t pf_cuda_waveact_scratch(const struct pf_node *y);
 void pf_cuda_waveact_fwd(struct pf_node *y, const pf_cuda_ctx *ctx);
 void pf_cuda_waveact_bwd(struct pf_node *y, const pf_cuda_ctx *ctx);
 
-/* Everything else: mul, add, sub, affine, scale_param, concat, slice,
- * deriv, mean_square, param_field (backward). */
+/* Everything else: mul, add, sub, affine, scale_param, tokens, concat,
+ * slice, deriv, mean_square, param_field (backward). */
 size_t pf_cuda_pointwise_scratch(const struct pf_node *y);
 void pf_cuda_pointwise_fwd(struct pf_node *y, const pf_cuda_ctx *ctx);
 void pf_cuda_pointwise_bwd(struct pf_node *y, const pf_cuda_ctx *ctx);

@@ -31,6 +31,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -333,8 +334,11 @@ static int add_stream_losses(prelude *P, pf_node *z)
         for (int k = 1; k <= L->order[d]; k++) streams[ns++] = pf_deriv(P->g, z, d, k);
     for (int c = 0; c < L->ncoll; c++) streams[ns++] = pf_deriv_collapsed(P->g, z, c);
     cr_assert_eq(ns, pf_node_nstreams(z), "test bug: %d loss streams for %d", ns, pf_node_nstreams(z));
+    int k = pf_node_n(z) / P->n; /* rows per point: k after pf_tokens */
     for (int s = 0; s < ns; s++) {
-        pf_node *r = pf_mul(P->g, streams[s], data(P, pf_node_c(z), -1, 1));
+        pf_node *R = data(P, pf_node_c(z), -1, 1);
+        if (k > 1) R = pf_tokens(P->g, R, k, 0); /* token-aligned data */
+        pf_node *r = pf_mul(P->g, streams[s], R);
         char name[16];
         snprintf(name, sizeof name, "%d:s%d", pf_graph_nloss(P->g), s);
         pf_loss(P->g, name, pf_mean_square(P->g, r, P->loss_w));
@@ -563,6 +567,23 @@ static pf_node *op_waveact_data(prelude *P)
     return pf_mul(P->g, pf_waveact(P->g, data(P, P->c, -2, 2), w1, w2), P->y);
 }
 
+/* Token layouts: k = 3 with a large shift (so the shifted values matter),
+ * ops on the tokens, tokens of tokens (6 rows per point), k = 1. */
+static pf_node *op_tokens(prelude *P) { return pf_tokens(P->g, P->y, 3, 0.05); }
+
+static pf_node *op_tokens_then_ops(prelude *P)
+{
+    pf_node *t = arg(P, pf_tokens(P->g, P->y, 4, 0.1)), *t2 = pf_tokens(P->g, P->y2, 4, -0.2);
+    return pf_mul(P->g, t, pf_unary(P->g, PF_UNARY_SIN, t2, 0));
+}
+
+static pf_node *op_tokens_twice(prelude *P)
+{
+    return pf_tokens(P->g, pf_tokens(P->g, P->y, 2, 0.3), 3, 0.05);
+}
+
+static pf_node *op_tokens_one(prelude *P) { return pf_tokens(P->g, P->y, 1, 0.5); }
+
 /* Every op variant, by family (one grad Test() per family). The unary ops
  * are op_unary over unary_cases[]. */
 typedef struct op_case {
@@ -614,6 +635,10 @@ static const op_case op_cases[] = {
     {"waveact", "waveact with w1 = w2 = 1", op_waveact_init_one},
     {"waveact", "waveact with a frozen w2", op_waveact_frozen_w2},
     {"waveact", "waveact of data", op_waveact_data},
+    {"tokens", "tokens k = 3", op_tokens},
+    {"tokens", "ops on tokens", op_tokens_then_ops},
+    {"tokens", "tokens of tokens", op_tokens_twice},
+    {"tokens", "tokens k = 1", op_tokens_one},
 };
 #define NOPS (int)(sizeof op_cases / sizeof op_cases[0])
 
@@ -1446,6 +1471,103 @@ Test(jet, waveact_streams_match_finite_differences)
     pf_graph_free(g);
 }
 
+/* pf_tokens copies every stream of its point (d token / d point = identity)
+ * and shifts only the value of the last channel by i dt: checked bit for bit
+ * on the layout with three directions (orders 4, 2, 1, non-axis) and a
+ * collapsed stream, k = 5, dt = 1e-4 (PINNsFormer's); token 0 is the point. */
+Test(jet, tokens_copy_their_points_jets_exactly)
+{
+    prelude P;
+    prelude_init(&P, seed_of("tokens", 0), 5, 6, 3);
+    enum { K = 5 };
+    const pf_real dt = (pf_real)1e-4;
+    pf_node *z = pf_tokens(P.g, P.y, K, dt);
+    cr_assert_eq(pf_node_n(z), 6 * K);
+    prelude_compile(&P);
+    pf_graph_forward(P.g);
+    int S = pf_node_nstreams(P.y), n = P.n, c = P.c;
+    pf_real *y = malloc((size_t)S * n * c * sizeof *y), *t = malloc((size_t)S * n * K * c * sizeof *t);
+    cr_assert(y && t);
+    pf_graph_read(P.g, P.y, y);
+    pf_graph_read(P.g, z, t);
+    bool same = true, first = true, moved = true;
+    for (int s = 0; s < S; s++)
+        for (int p = 0; p < n; p++)
+            for (int i = 0; i < K; i++)
+                for (int j = 0; j < c; j++) {
+                    pf_real want = y[((size_t)s * n + p) * c + j];
+                    if (s == 0 && j == c - 1) want += (pf_real)i * dt;
+                    pf_real got = t[((size_t)s * n * K + (size_t)p * K + i) * c + j];
+                    same &= got == want;
+                    if (i == 0) first &= got == y[((size_t)s * n + p) * c + j];
+                    if (s == 0 && j == c - 1 && i > 0) moved &= got != y[(size_t)p * c + j];
+                }
+    cr_expect(same, "token p k + i: the point's streams, the last channel's value + i dt");
+    cr_expect(first, "token 0 of every point is the point itself");
+    cr_expect(moved, "tokens 1..k-1 are shifted");
+    free(y);
+    free(t);
+    prelude_free(&P);
+}
+
+/* A network applied to pf_tokens(x) gives, in token i, the jets of the same
+ * network on x with its last coordinate shifted by i dt, computed by a
+ * second graph from shifted inputs (same parameters: same seed and
+ * registration order). Directions of orders 4 and 1, not along the axes,
+ * and a collapsed stream; tolerance 1e-13 (double), 1e-6 (float), relative
+ * to max(|ref|, 1): the two differ only in rounding of the shift. */
+static pf_graph *token_net(bool tokens, pf_node **x, pf_node **u, int n, int k)
+{
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_graph_set_chunk_bytes(g, 0);
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_jet_add_dir(&L, 4);
+    pf_jet_add_dir(&L, 1);
+    pf_real w[2] = {1, (pf_real)0.5}, dirs[4] = {(pf_real)0.6, (pf_real)-0.8, (pf_real)0.28, (pf_real)0.96};
+    pf_jet_add_collapsed(&L, w);
+    *x = pf_input(g, "x", tokens ? n : n * k, 2, &L, dirs);
+    int W1 = pf_param(g, "W1", 6, 2, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    int b1 = pf_param(g, "b1", 1, 6, PF_PARAM_TRAINABLE, pf_init_normal(0, 0.3));
+    int w1 = pf_param(g, "w1", 1, 1, PF_PARAM_TRAINABLE, pf_init_normal(1, 0.3));
+    int w2 = pf_param(g, "w2", 1, 1, PF_PARAM_TRAINABLE, pf_init_normal(1, 0.3));
+    int W2 = pf_param(g, "W2", 1, 6, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    pf_node *in = tokens ? pf_tokens(g, *x, k, (pf_real)0.25) : *x;
+    *u = pf_linear(g, pf_waveact(g, pf_linear(g, in, W1, b1), w1, w2), W2, -1);
+    cr_assert_eq(pf_graph_compile(g, 3), PF_OK, "%s", pf_errmsg());
+    return g;
+}
+
+Test(jet, a_network_on_tokens_equals_it_on_shifted_points)
+{
+    enum { N = 7, K = 5 };
+    pf_node *xa, *ua, *xb, *ub;
+    pf_graph *a = token_net(true, &xa, &ua, N, K), *b = token_net(false, &xb, &ub, N, K);
+    pf_real pts[N * 2], shifted[N * K * 2];
+    uint64_t rs = 9;
+    for (int i = 0; i < N * 2; i++) pts[i] = (pf_real)rnd_in(&rs, -1, 1);
+    for (int p = 0; p < N; p++)
+        for (int i = 0; i < K; i++) {
+            shifted[(p * K + i) * 2] = pts[p * 2];
+            shifted[(p * K + i) * 2 + 1] = pts[p * 2 + 1] + (pf_real)i * (pf_real)0.25;
+        }
+    pf_graph_set_input(a, xa, pts);
+    pf_graph_set_input(b, xb, shifted);
+    pf_graph_forward(a);
+    pf_graph_forward(b);
+    int S = pf_node_nstreams(ua);
+    cr_assert_eq(S, 7, "value, 4 + 1 directional streams, one collapsed");
+    pf_real ga[7 * N * K], gb[7 * N * K];
+    pf_graph_read(a, ua, ga);
+    pf_graph_read(b, ub, gb);
+    double worst = 0;
+    for (int e = 0; e < S * N * K; e++) worst = fmax(worst, rel_err(ga[e], gb[e], 1));
+    double tol = BY_PRECISION(1e-13, 1e-6);
+    cr_expect(worst <= tol, "every stream of every token = the network's on the shifted point "
+              "(rel. error %.2e > %.0e)", worst, tol);
+    pf_graph_free(a);
+    pf_graph_free(b);
+}
+
 /* check_op_streams on every op_cases[] variant and every unary op (inside
  * the prelude network, so all input streams of the op are nonzero). With
  * h = 2e-2 the worst errors seen are 3e-12, 4e-11, 6e-8, 1.3e-6 for orders
@@ -1509,6 +1631,12 @@ Test(grad, waveact)
     REQUIRE_DOUBLE();
     check_family("waveact");
     check_op_on("waveact, 211 x 5", op_waveact, NULL, GRAD_TOL, 5, 211, 5);
+}
+
+Test(grad, tokens)
+{
+    REQUIRE_DOUBLE();
+    check_family("tokens");
 }
 
 Test(grad, mul)
@@ -1800,4 +1928,78 @@ Test(chunks, reduction_feeding_an_op_turns_chunks_off)
     cr_assert_eq(pf_graph_compile(g, 1), PF_OK);
     cr_expect_eq(pf_graph_nchunks(g), 1);
     pf_graph_free(g);
+}
+
+/* A token graph through chunks: 103 points x 5 tokens (a short last chunk),
+ * a residual over all tokens with token-aligned data, a loss on the points
+ * before tokens, and a second token layout of 3 points (fewer than the
+ * chunks: some idle). Chunks cut whole points, so the losses and gradients
+ * equal the whole graph's up to the order of sums (1e-12 double, 2e-5
+ * float). */
+static pf_graph *token_chunk_graph(size_t chunk_bytes)
+{
+    enum { N = 103, NB = 3, K = 5, W = 6 };
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_graph_set_chunk_bytes(g, chunk_bytes);
+    int W1 = pf_param(g, "W1", W, 2, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    int b1 = pf_param(g, "b1", 1, W, PF_PARAM_TRAINABLE, pf_init_normal(0, 0.3));
+    int w1 = pf_param(g, "w1", 1, 1, PF_PARAM_TRAINABLE, pf_init_const(1));
+    int w2 = pf_param(g, "w2", 1, 1, PF_PARAM_TRAINABLE, pf_init_const(1));
+    int W2 = pf_param(g, "W2", 1, W, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_jet_add_dir(&L, 2);
+    pf_jet_add_dir(&L, 1);
+    pf_real dirs[4] = {(pf_real)0.8, (pf_real)0.6, (pf_real)-0.6, (pf_real)0.8};
+    pf_node *x = pf_input(g, "x", N, 2, &L, dirs);
+    pf_node *f = pf_input(g, "f", N, 1, NULL, NULL);
+    pf_node *xb = pf_input(g, "xb", NB, 2, NULL, NULL);
+    pf_node *in[2] = {pf_tokens(g, x, K, (pf_real)1e-2), pf_tokens(g, xb, K, (pf_real)1e-2)}, *u[2];
+    for (int k = 0; k < 2; k++)
+        u[k] = pf_linear(g, pf_waveact(g, pf_linear(g, in[k], W1, b1), w1, w2), W2, -1);
+    pf_node *r = pf_add(g, pf_deriv(g, u[0], 0, 2), pf_mul(g, pf_deriv(g, u[0], 1, 1), pf_tokens(g, f, K, 0)));
+    pf_loss(g, "pde", pf_mean_square(g, r, NULL));
+    pf_loss(g, "bc", pf_mean_square(g, u[1], NULL));
+    pf_loss(g, "points", pf_mean_square(g, pf_linear(g, x, W1, -1), NULL)); /* the points themselves */
+    cr_assert_eq(pf_graph_compile(g, 11), PF_OK, "%s", pf_errmsg());
+    uint64_t rs = 5;
+    pf_real v[2 * N];
+    for (int i = 0; i < 2 * N; i++) v[i] = (pf_real)rnd_in(&rs, -1, 1);
+    pf_graph_set_input(g, x, v);
+    pf_graph_set_input(g, f, v + 7);
+    pf_graph_set_input(g, xb, v + 20);
+    return g;
+}
+
+Test(chunks, token_graph_chunked_matches_whole_graph)
+{
+    pf_graph *whole = token_chunk_graph(0), *chunked = token_chunk_graph(4000);
+    cr_assert_eq(pf_graph_nchunks(whole), 1);
+    cr_assert_gt(pf_graph_nchunks(chunked), 3, "the test needs several chunks, got %d",
+                 pf_graph_nchunks(chunked));
+    size_t n = pf_graph_nparams(whole);
+    pf_real w[3] = {(pf_real)0.7, (pf_real)1.9, (pf_real)0.4};
+    pf_graph_forward_backward(whole, w);
+    pf_graph_forward_backward(chunked, w);
+    double tol = sizeof(pf_real) == 8 ? 1e-12 : 2e-5;
+    for (int t = 0; t < 3; t++) {
+        double a = pf_graph_loss_value(whole, t), b = pf_graph_loss_value(chunked, t);
+        cr_expect(fabs(a - b) <= tol * fabs(a), "loss %d: whole %.17g, chunked %.17g", t, a, b);
+    }
+    double worst = 0;
+    for (size_t i = 0; i < n; i++)
+        worst = fmax(worst, fabs((double)pf_graph_grads(whole)[i] - pf_graph_grads(chunked)[i]) /
+                                fmax(1, fabs((double)pf_graph_grads(whole)[i])));
+    cr_expect_leq(worst, tol, "largest relative gradient difference %g", worst);
+    pf_graph_free(whole);
+    pf_graph_free(chunked);
+}
+
+/* Rows of a plain input beside a token node of as many rows are not
+ * token-aligned: compile aborts (graph.h, pf_tokens). */
+Test(chunks, untokenised_rows_beside_tokens_abort, .signal = SIGABRT)
+{
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_node *x = pf_input(g, "x", 4, 2, NULL, NULL), *d = pf_input(g, "d", 12, 2, NULL, NULL);
+    pf_loss(g, "l", pf_mean_square(g, pf_mul(g, pf_tokens(g, x, 3, 0), d), NULL));
+    pf_graph_compile(g, 1);
 }

@@ -193,6 +193,20 @@ pf_node *pf_scale_param(pf_graph *g, pf_node *x, int p, pf_real factor);
  * <dL/dy, jet of cos(x)> over every stream. */
 pf_node *pf_waveact(pf_graph *g, pf_node *x, int w1, int w2);
 
+/* The pseudo-sequence of PINNsFormer (Zhao et al. 2024): each of x's n
+ * points becomes k tokens, n k rows in all; row p k + i is point p with its
+ * LAST channel shifted by i dt on the value stream. The derivative streams
+ * are copied (d token / d point = identity), so every op after it sees
+ * exact jets; token 0 is the point itself. The backward sums the k tokens'
+ * gradients into their point's.
+ *
+ * The rows of a token node count k per point of its family: chunks cut
+ * whole points (k rows each), and an op that combines it with other nodes
+ * needs them to be token-aligned too (data goes through pf_tokens, with
+ * dt = 0 for plain copies); mixing a token node with an unrelated input of
+ * n k rows aborts at compile. */
+pf_node *pf_tokens(pf_graph *g, pf_node *x, int k, pf_real dt);
+
 /* Concatenate channels of k jets with equal n and layout. */
 pf_node *pf_concat(pf_graph *g, int k, pf_node *const *xs);
 /* Channels [c0, c0 + nc). */

@@ -308,6 +308,37 @@ Test(cuda_ops, waveact_at_orders_1_to_4)
         compare("waveact", waveact_case, variant, variant % 4 == 3 ? 1e-7 : 1e-8);
 }
 
+/* x -> tokens (k = 5, dt = 1e-2) -> linear -> tanh -> linear(1) on a jet
+ * of order 3 with a collapsed stream, with token-aligned data in the
+ * residual; variant 1 consumes the token node twice and takes tokens of
+ * tokens (k = 2 then 3), so the backward accumulates. */
+static void tokens_case(pf_graph *g, rec *r, int variant)
+{
+    const int n = 97;
+    pf_node *x = jet_input(g, r, n, 3);
+    pf_node *data = pf_input(g, "data", n, 1, NULL, NULL);
+    r->in[r->nin++] = data;
+    int W1 = pf_param(g, "W1", 8, 2, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    int b1 = pf_param(g, "b1", 1, 8, PF_PARAM_TRAINABLE, pf_init_normal(0, 0.1));
+    int W2 = pf_param(g, "W2", 1, 8, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    pf_node *h0 = pf_linear(g, x, W1, b1);
+    keep(r, h0, "linear on the points");
+    pf_node *t = variant ? pf_tokens(g, pf_tokens(g, h0, 2, 0.5f), 3, 0.01f) : pf_tokens(g, h0, 5, 0.01f);
+    keep(r, t, "tokens");
+    pf_node *z = pf_linear(g, pf_unary(g, PF_UNARY_TANH, t, 0), W2, -1);
+    keep(r, z, "head");
+    pf_node *d = variant ? pf_tokens(g, pf_tokens(g, data, 2, 0), 3, 0) : pf_tokens(g, data, 5, 0);
+    pf_loss(g, "data", pf_mean_square(g, pf_mul(g, pf_deriv(g, z, 0, 2), d), NULL));
+    stream_losses(g, z);
+    if (variant) pf_loss(g, "again", pf_mean_square(g, pf_deriv(g, t, 0, 1), NULL));
+}
+
+Test(cuda_ops, tokens_forward_and_backward)
+{
+    gpu();
+    for (int variant = 0; variant < 2; variant++) compare("tokens", tokens_case, variant, 1e-8);
+}
+
 Test(cuda_ops, every_unary_op_at_orders_1_to_4)
 {
     gpu();
