@@ -65,6 +65,9 @@ void cuda_zero(void *p, size_t bytes)
     if (bytes) PF_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, S.ctx.stream));
 }
 
+/* Every op but attention, which has no CUDA kernel yet (graph.h). */
+bool cuda_supports_op(const pf_node *x) { return x->op != PF_OP_ATTENTION; }
+
 bool is_linear(const pf_node *x) { return x->op == PF_OP_LINEAR || x->op == PF_OP_LINEAR_RWF; }
 
 size_t cuda_scratch_bytes(const pf_node *x)
@@ -202,7 +205,7 @@ pf_backend make_backend()
     memset(&b, 0, sizeof b);
     b.name = "cuda";
     b.host_memory = false;
-    b.supports_op = nullptr;
+    b.supports_op = cuda_supports_op;
     b.alloc = cuda_alloc;
     b.free = cuda_free;
     b.upload = cuda_upload;

@@ -239,7 +239,9 @@ static int tparam(prelude *P, const char *name, int rows, int cols, pf_init init
  *   0      value only
  *   1..4   one direction of order 1..4
  *   5      directions of order 4, 2, 1 and a collapsed stream (w0, 0, w2)
- *   6      two first-order directions, collapsed (1, 1) and (0.3, -2) */
+ *   6      two first-order directions, collapsed (1, 1) and (0.3, -2)
+ *   7      directions of order 4, 2, 1 without collapsed streams (only for
+ *          ops that do not take collapsed streams: attention) */
 #define NLAYOUTS 7
 
 static pf_jet_layout grad_layout(int kind, uint64_t *rs, char *name, size_t cap)
@@ -257,6 +259,11 @@ static pf_jet_layout grad_layout(int kind, uint64_t *rs, char *name, size_t cap)
         pf_real w[3] = {(pf_real)rnd_in(rs, 0.5, 1.5), 0, (pf_real)rnd_in(rs, -1.5, -0.5)};
         pf_jet_add_collapsed(&L, w);
         snprintf(name, cap, "orders 4,2,1 + collapsed (%.2f, 0, %.2f)", (double)w[0], (double)w[2]);
+    } else if (kind == 7) { /* not in the NLAYOUTS loop: for ops without collapsed streams */
+        pf_jet_add_dir(&L, 4);
+        pf_jet_add_dir(&L, 2);
+        pf_jet_add_dir(&L, 1);
+        snprintf(name, cap, "orders 4,2,1");
     } else {
         pf_jet_add_dir(&L, 1);
         pf_jet_add_dir(&L, 1);
@@ -583,6 +590,46 @@ static pf_node *op_tokens_twice(prelude *P)
 }
 
 static pf_node *op_tokens_one(prelude *P) { return pf_tokens(P->g, P->y, 1, 0.5); }
+
+/* Attention over the tokens of each point (no collapsed streams: layouts
+ * 0..4 and 7). One head with V = Q (an operand given twice); two heads of
+ * width 2 behind trainable projections; groups of 3 inside 6 rows per
+ * point (tokens of tokens), cross-attention (K, V from another head). */
+static pf_node *op_attention_one_head(prelude *P)
+{
+    pf_node *q = arg(P, pf_tokens(P->g, P->y, 3, 0.1)), *k = arg(P, pf_tokens(P->g, P->y2, 3, -0.05));
+    return pf_attention(P->g, q, k, q, 3, 1);
+}
+
+static pf_node *op_attention_two_heads(prelude *P)
+{
+    int Wq = tparam(P, "Wq", 4, P->c, pf_init_glorot_normal());
+    int Wk = tparam(P, "Wk", 4, P->c, pf_init_glorot_normal());
+    int Wv = tparam(P, "Wv", 4, P->c, pf_init_glorot_normal());
+    pf_node *t = arg(P, pf_tokens(P->g, P->y, 4, 0.1)), *t2 = arg(P, pf_tokens(P->g, P->y2, 4, 0.2));
+    return pf_attention(P->g, pf_linear(P->g, t, Wq, -1), pf_linear(P->g, t2, Wk, -1),
+                        pf_linear(P->g, t, Wv, -1), 4, 2);
+}
+
+static pf_node *op_attention_groups_in_rows(prelude *P)
+{
+    pf_node *t = arg(P, pf_tokens(P->g, pf_tokens(P->g, P->y, 2, 0.3), 3, 0.05));
+    pf_node *t2 = arg(P, pf_tokens(P->g, pf_tokens(P->g, P->y2, 2, 0.3), 3, 0.05));
+    return pf_attention(P->g, t, t2, t2, 3, 1);
+}
+
+typedef struct layout_op {
+    const char *name;
+    op_builder build;
+} layout_op;
+
+static const layout_op attention_cases[] = {
+    {"attention, one head, V = Q", op_attention_one_head},
+    {"attention, two heads", op_attention_two_heads},
+    {"attention, groups of 3 in 6 rows, K = V", op_attention_groups_in_rows},
+};
+#define NATTN (int)(sizeof attention_cases / sizeof attention_cases[0])
+static const int attention_layouts[] = {0, 1, 2, 3, 4, 7};
 
 /* Every op variant, by family (one grad Test() per family). The unary ops
  * are op_unary over unary_cases[]. */
@@ -1568,6 +1615,45 @@ Test(jet, a_network_on_tokens_equals_it_on_shifted_points)
     pf_graph_free(b);
 }
 
+/* Attention's Taylor streams against finite differences of its values
+ * (orders 1..4, the tolerances of every_op_streams_match_finite_differences). */
+Test(jet, attention_streams_match_finite_differences)
+{
+#ifndef PF_DOUBLE
+    cr_skip_test("differentiating the engine's values numerically needs PRECISION=double");
+#endif
+    const double tol[5] = {0, 1e-9, 1e-9, 1e-6, 2e-5};
+    for (int i = 0; i < NATTN; i++)
+        for (int l = 1; l < 6; l++)
+            check_op_streams_on(attention_cases[i].name, attention_cases[i].build, NULL, tol,
+                                attention_layouts[l], 0, 0);
+}
+
+/* With one token per group the softmax is 1: attention(Q, K, V, 1, h) = V
+ * in every stream (Q and K differ from V and have nonzero streams); to
+ * rounding, 1e-14 (double) / 1e-6 (float) relative to max(|V|, 1). */
+Test(jet, attention_over_one_token_is_v)
+{
+    for (int kind = 4; kind <= 7; kind += 3) {
+        prelude P;
+        prelude_init(&P, seed_of("attention k=1", kind), kind, 5, 4);
+        pf_node *v = pf_tokens(P.g, P.y2, 1, 0);
+        pf_node *k = pf_tokens(P.g, pf_mul(P.g, P.y, P.y2), 1, 0);
+        pf_node *z = pf_attention(P.g, pf_tokens(P.g, P.y, 1, 0), k, v, 1, 2);
+        prelude_compile(&P);
+        pf_graph_forward(P.g);
+        size_t len = (size_t)pf_node_nstreams(z) * 5 * 4;
+        pf_real got[PF_JET_MAX_STREAMS * 20], want[PF_JET_MAX_STREAMS * 20];
+        pf_graph_read(P.g, z, got);
+        pf_graph_read(P.g, v, want);
+        double worst = 0;
+        for (size_t e = 0; e < len; e++) worst = fmax(worst, rel_err(got[e], want[e], 1));
+        double tol = BY_PRECISION(1e-14, 1e-6);
+        cr_expect(worst <= tol, "[%s] attention over one token = V (rel. error %.2e)", P.lname, worst);
+        prelude_free(&P);
+    }
+}
+
 /* check_op_streams on every op_cases[] variant and every unary op (inside
  * the prelude network, so all input streams of the op are nonzero). With
  * h = 2e-2 the worst errors seen are 3e-12, 4e-11, 6e-8, 1.3e-6 for orders
@@ -1637,6 +1723,17 @@ Test(grad, tokens)
 {
     REQUIRE_DOUBLE();
     check_family("tokens");
+}
+
+/* Attention: every case on layouts 0..4 and 7 (directions never along
+ * the axes), sole consumer and operands reused, tolerance GRAD_TOL. */
+Test(grad, attention)
+{
+    REQUIRE_DOUBLE();
+    for (int i = 0; i < NATTN; i++)
+        for (int l = 0; l < 6; l++)
+            check_op_on(attention_cases[i].name, attention_cases[i].build, NULL, GRAD_TOL,
+                        attention_layouts[l], 0, 0);
 }
 
 Test(grad, mul)
@@ -1936,7 +2033,7 @@ Test(chunks, reduction_feeding_an_op_turns_chunks_off)
  * chunks: some idle). Chunks cut whole points, so the losses and gradients
  * equal the whole graph's up to the order of sums (1e-12 double, 2e-5
  * float). */
-static pf_graph *token_chunk_graph(size_t chunk_bytes)
+static pf_graph *token_chunk_graph(size_t chunk_bytes, bool attention)
 {
     enum { N = 103, NB = 3, K = 5, W = 6 };
     pf_graph *g = pf_graph_alloc(pf_backend_cpu());
@@ -1954,8 +2051,11 @@ static pf_graph *token_chunk_graph(size_t chunk_bytes)
     pf_node *f = pf_input(g, "f", N, 1, NULL, NULL);
     pf_node *xb = pf_input(g, "xb", NB, 2, NULL, NULL);
     pf_node *in[2] = {pf_tokens(g, x, K, (pf_real)1e-2), pf_tokens(g, xb, K, (pf_real)1e-2)}, *u[2];
-    for (int k = 0; k < 2; k++)
-        u[k] = pf_linear(g, pf_waveact(g, pf_linear(g, in[k], W1, b1), w1, w2), W2, -1);
+    for (int k = 0; k < 2; k++) {
+        pf_node *h = pf_linear(g, in[k], W1, b1);
+        if (attention) h = pf_add(g, h, pf_attention(g, h, h, h, K, 2)); /* x + MHA(x) */
+        u[k] = pf_linear(g, pf_waveact(g, h, w1, w2), W2, -1);
+    }
     pf_node *r = pf_add(g, pf_deriv(g, u[0], 0, 2), pf_mul(g, pf_deriv(g, u[0], 1, 1), pf_tokens(g, f, K, 0)));
     pf_loss(g, "pde", pf_mean_square(g, r, NULL));
     pf_loss(g, "bc", pf_mean_square(g, u[1], NULL));
@@ -1970,9 +2070,9 @@ static pf_graph *token_chunk_graph(size_t chunk_bytes)
     return g;
 }
 
-Test(chunks, token_graph_chunked_matches_whole_graph)
+static void check_token_chunks(bool attention)
 {
-    pf_graph *whole = token_chunk_graph(0), *chunked = token_chunk_graph(4000);
+    pf_graph *whole = token_chunk_graph(0, attention), *chunked = token_chunk_graph(4000, attention);
     cr_assert_eq(pf_graph_nchunks(whole), 1);
     cr_assert_gt(pf_graph_nchunks(chunked), 3, "the test needs several chunks, got %d",
                  pf_graph_nchunks(chunked));
@@ -1993,6 +2093,12 @@ Test(chunks, token_graph_chunked_matches_whole_graph)
     pf_graph_free(whole);
     pf_graph_free(chunked);
 }
+
+Test(chunks, token_graph_chunked_matches_whole_graph) { check_token_chunks(false); }
+
+/* The same with self-attention over each point's 5 tokens (2 heads): it is
+ * pointwise in the points, so chunks of whole points change only sums. */
+Test(chunks, attention_graph_chunked_matches_whole_graph) { check_token_chunks(true); }
 
 /* Rows of a plain input beside a token node of as many rows are not
  * token-aligned: compile aborts (graph.h, pf_tokens). */

@@ -217,9 +217,10 @@ Test(train, step_makes_no_heap_allocation)
 }
 
 /* The same for a graph with PINNsFormer's pieces: a token layout (k = 5,
- * dt = 1e-4) of a 2-D jet with a second-order direction, WaveAct layers,
- * a residual over every token, run in several chunks of whole points. */
-Test(train, token_waveact_step_makes_no_heap_allocation)
+ * dt = 1e-4) of a 2-D jet with a second-order direction, x + MHA(x) with
+ * 2 heads over each point's tokens, WaveAct, a residual over every token,
+ * run in several chunks of whole points. */
+Test(train, token_attention_waveact_step_makes_no_heap_allocation)
 {
 #ifndef PF_COUNT_ALLOCS
     cr_skip_test("allocation counting needs glibc and no AddressSanitizer");
@@ -238,7 +239,9 @@ Test(train, token_waveact_step_makes_no_heap_allocation)
     int a2 = pf_param(g, "a2", 1, 1, PF_PARAM_TRAINABLE, pf_init_const(1));
     int W2 = pf_param(g, "W2", 1, W, PF_PARAM_TRAINABLE, pf_init_glorot_uniform());
     pf_node *t = pf_tokens(g, x, K, (pf_real)1e-4);
-    pf_node *u = pf_linear(g, pf_waveact(g, pf_linear(g, t, W1, b1), a1, a2), W2, -1);
+    pf_node *h = pf_linear(g, t, W1, b1);
+    h = pf_add(g, h, pf_attention(g, h, h, h, K, 2));
+    pf_node *u = pf_linear(g, pf_waveact(g, h, a1, a2), W2, -1);
     pf_node *r = pf_sub(g, pf_deriv(g, u, 1, 1), pf_deriv(g, u, 0, 2));
     pf_loss(g, "pde", pf_mean_square(g, r, NULL));
     cr_assert_eq(pf_graph_compile(g, 4), PF_OK, "%s", pf_errmsg());
@@ -260,7 +263,7 @@ Test(train, token_waveact_step_makes_no_heap_allocation)
         pf_adam_step(adam, pf_graph_params(g), pf_graph_grads(g), 1e-3);
     }
     counting = 0;
-    cr_expect_eq(allocs, 0, "5 token/waveact training steps made %ld heap allocations", allocs);
+    cr_expect_eq(allocs, 0, "5 token/attention/waveact training steps made %ld heap allocations", allocs);
     cr_expect(isfinite(pf_graph_loss_value(g, 0)), "the loss is finite");
     pf_adam_free(adam);
     pf_graph_free(g);

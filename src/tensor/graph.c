@@ -51,7 +51,7 @@ struct pf_graph {
 
 static const char *const op_names[PF_OP_COUNT] = {
     "input", "param_field", "linear", "linear_rwf", "unary", "mul", "add", "sub",
-    "affine", "scale_param", "concat", "slice", "deriv", "mean_square", "waveact", "tokens",
+    "affine", "scale_param", "concat", "slice", "deriv", "mean_square", "waveact", "tokens", "attention",
 };
 
 const char *pf_op_name(pf_op op) { return op < PF_OP_COUNT ? op_names[op] : "?"; }
@@ -303,6 +303,27 @@ pf_node *pf_tokens(pf_graph *g, pf_node *x, int k, pf_real dt)
     y->rpp = x->rpp * k;
     y->i0 = k;
     y->p = dt;
+    return y;
+}
+
+pf_node *pf_attention(pf_graph *g, pf_node *q, pf_node *k, pf_node *v, int ntok, int heads)
+{
+    pf_node *in[3] = {q, k, v};
+    for (int i = 1; i < 3; i++) {
+        PF_ASSERT_MSG(in[i]->n == q->n && in[i]->c == q->c && in[i]->rpp == q->rpp,
+                      "attention: Q is %d x %d (%d rows per point), operand %d is %d x %d (%d)", q->n,
+                      q->c, q->rpp, i, in[i]->n, in[i]->c, in[i]->rpp);
+        PF_ASSERT_MSG(pf_jet_layout_equal(&in[i]->layout, &q->layout),
+                      "attention: Q, K and V have different jet layouts");
+    }
+    PF_ASSERT_MSG(ntok >= 1 && q->rpp % ntok == 0,
+                  "attention: %d tokens per point, but its operands have %d rows per point", ntok,
+                  q->rpp);
+    PF_ASSERT_MSG(heads >= 1 && q->c % heads == 0, "attention: %d channels in %d heads", q->c, heads);
+    PF_ASSERT_MSG(q->layout.ncoll == 0, "attention: layouts with collapsed streams are not supported");
+    pf_node *y = node_new(g, PF_OP_ATTENTION, q->n, q->c, &q->layout, 3, in);
+    y->i0 = ntok;
+    y->p = (pf_real)heads;
     return y;
 }
 

@@ -207,6 +207,20 @@ pf_node *pf_waveact(pf_graph *g, pf_node *x, int w1, int w2);
  * n k rows aborts at compile. */
 pf_node *pf_tokens(pf_graph *g, pf_node *x, int k, pf_real dt);
 
+/* Scaled dot-product attention with `heads` heads over each group of ntok
+ * consecutive rows (the tokens of one point, after pf_tokens with k =
+ * ntok): Q, K, V are n x d_model jets with equal layouts (d_model divisible
+ * by heads, dh = d_model / heads), and per group and head, with the head's
+ * channels,
+ *     y_i = sum_j softmax_j(q_i . k_j / sqrt(dh)) v_j,   i, j < ntok.
+ * Taylor mode to order 4 along every direction (the jets of Q, K, V through
+ * the scores, the softmax and the product with V; cpu_attention.c), with a
+ * hand-written reverse mode through that computation. The operands' rows
+ * per point must be a multiple of ntok, so chunks never split a group.
+ * Not supported: layouts with collapsed streams, the CUDA backend (compile
+ * fails there with PF_ERR_UNSUPPORTED). ntok = 1 gives y = V. */
+pf_node *pf_attention(pf_graph *g, pf_node *q, pf_node *k, pf_node *v, int ntok, int heads);
+
 /* Concatenate channels of k jets with equal n and layout. */
 pf_node *pf_concat(pf_graph *g, int k, pf_node *const *xs);
 /* Channels [c0, c0 + nc). */

@@ -41,6 +41,7 @@ typedef enum pf_op {
     PF_OP_MEAN_SQUARE,
     PF_OP_WAVEACT,
     PF_OP_TOKENS,
+    PF_OP_ATTENTION,
     PF_OP_COUNT
 } pf_op;
 
