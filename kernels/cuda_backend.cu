@@ -65,9 +65,6 @@ void cuda_zero(void *p, size_t bytes)
     if (bytes) PF_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, S.ctx.stream));
 }
 
-/* Every op but attention, which has no CUDA kernel yet (graph.h). */
-bool cuda_supports_op(const pf_node *x) { return x->op != PF_OP_ATTENTION; }
-
 bool is_linear(const pf_node *x) { return x->op == PF_OP_LINEAR || x->op == PF_OP_LINEAR_RWF; }
 
 size_t cuda_scratch_bytes(const pf_node *x)
@@ -75,6 +72,7 @@ size_t cuda_scratch_bytes(const pf_node *x)
     if (is_linear(x)) return pf_cuda_linear_scratch(x);
     if (x->op == PF_OP_UNARY) return 0;
     if (x->op == PF_OP_WAVEACT) return pf_cuda_waveact_scratch(x);
+    if (x->op == PF_OP_ATTENTION) return pf_cuda_attention_scratch(x);
     return pf_cuda_pointwise_scratch(x);
 }
 
@@ -85,6 +83,7 @@ void cuda_forward(pf_node *y)
     case PF_OP_LINEAR_RWF: pf_cuda_linear_fwd(y, &S.ctx); break;
     case PF_OP_UNARY: pf_cuda_unary_fwd(y, &S.ctx); break;
     case PF_OP_WAVEACT: pf_cuda_waveact_fwd(y, &S.ctx); break;
+    case PF_OP_ATTENTION: pf_cuda_attention_fwd(y, &S.ctx); break;
     case PF_OP_INPUT:
     case PF_OP_PARAM_FIELD: break;
     default: pf_cuda_pointwise_fwd(y, &S.ctx); break;
@@ -98,6 +97,7 @@ void cuda_backward(pf_node *y)
     case PF_OP_LINEAR_RWF: pf_cuda_linear_bwd(y, &S.ctx); break;
     case PF_OP_UNARY: pf_cuda_unary_bwd(y, &S.ctx); break;
     case PF_OP_WAVEACT: pf_cuda_waveact_bwd(y, &S.ctx); break;
+    case PF_OP_ATTENTION: pf_cuda_attention_bwd(y, &S.ctx); break;
     case PF_OP_INPUT: break;
     default: pf_cuda_pointwise_bwd(y, &S.ctx); break;
     }
@@ -205,7 +205,7 @@ pf_backend make_backend()
     memset(&b, 0, sizeof b);
     b.name = "cuda";
     b.host_memory = false;
-    b.supports_op = cuda_supports_op;
+    b.supports_op = nullptr;
     b.alloc = cuda_alloc;
     b.free = cuda_free;
     b.upload = cuda_upload;

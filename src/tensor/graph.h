@@ -217,8 +217,7 @@ pf_node *pf_tokens(pf_graph *g, pf_node *x, int k, pf_real dt);
  * the scores, the softmax and the product with V; cpu_attention.c), with a
  * hand-written reverse mode through that computation. The operands' rows
  * per point must be a multiple of ntok, so chunks never split a group.
- * Not supported: layouts with collapsed streams, the CUDA backend (compile
- * fails there with PF_ERR_UNSUPPORTED). ntok = 1 gives y = V. */
+ * Not supported: layouts with collapsed streams. ntok = 1 gives y = V. */
 pf_node *pf_attention(pf_graph *g, pf_node *q, pf_node *k, pf_node *v, int ntok, int heads);
 
 /* Concatenate channels of k jets with equal n and layout. */

@@ -339,6 +339,41 @@ Test(cuda_ops, tokens_forward_and_backward)
     for (int variant = 0; variant < 2; variant++) compare("tokens", tokens_case, variant, 1e-8);
 }
 
+/* x -> tokens (k = 5) -> linear -> x + MHA(x) (2 heads of 4 channels;
+ * variant 1: cross-attention with K = V from a second projection and Q
+ * given twice, Q = V, so the backward accumulates) -> linear(1), on a jet
+ * of order variant 2: order 4 with a second direction (no collapsed
+ * stream: attention takes none). */
+static void attention_case(pf_graph *g, rec *r, int variant)
+{
+    const int n = 67;
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_jet_add_dir(&L, variant == 2 ? 4 : 2);
+    pf_jet_add_dir(&L, 1);
+    pf_real dirs[4] = {0.8f, -0.6f, 0.3f, 0.9f};
+    pf_node *x = pf_input(g, "x", n, 2, &L, dirs);
+    r->in[r->nin++] = x;
+    int W1 = pf_param(g, "W1", 8, 2, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    int b1 = pf_param(g, "b1", 1, 8, PF_PARAM_TRAINABLE, pf_init_normal(0, 0.1));
+    int Wk = pf_param(g, "Wk", 8, 8, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    int W2 = pf_param(g, "W2", 1, 8, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    pf_node *h = pf_unary(g, PF_UNARY_TANH, pf_linear(g, pf_tokens(g, x, 5, 0.01f), W1, b1), 0);
+    keep(r, h, "embedded tokens");
+    pf_node *kv = pf_linear(g, h, Wk, -1);
+    pf_node *a = variant == 1 ? pf_attention(g, h, kv, h, 5, 2) : pf_attention(g, h, kv, kv, 5, 2);
+    keep(r, a, "attention");
+    pf_node *z = pf_linear(g, pf_add(g, h, a), W2, -1);
+    keep(r, z, "head");
+    stream_losses(g, z);
+}
+
+Test(cuda_ops, attention_forward_and_backward)
+{
+    gpu();
+    for (int variant = 0; variant < 3; variant++)
+        compare("attention", attention_case, variant, variant == 2 ? 1e-7 : 1e-8);
+}
+
 Test(cuda_ops, every_unary_op_at_orders_1_to_4)
 {
     gpu();
