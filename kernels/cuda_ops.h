@@ -112,8 +112,8 @@ size_t pf_cuda_attention_scratch(const struct pf_node *y);
 void pf_cuda_attention_fwd(struct pf_node *y, const pf_cuda_ctx *ctx);
 void pf_cuda_attention_bwd(struct pf_node *y, const pf_cuda_ctx *ctx);
 
-/* Everything else: mul, add, sub, affine, scale_param, tokens, concat,
- * slice, deriv, mean_square, param_field (backward). */
+/* Everything else: mul, add, sub, affine, scale_param, tokens,
+ * token_select, concat, slice, deriv, mean_square, param_field (backward). */
 size_t pf_cuda_pointwise_scratch(const struct pf_node *y);
 void pf_cuda_pointwise_fwd(struct pf_node *y, const pf_cuda_ctx *ctx);
 void pf_cuda_pointwise_bwd(struct pf_node *y, const pf_cuda_ctx *ctx);

@@ -591,6 +591,25 @@ static pf_node *op_tokens_twice(prelude *P)
 
 static pf_node *op_tokens_one(prelude *P) { return pf_tokens(P->g, P->y, 1, 0.5); }
 
+/* Token selection: token 0 back from a token layout; token 2 of a product
+ * of token layouts whose operand is consumed again; token 1 of 3 inside
+ * tokens of tokens (2 rows per point remain). */
+static pf_node *op_token_select_first(prelude *P)
+{
+    return pf_token_select(P->g, pf_tokens(P->g, P->y, 3, 0.1), 3, 0);
+}
+
+static pf_node *op_token_select_of_product(prelude *P)
+{
+    pf_node *t = arg(P, pf_tokens(P->g, P->y, 3, 0.1));
+    return pf_token_select(P->g, pf_mul(P->g, t, pf_tokens(P->g, P->y2, 3, -0.2)), 3, 2);
+}
+
+static pf_node *op_token_select_inner(prelude *P)
+{
+    return pf_token_select(P->g, pf_tokens(P->g, pf_tokens(P->g, P->y, 2, 0.3), 3, 0.05), 3, 1);
+}
+
 /* Attention over the tokens of each point (no collapsed streams: layouts
  * 0..4 and 7). One head with V = Q (an operand given twice); two heads of
  * width 2 behind trainable projections; groups of 3 inside 6 rows per
@@ -686,6 +705,9 @@ static const op_case op_cases[] = {
     {"tokens", "ops on tokens", op_tokens_then_ops},
     {"tokens", "tokens of tokens", op_tokens_twice},
     {"tokens", "tokens k = 1", op_tokens_one},
+    {"tokens", "token 0 of tokens", op_token_select_first},
+    {"tokens", "token 2 of a product of tokens", op_token_select_of_product},
+    {"tokens", "token 1 of 3 in tokens of tokens", op_token_select_inner},
 };
 #define NOPS (int)(sizeof op_cases / sizeof op_cases[0])
 
@@ -1582,6 +1604,48 @@ static pf_graph *token_net(bool tokens, pf_node **x, pf_node **u, int n, int k)
     *u = pf_linear(g, pf_waveact(g, pf_linear(g, in, W1, b1), w1, w2), W2, -1);
     cr_assert_eq(pf_graph_compile(g, 3), PF_OK, "%s", pf_errmsg());
     return g;
+}
+
+/* Predictions from token 0 (PINNsFormer's evaluation, and its initial-
+ * condition loss): token_select(net(tokens(x)), k, 0) is net(x) in every
+ * stream, x and the tokens in one graph sharing the parameters; to
+ * rounding, 1e-14 (double) / 1e-6 (float). */
+Test(jet, token_0_of_a_network_on_tokens_is_the_network_on_the_points)
+{
+    enum { N = 7, K = 5 };
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_jet_add_dir(&L, 4);
+    pf_jet_add_dir(&L, 1);
+    pf_real w[2] = {1, 1}, dirs[4] = {(pf_real)0.6, (pf_real)-0.8, (pf_real)0.28, (pf_real)0.96};
+    pf_jet_add_collapsed(&L, w);
+    pf_node *x = pf_input(g, "x", N, 2, &L, dirs);
+    int W1 = pf_param(g, "W1", 6, 2, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    int b1 = pf_param(g, "b1", 1, 6, PF_PARAM_TRAINABLE, pf_init_normal(0, 0.3));
+    int W2 = pf_param(g, "W2", 1, 6, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    pf_node *in[2] = {x, pf_tokens(g, x, K, (pf_real)1e-4)}, *u[2];
+    for (int k = 0; k < 2; k++)
+        u[k] = pf_linear(g, pf_unary(g, PF_UNARY_TANH, pf_linear(g, in[k], W1, b1), 0), W2, -1);
+    pf_node *u0 = pf_token_select(g, u[1], K, 0), *u4 = pf_token_select(g, u[1], K, 4);
+    cr_assert_eq(pf_graph_compile(g, 2), PF_OK, "%s", pf_errmsg());
+    pf_real v[2 * N];
+    uint64_t rs = 3;
+    for (int i = 0; i < 2 * N; i++) v[i] = (pf_real)rnd_in(&rs, -1, 1);
+    pf_graph_set_input(g, x, v);
+    pf_graph_forward(g);
+    int S = pf_node_nstreams(u0);
+    pf_real a[8 * N], b[8 * N], c4[8 * N];
+    cr_assert_leq(S, 8);
+    pf_graph_read(g, u0, a);
+    pf_graph_read(g, u[0], b);
+    pf_graph_read(g, u4, c4);
+    double worst = 0, moved = 0;
+    for (int e = 0; e < S * N; e++) worst = fmax(worst, rel_err(a[e], b[e], 1));
+    for (int p = 0; p < N; p++) moved = fmax(moved, fabs((double)c4[p] - b[p]));
+    double tol = BY_PRECISION(1e-14, 1e-6);
+    cr_expect(worst <= tol, "token 0 = the network on the points in every stream (rel. error %.2e)", worst);
+    cr_expect(moved > 0, "token 4 is the network at the shifted point, not the point");
+    pf_graph_free(g);
 }
 
 Test(jet, a_network_on_tokens_equals_it_on_shifted_points)

@@ -51,7 +51,7 @@ struct pf_graph {
 
 static const char *const op_names[PF_OP_COUNT] = {
     "input", "param_field", "linear", "linear_rwf", "unary", "mul", "add", "sub",
-    "affine", "scale_param", "concat", "slice", "deriv", "mean_square", "waveact", "tokens", "attention",
+    "affine", "scale_param", "concat", "slice", "deriv", "mean_square", "waveact", "tokens", "attention", "token_select",
 };
 
 const char *pf_op_name(pf_op op) { return op < PF_OP_COUNT ? op_names[op] : "?"; }
@@ -303,6 +303,17 @@ pf_node *pf_tokens(pf_graph *g, pf_node *x, int k, pf_real dt)
     y->rpp = x->rpp * k;
     y->i0 = k;
     y->p = dt;
+    return y;
+}
+
+pf_node *pf_token_select(pf_graph *g, pf_node *x, int k, int i)
+{
+    PF_ASSERT_MSG(k >= 1 && x->rpp % k == 0 && i >= 0 && i < k,
+                  "token_select: token %d of %d, but the operand has %d rows per point", i, k, x->rpp);
+    pf_node *y = node_new(g, PF_OP_TOKEN_SELECT, x->n / k, x->c, &x->layout, 1, &x);
+    y->rpp = x->rpp / k;
+    y->i0 = k;
+    y->p = (pf_real)i;
     return y;
 }
 

@@ -207,6 +207,13 @@ pf_node *pf_waveact(pf_graph *g, pf_node *x, int w1, int w2);
  * n k rows aborts at compile. */
 pf_node *pf_tokens(pf_graph *g, pf_node *x, int k, pf_real dt);
 
+/* Token i of every group of k rows: row p of y = row p k + i of x, every
+ * stream (PINNsFormer's predictions and initial-condition loss use token
+ * 0). x's rows per point must be a multiple of k; y has k times fewer. The
+ * backward puts y's gradient in the selected rows and zeros in the others
+ * (or adds to the selected rows only, when x already has a gradient). */
+pf_node *pf_token_select(pf_graph *g, pf_node *x, int k, int i);
+
 /* Scaled dot-product attention with `heads` heads over each group of ntok
  * consecutive rows (the tokens of one point, after pf_tokens with k =
  * ntok): Q, K, V are n x d_model jets with equal layouts (d_model divisible

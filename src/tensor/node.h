@@ -42,6 +42,7 @@ typedef enum pf_op {
     PF_OP_WAVEACT,
     PF_OP_TOKENS,
     PF_OP_ATTENTION,
+    PF_OP_TOKEN_SELECT,
     PF_OP_COUNT
 } pf_op;
 

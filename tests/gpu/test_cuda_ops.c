@@ -310,7 +310,7 @@ Test(cuda_ops, waveact_at_orders_1_to_4)
 
 /* x -> tokens (k = 5, dt = 1e-2) -> linear -> tanh -> linear(1) on a jet
  * of order 3 with a collapsed stream, with token-aligned data in the
- * residual; variant 1 consumes the token node twice and takes tokens of
+ * residual and a loss on one selected token (token_select); variant 1 consumes the token node twice and takes tokens of
  * tokens (k = 2 then 3), so the backward accumulates. */
 static void tokens_case(pf_graph *g, rec *r, int variant)
 {
@@ -330,6 +330,9 @@ static void tokens_case(pf_graph *g, rec *r, int variant)
     pf_node *d = variant ? pf_tokens(g, pf_tokens(g, data, 2, 0), 3, 0) : pf_tokens(g, data, 5, 0);
     pf_loss(g, "data", pf_mean_square(g, pf_mul(g, pf_deriv(g, z, 0, 2), d), NULL));
     stream_losses(g, z);
+    pf_node *z0 = pf_token_select(g, z, variant ? 3 : 5, variant ? 2 : 0);
+    keep(r, z0, "token_select");
+    pf_loss(g, "token", pf_mean_square(g, pf_deriv(g, z0, 0, 1), NULL));
     if (variant) pf_loss(g, "again", pf_mean_square(g, pf_deriv(g, t, 0, 1), NULL));
 }
 
