@@ -2173,3 +2173,23 @@ Test(chunks, untokenised_rows_beside_tokens_abort, .signal = SIGABRT)
     pf_loss(g, "l", pf_mean_square(g, pf_mul(g, pf_tokens(g, x, 3, 0), d), NULL));
     pf_graph_compile(g, 1);
 }
+
+/* pf_attention's contract: a layout with a collapsed stream, and groups
+ * that are not whole points (2 rows per point, groups of 3), abort. */
+Test(jet, attention_refuses_collapsed_streams, .signal = SIGABRT)
+{
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_jet_add_dir(&L, 1);
+    pf_real w[1] = {1}, dirs[2] = {1, 0};
+    pf_jet_add_collapsed(&L, w);
+    pf_node *t = pf_tokens(g, pf_input(g, "x", 4, 2, &L, dirs), 3, 0);
+    pf_attention(g, t, t, t, 3, 1);
+}
+
+Test(jet, attention_refuses_groups_across_points, .signal = SIGABRT)
+{
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_node *t = pf_tokens(g, pf_input(g, "x", 6, 2, NULL, NULL), 2, 0);
+    pf_attention(g, t, t, t, 3, 1);
+}
