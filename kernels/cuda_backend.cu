@@ -71,6 +71,8 @@ size_t cuda_scratch_bytes(const pf_node *x)
 {
     if (is_linear(x)) return pf_cuda_linear_scratch(x);
     if (x->op == PF_OP_UNARY) return 0;
+    if (x->op == PF_OP_WAVEACT) return pf_cuda_waveact_scratch(x);
+    if (x->op == PF_OP_ATTENTION) return pf_cuda_attention_scratch(x);
     return pf_cuda_pointwise_scratch(x);
 }
 
@@ -80,6 +82,8 @@ void cuda_forward(pf_node *y)
     case PF_OP_LINEAR:
     case PF_OP_LINEAR_RWF: pf_cuda_linear_fwd(y, &S.ctx); break;
     case PF_OP_UNARY: pf_cuda_unary_fwd(y, &S.ctx); break;
+    case PF_OP_WAVEACT: pf_cuda_waveact_fwd(y, &S.ctx); break;
+    case PF_OP_ATTENTION: pf_cuda_attention_fwd(y, &S.ctx); break;
     case PF_OP_INPUT:
     case PF_OP_PARAM_FIELD: break;
     default: pf_cuda_pointwise_fwd(y, &S.ctx); break;
@@ -92,6 +96,8 @@ void cuda_backward(pf_node *y)
     case PF_OP_LINEAR:
     case PF_OP_LINEAR_RWF: pf_cuda_linear_bwd(y, &S.ctx); break;
     case PF_OP_UNARY: pf_cuda_unary_bwd(y, &S.ctx); break;
+    case PF_OP_WAVEACT: pf_cuda_waveact_bwd(y, &S.ctx); break;
+    case PF_OP_ATTENTION: pf_cuda_attention_bwd(y, &S.ctx); break;
     case PF_OP_INPUT: break;
     default: pf_cuda_pointwise_bwd(y, &S.ctx); break;
     }

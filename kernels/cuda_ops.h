@@ -99,8 +99,21 @@ void pf_cuda_linear_bwd(struct pf_node *y, const pf_cuda_ctx *ctx);
 void pf_cuda_unary_fwd(struct pf_node *y, const pf_cuda_ctx *ctx);
 void pf_cuda_unary_bwd(struct pf_node *y, const pf_cuda_ctx *ctx);
 
-/* Everything else: mul, add, sub, affine, scale_param, concat, slice,
- * deriv, mean_square, param_field (backward). */
+/* WaveAct (cuda_unary.cu), the unary kernels with WaveAct's derivative table;
+ * the parameter gradients are dot products of dL/dy with the jets of sin(x)
+ * and cos(x), built in scratch. */
+size_t pf_cuda_waveact_scratch(const struct pf_node *y);
+void pf_cuda_waveact_fwd(struct pf_node *y, const pf_cuda_ctx *ctx);
+void pf_cuda_waveact_bwd(struct pf_node *y, const pf_cuda_ctx *ctx);
+
+/* Attention over each point's tokens (cuda_attention.cu): scratch holds a
+ * workspace per thread of the kernels. */
+size_t pf_cuda_attention_scratch(const struct pf_node *y);
+void pf_cuda_attention_fwd(struct pf_node *y, const pf_cuda_ctx *ctx);
+void pf_cuda_attention_bwd(struct pf_node *y, const pf_cuda_ctx *ctx);
+
+/* Everything else: mul, add, sub, affine, scale_param, tokens,
+ * token_select, concat, slice, deriv, mean_square, param_field (backward). */
 size_t pf_cuda_pointwise_scratch(const struct pf_node *y);
 void pf_cuda_pointwise_fwd(struct pf_node *y, const pf_cuda_ctx *ctx);
 void pf_cuda_pointwise_bwd(struct pf_node *y, const pf_cuda_ctx *ctx);

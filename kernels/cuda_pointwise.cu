@@ -406,6 +406,140 @@ static void scale_param_bwd(struct pf_node *y, cudaStream_t st)
     if (x->grad) launch_scale_param(x->grad, y->grad, y->pw[0], y->p, len, y->in_acc[0], st);
 }
 
+/* ------------------------------------------------------------------ tokens */
+
+/* y [S][n k][c] from x [S][n][c]: one thread per element of y; row p k + i
+ * is x's row p, plus i dt on the last channel of the value stream. */
+static __global__ void tokens_fwd_kernel(pf_real *__restrict__ y, const pf_real *__restrict__ x,
+                                         int S, int n, int k, int c, pf_real dt)
+{
+    size_t rows = (size_t)n * k, total = (size_t)S * rows * c;
+    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < total;
+         e += (size_t)gridDim.x * blockDim.x) {
+        size_t s = e / (rows * c), r = e / c % rows;
+        int j = (int)(e % c), i = (int)(r % k);
+        pf_real v = x[(s * n + r / k) * c + j];
+        if (s == 0 && j == c - 1) v += (pf_real)i * dt;
+        y[e] = v;
+    }
+}
+
+/* gx [S][n][c] (+)= the sum of its k tokens' rows of gy, in token order:
+ * one thread per element of gx, no atomics. */
+static __global__ void tokens_bwd_kernel(pf_real *__restrict__ gx, const pf_real *__restrict__ gy,
+                                         int S, int n, int k, int c, int acc)
+{
+    size_t total = (size_t)S * n * c;
+    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < total;
+         e += (size_t)gridDim.x * blockDim.x) {
+        size_t s = e / ((size_t)n * c), p = e / c % n;
+        int j = (int)(e % c);
+        const pf_real *g = gy + (s * n * k + p * k) * c + j;
+        pf_real t = 0;
+        for (int i = 0; i < k; i++) t += g[(size_t)i * c];
+        gx[e] = acc ? gx[e] + t : t;
+    }
+}
+
+static void launch_tokens_fwd(pf_real *y, const pf_real *x, int S, int n, int k, int c, pf_real dt,
+                              cudaStream_t st)
+{
+    size_t total = (size_t)S * n * k * c;
+    tokens_fwd_kernel<<<pf_cuda_grid(total, PW_BLOCK), PW_BLOCK, 0, st>>>(y, x, S, n, k, c, dt);
+    PF_CUDA_CHECK(cudaGetLastError());
+}
+
+static void launch_tokens_bwd(pf_real *gx, const pf_real *gy, int S, int n, int k, int c, int acc,
+                              cudaStream_t st)
+{
+    size_t total = (size_t)S * n * c;
+    tokens_bwd_kernel<<<pf_cuda_grid(total, PW_BLOCK), PW_BLOCK, 0, st>>>(gx, gy, S, n, k, c, acc);
+    PF_CUDA_CHECK(cudaGetLastError());
+}
+
+static void tokens_check(const struct pf_node *y)
+{
+    const struct pf_node *x = y->in[0];
+    PF_ASSERT(y->i0 >= 1 && y->n == x->n * y->i0 && y->c == x->c && y->S == x->S);
+}
+
+static void tokens_fwd(struct pf_node *y, cudaStream_t st)
+{
+    tokens_check(y);
+    launch_tokens_fwd(y->val, y->in[0]->val, y->S, y->in[0]->n, y->i0, y->c, y->p, st);
+}
+
+static void tokens_bwd(struct pf_node *y, cudaStream_t st)
+{
+    struct pf_node *x = y->in[0];
+    tokens_check(y);
+    if (x->grad) launch_tokens_bwd(x->grad, y->grad, y->S, x->n, y->i0, y->c, y->in_acc[0], st);
+}
+
+/* y [S][n][c] = rows p k + i of x [S][n k][c]; one thread per element of y. */
+static __global__ void token_select_fwd_kernel(pf_real *__restrict__ y, const pf_real *__restrict__ x,
+                                               int S, int n, int k, int i, int c)
+{
+    size_t total = (size_t)S * n * c;
+    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < total;
+         e += (size_t)gridDim.x * blockDim.x) {
+        size_t s = e / ((size_t)n * c), p = e / c % n;
+        y[e] = x[(s * n * k + p * k + i) * c + e % c];
+    }
+}
+
+/* gx [S][n k][c]: the selected rows get gy's (written or added), the others
+ * 0 when written (acc = 0) and stay when added; one thread per element of gx. */
+static __global__ void token_select_bwd_kernel(pf_real *__restrict__ gx, const pf_real *__restrict__ gy,
+                                               int S, int n, int k, int i, int c, int acc)
+{
+    size_t rows = (size_t)n * k, total = (size_t)S * rows * c;
+    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < total;
+         e += (size_t)gridDim.x * blockDim.x) {
+        size_t s = e / (rows * c), r = e / c % rows;
+        pf_real v = (int)(r % k) == i ? gy[(s * n + r / k) * c + e % c] : 0;
+        gx[e] = acc ? gx[e] + v : v;
+    }
+}
+
+static void launch_token_select_fwd(pf_real *y, const pf_real *x, int S, int n, int k, int i, int c,
+                                    cudaStream_t st)
+{
+    size_t total = (size_t)S * n * c;
+    token_select_fwd_kernel<<<pf_cuda_grid(total, PW_BLOCK), PW_BLOCK, 0, st>>>(y, x, S, n, k, i, c);
+    PF_CUDA_CHECK(cudaGetLastError());
+}
+
+static void launch_token_select_bwd(pf_real *gx, const pf_real *gy, int S, int n, int k, int i, int c,
+                                    int acc, cudaStream_t st)
+{
+    size_t total = (size_t)S * n * k * c;
+    token_select_bwd_kernel<<<pf_cuda_grid(total, PW_BLOCK), PW_BLOCK, 0, st>>>(gx, gy, S, n, k, i, c,
+                                                                               acc);
+    PF_CUDA_CHECK(cudaGetLastError());
+}
+
+static void token_select_check(const struct pf_node *y)
+{
+    const struct pf_node *x = y->in[0];
+    PF_ASSERT(y->i0 >= 1 && x->n == y->n * y->i0 && (int)y->p >= 0 && (int)y->p < y->i0);
+    PF_ASSERT(y->c == x->c && y->S == x->S);
+}
+
+static void token_select_fwd(struct pf_node *y, cudaStream_t st)
+{
+    token_select_check(y);
+    launch_token_select_fwd(y->val, y->in[0]->val, y->S, y->n, y->i0, (int)y->p, y->c, st);
+}
+
+static void token_select_bwd(struct pf_node *y, cudaStream_t st)
+{
+    struct pf_node *x = y->in[0];
+    token_select_check(y);
+    if (x->grad)
+        launch_token_select_bwd(x->grad, y->grad, y->S, y->n, y->i0, (int)y->p, y->c, y->in_acc[0], st);
+}
+
 /* ------------------------------------------------------------ concat, slice */
 
 /* Over S streams and n points: dst channels [d0, d0+nc) of cd (+)= src
@@ -695,6 +829,8 @@ void pf_cuda_pointwise_fwd(struct pf_node *y, const pf_cuda_ctx *ctx)
     case PF_OP_SUB: add_fwd(y, -1, st); break;
     case PF_OP_AFFINE: affine_fwd(y, st); break;
     case PF_OP_SCALE_PARAM: scale_param_fwd(y, st); break;
+    case PF_OP_TOKENS: tokens_fwd(y, st); break;
+    case PF_OP_TOKEN_SELECT: token_select_fwd(y, st); break;
     case PF_OP_CONCAT: concat_fwd(y, st); break;
     case PF_OP_SLICE: slice_fwd(y, st); break;
     case PF_OP_DERIV: deriv_fwd(y, st); break;
@@ -713,6 +849,8 @@ void pf_cuda_pointwise_bwd(struct pf_node *y, const pf_cuda_ctx *ctx)
     case PF_OP_SUB: add_bwd(y, -1, st); break;
     case PF_OP_AFFINE: affine_bwd(y, st); break;
     case PF_OP_SCALE_PARAM: scale_param_bwd(y, st); break;
+    case PF_OP_TOKENS: tokens_bwd(y, st); break;
+    case PF_OP_TOKEN_SELECT: token_select_bwd(y, st); break;
     case PF_OP_CONCAT: concat_bwd(y, st); break;
     case PF_OP_SLICE: slice_bwd(y, st); break;
     case PF_OP_DERIV: deriv_bwd(y, st); break;

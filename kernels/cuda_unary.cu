@@ -177,6 +177,27 @@ static __device__ void unary_derivs(pf_unary_op op, pf_real p, pf_real a, const 
     }
 }
 
+/* WaveAct's table (cpu_unary.c): f_k = w1 sin^(k)(a) + w2 cos^(k)(a), k =
+ * 0..5, from f_0 = w1 s + w2 c, f_1 = w1 c - w2 s and f_{k+2} = -f_k; with
+ * w1 = 1, w2 = 0 it is sin's table, with w1 = 0, w2 = 1 cos's. */
+static __device__ void wave_derivs(pf_real w1, pf_real w2, pf_real a, pf_real f[UNARY_NF])
+{
+    pf_real sn = sin(a), cs = cos(a);
+    f[0] = w1 * sn + w2 * cs;
+    f[1] = w1 * cs - w2 * sn;
+#pragma unroll
+    for (int k = 2; k < UNARY_NF; k++) f[k] = -f[k - 2];
+}
+
+/* The table of element a: WaveAct's when w (its two parameters, device
+ * memory) is given, else the unary op's. */
+static __device__ void table(pf_unary_op op, pf_real p, const pf_real *w1, const pf_real *w2,
+                             pf_real a, const pf_real *t, pf_real f[UNARY_NF])
+{
+    if (w1) wave_derivs(*w1, *w2, a, f);
+    else unary_derivs(op, p, a, t, f);
+}
+
 /* r[1..k] = streams 1..k of direction d at element i (k = its order), the
  * rest zeroed so every register is defined; the unrolled loop keeps r out of
  * local memory. */
@@ -270,13 +291,15 @@ static __device__ pf_real coll_sq(const pf_real *x, size_t len, size_t i, const 
 /* ------------------------------------------------------------- forward */
 
 /* y = f(x) on every stream; x, y: [S][len]. */
-static __global__ void unary_fwd_kernel(pf_unary_op op, pf_real p, const pf_real *__restrict__ x,
-                                        pf_real *__restrict__ y, size_t len, unary_jet J)
+static __global__ void unary_fwd_kernel(pf_unary_op op, pf_real p, const pf_real *__restrict__ w1,
+                                        const pf_real *__restrict__ w2,
+                                        const pf_real *__restrict__ x, pf_real *__restrict__ y,
+                                        size_t len, unary_jet J)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < len;
          i += (size_t)gridDim.x * blockDim.x) {
         pf_real f[UNARY_NF];
-        unary_derivs(op, p, x[i], NULL, f);
+        table(op, p, w1, w2, x[i], NULL, f);
         y[i] = f[0];
         for (int d = 0; d < J.ndir; d++) {
             pf_real a[UNARY_KS], h[UNARY_KS];
@@ -293,11 +316,12 @@ static __global__ void unary_fwd_kernel(pf_unary_op op, pf_real p, const pf_real
     }
 }
 
-static void unary_fwd_launch(pf_unary_op op, pf_real p, const pf_real *x, pf_real *y, size_t len,
-                             const unary_jet *J, cudaStream_t stream)
+static void unary_fwd_launch(pf_unary_op op, pf_real p, const pf_real *w1, const pf_real *w2,
+                             const pf_real *x, pf_real *y, size_t len, const unary_jet *J,
+                             cudaStream_t stream)
 {
-    unary_fwd_kernel<<<pf_cuda_grid(len, UNARY_BLOCK), UNARY_BLOCK, 0, stream>>>(op, p, x, y, len,
-                                                                                 *J);
+    unary_fwd_kernel<<<pf_cuda_grid(len, UNARY_BLOCK), UNARY_BLOCK, 0, stream>>>(op, p, w1, w2, x, y,
+                                                                                 len, *J);
     PF_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -305,7 +329,9 @@ static void unary_fwd_launch(pf_unary_op op, pf_real p, const pf_real *x, pf_rea
 
 /* gx (written, or added to when acc) from gy; x, gy, gx: [S][len]. t: the
  * forward output (f_0 reused) or NULL. */
-static __global__ void unary_bwd_kernel(pf_unary_op op, pf_real p, const pf_real *__restrict__ x,
+static __global__ void unary_bwd_kernel(pf_unary_op op, pf_real p, const pf_real *__restrict__ w1,
+                                        const pf_real *__restrict__ w2,
+                                        const pf_real *__restrict__ x,
                                         const pf_real *__restrict__ t,
                                         const pf_real *__restrict__ gy, pf_real *__restrict__ gx,
                                         size_t len, unary_jet J, int acc)
@@ -313,7 +339,7 @@ static __global__ void unary_bwd_kernel(pf_unary_op op, pf_real p, const pf_real
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < len;
          i += (size_t)gridDim.x * blockDim.x) {
         pf_real f[UNARY_NF], gl[PF_JET_MAX_COLL];
-        unary_derivs(op, p, x[i], t ? t + i : NULL, f);
+        table(op, p, w1, w2, x[i], t ? t + i : NULL, f);
 #pragma unroll
         for (int c = 0; c < PF_JET_MAX_COLL; c++)
             gl[c] = c < J.ncoll ? gy[(size_t)J.coll_s[c] * len + i] : 0;
@@ -354,12 +380,62 @@ static __global__ void unary_bwd_kernel(pf_unary_op op, pf_real p, const pf_real
     }
 }
 
-static void unary_bwd_launch(pf_unary_op op, pf_real p, const pf_real *x, const pf_real *t,
-                             const pf_real *gy, pf_real *gx, size_t len, const unary_jet *J,
-                             int acc, cudaStream_t stream)
+static void unary_bwd_launch(pf_unary_op op, pf_real p, const pf_real *w1, const pf_real *w2,
+                             const pf_real *x, const pf_real *t, const pf_real *gy, pf_real *gx,
+                             size_t len, const unary_jet *J, int acc, cudaStream_t stream)
 {
     unary_bwd_kernel<<<pf_cuda_grid(len, UNARY_BLOCK), UNARY_BLOCK, 0, stream>>>(
-        op, p, x, t, gy, gx, len, *J, acc);
+        op, p, w1, w2, x, t, gy, gx, len, *J, acc);
+    PF_CUDA_CHECK(cudaGetLastError());
+}
+
+/* ------------------------------------------------------------- WaveAct */
+
+/* The jets of sin(x) and cos(x) on every stream (sj, cj: [S][len]), the
+ * factors of dL/dw1 and dL/dw2 (y = w1 S + w2 C). */
+static __global__ void wave_basis_kernel(const pf_real *__restrict__ x, pf_real *__restrict__ sj,
+                                         pf_real *__restrict__ cj, size_t len, unary_jet J)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < len;
+         i += (size_t)gridDim.x * blockDim.x) {
+        for (int b = 0; b < 2; b++) {
+            pf_real f[UNARY_NF], *y = b ? cj : sj;
+            wave_derivs(b ? 0 : 1, b ? 1 : 0, x[i], f);
+            y[i] = f[0];
+            for (int d = 0; d < J.ndir; d++) {
+                pf_real a[UNARY_KS], h[UNARY_KS];
+                load_dir(x, len, i, J, d, a);
+                dir_fwd(J.order[d], f, a, h);
+#pragma unroll
+                for (int j = 1; j <= PF_JET_MAX_ORDER; j++)
+                    if (j <= J.order[d]) y[(size_t)J.dir_s[d][j - 1] * len + i] = h[j];
+            }
+            for (int c = 0; c < J.ncoll; c++) {
+                size_t sc = (size_t)J.coll_s[c] * len + i;
+                y[sc] = f[2] * coll_sq(x, len, i, J, c) + f[1] * x[sc];
+            }
+        }
+    }
+}
+
+/* g1[0] += dot[0], g2[0] += dot[1] (either may be NULL: a frozen parameter). */
+static __global__ void wave_param_grad_kernel(pf_real *g1, pf_real *g2, const double *dot)
+{
+    if (g1) g1[0] += (pf_real)dot[0];
+    if (g2) g2[0] += (pf_real)dot[1];
+}
+
+static void wave_basis_launch(const pf_real *x, pf_real *sj, pf_real *cj, size_t len,
+                              const unary_jet *J, cudaStream_t stream)
+{
+    wave_basis_kernel<<<pf_cuda_grid(len, UNARY_BLOCK), UNARY_BLOCK, 0, stream>>>(x, sj, cj, len,
+                                                                                  *J);
+    PF_CUDA_CHECK(cudaGetLastError());
+}
+
+static void wave_param_grad_launch(pf_real *g1, pf_real *g2, const double *dot, cudaStream_t stream)
+{
+    wave_param_grad_kernel<<<1, 1, 0, stream>>>(g1, g2, dot);
     PF_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -393,7 +469,7 @@ void pf_cuda_unary_fwd(struct pf_node *y, const pf_cuda_ctx *ctx)
 {
     unary_check(y);
     unary_jet J = unary_jet_of(&y->layout);
-    unary_fwd_launch(y->unary, y->p, y->in[0]->val, y->val, pf_node_stream_len(y), &J,
+    unary_fwd_launch(y->unary, y->p, NULL, NULL, y->in[0]->val, y->val, pf_node_stream_len(y), &J,
                      ctx->stream);
 }
 
@@ -405,6 +481,46 @@ void pf_cuda_unary_bwd(struct pf_node *y, const pf_cuda_ctx *ctx)
     pf_unary_op op = y->unary;
     bool reuse = pf_unary_reuses_output(op); /* as on the CPU */
     unary_jet J = unary_jet_of(&y->layout);
-    unary_bwd_launch(op, y->p, x->val, reuse ? y->val : NULL, y->grad, x->grad,
+    unary_bwd_launch(op, y->p, NULL, NULL, x->val, reuse ? y->val : NULL, y->grad, x->grad,
                      pf_node_stream_len(y), &J, y->in_acc[0] ? 1 : 0, ctx->stream);
+}
+
+/* Scratch: PF_CUDA_RED_BLOCKS partial sums and the two dot products
+ * (doubles), then the jets of sin(x) and cos(x) ([S][n][c] each). */
+size_t pf_cuda_waveact_scratch(const struct pf_node *y)
+{
+    return (PF_CUDA_RED_BLOCKS + 2) * sizeof(double) + 2 * pf_node_len(y) * sizeof(pf_real);
+}
+
+static void waveact_check(const struct pf_node *y)
+{
+    const struct pf_node *x = y->in[0];
+    PF_ASSERT(y->op == PF_OP_WAVEACT && y->pw[0] && y->pw[1]);
+    PF_ASSERT(x->n == y->n && x->c == y->c && x->S == y->S);
+}
+
+void pf_cuda_waveact_fwd(struct pf_node *y, const pf_cuda_ctx *ctx)
+{
+    waveact_check(y);
+    unary_jet J = unary_jet_of(&y->layout);
+    unary_fwd_launch(PF_UNARY_SIN, 0, y->pw[0], y->pw[1], y->in[0]->val, y->val,
+                     pf_node_stream_len(y), &J, ctx->stream);
+}
+
+void pf_cuda_waveact_bwd(struct pf_node *y, const pf_cuda_ctx *ctx)
+{
+    struct pf_node *x = y->in[0];
+    waveact_check(y);
+    unary_jet J = unary_jet_of(&y->layout);
+    size_t len = pf_node_stream_len(y);
+    if (x->grad)
+        unary_bwd_launch(PF_UNARY_SIN, 0, y->pw[0], y->pw[1], x->val, NULL, y->grad, x->grad, len,
+                         &J, y->in_acc[0] ? 1 : 0, ctx->stream);
+    if (!y->pg[0] && !y->pg[1]) return;
+    double *part = (double *)y->scratch, *dot = part + PF_CUDA_RED_BLOCKS;
+    pf_real *sj = (pf_real *)(dot + 2), *cj = sj + pf_node_len(y);
+    wave_basis_launch(x->val, sj, cj, len, &J, ctx->stream);
+    pf_cuda_reduce(PF_VEC_DOT, y->grad, sj, pf_node_len(y), part, dot, ctx->stream);
+    pf_cuda_reduce(PF_VEC_DOT, y->grad, cj, pf_node_len(y), part, dot + 1, ctx->stream);
+    wave_param_grad_launch(y->pg[0], y->pg[1], dot, ctx->stream);
 }

@@ -31,6 +31,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -238,7 +239,9 @@ static int tparam(prelude *P, const char *name, int rows, int cols, pf_init init
  *   0      value only
  *   1..4   one direction of order 1..4
  *   5      directions of order 4, 2, 1 and a collapsed stream (w0, 0, w2)
- *   6      two first-order directions, collapsed (1, 1) and (0.3, -2) */
+ *   6      two first-order directions, collapsed (1, 1) and (0.3, -2)
+ *   7      directions of order 4, 2, 1 without collapsed streams (only for
+ *          ops that do not take collapsed streams: attention) */
 #define NLAYOUTS 7
 
 static pf_jet_layout grad_layout(int kind, uint64_t *rs, char *name, size_t cap)
@@ -256,6 +259,11 @@ static pf_jet_layout grad_layout(int kind, uint64_t *rs, char *name, size_t cap)
         pf_real w[3] = {(pf_real)rnd_in(rs, 0.5, 1.5), 0, (pf_real)rnd_in(rs, -1.5, -0.5)};
         pf_jet_add_collapsed(&L, w);
         snprintf(name, cap, "orders 4,2,1 + collapsed (%.2f, 0, %.2f)", (double)w[0], (double)w[2]);
+    } else if (kind == 7) { /* not in the NLAYOUTS loop: for ops without collapsed streams */
+        pf_jet_add_dir(&L, 4);
+        pf_jet_add_dir(&L, 2);
+        pf_jet_add_dir(&L, 1);
+        snprintf(name, cap, "orders 4,2,1");
     } else {
         pf_jet_add_dir(&L, 1);
         pf_jet_add_dir(&L, 1);
@@ -333,8 +341,11 @@ static int add_stream_losses(prelude *P, pf_node *z)
         for (int k = 1; k <= L->order[d]; k++) streams[ns++] = pf_deriv(P->g, z, d, k);
     for (int c = 0; c < L->ncoll; c++) streams[ns++] = pf_deriv_collapsed(P->g, z, c);
     cr_assert_eq(ns, pf_node_nstreams(z), "test bug: %d loss streams for %d", ns, pf_node_nstreams(z));
+    int k = pf_node_n(z) / P->n; /* rows per point: k after pf_tokens */
     for (int s = 0; s < ns; s++) {
-        pf_node *r = pf_mul(P->g, streams[s], data(P, pf_node_c(z), -1, 1));
+        pf_node *R = data(P, pf_node_c(z), -1, 1);
+        if (k > 1) R = pf_tokens(P->g, R, k, 0); /* token-aligned data */
+        pf_node *r = pf_mul(P->g, streams[s], R);
         char name[16];
         snprintf(name, sizeof name, "%d:s%d", pf_graph_nloss(P->g), s);
         pf_loss(P->g, name, pf_mean_square(P->g, r, P->loss_w));
@@ -533,6 +544,112 @@ static pf_node *op_param_field_add(prelude *P)
     return pf_add(P->g, f, P->y);
 }
 
+/* WaveAct: two trainable scalars, drawn away from the released init (1, 1)
+ * so that the two terms weigh differently. */
+static pf_node *op_waveact_on(prelude *P, pf_node *x)
+{
+    int w1 = tparam(P, "w1", 1, 1, pf_init_normal(1, 0.4)), w2 = tparam(P, "w2", 1, 1, pf_init_normal(-0.7, 0.4));
+    return pf_waveact(P->g, x, w1, w2);
+}
+
+static pf_node *op_waveact(prelude *P) { return op_waveact_on(P, P->y); }
+
+static pf_node *op_waveact_init_one(prelude *P)
+{
+    int w1 = tparam(P, "w1", 1, 1, pf_init_const(1)), w2 = tparam(P, "w2", 1, 1, pf_init_const(1));
+    return pf_waveact(P->g, P->y, w1, w2);
+}
+
+static pf_node *op_waveact_frozen_w2(prelude *P)
+{
+    int w1 = tparam(P, "w1", 1, 1, pf_init_normal(1, 0.4));
+    int w2 = pf_param(P->g, "w2", 1, 1, PF_PARAM_FROZEN, pf_init_normal(0.5, 0.2));
+    return pf_waveact(P->g, P->y2, w1, w2);
+}
+
+/* on data: no input gradient, only the parameters' */
+static pf_node *op_waveact_data(prelude *P)
+{
+    int w1 = tparam(P, "w1", 1, 1, pf_init_normal(1, 0.4)), w2 = tparam(P, "w2", 1, 1, pf_init_normal(1, 0.4));
+    return pf_mul(P->g, pf_waveact(P->g, data(P, P->c, -2, 2), w1, w2), P->y);
+}
+
+/* Token layouts: k = 3 with a large shift (so the shifted values matter),
+ * ops on the tokens, tokens of tokens (6 rows per point), k = 1. */
+static pf_node *op_tokens(prelude *P) { return pf_tokens(P->g, P->y, 3, 0.05); }
+
+static pf_node *op_tokens_then_ops(prelude *P)
+{
+    pf_node *t = arg(P, pf_tokens(P->g, P->y, 4, 0.1)), *t2 = pf_tokens(P->g, P->y2, 4, -0.2);
+    return pf_mul(P->g, t, pf_unary(P->g, PF_UNARY_SIN, t2, 0));
+}
+
+static pf_node *op_tokens_twice(prelude *P)
+{
+    return pf_tokens(P->g, pf_tokens(P->g, P->y, 2, 0.3), 3, 0.05);
+}
+
+static pf_node *op_tokens_one(prelude *P) { return pf_tokens(P->g, P->y, 1, 0.5); }
+
+/* Token selection: token 0 back from a token layout; token 2 of a product
+ * of token layouts whose operand is consumed again; token 1 of 3 inside
+ * tokens of tokens (2 rows per point remain). */
+static pf_node *op_token_select_first(prelude *P)
+{
+    return pf_token_select(P->g, pf_tokens(P->g, P->y, 3, 0.1), 3, 0);
+}
+
+static pf_node *op_token_select_of_product(prelude *P)
+{
+    pf_node *t = arg(P, pf_tokens(P->g, P->y, 3, 0.1));
+    return pf_token_select(P->g, pf_mul(P->g, t, pf_tokens(P->g, P->y2, 3, -0.2)), 3, 2);
+}
+
+static pf_node *op_token_select_inner(prelude *P)
+{
+    return pf_token_select(P->g, pf_tokens(P->g, pf_tokens(P->g, P->y, 2, 0.3), 3, 0.05), 3, 1);
+}
+
+/* Attention over the tokens of each point (no collapsed streams: layouts
+ * 0..4 and 7). One head with V = Q (an operand given twice); two heads of
+ * width 2 behind trainable projections; groups of 3 inside 6 rows per
+ * point (tokens of tokens), cross-attention (K, V from another head). */
+static pf_node *op_attention_one_head(prelude *P)
+{
+    pf_node *q = arg(P, pf_tokens(P->g, P->y, 3, 0.1)), *k = arg(P, pf_tokens(P->g, P->y2, 3, -0.05));
+    return pf_attention(P->g, q, k, q, 3, 1);
+}
+
+static pf_node *op_attention_two_heads(prelude *P)
+{
+    int Wq = tparam(P, "Wq", 4, P->c, pf_init_glorot_normal());
+    int Wk = tparam(P, "Wk", 4, P->c, pf_init_glorot_normal());
+    int Wv = tparam(P, "Wv", 4, P->c, pf_init_glorot_normal());
+    pf_node *t = arg(P, pf_tokens(P->g, P->y, 4, 0.1)), *t2 = arg(P, pf_tokens(P->g, P->y2, 4, 0.2));
+    return pf_attention(P->g, pf_linear(P->g, t, Wq, -1), pf_linear(P->g, t2, Wk, -1),
+                        pf_linear(P->g, t, Wv, -1), 4, 2);
+}
+
+static pf_node *op_attention_groups_in_rows(prelude *P)
+{
+    pf_node *t = arg(P, pf_tokens(P->g, pf_tokens(P->g, P->y, 2, 0.3), 3, 0.05));
+    pf_node *t2 = arg(P, pf_tokens(P->g, pf_tokens(P->g, P->y2, 2, 0.3), 3, 0.05));
+    return pf_attention(P->g, t, t2, t2, 3, 1);
+}
+
+typedef struct layout_op {
+    const char *name;
+    op_builder build;
+} layout_op;
+
+static const layout_op attention_cases[] = {
+    {"attention, one head, V = Q", op_attention_one_head},
+    {"attention, two heads", op_attention_two_heads},
+    {"attention, groups of 3 in 6 rows, K = V", op_attention_groups_in_rows},
+};
+#define NATTN (int)(sizeof attention_cases / sizeof attention_cases[0])
+static const int attention_layouts[] = {0, 1, 2, 3, 4, 7};
+
 /* Every op variant, by family (one grad Test() per family). The unary ops
  * are op_unary over unary_cases[]. */
 typedef struct op_case {
@@ -580,6 +697,17 @@ static const op_case op_cases[] = {
     {"mean_square", "param_field (1 x n) * jet", op_param_field_mul},
     {"mean_square", "param_field (n x 1) + jet", op_param_field_add},
     {"mean_square", "one parameter, two param_fields", op_param_field_twice},
+    {"waveact", "waveact", op_waveact},
+    {"waveact", "waveact with w1 = w2 = 1", op_waveact_init_one},
+    {"waveact", "waveact with a frozen w2", op_waveact_frozen_w2},
+    {"waveact", "waveact of data", op_waveact_data},
+    {"tokens", "tokens k = 3", op_tokens},
+    {"tokens", "ops on tokens", op_tokens_then_ops},
+    {"tokens", "tokens of tokens", op_tokens_twice},
+    {"tokens", "tokens k = 1", op_tokens_one},
+    {"tokens", "token 0 of tokens", op_token_select_first},
+    {"tokens", "token 2 of a product of tokens", op_token_select_of_product},
+    {"tokens", "token 1 of 3 in tokens of tokens", op_token_select_inner},
 };
 #define NOPS (int)(sizeof op_cases / sizeof op_cases[0])
 
@@ -1351,6 +1479,245 @@ Test(jet, unary_streams_match_finite_differences)
     }
 }
 
+/* WaveAct y = w1 sin(q) + w2 cos(q) on q = z + 0.3 z^2, z = x W^T + b, with
+ * w1, w2 drawn (not 1): stream k along v = (0.6, -1.1), k = 0..4, against
+ * long double finite differences of the same function (as
+ * unary_streams_match_finite_differences, same tolerances). */
+typedef struct wave_line {
+    long double W[2][2], b[2], x[2], v[2], w1, w2;
+    int j;
+} wave_line;
+
+static long double wave_on_line(long double t, const void *ctx)
+{
+    const wave_line *l = ctx;
+    long double z = l->b[l->j];
+    for (int i = 0; i < 2; i++) z += l->W[l->j][i] * (l->x[i] + t * l->v[i]);
+    long double q = z + 0.3L * z * z;
+    return l->w1 * sinl(q) + l->w2 * cosl(q);
+}
+
+Test(jet, waveact_streams_match_finite_differences)
+{
+    enum { N = 4, C = 2, LEN = N * C };
+    const pf_real v[2] = {0.6, -1.1};
+    const pf_real pts[N * C] = {0.3, -0.5, -0.8, 0.1, 0.65, 0.9, -0.2, -0.95};
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_jet_add_dir(&L, 4);
+    pf_node *X = pf_input(g, "x", N, C, &L, v);
+    int W = pf_param(g, "W", 2, 2, PF_PARAM_FROZEN, pf_init_normal(0, 0.7));
+    int b = pf_param(g, "b", 1, 2, PF_PARAM_FROZEN, pf_init_normal(0, 0.3));
+    int w1 = pf_param(g, "w1", 1, 1, PF_PARAM_TRAINABLE, pf_init_normal(1.2, 0.1));
+    int w2 = pf_param(g, "w2", 1, 1, PF_PARAM_TRAINABLE, pf_init_normal(-0.6, 0.1));
+    pf_node *z = pf_linear(g, X, W, b);
+    pf_node *y = pf_waveact(g, pf_add(g, z, pf_scale(g, pf_mul(g, z, z), 0.3)), w1, w2);
+    cr_assert_eq(pf_graph_compile(g, 5), PF_OK, "%s", pf_errmsg());
+    pf_graph_set_input(g, X, pts);
+    pf_graph_forward(g);
+    pf_real got[5 * LEN];
+    pf_graph_read(g, y, got);
+
+    wave_line l = {.w1 = pf_graph_param_data(g, w1)[0], .w2 = pf_graph_param_data(g, w2)[0]};
+    cr_assert(fabsl(l.w1 - 1) > 0.05 && fabsl(l.w2 - 1) > 0.05, "test bug: w1, w2 should not be 1");
+    const pf_real *Wv = pf_graph_param_data(g, W), *bv = pf_graph_param_data(g, b);
+    for (int i = 0; i < 4; i++) l.W[i / 2][i % 2] = Wv[i];
+    l.b[0] = bv[0], l.b[1] = bv[1], l.v[0] = v[0], l.v[1] = v[1];
+    double worst[5] = {0};
+    for (int p = 0; p < N; p++)
+        for (int j = 0; j < C; j++) {
+            l.x[0] = pts[p * C], l.x[1] = pts[p * C + 1], l.j = j;
+            for (int k = 0; k <= 4; k++) {
+                long double ref = k ? fd_deriv(wave_on_line, &l, k, 1.5e-2L) : wave_on_line(0, &l);
+                worst[k] = fmax(worst[k], rel_err(got[k * LEN + p * C + j], (double)ref, 1));
+            }
+        }
+    for (int k = 0; k <= 4; k++) {
+        double tol = BY_PRECISION(1e-7, k ? 2e-5 : 1e-6);
+        cr_expect(worst[k] <= tol, "waveact: stream %d along (0.6, -1.1) matches finite differences "
+                  "(rel. error %.2e > %.0e)", k, worst[k], tol);
+    }
+    pf_graph_free(g);
+}
+
+/* pf_tokens copies every stream of its point (d token / d point = identity)
+ * and shifts only the value of the last channel by i dt: checked bit for bit
+ * on the layout with three directions (orders 4, 2, 1, non-axis) and a
+ * collapsed stream, k = 5, dt = 1e-4 (PINNsFormer's); token 0 is the point. */
+Test(jet, tokens_copy_their_points_jets_exactly)
+{
+    prelude P;
+    prelude_init(&P, seed_of("tokens", 0), 5, 6, 3);
+    enum { K = 5 };
+    const pf_real dt = (pf_real)1e-4;
+    pf_node *z = pf_tokens(P.g, P.y, K, dt);
+    cr_assert_eq(pf_node_n(z), 6 * K);
+    prelude_compile(&P);
+    pf_graph_forward(P.g);
+    int S = pf_node_nstreams(P.y), n = P.n, c = P.c;
+    pf_real *y = malloc((size_t)S * n * c * sizeof *y), *t = malloc((size_t)S * n * K * c * sizeof *t);
+    cr_assert(y && t);
+    pf_graph_read(P.g, P.y, y);
+    pf_graph_read(P.g, z, t);
+    bool same = true, first = true, moved = true;
+    for (int s = 0; s < S; s++)
+        for (int p = 0; p < n; p++)
+            for (int i = 0; i < K; i++)
+                for (int j = 0; j < c; j++) {
+                    pf_real want = y[((size_t)s * n + p) * c + j];
+                    if (s == 0 && j == c - 1) want += (pf_real)i * dt;
+                    pf_real got = t[((size_t)s * n * K + (size_t)p * K + i) * c + j];
+                    same &= got == want;
+                    if (i == 0) first &= got == y[((size_t)s * n + p) * c + j];
+                    if (s == 0 && j == c - 1 && i > 0) moved &= got != y[(size_t)p * c + j];
+                }
+    cr_expect(same, "token p k + i: the point's streams, the last channel's value + i dt");
+    cr_expect(first, "token 0 of every point is the point itself");
+    cr_expect(moved, "tokens 1..k-1 are shifted");
+    free(y);
+    free(t);
+    prelude_free(&P);
+}
+
+/* A network applied to pf_tokens(x) gives, in token i, the jets of the same
+ * network on x with its last coordinate shifted by i dt, computed by a
+ * second graph from shifted inputs (same parameters: same seed and
+ * registration order). Directions of orders 4 and 1, not along the axes,
+ * and a collapsed stream; tolerance 1e-13 (double), 1e-6 (float), relative
+ * to max(|ref|, 1): the two differ only in rounding of the shift. */
+static pf_graph *token_net(bool tokens, pf_node **x, pf_node **u, int n, int k)
+{
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_graph_set_chunk_bytes(g, 0);
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_jet_add_dir(&L, 4);
+    pf_jet_add_dir(&L, 1);
+    pf_real w[2] = {1, (pf_real)0.5}, dirs[4] = {(pf_real)0.6, (pf_real)-0.8, (pf_real)0.28, (pf_real)0.96};
+    pf_jet_add_collapsed(&L, w);
+    *x = pf_input(g, "x", tokens ? n : n * k, 2, &L, dirs);
+    int W1 = pf_param(g, "W1", 6, 2, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    int b1 = pf_param(g, "b1", 1, 6, PF_PARAM_TRAINABLE, pf_init_normal(0, 0.3));
+    int w1 = pf_param(g, "w1", 1, 1, PF_PARAM_TRAINABLE, pf_init_normal(1, 0.3));
+    int w2 = pf_param(g, "w2", 1, 1, PF_PARAM_TRAINABLE, pf_init_normal(1, 0.3));
+    int W2 = pf_param(g, "W2", 1, 6, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    pf_node *in = tokens ? pf_tokens(g, *x, k, (pf_real)0.25) : *x;
+    *u = pf_linear(g, pf_waveact(g, pf_linear(g, in, W1, b1), w1, w2), W2, -1);
+    cr_assert_eq(pf_graph_compile(g, 3), PF_OK, "%s", pf_errmsg());
+    return g;
+}
+
+/* Predictions from token 0 (PINNsFormer's evaluation, and its initial-
+ * condition loss): token_select(net(tokens(x)), k, 0) is net(x) in every
+ * stream, x and the tokens in one graph sharing the parameters; to
+ * rounding, 1e-14 (double) / 1e-6 (float). */
+Test(jet, token_0_of_a_network_on_tokens_is_the_network_on_the_points)
+{
+    enum { N = 7, K = 5 };
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_jet_add_dir(&L, 4);
+    pf_jet_add_dir(&L, 1);
+    pf_real w[2] = {1, 1}, dirs[4] = {(pf_real)0.6, (pf_real)-0.8, (pf_real)0.28, (pf_real)0.96};
+    pf_jet_add_collapsed(&L, w);
+    pf_node *x = pf_input(g, "x", N, 2, &L, dirs);
+    int W1 = pf_param(g, "W1", 6, 2, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    int b1 = pf_param(g, "b1", 1, 6, PF_PARAM_TRAINABLE, pf_init_normal(0, 0.3));
+    int W2 = pf_param(g, "W2", 1, 6, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    pf_node *in[2] = {x, pf_tokens(g, x, K, (pf_real)1e-4)}, *u[2];
+    for (int k = 0; k < 2; k++)
+        u[k] = pf_linear(g, pf_unary(g, PF_UNARY_TANH, pf_linear(g, in[k], W1, b1), 0), W2, -1);
+    pf_node *u0 = pf_token_select(g, u[1], K, 0), *u4 = pf_token_select(g, u[1], K, 4);
+    cr_assert_eq(pf_graph_compile(g, 2), PF_OK, "%s", pf_errmsg());
+    pf_real v[2 * N];
+    uint64_t rs = 3;
+    for (int i = 0; i < 2 * N; i++) v[i] = (pf_real)rnd_in(&rs, -1, 1);
+    pf_graph_set_input(g, x, v);
+    pf_graph_forward(g);
+    int S = pf_node_nstreams(u0);
+    pf_real a[8 * N], b[8 * N], c4[8 * N];
+    cr_assert_leq(S, 8);
+    pf_graph_read(g, u0, a);
+    pf_graph_read(g, u[0], b);
+    pf_graph_read(g, u4, c4);
+    double worst = 0, moved = 0;
+    for (int e = 0; e < S * N; e++) worst = fmax(worst, rel_err(a[e], b[e], 1));
+    for (int p = 0; p < N; p++) moved = fmax(moved, fabs((double)c4[p] - b[p]));
+    double tol = BY_PRECISION(1e-14, 1e-6);
+    cr_expect(worst <= tol, "token 0 = the network on the points in every stream (rel. error %.2e)", worst);
+    cr_expect(moved > 0, "token 4 is the network at the shifted point, not the point");
+    pf_graph_free(g);
+}
+
+Test(jet, a_network_on_tokens_equals_it_on_shifted_points)
+{
+    enum { N = 7, K = 5 };
+    pf_node *xa, *ua, *xb, *ub;
+    pf_graph *a = token_net(true, &xa, &ua, N, K), *b = token_net(false, &xb, &ub, N, K);
+    pf_real pts[N * 2], shifted[N * K * 2];
+    uint64_t rs = 9;
+    for (int i = 0; i < N * 2; i++) pts[i] = (pf_real)rnd_in(&rs, -1, 1);
+    for (int p = 0; p < N; p++)
+        for (int i = 0; i < K; i++) {
+            shifted[(p * K + i) * 2] = pts[p * 2];
+            shifted[(p * K + i) * 2 + 1] = pts[p * 2 + 1] + (pf_real)i * (pf_real)0.25;
+        }
+    pf_graph_set_input(a, xa, pts);
+    pf_graph_set_input(b, xb, shifted);
+    pf_graph_forward(a);
+    pf_graph_forward(b);
+    int S = pf_node_nstreams(ua);
+    cr_assert_eq(S, 7, "value, 4 + 1 directional streams, one collapsed");
+    pf_real ga[7 * N * K], gb[7 * N * K];
+    pf_graph_read(a, ua, ga);
+    pf_graph_read(b, ub, gb);
+    double worst = 0;
+    for (int e = 0; e < S * N * K; e++) worst = fmax(worst, rel_err(ga[e], gb[e], 1));
+    double tol = BY_PRECISION(1e-13, 1e-6);
+    cr_expect(worst <= tol, "every stream of every token = the network's on the shifted point "
+              "(rel. error %.2e > %.0e)", worst, tol);
+    pf_graph_free(a);
+    pf_graph_free(b);
+}
+
+/* Attention's Taylor streams against finite differences of its values
+ * (orders 1..4, the tolerances of every_op_streams_match_finite_differences). */
+Test(jet, attention_streams_match_finite_differences)
+{
+#ifndef PF_DOUBLE
+    cr_skip_test("differentiating the engine's values numerically needs PRECISION=double");
+#endif
+    const double tol[5] = {0, 1e-9, 1e-9, 1e-6, 2e-5};
+    for (int i = 0; i < NATTN; i++)
+        for (int l = 1; l < 6; l++)
+            check_op_streams_on(attention_cases[i].name, attention_cases[i].build, NULL, tol,
+                                attention_layouts[l], 0, 0);
+}
+
+/* With one token per group the softmax is 1: attention(Q, K, V, 1, h) = V
+ * in every stream (Q and K differ from V and have nonzero streams); to
+ * rounding, 1e-14 (double) / 1e-6 (float) relative to max(|V|, 1). */
+Test(jet, attention_over_one_token_is_v)
+{
+    for (int kind = 4; kind <= 7; kind += 3) {
+        prelude P;
+        prelude_init(&P, seed_of("attention k=1", kind), kind, 5, 4);
+        pf_node *v = pf_tokens(P.g, P.y2, 1, 0);
+        pf_node *k = pf_tokens(P.g, pf_mul(P.g, P.y, P.y2), 1, 0);
+        pf_node *z = pf_attention(P.g, pf_tokens(P.g, P.y, 1, 0), k, v, 1, 2);
+        prelude_compile(&P);
+        pf_graph_forward(P.g);
+        size_t len = (size_t)pf_node_nstreams(z) * 5 * 4;
+        pf_real got[PF_JET_MAX_STREAMS * 20], want[PF_JET_MAX_STREAMS * 20];
+        pf_graph_read(P.g, z, got);
+        pf_graph_read(P.g, v, want);
+        double worst = 0;
+        for (size_t e = 0; e < len; e++) worst = fmax(worst, rel_err(got[e], want[e], 1));
+        double tol = BY_PRECISION(1e-14, 1e-6);
+        cr_expect(worst <= tol, "[%s] attention over one token = V (rel. error %.2e)", P.lname, worst);
+        prelude_free(&P);
+    }
+}
+
 /* check_op_streams on every op_cases[] variant and every unary op (inside
  * the prelude network, so all input streams of the op are nonzero). With
  * h = 2e-2 the worst errors seen are 3e-12, 4e-11, 6e-8, 1.3e-6 for orders
@@ -1363,6 +1730,8 @@ Test(jet, every_op_streams_match_finite_differences)
 #endif
     const double tol[5] = {0, 1e-9, 1e-9, 1e-6, 2e-5};
     for (int i = 0; i < NOPS; i++) check_op_streams(op_cases[i].name, op_cases[i].build, NULL, tol);
+    /* waveact, as the unary ops: two full blocks of cpu_unary.c and a partial one */
+    check_op_streams_on("waveact", op_waveact, NULL, tol, 5, 211, 5);
     for (int u = 0; u < NUNARY; u++) {
         check_op_streams(unary_cases[u].name, op_unary, &unary_cases[u], tol);
         /* 211 x 5 = 1055 elements: two full blocks of cpu_unary.c and a partial one */
@@ -1402,6 +1771,33 @@ Test(grad, unary_ops)
         /* 211 x 5 = 1055 elements: two full blocks of cpu_unary.c and a partial one */
         check_op_on(name, op_unary, &unary_cases[u], GRAD_TOL, 5, 211, 5);
     }
+}
+
+/* WaveAct: the input gradient and dL/dw1, dL/dw2 (also a frozen w2, and on
+ * data where only the parameters get a gradient), plus 211 x 5 elements:
+ * the per-block parts of dL/dw over two full blocks and a partial one. */
+Test(grad, waveact)
+{
+    REQUIRE_DOUBLE();
+    check_family("waveact");
+    check_op_on("waveact, 211 x 5", op_waveact, NULL, GRAD_TOL, 5, 211, 5);
+}
+
+Test(grad, tokens)
+{
+    REQUIRE_DOUBLE();
+    check_family("tokens");
+}
+
+/* Attention: every case on layouts 0..4 and 7 (directions never along
+ * the axes), sole consumer and operands reused, tolerance GRAD_TOL. */
+Test(grad, attention)
+{
+    REQUIRE_DOUBLE();
+    for (int i = 0; i < NATTN; i++)
+        for (int l = 0; l < 6; l++)
+            check_op_on(attention_cases[i].name, attention_cases[i].build, NULL, GRAD_TOL,
+                        attention_layouts[l], 0, 0);
 }
 
 Test(grad, mul)
@@ -1568,6 +1964,7 @@ Test(grad, results_do_not_depend_on_the_thread_count)
     prelude_init(&P, seed_of("threads", 0), 5, 7000, 5);
     pf_node *z = op_scale_param(&P);
     z = pf_mul(P.g, pf_unary(P.g, PF_UNARY_GELU, z, 0), P.y2);
+    z = op_waveact_on(&P, z); /* its parameter gradients are sums over blocks */
     int nt = add_stream_losses(&P, z);
     prelude_compile(&P);
     size_t np = pf_graph_nparams(P.g);
@@ -1692,4 +2089,107 @@ Test(chunks, reduction_feeding_an_op_turns_chunks_off)
     cr_assert_eq(pf_graph_compile(g, 1), PF_OK);
     cr_expect_eq(pf_graph_nchunks(g), 1);
     pf_graph_free(g);
+}
+
+/* A token graph through chunks: 103 points x 5 tokens (a short last chunk),
+ * a residual over all tokens with token-aligned data, a loss on the points
+ * before tokens, and a second token layout of 3 points (fewer than the
+ * chunks: some idle). Chunks cut whole points, so the losses and gradients
+ * equal the whole graph's up to the order of sums (1e-12 double, 2e-5
+ * float). */
+static pf_graph *token_chunk_graph(size_t chunk_bytes, bool attention)
+{
+    enum { N = 103, NB = 3, K = 5, W = 6 };
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_graph_set_chunk_bytes(g, chunk_bytes);
+    int W1 = pf_param(g, "W1", W, 2, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    int b1 = pf_param(g, "b1", 1, W, PF_PARAM_TRAINABLE, pf_init_normal(0, 0.3));
+    int w1 = pf_param(g, "w1", 1, 1, PF_PARAM_TRAINABLE, pf_init_const(1));
+    int w2 = pf_param(g, "w2", 1, 1, PF_PARAM_TRAINABLE, pf_init_const(1));
+    int W2 = pf_param(g, "W2", 1, W, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_jet_add_dir(&L, 2);
+    pf_jet_add_dir(&L, 1);
+    pf_real dirs[4] = {(pf_real)0.8, (pf_real)0.6, (pf_real)-0.6, (pf_real)0.8};
+    pf_node *x = pf_input(g, "x", N, 2, &L, dirs);
+    pf_node *f = pf_input(g, "f", N, 1, NULL, NULL);
+    pf_node *xb = pf_input(g, "xb", NB, 2, NULL, NULL);
+    pf_node *in[2] = {pf_tokens(g, x, K, (pf_real)1e-2), pf_tokens(g, xb, K, (pf_real)1e-2)}, *u[2];
+    for (int k = 0; k < 2; k++) {
+        pf_node *h = pf_linear(g, in[k], W1, b1);
+        if (attention) h = pf_add(g, h, pf_attention(g, h, h, h, K, 2)); /* x + MHA(x) */
+        u[k] = pf_linear(g, pf_waveact(g, h, w1, w2), W2, -1);
+    }
+    pf_node *r = pf_add(g, pf_deriv(g, u[0], 0, 2), pf_mul(g, pf_deriv(g, u[0], 1, 1), pf_tokens(g, f, K, 0)));
+    pf_loss(g, "pde", pf_mean_square(g, r, NULL));
+    pf_loss(g, "bc", pf_mean_square(g, u[1], NULL));
+    pf_loss(g, "points", pf_mean_square(g, pf_linear(g, x, W1, -1), NULL)); /* the points themselves */
+    cr_assert_eq(pf_graph_compile(g, 11), PF_OK, "%s", pf_errmsg());
+    uint64_t rs = 5;
+    pf_real v[2 * N];
+    for (int i = 0; i < 2 * N; i++) v[i] = (pf_real)rnd_in(&rs, -1, 1);
+    pf_graph_set_input(g, x, v);
+    pf_graph_set_input(g, f, v + 7);
+    pf_graph_set_input(g, xb, v + 20);
+    return g;
+}
+
+static void check_token_chunks(bool attention)
+{
+    pf_graph *whole = token_chunk_graph(0, attention), *chunked = token_chunk_graph(4000, attention);
+    cr_assert_eq(pf_graph_nchunks(whole), 1);
+    cr_assert_gt(pf_graph_nchunks(chunked), 3, "the test needs several chunks, got %d",
+                 pf_graph_nchunks(chunked));
+    size_t n = pf_graph_nparams(whole);
+    pf_real w[3] = {(pf_real)0.7, (pf_real)1.9, (pf_real)0.4};
+    pf_graph_forward_backward(whole, w);
+    pf_graph_forward_backward(chunked, w);
+    double tol = sizeof(pf_real) == 8 ? 1e-12 : 2e-5;
+    for (int t = 0; t < 3; t++) {
+        double a = pf_graph_loss_value(whole, t), b = pf_graph_loss_value(chunked, t);
+        cr_expect(fabs(a - b) <= tol * fabs(a), "loss %d: whole %.17g, chunked %.17g", t, a, b);
+    }
+    double worst = 0;
+    for (size_t i = 0; i < n; i++)
+        worst = fmax(worst, fabs((double)pf_graph_grads(whole)[i] - pf_graph_grads(chunked)[i]) /
+                                fmax(1, fabs((double)pf_graph_grads(whole)[i])));
+    cr_expect_leq(worst, tol, "largest relative gradient difference %g", worst);
+    pf_graph_free(whole);
+    pf_graph_free(chunked);
+}
+
+Test(chunks, token_graph_chunked_matches_whole_graph) { check_token_chunks(false); }
+
+/* The same with self-attention over each point's 5 tokens (2 heads): it is
+ * pointwise in the points, so chunks of whole points change only sums. */
+Test(chunks, attention_graph_chunked_matches_whole_graph) { check_token_chunks(true); }
+
+/* Rows of a plain input beside a token node of as many rows are not
+ * token-aligned: compile aborts (graph.h, pf_tokens). */
+Test(chunks, untokenised_rows_beside_tokens_abort, .signal = SIGABRT)
+{
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_node *x = pf_input(g, "x", 4, 2, NULL, NULL), *d = pf_input(g, "d", 12, 2, NULL, NULL);
+    pf_loss(g, "l", pf_mean_square(g, pf_mul(g, pf_tokens(g, x, 3, 0), d), NULL));
+    pf_graph_compile(g, 1);
+}
+
+/* pf_attention's contract: a layout with a collapsed stream, and groups
+ * that are not whole points (2 rows per point, groups of 3), abort. */
+Test(jet, attention_refuses_collapsed_streams, .signal = SIGABRT)
+{
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_jet_add_dir(&L, 1);
+    pf_real w[1] = {1}, dirs[2] = {1, 0};
+    pf_jet_add_collapsed(&L, w);
+    pf_node *t = pf_tokens(g, pf_input(g, "x", 4, 2, &L, dirs), 3, 0);
+    pf_attention(g, t, t, t, 3, 1);
+}
+
+Test(jet, attention_refuses_groups_across_points, .signal = SIGABRT)
+{
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_node *t = pf_tokens(g, pf_input(g, "x", 6, 2, NULL, NULL), 2, 0);
+    pf_attention(g, t, t, t, 3, 1);
 }

@@ -21,6 +21,7 @@
 #include "core/real.h"
 #include "core/status.h"
 #include "nn/model.h"
+#include "nn/pinnsformer.h"
 #include "tensor/backend.h"
 #include "tensor/graph.h"
 
@@ -1311,4 +1312,134 @@ Test(nn, names_round_trip)
     cr_assert_eq(pf_adapt_from_name(NULL, &(pf_adapt){0}), PF_ERR_INVALID);
     cr_assert_eq(pf_weight_init_from_name("he", &(pf_weight_init){0}), PF_ERR_INVALID);
     cr_assert(!pf_activation_allowed(PF_UNARY_EXP));
+}
+
+/* ------------------------------------------------------------ pinnsformer */
+
+/* The released sizes (in 2, out 1): 453,561 trainable scalars, counted
+ * module by module from the released model/pinnsformer.py (pinnsformer.h);
+ * the formula agrees with the graph the model builds, and a smaller
+ * config's formula with its graph too. */
+Test(nn, pinnsformer_nparams_released_sizes)
+{
+    pf_pinnsformer_config c = pf_pinnsformer_config_default(2, 1);
+    size_t lin_dm = 32 * 32 + 32, layer = 4 * lin_dm + (32 * 256 + 256) + (256 * 256 + 256) +
+                                          (256 * 32 + 32) + 4 * 2;
+    size_t hand = (2 * 32 + 32) + 2 * (layer + 2) + (32 * 512 + 512) + 2 + (512 * 512 + 512) + 2 + (512 + 1);
+    cr_expect_eq(hand, 453561, "hand count %zu", hand);
+    cr_expect_eq(pf_pinnsformer_nparams(&c), 453561, "nparams %zu", pf_pinnsformer_nparams(&c));
+    pf_pinnsformer_config small = {3, 2, 4, 0.01, 8, 6, 10, 4, 2};
+    pf_pinnsformer_config cs[2] = {c, small};
+    for (int i = 0; i < 2; i++) {
+        pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+        pf_pinnsformer *m = pf_pinnsformer_alloc(g, &cs[i]);
+        cr_assert_not_null(m, "%s", pf_errmsg());
+        pf_node *x = pf_input(g, "x", 3, cs[i].in_dim, NULL, NULL);
+        pf_loss(g, "u", pf_mean_square(g, pf_pinnsformer_apply(m, g, x), NULL));
+        pf_pinnsformer_free(m);
+        cr_assert_eq(pf_graph_compile(g, 1), PF_OK, "%s", pf_errmsg());
+        cr_expect_eq(pf_graph_nparams(g), pf_pinnsformer_nparams(&cs[i]), "config %d: graph %zu, formula %zu",
+                     i, pf_graph_nparams(g), pf_pinnsformer_nparams(&cs[i]));
+        pf_graph_free(g);
+    }
+    pf_pinnsformer_config bad = c;
+    bad.heads = 3;
+    cr_expect_eq(pf_pinnsformer_nparams(&bad), 0, "3 heads do not divide d_model 32");
+    cr_expect(strstr(pf_errmsg(), "heads") != NULL, "the message names heads: %s", pf_errmsg());
+}
+
+/* Initialisation as released: WaveActs 1, biases 0.01, weights within the
+ * Xavier-uniform bound sqrt(6 / (fan_in + fan_out)). */
+Test(nn, pinnsformer_init)
+{
+    pf_pinnsformer_config c = pf_pinnsformer_config_default(2, 1);
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_pinnsformer *m = pf_pinnsformer_alloc(g, &c);
+    pf_node *x = pf_input(g, "x", 2, 2, NULL, NULL);
+    pf_loss(g, "u", pf_mean_square(g, pf_pinnsformer_apply(m, g, x), NULL));
+    pf_pinnsformer_free(m);
+    cr_assert_eq(pf_graph_compile(g, 7), PF_OK, "%s", pf_errmsg());
+    int waves = 0, biases = 0, weights = 0;
+    for (int id = 0; id < pf_graph_param_count(g); id++) {
+        const char *name = pf_graph_param_name(g, id);
+        int r, cc;
+        pf_graph_param_shape(g, id, &r, &cc);
+        const pf_real *v = pf_graph_param_data(g, id);
+        size_t len = strlen(name);
+        if (!strcmp(name + len - 3, ".w1") || !strcmp(name + len - 3, ".w2")) {
+            cr_expect(v[0] == 1, "%s = %g", name, (double)v[0]);
+            waves++;
+        } else if (!strcmp(name + len - 2, ".b")) {
+            for (int j = 0; j < r * cc; j++) cr_expect(v[j] == (pf_real)0.01, "%s[%d] = %g", name, j, (double)v[j]);
+            biases++;
+        } else {
+            double l = sqrt(6.0 / (r + cc)), amax = 0;
+            for (int j = 0; j < r * cc; j++) amax = fmax(amax, fabs((double)v[j]));
+            cr_expect(amax <= l && amax > 0.5 * l, "%s: max |w| %g within the bound %g", name, amax, l);
+            weights++;
+        }
+    }
+    /* 4 per layer + 2 final + 2 in the head WaveActs; 7 linears per layer + emb + 3 */
+    cr_expect_eq(waves, 2 * (2 * 4 + 2 + 2));
+    cr_expect_eq(biases, 2 * 7 + 4);
+    cr_expect_eq(weights, 2 * 7 + 4);
+    pf_graph_free(g);
+}
+
+/* The whole network's reverse mode against central differences (double):
+ * a small config (seq_len 3, d_model 4 in 2 heads, d_ff 5, d_hidden 6) on
+ * a jet with directions of order 2 and 1 (not along the axes), a loss on
+ * every stream of every token's output and one on token 0's value (the
+ * initial-condition rule). |g - fd| <= 1e-6 max(1, |g|), h = 1e-6. */
+Test(nn, pinnsformer_gradients_match_finite_differences)
+{
+#ifndef PF_DOUBLE
+    cr_skip_test("gradient checks need PRECISION=double");
+#endif
+    pf_pinnsformer_config c = {2, 1, 3, 0.1, 4, 5, 6, 2, 1};
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_pinnsformer *m = pf_pinnsformer_alloc(g, &c);
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_jet_add_dir(&L, 2);
+    pf_jet_add_dir(&L, 1);
+    pf_real dirs[4] = {0.6, -0.8, 0.28, 0.96};
+    enum { N = 4 };
+    pf_node *x = pf_input(g, "x", N, 2, &L, dirs);
+    pf_node *u = pf_pinnsformer_apply_tokens(m, g, x);
+    for (int d = 0; d < 2; d++)
+        for (int k = 0; k <= L.order[d]; k++) pf_loss(g, "s", pf_mean_square(g, pf_deriv(g, u, d, k), NULL));
+    pf_loss(g, "ic", pf_mean_square(g, pf_deriv(g, pf_pinnsformer_apply(m, g, x), 0, 0), NULL));
+    pf_pinnsformer_free(m);
+    cr_assert_eq(pf_graph_compile(g, 9), PF_OK, "%s", pf_errmsg());
+    pf_real xs[2 * N] = {0.1, 0.2, -0.5, 0.7, 0.9, -0.3, -0.8, -0.6};
+    pf_graph_set_input(g, x, xs);
+    int nt = pf_graph_nloss(g);
+    pf_real w[8] = {1.3, -0.7, 0.9, 1.1, -1.4, 2.0, 0.5, 1};
+    cr_assert_leq(nt, 8);
+    size_t np = pf_graph_nparams(g);
+    pf_real *p = pf_graph_params(g), *g1 = malloc(np * sizeof *g1);
+    cr_assert_not_null(g1);
+    pf_graph_forward(g);
+    pf_graph_backward(g, w);
+    memcpy(g1, pf_graph_grads(g), np * sizeof *g1);
+    double worst = 0, gmax = 0;
+    size_t iw = 0;
+    for (size_t i = 0; i < np; i++) {
+        pf_real p0 = p[i];
+        double l[2];
+        for (int sgn = 0; sgn < 2; sgn++) {
+            p[i] = p0 + (sgn ? -1e-6 : 1e-6);
+            pf_graph_forward(g);
+            l[sgn] = 0;
+            for (int t = 0; t < nt; t++) l[sgn] += w[t] * pf_graph_loss_value(g, t);
+        }
+        p[i] = p0;
+        double fd = (l[0] - l[1]) / 2e-6, e = fabs(g1[i] - fd) / fmax(1, fabs(g1[i]));
+        if (e > worst) worst = e, iw = i;
+        gmax = fmax(gmax, fabs(g1[i]));
+    }
+    cr_expect(gmax > 0, "the gradient is not zero");
+    cr_expect(worst <= 1e-6, "all %zu gradients match central differences (worst #%zu: %.2e)", np, iw, worst);
+    free(g1);
+    pf_graph_free(g);
 }

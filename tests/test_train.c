@@ -216,6 +216,60 @@ Test(train, step_makes_no_heap_allocation)
 #endif
 }
 
+/* The same for a graph with PINNsFormer's pieces: a token layout (k = 5,
+ * dt = 1e-4) of a 2-D jet with a second-order direction, x + MHA(x) with
+ * 2 heads over each point's tokens, WaveAct, a residual over every token,
+ * run in several chunks of whole points. */
+Test(train, token_attention_waveact_step_makes_no_heap_allocation)
+{
+#ifndef PF_COUNT_ALLOCS
+    cr_skip_test("allocation counting needs glibc and no AddressSanitizer");
+#else
+    enum { N = 200, K = 5, W = 16 };
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_graph_set_chunk_bytes(g, (size_t)32 << 10);
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_jet_add_dir(&L, 2);
+    pf_jet_add_dir(&L, 1);
+    pf_real dirs[4] = {1, 0, 0, 1};
+    pf_node *x = pf_input(g, "x", N, 2, &L, dirs);
+    int W1 = pf_param(g, "W1", W, 2, PF_PARAM_TRAINABLE, pf_init_glorot_uniform());
+    int b1 = pf_param(g, "b1", 1, W, PF_PARAM_TRAINABLE, pf_init_const(0.01));
+    int a1 = pf_param(g, "a1", 1, 1, PF_PARAM_TRAINABLE, pf_init_const(1));
+    int a2 = pf_param(g, "a2", 1, 1, PF_PARAM_TRAINABLE, pf_init_const(1));
+    int W2 = pf_param(g, "W2", 1, W, PF_PARAM_TRAINABLE, pf_init_glorot_uniform());
+    pf_node *t = pf_tokens(g, x, K, (pf_real)1e-4);
+    pf_node *h = pf_linear(g, t, W1, b1);
+    h = pf_add(g, h, pf_attention(g, h, h, h, K, 2));
+    pf_node *u = pf_linear(g, pf_waveact(g, h, a1, a2), W2, -1);
+    pf_node *r = pf_sub(g, pf_deriv(g, u, 1, 1), pf_deriv(g, u, 0, 2));
+    pf_loss(g, "pde", pf_mean_square(g, r, NULL));
+    cr_assert_eq(pf_graph_compile(g, 4), PF_OK, "%s", pf_errmsg());
+    cr_assert_gt(pf_graph_nchunks(g), 1, "the test needs chunks");
+    pf_real xs[2 * N];
+    for (int i = 0; i < 2 * N; i++) xs[i] = (pf_real)((i * 37 % 101) / 101.0);
+    pf_graph_set_input(g, x, xs);
+    size_t n = pf_graph_nparams(g);
+    pf_adam_config ac = pf_adamw_config_default();
+    pf_adam *adam = pf_adam_alloc(n, &ac);
+    for (int warm = 0; warm < 2; warm++) {
+        pf_graph_forward_backward(g, NULL);
+        pf_adam_step(adam, pf_graph_params(g), pf_graph_grads(g), 1e-3);
+    }
+    allocs = 0;
+    counting = 1;
+    for (int s = 0; s < 5; s++) {
+        pf_graph_forward_backward(g, NULL);
+        pf_adam_step(adam, pf_graph_params(g), pf_graph_grads(g), 1e-3);
+    }
+    counting = 0;
+    cr_expect_eq(allocs, 0, "5 token/attention/waveact training steps made %ld heap allocations", allocs);
+    cr_expect(isfinite(pf_graph_loss_value(g, 0)), "the loss is finite");
+    pf_adam_free(adam);
+    pf_graph_free(g);
+#endif
+}
+
 #ifdef PF_COUNT_ALLOCS
 /* Allocations between consecutive progress events, i.e. in one step of the
  * trainer's loop; only steps with no record, evaluation or first recording

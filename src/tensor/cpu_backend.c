@@ -33,6 +33,8 @@ static void cpu_forward(struct pf_node *y)
     case PF_OP_LINEAR:
     case PF_OP_LINEAR_RWF: pf_cpu_linear_fwd(y); break;
     case PF_OP_UNARY: pf_cpu_unary_fwd(y); break;
+    case PF_OP_WAVEACT: pf_cpu_waveact_fwd(y); break;
+    case PF_OP_ATTENTION: pf_cpu_attention_fwd(y); break;
     case PF_OP_INPUT:
     case PF_OP_PARAM_FIELD: break;
     default: pf_cpu_pointwise_fwd(y); break;
@@ -45,6 +47,8 @@ static void cpu_backward(struct pf_node *y)
     case PF_OP_LINEAR:
     case PF_OP_LINEAR_RWF: pf_cpu_linear_bwd(y); break;
     case PF_OP_UNARY: pf_cpu_unary_bwd(y); break;
+    case PF_OP_WAVEACT: pf_cpu_waveact_bwd(y); break;
+    case PF_OP_ATTENTION: pf_cpu_attention_bwd(y); break;
     case PF_OP_INPUT: break;
     default: pf_cpu_pointwise_bwd(y); break;
     }
@@ -53,6 +57,8 @@ static void cpu_backward(struct pf_node *y)
 static size_t cpu_scratch_bytes(const struct pf_node *x)
 {
     if (x->op == PF_OP_LINEAR || x->op == PF_OP_LINEAR_RWF) return pf_cpu_linear_scratch(x);
+    if (x->op == PF_OP_WAVEACT) return pf_cpu_waveact_scratch(x);
+    if (x->op == PF_OP_ATTENTION) return pf_cpu_attention_scratch(x);
     return 0;
 }
 

@@ -22,6 +22,14 @@ void pf_cpu_linear_fwd(struct pf_node *y);
 void pf_cpu_linear_bwd(struct pf_node *y);
 void pf_cpu_unary_fwd(struct pf_node *y);
 void pf_cpu_unary_bwd(struct pf_node *y);
+/* WaveAct (cpu_unary.c): scratch holds per-block parts of dL/dw1, dL/dw2. */
+size_t pf_cpu_waveact_scratch(const struct pf_node *y);
+/* Attention (cpu_attention.c): scratch is one group's workspace. */
+size_t pf_cpu_attention_scratch(const struct pf_node *y);
+void pf_cpu_attention_fwd(struct pf_node *y);
+void pf_cpu_attention_bwd(struct pf_node *y);
+void pf_cpu_waveact_fwd(struct pf_node *y);
+void pf_cpu_waveact_bwd(struct pf_node *y);
 void pf_cpu_pointwise_fwd(struct pf_node *y);
 void pf_cpu_pointwise_bwd(struct pf_node *y);
 

@@ -274,6 +274,69 @@ static void scale_param_bwd(struct pf_node *y)
         for (size_t i = 0; i < len; i++) x->grad[i] = s * y->grad[i];
 }
 
+/* ------------------------------------------------------------------- tokens */
+
+/* y [S][n k][c]: row p k + i = x's row p, plus i dt on the last channel of
+ * the value stream. x [S][n][c]. */
+static void tokens_fwd(struct pf_node *y)
+{
+    const struct pf_node *x = y->in[0];
+    int k = y->i0, c = y->c, n = x->n;
+    for (int s = 0; s < y->S; s++) {
+        const pf_real *xs = x->val + (size_t)s * n * c;
+        pf_real *ys = y->val + (size_t)s * y->n * c;
+        for (int p = 0; p < n; p++)
+            for (int i = 0; i < k; i++) {
+                pf_real *row = ys + ((size_t)p * k + i) * c;
+                memcpy(row, xs + (size_t)p * c, (size_t)c * sizeof *row);
+                if (s == 0) row[c - 1] += (pf_real)i * y->p;
+            }
+    }
+}
+
+/* gx row p (+)= sum over i of gy row p k + i, tokens added in order. */
+static void tokens_bwd(struct pf_node *y)
+{
+    struct pf_node *x = y->in[0];
+    if (!x->grad) return;
+    int k = y->i0, c = y->c, n = x->n, acc = y->in_acc[0];
+    for (int s = 0; s < y->S; s++) {
+        const pf_real *gs = y->grad + (size_t)s * y->n * c;
+        pf_real *gx = x->grad + (size_t)s * n * c;
+        for (int p = 0; p < n; p++)
+            for (int j = 0; j < c; j++) {
+                pf_real t = 0;
+                for (int i = 0; i < k; i++) t += gs[((size_t)p * k + i) * c + j];
+                gx[(size_t)p * c + j] = acc ? gx[(size_t)p * c + j] + t : t;
+            }
+    }
+}
+
+/* y [S][n][c] = rows p k + i of x [S][n k][c]. */
+static void token_select_fwd(struct pf_node *y)
+{
+    const struct pf_node *x = y->in[0];
+    int k = y->i0, i = (int)y->p, c = y->c, n = y->n;
+    for (int s = 0; s < y->S; s++)
+        for (int p = 0; p < n; p++)
+            memcpy(y->val + ((size_t)s * n + p) * c, x->val + ((size_t)s * x->n + (size_t)p * k + i) * c,
+                   (size_t)c * sizeof(pf_real));
+}
+
+/* The selected rows of gx get gy's (written or added); the others are
+ * zeroed when this op writes first. */
+static void token_select_bwd(struct pf_node *y)
+{
+    struct pf_node *x = y->in[0];
+    if (!x->grad) return;
+    int k = y->i0, i = (int)y->p, c = y->c, n = y->n, acc = y->in_acc[0];
+    if (!acc) zero(x->grad, pf_node_len(x));
+    for (int s = 0; s < y->S; s++)
+        for (int p = 0; p < n; p++)
+            pf_cpu_put(x->grad + ((size_t)s * x->n + (size_t)p * k + i) * c, y->grad + ((size_t)s * n + p) * c,
+                       (size_t)c, 1);
+}
+
 /* ------------------------------------------------------------ concat, slice */
 
 /* Copy channel block [c0, c0+nc) between buffers of cs and cd channels. */
@@ -413,6 +476,8 @@ void pf_cpu_pointwise_fwd(struct pf_node *y)
     case PF_OP_SUB: add_fwd(y, -1); break;
     case PF_OP_AFFINE: affine_fwd(y); break;
     case PF_OP_SCALE_PARAM: scale_param_fwd(y); break;
+    case PF_OP_TOKENS: tokens_fwd(y); break;
+    case PF_OP_TOKEN_SELECT: token_select_fwd(y); break;
     case PF_OP_CONCAT: concat_fwd(y); break;
     case PF_OP_SLICE: slice_fwd(y); break;
     case PF_OP_DERIV: deriv_fwd(y); break;
@@ -429,6 +494,8 @@ void pf_cpu_pointwise_bwd(struct pf_node *y)
     case PF_OP_SUB: add_bwd(y, -1); break;
     case PF_OP_AFFINE: affine_bwd(y); break;
     case PF_OP_SCALE_PARAM: scale_param_bwd(y); break;
+    case PF_OP_TOKENS: tokens_bwd(y); break;
+    case PF_OP_TOKEN_SELECT: token_select_bwd(y); break;
     case PF_OP_CONCAT: concat_bwd(y); break;
     case PF_OP_SLICE: slice_bwd(y); break;
     case PF_OP_DERIV: deriv_bwd(y); break;

@@ -390,6 +390,64 @@ static void dir_ptrs(const pf_jet_layout *L, pf_real *buf, size_t len, size_t b0
         p[k] = k <= L->order[d] ? buf + (size_t)pf_jet_stream(L, d, k) * len + b0 : NULL;
 }
 
+/* The Taylor streams of one block of m elements at b0 from the derivative
+ * table f (f[0] already the value): every direction, then every collapsed
+ * stream. x, y: [S][len]. */
+static void block_fwd(const pf_jet_layout *L, size_t len, size_t b0, int m, ftab f,
+                      const pf_real *xv, pf_real *yv)
+{
+    memcpy(yv + b0, f[0], (size_t)m * sizeof(pf_real));
+    for (int d = 0; d < L->ndir; d++) {
+        pf_real *a[5], *h[5];
+        dir_ptrs(L, (pf_real *)xv, len, b0, d, a);
+        dir_ptrs(L, yv, len, b0, d, h);
+        fdb_dir_fwd(L->order[d], m, f, a, h);
+    }
+    for (int c = 0; c < L->ncoll; c++) {
+        size_t sc = (size_t)pf_jet_collapsed(L, c) * len + b0;
+        pf_real q[BLK] = {0};
+        for (int d = 0; d < L->ndir; d++)
+            if (L->coll_w[c][d] != 0)
+                add_sq(m, L->coll_w[c][d], xv + (size_t)pf_jet_stream(L, d, 1) * len + b0, q);
+        coll_fwd(m, f[1], f[2], q, xv + sc, yv + sc);
+    }
+}
+
+/* The input gradient of one block from the table f (up to order K + 1):
+ * written or added (acc) into gx. */
+static void block_bwd(const pf_jet_layout *L, size_t len, size_t b0, int m, ftab f,
+                      const pf_real *xv, const pf_real *gy, pf_real *gx, int acc)
+{
+    pf_real g0[BLK];
+    {
+        const pf_real *restrict gy0 = gy + b0, *restrict f1 = f[1];
+        for (int i = 0; i < m; i++) g0[i] = gy0[i] * f1[i];
+    }
+    for (int d = 0; d < L->ndir; d++) {
+        pf_real *a[5], *gh[5], *ga[5];
+        dir_ptrs(L, (pf_real *)xv, len, b0, d, a);
+        dir_ptrs(L, (pf_real *)gy, len, b0, d, gh);
+        dir_ptrs(L, gx, len, b0, d, ga);
+        pf_real tmp[4][BLK];
+        fdb_dir_bwd(L->order[d], m, f, a, gh, tmp, g0);
+        for (int k = 1; k <= L->order[d]; k++) pf_cpu_put(ga[k], tmp[k - 1], (size_t)m, acc);
+    }
+    for (int c = 0; c < L->ncoll; c++) {
+        size_t sc = (size_t)pf_jet_collapsed(L, c) * len + b0;
+        pf_real q[BLK] = {0}, t[BLK];
+        for (int d = 0; d < L->ndir; d++) {
+            pf_real w = L->coll_w[c][d];
+            if (w == 0) continue;
+            size_t s1 = (size_t)pf_jet_stream(L, d, 1) * len + b0;
+            add_sq(m, w, xv + s1, q);
+            coll_bwd_dir(m, w, gy + sc, f[2], xv + s1, gx + s1);
+        }
+        coll_bwd(m, gy + sc, f[1], f[2], f[3], q, xv + sc, g0, t);
+        pf_cpu_put(gx + sc, t, (size_t)m, acc);
+    }
+    pf_cpu_put(gx + b0, g0, (size_t)m, acc);
+}
+
 void pf_cpu_unary_fwd(struct pf_node *y)
 {
     const struct pf_node *x = y->in[0];
@@ -402,21 +460,7 @@ void pf_cpu_unary_fwd(struct pf_node *y)
         int m = (int)(len - b0 < BLK ? len - b0 : BLK);
         ftab f;
         derivs(y->unary, y->p, xv + b0, NULL, m, K, f);
-        memcpy(yv + b0, f[0], (size_t)m * sizeof(pf_real));
-        for (int d = 0; d < L->ndir; d++) {
-            pf_real *a[5], *h[5];
-            dir_ptrs(L, xv, len, b0, d, a);
-            dir_ptrs(L, yv, len, b0, d, h);
-            fdb_dir_fwd(L->order[d], m, f, a, h);
-        }
-        for (int c = 0; c < L->ncoll; c++) {
-            size_t sc = (size_t)pf_jet_collapsed(L, c) * len + b0;
-            pf_real q[BLK] = {0};
-            for (int d = 0; d < L->ndir; d++)
-                if (L->coll_w[c][d] != 0)
-                    add_sq(m, L->coll_w[c][d], xv + (size_t)pf_jet_stream(L, d, 1) * len + b0, q);
-            coll_fwd(m, f[1], f[2], q, xv + sc, yv + sc);
-        }
+        block_fwd(L, len, b0, m, f, xv, yv);
     }
 }
 
@@ -434,34 +478,125 @@ void pf_cpu_unary_bwd(struct pf_node *y)
     for (size_t b0 = 0; b0 < len; b0 += BLK) {
         int m = (int)(len - b0 < BLK ? len - b0 : BLK);
         ftab f;
-        pf_real g0[BLK];
         derivs(y->unary, y->p, xv + b0, reuse ? yv + b0 : NULL, m, K, f);
-        {
-            const pf_real *restrict gy0 = gy + b0, *restrict f1 = f[1];
-            for (int i = 0; i < m; i++) g0[i] = gy0[i] * f1[i];
-        }
-        for (int d = 0; d < L->ndir; d++) {
-            pf_real *a[5], *gh[5], *ga[5];
-            dir_ptrs(L, xv, len, b0, d, a);
-            dir_ptrs(L, gy, len, b0, d, gh);
-            dir_ptrs(L, gx, len, b0, d, ga);
-            pf_real tmp[4][BLK];
-            fdb_dir_bwd(L->order[d], m, f, a, gh, tmp, g0);
-            for (int k = 1; k <= L->order[d]; k++) pf_cpu_put(ga[k], tmp[k - 1], (size_t)m, acc);
-        }
-        for (int c = 0; c < L->ncoll; c++) {
-            size_t sc = (size_t)pf_jet_collapsed(L, c) * len + b0;
-            pf_real q[BLK] = {0}, t[BLK];
-            for (int d = 0; d < L->ndir; d++) {
-                pf_real w = L->coll_w[c][d];
-                if (w == 0) continue;
-                size_t s1 = (size_t)pf_jet_stream(L, d, 1) * len + b0;
-                add_sq(m, w, xv + s1, q);
-                coll_bwd_dir(m, w, gy + sc, f[2], xv + s1, gx + s1);
-            }
-            coll_bwd(m, gy + sc, f[1], f[2], f[3], q, xv + sc, g0, t);
-            pf_cpu_put(gx + sc, t, (size_t)m, acc);
-        }
-        pf_cpu_put(gx + b0, g0, (size_t)m, acc);
+        block_bwd(L, len, b0, m, f, xv, gy, gx, acc);
     }
+}
+
+/* ------------------------------------------------------------------ WaveAct
+ *
+ * y = w1 sin(x) + w2 cos(x). With s = sin(a_0), c = cos(a_0) the table is
+ * f_k = w1 sin^(k) + w2 cos^(k): f_0 = w1 s + w2 c, f_1 = w1 c - w2 s, then
+ * f_{k+2} = -f_k. The streams and the input gradient are the unary op's.
+ * y is linear in (w1, w2): y = w1 S + w2 C with S, C the jets of sin(x) and
+ * cos(x), so dL/dw1 = sum over streams and elements of gy S, dL/dw2 the same
+ * with C. The backward rebuilds S and C per block (from the sin table
+ * sin^(k), and cos^(k) = sin^(k+1), the same table shifted by one) and sums
+ * each block's part in double into scratch; the parts are added in block
+ * order, so the result does not depend on the thread count. */
+
+/* sin^(k), k = 0..6: rows 0..5 are sin's table, rows 1..6 cos's. */
+typedef pf_real sin_tab[MAXF + 1][BLK];
+
+/* f[k] = w1 sin^(k)(a) + w2 cos^(k)(a), k = 0..5; sn[k] = sin^(k)(a) when
+ * sn is not NULL. */
+static void wave_derivs(pf_real w1, pf_real w2, const pf_real *restrict a, int m, ftab f, sin_tab sn)
+{
+    pf_real *restrict f0 = f[0], *restrict f1 = f[1];
+    pf_real s[BLK], c[BLK];
+    /* two loops, as derivs(): keeps gcc from fusing them into sincos */
+    for (int i = 0; i < m; i++) s[i] = pf_sin(a[i]);
+    for (int i = 0; i < m; i++) c[i] = pf_cos(a[i]);
+    for (int i = 0; i < m; i++) {
+        f0[i] = w1 * s[i] + w2 * c[i];
+        f1[i] = w1 * c[i] - w2 * s[i];
+    }
+    for (int k = 2; k < MAXF; k++)
+        for (int i = 0; i < m; i++) f[k][i] = -f[k - 2][i];
+    if (!sn) return;
+    memcpy(sn[0], s, (size_t)m * sizeof s[0]);
+    memcpy(sn[1], c, (size_t)m * sizeof c[0]);
+    for (int k = 2; k <= MAXF; k++)
+        for (int i = 0; i < m; i++) sn[k][i] = -sn[k - 2][i];
+}
+
+/* sum over the block's streams of gy times the jet of the function whose
+ * derivative table is t (t[k] up to the layout's order; t[1], t[2] for
+ * collapsed streams), in double. */
+static double block_dot_jet(const pf_jet_layout *L, size_t len, size_t b0, int m, ftab t,
+                            const pf_real *xv, const pf_real *gy)
+{
+    double acc = 0;
+    for (int i = 0; i < m; i++) acc += (double)gy[b0 + i] * t[0][i];
+    for (int d = 0; d < L->ndir; d++) {
+        pf_real h[4][BLK], *a[5], *hp[5] = {NULL, h[0], h[1], h[2], h[3]};
+        dir_ptrs(L, (pf_real *)xv, len, b0, d, a);
+        fdb_dir_fwd(L->order[d], m, t, a, hp);
+        for (int k = 1; k <= L->order[d]; k++) {
+            const pf_real *g = gy + (size_t)pf_jet_stream(L, d, k) * len + b0;
+            for (int i = 0; i < m; i++) acc += (double)g[i] * h[k - 1][i];
+        }
+    }
+    for (int c = 0; c < L->ncoll; c++) {
+        size_t sc = (size_t)pf_jet_collapsed(L, c) * len + b0;
+        pf_real q[BLK] = {0}, hL[BLK];
+        for (int d = 0; d < L->ndir; d++)
+            if (L->coll_w[c][d] != 0)
+                add_sq(m, L->coll_w[c][d], xv + (size_t)pf_jet_stream(L, d, 1) * len + b0, q);
+        coll_fwd(m, t[1], t[2], q, xv + sc, hL);
+        for (int i = 0; i < m; i++) acc += (double)gy[sc + i] * hL[i];
+    }
+    return acc;
+}
+
+size_t pf_cpu_waveact_scratch(const struct pf_node *y)
+{
+    return 2 * ((pf_node_stream_len(y) + BLK - 1) / BLK) * sizeof(double);
+}
+
+void pf_cpu_waveact_fwd(struct pf_node *y)
+{
+    const struct pf_node *x = y->in[0];
+    const pf_jet_layout *L = &y->layout;
+    size_t len = pf_node_stream_len(y);
+    pf_real w1 = y->pw[0][0], w2 = y->pw[1][0];
+    pf_real *xv = x->val, *yv = y->val;
+#pragma omp parallel for schedule(static) if (len * y->S > PF_CPU_PAR_MIN)
+    for (size_t b0 = 0; b0 < len; b0 += BLK) {
+        int m = (int)(len - b0 < BLK ? len - b0 : BLK);
+        ftab f;
+        wave_derivs(w1, w2, xv + b0, m, f, NULL);
+        block_fwd(L, len, b0, m, f, xv, yv);
+    }
+}
+
+void pf_cpu_waveact_bwd(struct pf_node *y)
+{
+    struct pf_node *x = y->in[0];
+    bool gw = y->pg[0] || y->pg[1];
+    if (!x->grad && !gw) return;
+    const pf_jet_layout *L = &y->layout;
+    size_t len = pf_node_stream_len(y), nblk = (len + BLK - 1) / BLK;
+    int acc = y->in_acc[0];
+    pf_real w1 = y->pw[0][0], w2 = y->pw[1][0];
+    pf_real *xv = x->val, *gy = y->grad, *gx = x->grad;
+    double *part = (double *)y->scratch; /* [2][nblk]: the blocks' dL/dw1, dL/dw2 */
+#pragma omp parallel for schedule(static) if (len * y->S > PF_CPU_PAR_MIN)
+    for (size_t b = 0; b < nblk; b++) {
+        size_t b0 = b * BLK;
+        int m = (int)(len - b0 < BLK ? len - b0 : BLK);
+        ftab f;
+        sin_tab sn;
+        wave_derivs(w1, w2, xv + b0, m, f, gw ? sn : NULL);
+        if (gx) block_bwd(L, len, b0, m, f, xv, gy, gx, acc);
+        if (gw) {
+            part[b] = block_dot_jet(L, len, b0, m, sn, xv, gy);
+            part[nblk + b] = block_dot_jet(L, len, b0, m, sn + 1, xv, gy); /* cos^(k) = sin^(k+1) */
+        }
+    }
+    if (!gw) return;
+    double d1 = 0, d2 = 0;
+    for (size_t b = 0; b < nblk; b++) d1 += part[b], d2 += part[nblk + b];
+    if (y->pg[0]) y->pg[0][0] += (pf_real)d1;
+    if (y->pg[1]) y->pg[1][0] += (pf_real)d2;
 }

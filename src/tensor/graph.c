@@ -1,5 +1,6 @@
 #include "tensor/graph.h"
 
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -50,7 +51,7 @@ struct pf_graph {
 
 static const char *const op_names[PF_OP_COUNT] = {
     "input", "param_field", "linear", "linear_rwf", "unary", "mul", "add", "sub",
-    "affine", "scale_param", "concat", "slice", "deriv", "mean_square",
+    "affine", "scale_param", "concat", "slice", "deriv", "mean_square", "waveact", "tokens", "attention", "token_select",
 };
 
 const char *pf_op_name(pf_op op) { return op < PF_OP_COUNT ? op_names[op] : "?"; }
@@ -145,6 +146,7 @@ static pf_node *node_new(pf_graph *g, pf_op op, int n, int c, const pf_jet_layou
     x->op = op;
     x->n = x->n_full = x->n_cap = n;
     x->cls = -1;
+    x->rpp = nin && op != PF_OP_MEAN_SQUARE ? in[0]->rpp : 1;
     x->c = c;
     x->layout = L ? *L : pf_jet_layout_none();
     PF_ASSERT_MSG(pf_jet_layout_valid(&x->layout), "%s", pf_errmsg());
@@ -281,6 +283,58 @@ pf_node *pf_scale_param(pf_graph *g, pf_node *x, int p, pf_real factor)
     pf_node *y = node_new(g, PF_OP_SCALE_PARAM, x->n, x->c, &x->layout, 1, &x);
     y->param[0] = p;
     y->p = factor;
+    return y;
+}
+
+pf_node *pf_waveact(pf_graph *g, pf_node *x, int w1, int w2)
+{
+    check_param(g, w1, 1, 1, "waveact w1");
+    check_param(g, w2, 1, 1, "waveact w2");
+    pf_node *y = node_new(g, PF_OP_WAVEACT, x->n, x->c, &x->layout, 1, &x);
+    y->param[0] = w1;
+    y->param[1] = w2;
+    return y;
+}
+
+pf_node *pf_tokens(pf_graph *g, pf_node *x, int k, pf_real dt)
+{
+    PF_ASSERT_MSG(k >= 1 && x->n <= INT_MAX / k, "tokens: k = %d for %d points", k, x->n);
+    pf_node *y = node_new(g, PF_OP_TOKENS, x->n * k, x->c, &x->layout, 1, &x);
+    y->rpp = x->rpp * k;
+    y->i0 = k;
+    y->p = dt;
+    return y;
+}
+
+pf_node *pf_token_select(pf_graph *g, pf_node *x, int k, int i)
+{
+    PF_ASSERT_MSG(k >= 1 && x->rpp % k == 0 && i >= 0 && i < k,
+                  "token_select: token %d of %d, but the operand has %d rows per point", i, k, x->rpp);
+    pf_node *y = node_new(g, PF_OP_TOKEN_SELECT, x->n / k, x->c, &x->layout, 1, &x);
+    y->rpp = x->rpp / k;
+    y->i0 = k;
+    y->p = (pf_real)i;
+    return y;
+}
+
+pf_node *pf_attention(pf_graph *g, pf_node *q, pf_node *k, pf_node *v, int ntok, int heads)
+{
+    pf_node *in[3] = {q, k, v};
+    for (int i = 1; i < 3; i++) {
+        PF_ASSERT_MSG(in[i]->n == q->n && in[i]->c == q->c && in[i]->rpp == q->rpp,
+                      "attention: Q is %d x %d (%d rows per point), operand %d is %d x %d (%d)", q->n,
+                      q->c, q->rpp, i, in[i]->n, in[i]->c, in[i]->rpp);
+        PF_ASSERT_MSG(pf_jet_layout_equal(&in[i]->layout, &q->layout),
+                      "attention: Q, K and V have different jet layouts");
+    }
+    PF_ASSERT_MSG(ntok >= 1 && q->rpp % ntok == 0,
+                  "attention: %d tokens per point, but its operands have %d rows per point", ntok,
+                  q->rpp);
+    PF_ASSERT_MSG(heads >= 1 && q->c % heads == 0, "attention: %d channels in %d heads", q->c, heads);
+    PF_ASSERT_MSG(q->layout.ncoll == 0, "attention: layouts with collapsed streams are not supported");
+    pf_node *y = node_new(g, PF_OP_ATTENTION, q->n, q->c, &q->layout, 3, in);
+    y->i0 = ntok;
+    y->p = (pf_real)heads;
     return y;
 }
 
@@ -447,15 +501,22 @@ static pf_status plan_chunks(pf_graph *g, const bool *reach)
         return pf_fail(PF_ERR_NOMEM, "out of memory planning a graph");
     size_t biggest = 0;
     int most = 1; /* points of the largest family that feeds a loss */
+    for (int c = 0; c < g->ncls; c++) g->cls_n[c] = -1;
     for (int i = 0; i < N; i++) {
         pf_node *x = g->nodes[i];
-        g->cls_n[x->cls] = x->n_full;
+        /* every node of a family holds rpp rows per point of it */
+        int pts = x->n_full / x->rpp;
+        if (g->cls_n[x->cls] < 0) g->cls_n[x->cls] = pts;
+        PF_ASSERT_MSG(pts * x->rpp == x->n_full && pts == g->cls_n[x->cls],
+                      "%s node: %d rows are not %d per point of its family's %d points "
+                      "(rows beside tokens must come from pf_tokens)",
+                      pf_op_name(x->op), x->n_full, x->rpp, g->cls_n[x->cls]);
         bool scalar = x->op == PF_OP_MEAN_SQUARE;
         if (reach[i] && !scalar) {
             g->cls_loss[x->cls] = true;
             size_t bytes = pf_node_len(x) * sizeof(pf_real);
             if (bytes > biggest) biggest = bytes;
-            if (x->n_full > most) most = x->n_full;
+            if (pts > most) most = pts;
         }
     }
     int K = 1;
@@ -468,7 +529,7 @@ static pf_status plan_chunks(pf_graph *g, const bool *reach)
         g->cls_cap[c] = g->cls_loss[c] ? (g->cls_n[c] + K - 1) / K : g->cls_n[c];
     for (int i = 0; i < N; i++) {
         pf_node *x = g->nodes[i];
-        x->n = x->n_cap = x->op == PF_OP_MEAN_SQUARE ? 1 : g->cls_cap[x->cls];
+        x->n = x->n_cap = x->op == PF_OP_MEAN_SQUARE ? 1 : g->cls_cap[x->cls] * x->rpp;
     }
     return PF_OK;
 }
@@ -741,8 +802,8 @@ static void set_chunk(pf_graph *g, int k)
         int start = k * cap < nf ? k * cap : nf, n = nf - start < cap ? nf - start : cap;
         x->idle = n == 0;
         if (x->idle) continue;
-        x->n = n;
-        x->off = start;
+        x->n = n * x->rpp;
+        x->off = start * x->rpp;
         if (x->op == PF_OP_INPUT) {
             if (x->stage)
                 g->be->upload(x->val, x->stage + (size_t)start * x->c,

@@ -183,6 +183,50 @@ pf_node *pf_affine(pf_graph *g, pf_node *x, const pf_real *scale, const pf_real 
  * layer-wise adaptive activation slopes (Jagtap et al. 2020). */
 pf_node *pf_scale_param(pf_graph *g, pf_node *x, int p, pf_real factor);
 
+/* WaveAct (PINNsFormer, Zhao et al. 2024): y = w1 sin(x) + w2 cos(x) on
+ * every channel, for the scalar trainable parameters w1, w2 (1 x 1 each; the
+ * released model initialises both to 1, pf_init_const(1)). Its Taylor
+ * streams are Faa di Bruno's formula (as pf_unary, orders up to 4 and
+ * collapsed streams) with f^(k) = w1 sin^(k)(x) + w2 cos^(k)(x); the
+ * backward gives x's gradient from the same polynomials and, since y is
+ * linear in (w1, w2), dL/dw1 = <dL/dy, jet of sin(x)> and dL/dw2 =
+ * <dL/dy, jet of cos(x)> over every stream. */
+pf_node *pf_waveact(pf_graph *g, pf_node *x, int w1, int w2);
+
+/* The pseudo-sequence of PINNsFormer (Zhao et al. 2024): each of x's n
+ * points becomes k tokens, n k rows in all; row p k + i is point p with its
+ * LAST channel shifted by i dt on the value stream. The derivative streams
+ * are copied (d token / d point = identity), so every op after it sees
+ * exact jets; token 0 is the point itself. The backward sums the k tokens'
+ * gradients into their point's.
+ *
+ * The rows of a token node count k per point of its family: chunks cut
+ * whole points (k rows each), and an op that combines it with other nodes
+ * needs them to be token-aligned too (data goes through pf_tokens, with
+ * dt = 0 for plain copies); mixing a token node with an unrelated input of
+ * n k rows aborts at compile. */
+pf_node *pf_tokens(pf_graph *g, pf_node *x, int k, pf_real dt);
+
+/* Token i of every group of k rows: row p of y = row p k + i of x, every
+ * stream (PINNsFormer's predictions and initial-condition loss use token
+ * 0). x's rows per point must be a multiple of k; y has k times fewer. The
+ * backward puts y's gradient in the selected rows and zeros in the others
+ * (or adds to the selected rows only, when x already has a gradient). */
+pf_node *pf_token_select(pf_graph *g, pf_node *x, int k, int i);
+
+/* Scaled dot-product attention with `heads` heads over each group of ntok
+ * consecutive rows (the tokens of one point, after pf_tokens with k =
+ * ntok): Q, K, V are n x d_model jets with equal layouts (d_model divisible
+ * by heads, dh = d_model / heads), and per group and head, with the head's
+ * channels,
+ *     y_i = sum_j softmax_j(q_i . k_j / sqrt(dh)) v_j,   i, j < ntok.
+ * Taylor mode to order 4 along every direction (the jets of Q, K, V through
+ * the scores, the softmax and the product with V; cpu_attention.c), with a
+ * hand-written reverse mode through that computation. The operands' rows
+ * per point must be a multiple of ntok, so chunks never split a group.
+ * Not supported: layouts with collapsed streams. ntok = 1 gives y = V. */
+pf_node *pf_attention(pf_graph *g, pf_node *q, pf_node *k, pf_node *v, int ntok, int heads);
+
 /* Concatenate channels of k jets with equal n and layout. */
 pf_node *pf_concat(pf_graph *g, int k, pf_node *const *xs);
 /* Channels [c0, c0 + nc). */

@@ -3,7 +3,8 @@
  * model and PDE code use graph.h only).
  *
  * Chunks: nodes whose points are connected by pointwise ops form a family
- * (cls). A family that feeds a loss may be processed in chunks of points;
+ * (cls). A node holds rpp rows per point of its family (1, or k after
+ * pf_tokens), so a chunk of points is rpp times as many of its rows. A family that feeds a loss may be processed in chunks of points;
  * then n is the current chunk's size (<= n_cap) and every op loops over n
  * points, while reductions normalise by n_full. Streams are laid out for the
  * current n ([S][n][c]), so a shorter last chunk just uses less buffer.
@@ -38,6 +39,10 @@ typedef enum pf_op {
     PF_OP_SLICE,
     PF_OP_DERIV,
     PF_OP_MEAN_SQUARE,
+    PF_OP_WAVEACT,
+    PF_OP_TOKENS,
+    PF_OP_ATTENTION,
+    PF_OP_TOKEN_SELECT,
     PF_OP_COUNT
 } pf_op;
 
@@ -53,6 +58,8 @@ struct pf_node {
     int n_full;             /* points in all (what the builder was given) */
     int n_cap;              /* points the buffers hold: n_full, or a chunk's */
     int cls;                /* point family: nodes that go through chunks together */
+    int rpp;                /* rows per point of the family: 1, times k per pf_tokens;
+                               n, n_full, n_cap and off count rows */
     int off;                /* first point of the current chunk */
     bool idle;              /* skipped in the current chunk */
     pf_jet_layout layout;

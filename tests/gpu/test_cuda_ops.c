@@ -273,6 +273,110 @@ static void pointwise_case(pf_graph *g, rec *r, int variant)
     }
 }
 
+/* x -> linear -> waveact(w1, w2) -> linear(1) on a jet of order
+ * variant % 4 + 1 (with a collapsed stream from order 2); for variant >= 4
+ * the hidden layer is consumed again and a second waveact shares w1, w2,
+ * so input gradients accumulate and each parameter gradient sums two
+ * nodes' parts. */
+static void waveact_case(pf_graph *g, rec *r, int variant)
+{
+    int order = variant % 4 + 1;
+    pf_node *x = jet_input(g, r, 301, order);
+    int W1 = pf_param(g, "W1", 8, 2, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    int b1 = pf_param(g, "b1", 1, 8, PF_PARAM_TRAINABLE, pf_init_normal(0, 0.1));
+    int w1 = pf_param(g, "w1", 1, 1, PF_PARAM_TRAINABLE, pf_init_normal(1, 0.3));
+    int w2 = pf_param(g, "w2", 1, 1, PF_PARAM_TRAINABLE, pf_init_normal(-0.5, 0.3));
+    int W2 = pf_param(g, "W2", 1, 8, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    pf_node *h = pf_linear(g, x, W1, b1);
+    keep(r, h, "linear");
+    pf_node *u = pf_waveact(g, h, w1, w2);
+    keep(r, u, "waveact");
+    pf_node *z = pf_linear(g, u, W2, -1);
+    keep(r, z, "head");
+    stream_losses(g, z);
+    if (variant >= 4) {
+        pf_node *u2 = pf_waveact(g, pf_scale(g, h, 0.5f), w1, w2);
+        keep(r, u2, "second waveact");
+        pf_loss(g, "again", pf_mean_square(g, pf_deriv(g, u2, 0, 1), NULL));
+    }
+}
+
+Test(cuda_ops, waveact_at_orders_1_to_4)
+{
+    gpu();
+    for (int variant = 0; variant < 8; variant++)
+        compare("waveact", waveact_case, variant, variant % 4 == 3 ? 1e-7 : 1e-8);
+}
+
+/* x -> tokens (k = 5, dt = 1e-2) -> linear -> tanh -> linear(1) on a jet
+ * of order 3 with a collapsed stream, with token-aligned data in the
+ * residual and a loss on one selected token (token_select); variant 1 consumes the token node twice and takes tokens of
+ * tokens (k = 2 then 3), so the backward accumulates. */
+static void tokens_case(pf_graph *g, rec *r, int variant)
+{
+    const int n = 97;
+    pf_node *x = jet_input(g, r, n, 3);
+    pf_node *data = pf_input(g, "data", n, 1, NULL, NULL);
+    r->in[r->nin++] = data;
+    int W1 = pf_param(g, "W1", 8, 2, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    int b1 = pf_param(g, "b1", 1, 8, PF_PARAM_TRAINABLE, pf_init_normal(0, 0.1));
+    int W2 = pf_param(g, "W2", 1, 8, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    pf_node *h0 = pf_linear(g, x, W1, b1);
+    keep(r, h0, "linear on the points");
+    pf_node *t = variant ? pf_tokens(g, pf_tokens(g, h0, 2, 0.5f), 3, 0.01f) : pf_tokens(g, h0, 5, 0.01f);
+    keep(r, t, "tokens");
+    pf_node *z = pf_linear(g, pf_unary(g, PF_UNARY_TANH, t, 0), W2, -1);
+    keep(r, z, "head");
+    pf_node *d = variant ? pf_tokens(g, pf_tokens(g, data, 2, 0), 3, 0) : pf_tokens(g, data, 5, 0);
+    pf_loss(g, "data", pf_mean_square(g, pf_mul(g, pf_deriv(g, z, 0, 2), d), NULL));
+    stream_losses(g, z);
+    pf_node *z0 = pf_token_select(g, z, variant ? 3 : 5, variant ? 2 : 0);
+    keep(r, z0, "token_select");
+    pf_loss(g, "token", pf_mean_square(g, pf_deriv(g, z0, 0, 1), NULL));
+    if (variant) pf_loss(g, "again", pf_mean_square(g, pf_deriv(g, t, 0, 1), NULL));
+}
+
+Test(cuda_ops, tokens_forward_and_backward)
+{
+    gpu();
+    for (int variant = 0; variant < 2; variant++) compare("tokens", tokens_case, variant, 1e-8);
+}
+
+/* x -> tokens (k = 5) -> linear -> x + MHA(x) (2 heads of 4 channels;
+ * variant 1: cross-attention with K = V from a second projection and Q
+ * given twice, Q = V, so the backward accumulates) -> linear(1), on a jet
+ * of order variant 2: order 4 with a second direction (no collapsed
+ * stream: attention takes none). */
+static void attention_case(pf_graph *g, rec *r, int variant)
+{
+    const int n = 67;
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_jet_add_dir(&L, variant == 2 ? 4 : 2);
+    pf_jet_add_dir(&L, 1);
+    pf_real dirs[4] = {0.8f, -0.6f, 0.3f, 0.9f};
+    pf_node *x = pf_input(g, "x", n, 2, &L, dirs);
+    r->in[r->nin++] = x;
+    int W1 = pf_param(g, "W1", 8, 2, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    int b1 = pf_param(g, "b1", 1, 8, PF_PARAM_TRAINABLE, pf_init_normal(0, 0.1));
+    int Wk = pf_param(g, "Wk", 8, 8, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    int W2 = pf_param(g, "W2", 1, 8, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    pf_node *h = pf_unary(g, PF_UNARY_TANH, pf_linear(g, pf_tokens(g, x, 5, 0.01f), W1, b1), 0);
+    keep(r, h, "embedded tokens");
+    pf_node *kv = pf_linear(g, h, Wk, -1);
+    pf_node *a = variant == 1 ? pf_attention(g, h, kv, h, 5, 2) : pf_attention(g, h, kv, kv, 5, 2);
+    keep(r, a, "attention");
+    pf_node *z = pf_linear(g, pf_add(g, h, a), W2, -1);
+    keep(r, z, "head");
+    stream_losses(g, z);
+}
+
+Test(cuda_ops, attention_forward_and_backward)
+{
+    gpu();
+    for (int variant = 0; variant < 3; variant++)
+        compare("attention", attention_case, variant, variant == 2 ? 1e-7 : 1e-8);
+}
+
 Test(cuda_ops, every_unary_op_at_orders_1_to_4)
 {
     gpu();

@@ -1,0 +1,122 @@
+/*
+ * Scaled dot-product attention over the k tokens of each point, in Taylor
+ * mode (graph.h, pf_attention): the CPU driver of attention_core.h, which
+ * holds the arithmetic of one group (a point's tokens, one head, one
+ * direction) and its reverse.
+ *
+ * Per direction d of order K the group's Q, K, V streams are loaded as
+ * Taylor coefficients (stream m / m!), the group's forward runs, and its
+ * output is stored back as streams; the value stream is the same in every
+ * direction's pass. The backward recomputes each group's forward per
+ * direction and runs its reverse; the value stream's output gradient is
+ * seeded in the first pass only, and the operands' gradients are cleared
+ * first where this op is their first writer, then added to.
+ *
+ * Work is serial over points and heads, in one workspace (scratch), so a
+ * step allocates nothing and the sums do not depend on the thread count.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "tensor/attention_core.h"
+#include "tensor/cpu_ops.h"
+
+size_t pf_cpu_attention_scratch(const struct pf_node *y)
+{
+    return attn_ws_doubles(y->i0, y->c / (int)y->p) * sizeof(double);
+}
+
+/* Streams of direction d: st[m] for m = 0..K (st[0] = 0, the value). */
+static int dir_streams(const pf_jet_layout *L, int d, int st[KS])
+{
+    st[0] = 0;
+    if (d < 0) return 0;
+    for (int m = 1; m <= L->order[d]; m++) st[m] = pf_jet_stream(L, d, m);
+    return L->order[d];
+}
+
+/* Load channels [c0, c0 + dh) of rows [r0, r0 + k) of a [S][n][c] buffer as
+ * Taylor coefficients. */
+static void load(double *dst, const pf_real *src, size_t len, int c, int r0, int c0, const attn_ws *w,
+                 const int st[KS], int K)
+{
+    for (int i = 0; i < w->k; i++)
+        for (int a = 0; a < w->dh; a++)
+            for (int m = 0; m <= K && m < KS; m++)
+                A3(dst, i, a, w->dh, m) = (double)src[(size_t)st[m] * len + (size_t)(r0 + i) * c + c0 + a] / attn_fact(m);
+}
+
+void pf_cpu_attention_fwd(struct pf_node *y)
+{
+    const struct pf_node *Q = y->in[0], *Kn = y->in[1], *V = y->in[2];
+    int k = y->i0, h = (int)y->p, c = y->c, dh = c / h, groups = y->n / k;
+    double scale = 1 / sqrt((double)dh);
+    size_t len = pf_node_stream_len(y);
+    attn_ws w = attn_ws_of((double *)y->scratch, k, dh);
+    const pf_jet_layout *L = &y->layout;
+    int passes = L->ndir ? L->ndir : 1;
+    for (int d = 0; d < passes; d++) {
+        int st[KS] = {0, 0, 0, 0, 0};
+        int K = dir_streams(L, L->ndir ? d : -1, st);
+        for (int g = 0; g < groups; g++)
+            for (int hd = 0; hd < h; hd++) {
+                load(w.q, Q->val, len, c, g * k, hd * dh, &w, st, K);
+                load(w.kk, Kn->val, len, c, g * k, hd * dh, &w, st, K);
+                load(w.v, V->val, len, c, g * k, hd * dh, &w, st, K);
+                attn_group_fwd(&w, K, scale);
+                for (int i = 0; i < k; i++)
+                    for (int a = 0; a < dh; a++)
+                        for (int m = 0; m <= K && m < KS; m++)
+                            y->val[(size_t)st[m] * len + (size_t)(g * k + i) * c + hd * dh + a] =
+                                (pf_real)(A3(w.o, i, a, dh, m) * attn_fact(m));
+            }
+    }
+}
+
+/* Add a group's coefficient gradient (divided back by m!: stream = m! coef)
+ * into a [S][n][c] gradient buffer. */
+static void store_grad(pf_real *dst, const double *src, size_t len, int c, int r0, int c0,
+                       const attn_ws *w, const int st[KS], int K)
+{
+    for (int i = 0; i < w->k; i++)
+        for (int a = 0; a < w->dh; a++)
+            for (int m = 0; m <= K && m < KS; m++)
+                dst[(size_t)st[m] * len + (size_t)(r0 + i) * c + c0 + a] += (pf_real)(A3(src, i, a, w->dh, m) / attn_fact(m));
+}
+
+void pf_cpu_attention_bwd(struct pf_node *y)
+{
+    struct pf_node *in[3] = {y->in[0], y->in[1], y->in[2]};
+    int k = y->i0, h = (int)y->p, c = y->c, dh = c / h, groups = y->n / k;
+    double scale = 1 / sqrt((double)dh);
+    size_t len = pf_node_stream_len(y);
+    attn_ws w = attn_ws_of((double *)y->scratch, k, dh);
+    const pf_jet_layout *L = &y->layout;
+    /* first writers clear (an operand given twice is cleared once: only its
+     * first slot has in_acc = 0), then every pass adds */
+    for (int j = 0; j < 3; j++)
+        if (in[j]->grad && !y->in_acc[j]) memset(in[j]->grad, 0, pf_node_len(in[j]) * sizeof(pf_real));
+    int passes = L->ndir ? L->ndir : 1;
+    for (int d = 0; d < passes; d++) {
+        int st[KS] = {0, 0, 0, 0, 0};
+        int K = dir_streams(L, L->ndir ? d : -1, st);
+        for (int g = 0; g < groups; g++)
+            for (int hd = 0; hd < h; hd++) {
+                load(w.q, in[0]->val, len, c, g * k, hd * dh, &w, st, K);
+                load(w.kk, in[1]->val, len, c, g * k, hd * dh, &w, st, K);
+                load(w.v, in[2]->val, len, c, g * k, hd * dh, &w, st, K);
+                attn_group_fwd(&w, K, scale);
+                /* dL/dcoef_m = m! dL/dstream_m; the value's only in pass 0 */
+                for (int i = 0; i < k; i++)
+                    for (int a = 0; a < dh; a++)
+                        for (int m = 0; m <= K && m < KS; m++)
+                            A3(w.go, i, a, dh, m) =
+                                m == 0 && d > 0 ? 0
+                                               : (double)y->grad[(size_t)st[m] * len + (size_t)(g * k + i) * c + hd * dh + a] * attn_fact(m);
+                attn_group_bwd(&w, K, scale);
+                double *gin[3] = {w.gq, w.gk, w.gv};
+                for (int j = 0; j < 3; j++)
+                    if (in[j]->grad) store_grad(in[j]->grad, gin[j], len, c, g * k, hd * dh, &w, st, K);
+            }
+    }
+}
