@@ -48,6 +48,17 @@ static __device__ void attn_load(double *dst, const pf_real *src, const attn_sha
                     (double)src[(size_t)st[m] * A.len + (size_t)(r0 + i) * A.c + c0 + a] / attn_fact(m);
 }
 
+/* Load one group's q, k, v coefficients (head at channel c0, rows from
+ * r0) and run its forward: what both kernels start each pass with. */
+static __device__ void group_fwd(attn_ws *w, const pf_real *q, const pf_real *kx, const pf_real *v,
+                                 const attn_shape &A, int r0, int c0, const int *st, int K)
+{
+    attn_load(w->q, q, A, r0, c0, st, K);
+    attn_load(w->kk, kx, A, r0, c0, st, K);
+    attn_load(w->v, v, A, r0, c0, st, K);
+    attn_group_fwd(w, K, A.scale);
+}
+
 static __global__ void attention_fwd_kernel(const pf_real *__restrict__ q, const pf_real *__restrict__ kx,
                                             const pf_real *__restrict__ v, pf_real *__restrict__ y,
                                             double *__restrict__ ws, attn_shape A, attn_dirs D)
@@ -60,10 +71,7 @@ static __global__ void attention_fwd_kernel(const pf_real *__restrict__ q, const
         for (int d = 0; d < passes; d++) {
             int K = D.ndir ? D.order[d] : 0;
             const int *st = D.st[d];
-            attn_load(w.q, q, A, r0, c0, st, K);
-            attn_load(w.kk, kx, A, r0, c0, st, K);
-            attn_load(w.v, v, A, r0, c0, st, K);
-            attn_group_fwd(&w, K, A.scale);
+            group_fwd(&w, q, kx, v, A, r0, c0, st, K);
             for (int i = 0; i < A.k; i++)
                 for (int a = 0; a < A.dh; a++)
                     for (int m = d ? 1 : 0; m <= K; m++)
@@ -87,10 +95,7 @@ static __global__ void attention_bwd_kernel(const pf_real *__restrict__ q, const
         for (int d = 0; d < passes; d++) {
             int K = D.ndir ? D.order[d] : 0;
             const int *st = D.st[d];
-            attn_load(w.q, q, A, r0, c0, st, K);
-            attn_load(w.kk, kx, A, r0, c0, st, K);
-            attn_load(w.v, v, A, r0, c0, st, K);
-            attn_group_fwd(&w, K, A.scale);
+            group_fwd(&w, q, kx, v, A, r0, c0, st, K);
             for (int i = 0; i < A.k; i++)
                 for (int a = 0; a < A.dh; a++)
                     for (int m = 0; m <= K; m++)

@@ -288,6 +288,26 @@ static __device__ pf_real coll_sq(const pf_real *x, size_t len, size_t i, const 
     return q;
 }
 
+/* Element i of y from f's derivative table and x's jet: the value, every
+ * direction's streams (Faa di Bruno) and every collapsed stream. */
+static __device__ void jet_store(const pf_real f[UNARY_NF], const pf_real *x, pf_real *y, size_t len, size_t i,
+                                 const unary_jet &J)
+{
+    y[i] = f[0];
+    for (int d = 0; d < J.ndir; d++) {
+        pf_real a[UNARY_KS], h[UNARY_KS];
+        load_dir(x, len, i, J, d, a);
+        dir_fwd(J.order[d], f, a, h);
+#pragma unroll
+        for (int j = 1; j <= PF_JET_MAX_ORDER; j++)
+            if (j <= J.order[d]) y[(size_t)J.dir_s[d][j - 1] * len + i] = h[j];
+    }
+    for (int c = 0; c < J.ncoll; c++) {
+        size_t sc = (size_t)J.coll_s[c] * len + i;
+        y[sc] = f[2] * coll_sq(x, len, i, J, c) + f[1] * x[sc];
+    }
+}
+
 /* ------------------------------------------------------------- forward */
 
 /* y = f(x) on every stream; x, y: [S][len]. */
@@ -300,19 +320,7 @@ static __global__ void unary_fwd_kernel(pf_unary_op op, pf_real p, const pf_real
          i += (size_t)gridDim.x * blockDim.x) {
         pf_real f[UNARY_NF];
         table(op, p, w1, w2, x[i], NULL, f);
-        y[i] = f[0];
-        for (int d = 0; d < J.ndir; d++) {
-            pf_real a[UNARY_KS], h[UNARY_KS];
-            load_dir(x, len, i, J, d, a);
-            dir_fwd(J.order[d], f, a, h);
-#pragma unroll
-            for (int j = 1; j <= PF_JET_MAX_ORDER; j++)
-                if (j <= J.order[d]) y[(size_t)J.dir_s[d][j - 1] * len + i] = h[j];
-        }
-        for (int c = 0; c < J.ncoll; c++) {
-            size_t sc = (size_t)J.coll_s[c] * len + i;
-            y[sc] = f[2] * coll_sq(x, len, i, J, c) + f[1] * x[sc];
-        }
+        jet_store(f, x, y, len, i, J);
     }
 }
 
@@ -399,21 +407,9 @@ static __global__ void wave_basis_kernel(const pf_real *__restrict__ x, pf_real 
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < len;
          i += (size_t)gridDim.x * blockDim.x) {
         for (int b = 0; b < 2; b++) {
-            pf_real f[UNARY_NF], *y = b ? cj : sj;
+            pf_real f[UNARY_NF];
             wave_derivs(b ? 0 : 1, b ? 1 : 0, x[i], f);
-            y[i] = f[0];
-            for (int d = 0; d < J.ndir; d++) {
-                pf_real a[UNARY_KS], h[UNARY_KS];
-                load_dir(x, len, i, J, d, a);
-                dir_fwd(J.order[d], f, a, h);
-#pragma unroll
-                for (int j = 1; j <= PF_JET_MAX_ORDER; j++)
-                    if (j <= J.order[d]) y[(size_t)J.dir_s[d][j - 1] * len + i] = h[j];
-            }
-            for (int c = 0; c < J.ncoll; c++) {
-                size_t sc = (size_t)J.coll_s[c] * len + i;
-                y[sc] = f[2] * coll_sq(x, len, i, J, c) + f[1] * x[sc];
-            }
+            jet_store(f, x, b ? cj : sj, len, i, J);
         }
     }
 }

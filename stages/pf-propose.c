@@ -114,7 +114,7 @@ static int propose_pinnsagent(const pf_run *r, int g, const char *slot, const ch
     char prompts[4096];
     pf_proposal pr = {0};
     pf_status st = pa_history(r, g, &history);
-    if (st == PF_OK) st = pf_pa_memory(r->pde, g, history, &scores, g == 0 ? &replay : NULL);
+    if (st == PF_OK) st = pf_pa_memory(r->pde, history, &scores, g == 0 ? &replay : NULL);
     in.history = history, in.scores = scores, in.replay = replay;
     if (st == PF_OK) st = pf_pa_context(&in, &ctx);
     if (st == PF_OK) st = pf_mkdirs(r->llm_dir);

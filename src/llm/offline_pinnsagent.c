@@ -60,10 +60,10 @@ static void ranking(const json_t *scores, int rank[PF_PA_PARAM_COUNT])
         size_t k;
         const json_t *e;
         json_array_foreach(scores, k, e) {
-            if (!strcmp(json_string_value(json_object_get(e, "param")) ? json_string_value(json_object_get(e, "param")) : "",
-                        pf_pa_param_name(i)) &&
-                json_is_number(json_object_get(e, "score")))
-                s[i] = json_number_value(json_object_get(e, "score"));
+            const char *name = json_string_value(json_object_get(e, "param"));
+            const json_t *score = json_object_get(e, "score");
+            if (name && !strcmp(name, pf_pa_param_name((pf_pa_param)i)) && json_is_number(score))
+                s[i] = json_number_value(score);
         }
     }
     for (int i = 1; i < PF_PA_PARAM_COUNT; i++)

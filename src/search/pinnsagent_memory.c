@@ -50,7 +50,7 @@ static pf_status replay_of(const pf_pa_db *db, const pf_pde *p, json_t **out)
     return PF_OK;
 }
 
-pf_status pf_pa_memory(const pf_pde *p, int g, const json_t *history, json_t **scores, json_t **replay)
+pf_status pf_pa_memory(const pf_pde *p, const json_t *history, json_t **scores, json_t **replay)
 {
     *scores = NULL;
     if (replay) *replay = NULL;
@@ -62,7 +62,6 @@ pf_status pf_pa_memory(const pf_pde *p, int g, const json_t *history, json_t **s
     /* every configuration sets all ten parameters: each was visited once
      * per earlier iteration that produced a configuration */
     int visits = (int)json_array_size(history);
-    (void)g;
     json_t *a = json_array();
     for (int i = 0; st == PF_OK && i < PF_PA_PARAM_COUNT; i++)
         json_array_append_new(a, json_pack("{s:s, s:f, s:f, s:i}", "param", pf_pa_param_name((pf_pa_param)i), "score",

@@ -110,16 +110,16 @@ static bool judge(const char *answer, const json_t *ctx, const pf_pde *p, const 
     free(js);
     pf_pa_config c;
     char note[PF_PA_NOTE];
-    bool ok = false;
+    bool ok = false, read = false;
     size_t at;
     if (!o) snprintf(why, cap, "the JSON does not parse (%s)", e.text);
-    else if (pf_pa_config_read(o, &c, note, sizeof note) != PF_OK) snprintf(why, cap, "%s", pf_errmsg());
+    else if (!(read = pf_pa_config_read(o, &c, note, sizeof note) == PF_OK)) snprintf(why, cap, "%s", pf_errmsg());
     else if (repeats(&c, json_object_get(ctx, "history"), &at))
         snprintf(why, cap, "it repeats experiment %zu of the history (best first)", at + 1);
     else if (repeats(&c, rejected, &at)) snprintf(why, cap, "it repeats an answer that was already rejected");
     else if (pf_pa_config_spec(&c, p, b, spec) != PF_OK) snprintf(why, cap, "%s", pf_errmsg());
     else ok = true;
-    if (o && (ok || pf_pa_config_read(o, &c, NULL, 0) == PF_OK)) *config = pf_pa_config_json(&c);
+    if (read) *config = pf_pa_config_json(&c);
     json_decref(o);
     if (ok) {
         size_t n = (before ? strlen(before) : 0) + strlen(note) + 32;

@@ -46,9 +46,20 @@ static void load(double *dst, const pf_real *src, size_t len, int c, int r0, int
                 A3(dst, i, a, w->dh, m) = (double)src[(size_t)st[m] * len + (size_t)(r0 + i) * c + c0 + a] / attn_fact(m);
 }
 
+/* Load one group's q, k, v (the node's three operands; head at channel
+ * c0, rows from r0) and run its forward: each pass of the forward and the
+ * backward starts with it. */
+static void group_fwd(attn_ws *w, struct pf_node *const *in, size_t len, int c, int r0, int c0, const int st[KS],
+                      int K, double scale)
+{
+    load(w->q, in[0]->val, len, c, r0, c0, w, st, K);
+    load(w->kk, in[1]->val, len, c, r0, c0, w, st, K);
+    load(w->v, in[2]->val, len, c, r0, c0, w, st, K);
+    attn_group_fwd(w, K, scale);
+}
+
 void pf_cpu_attention_fwd(struct pf_node *y)
 {
-    const struct pf_node *Q = y->in[0], *Kn = y->in[1], *V = y->in[2];
     int k = y->i0, h = (int)y->p, c = y->c, dh = c / h, groups = y->n / k;
     double scale = 1 / sqrt((double)dh);
     size_t len = pf_node_stream_len(y);
@@ -60,10 +71,7 @@ void pf_cpu_attention_fwd(struct pf_node *y)
         int K = dir_streams(L, L->ndir ? d : -1, st);
         for (int g = 0; g < groups; g++)
             for (int hd = 0; hd < h; hd++) {
-                load(w.q, Q->val, len, c, g * k, hd * dh, &w, st, K);
-                load(w.kk, Kn->val, len, c, g * k, hd * dh, &w, st, K);
-                load(w.v, V->val, len, c, g * k, hd * dh, &w, st, K);
-                attn_group_fwd(&w, K, scale);
+                group_fwd(&w, y->in, len, c, g * k, hd * dh, st, K, scale);
                 for (int i = 0; i < k; i++)
                     for (int a = 0; a < dh; a++)
                         for (int m = 0; m <= K && m < KS; m++)
@@ -102,10 +110,7 @@ void pf_cpu_attention_bwd(struct pf_node *y)
         int K = dir_streams(L, L->ndir ? d : -1, st);
         for (int g = 0; g < groups; g++)
             for (int hd = 0; hd < h; hd++) {
-                load(w.q, in[0]->val, len, c, g * k, hd * dh, &w, st, K);
-                load(w.kk, in[1]->val, len, c, g * k, hd * dh, &w, st, K);
-                load(w.v, in[2]->val, len, c, g * k, hd * dh, &w, st, K);
-                attn_group_fwd(&w, K, scale);
+                group_fwd(&w, y->in, len, c, g * k, hd * dh, st, K, scale);
                 /* dL/dcoef_m = m! dL/dstream_m; the value's only in pass 0 */
                 for (int i = 0; i < k; i++)
                     for (int a = 0; a < dh; a++)
