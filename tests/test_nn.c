@@ -350,6 +350,10 @@ static size_t built_nparams(const pf_model_config *c)
     return n;
 }
 
+/* The MLP family, whose options (activations, adaptation, rwf, init) the
+ * loops below vary; the sequence model (pinnsformer) has tests of its own. */
+#define MLP_ARCHS PF_ARCH_PINNSFORMER
+
 Test(nn, nparams_hand_counted)
 {
     /* PINNacle's default network: 2 -> 5 x 100 -> 1 tanh MLP:
@@ -408,7 +412,7 @@ Test(nn, nparams_match_graph)
 {
     /* every arch x every option that changes the count: the formula the
      * validator uses equals what the graph actually registers */
-    for (int arch = 0; arch < PF_ARCH_COUNT; arch++)
+    for (int arch = 0; arch < MLP_ARCHS; arch++)
         for (int variant = 0; variant < 10; variant++) {
             pf_model_config c = pf_model_config_default(3, 2);
             c.arch = (pf_arch)arch;
@@ -440,6 +444,41 @@ Test(nn, nparams_match_graph)
             cr_assert_eq(built_nparams(&c), want, "arch %s variant %d: graph %zu, formula %zu",
                          pf_arch_name(c.arch), variant, built_nparams(&c), want);
         }
+}
+
+Test(nn, pinnsformer_nparams_match_graph)
+{
+    /* the sequence model behind each representation: the count is the
+     * trunk's on the feature channels, plus a trainable Fourier matrix */
+    for (int variant = 0; variant < 4; variant++) {
+        pf_model_config c = pf_model_config_default(3, 2);
+        c.arch = PF_ARCH_PINNSFORMER;
+        c.depth = 2;
+        c.width = 8;
+        c.d_ff = 12;
+        c.d_hidden = 10;
+        c.seq_len = 3;
+        switch (variant) {
+        case 1: c.fourier_features = 5; c.fourier_trainable = true; break;
+        case 2: c.periodic[1] = true; c.period[1] = 1; c.harmonics[1] = 2; break;
+        case 3: c.normalize = true; break;
+        default: break;
+        }
+        size_t want = pf_model_config_nparams(&c);
+        cr_assert_gt(want, 0, "%s", pf_errmsg());
+        cr_assert_eq(built_nparams(&c), want, "variant %d: graph %zu, formula %zu", variant, built_nparams(&c), want);
+    }
+    pf_model_config c = pf_model_config_default(2, 1);
+    c.arch = PF_ARCH_PINNSFORMER;
+    c.depth = 1;
+    c.width = 32;
+    cr_assert_eq(pf_model_config_nparams(&c), 453561); /* the released sizes (pinnsformer.h) */
+    c.adapt = PF_ADAPT_GLOBAL;
+    cr_assert_eq(pf_model_config_check(&c), PF_ERR_INVALID);
+    c.adapt = PF_ADAPT_NONE;
+    c.heads = 3;
+    cr_assert_eq(pf_model_config_check(&c), PF_ERR_INVALID);
+    cr_assert(strstr(pf_errmsg(), "heads must divide"), "%s", pf_errmsg());
 }
 
 Test(nn, nparams_invalid_config_is_zero)
@@ -554,7 +593,7 @@ Test(nn, he_uniform_statistics) { check_he(PF_WEIGHT_INIT_HE_UNIFORM, 45); }
  * the network is the zero function and its output is exactly 0. */
 Test(nn, zeros_init)
 {
-    for (int arch = 0; arch < PF_ARCH_COUNT; arch++) {
+    for (int arch = 0; arch < MLP_ARCHS; arch++) {
         pf_model_config c = pf_model_config_default(2, 2);
         c.arch = (pf_arch)arch;
         c.depth = 2;
@@ -655,7 +694,7 @@ Test(nn, rwf_and_adaptive_init)
  * without adaptation, and the network starts as the plain one (n a = 1). */
 Test(nn, global_adaptive_has_one_slope_and_keeps_the_init)
 {
-    for (int arch = 0; arch < PF_ARCH_COUNT; arch++) {
+    for (int arch = 0; arch < MLP_ARCHS; arch++) {
         pf_model_config c = pf_model_config_default(2, 1);
         c.arch = (pf_arch)arch;
         c.depth = 2;
@@ -792,7 +831,7 @@ Test(nn, resnet_forward_matches_reference)
 Test(nn, options_forward_match_reference)
 {
     /* every representation and layer option at once, on each arch */
-    for (int arch = 0; arch < PF_ARCH_COUNT; arch++) {
+    for (int arch = 0; arch < MLP_ARCHS; arch++) {
         pf_model_config c = pf_model_config_default(3, 2);
         c.arch = (pf_arch)arch;
         c.depth = 2;
@@ -914,7 +953,7 @@ Test(nn, periodic_embedding_channels)
 Test(nn, periodic_model_is_exactly_periodic)
 {
     /* u(x + P, t) == u(x, t), for the value and all carried derivatives */
-    for (int arch = 0; arch < PF_ARCH_COUNT; arch++) {
+    for (int arch = 0; arch < MLP_ARCHS; arch++) {
         pf_model_config c = pf_model_config_default(2, 1);
         c.arch = (pf_arch)arch;
         c.depth = 3;
@@ -1112,7 +1151,7 @@ Test(nn, gradcheck_embeddings)
 Test(nn, gradcheck_adaptive_and_rwf)
 {
     SKIP_UNLESS_DOUBLE();
-    for (int arch = 0; arch < PF_ARCH_COUNT; arch++) {
+    for (int arch = 0; arch < MLP_ARCHS; arch++) {
         pf_model_config c = pf_model_config_default(2, 1);
         c.arch = (pf_arch)arch;
         c.depth = 2;
@@ -1154,7 +1193,7 @@ Test(nn, gradcheck_global_adaptive_and_new_activations)
 {
     SKIP_UNLESS_DOUBLE();
     const pf_unary_op acts[4] = {PF_UNARY_ELU, PF_UNARY_SELU, PF_UNARY_RELU, PF_UNARY_GAUSSIAN};
-    for (int arch = 0; arch < PF_ARCH_COUNT; arch++)
+    for (int arch = 0; arch < MLP_ARCHS; arch++)
         for (int k = 0; k < 4; k++) {
             pf_model_config c = pf_model_config_default(2, 1);
             c.arch = (pf_arch)arch;
@@ -1303,7 +1342,7 @@ Test(nn, names_round_trip)
     pf_arch a = PF_ARCH_RESNET;
     cr_assert_eq(pf_arch_from_name("transformer", &a), PF_ERR_INVALID);
     cr_assert_eq(a, PF_ARCH_RESNET, "untouched on failure");
-    cr_assert_str_eq(pf_errmsg(), "arch 'transformer' is unknown; allowed: mlp, modified_mlp, resnet");
+    cr_assert_str_eq(pf_errmsg(), "arch 'transformer' is unknown; allowed: mlp, modified_mlp, resnet, pinnsformer");
     pf_unary_op op = PF_UNARY_TANH;
     cr_assert_eq(pf_activation_from_name("cos", &op), PF_ERR_INVALID, "cos is a unary op, not an activation");
     cr_assert_eq(pf_activation_from_name("leaky_relu", &op), PF_ERR_INVALID);

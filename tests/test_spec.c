@@ -654,6 +654,11 @@ static const field_case field_cases[] = {
     {"architecture.rwf", "architecture.rwf", "architecture", NULL, "true", NULL},
     {"architecture.rwf_mean", "architecture.rwf_mean", "architecture", NULL, "0.5", NULL},
     {"architecture.rwf_sigma", "architecture.rwf_sigma", "architecture", NULL, "0.2", NULL},
+    {"architecture.pinnsformer.tokens", "architecture.pinnsformer.tokens", "architecture.pinnsformer", NULL, "3", NULL},
+    {"architecture.pinnsformer.dt", "architecture.pinnsformer.dt", "architecture.pinnsformer", NULL, "0.01", NULL},
+    {"architecture.pinnsformer.d_ff", "architecture.pinnsformer.d_ff", "architecture.pinnsformer", NULL, "64", NULL},
+    {"architecture.pinnsformer.d_hidden", "architecture.pinnsformer.d_hidden", "architecture.pinnsformer", NULL, "128", NULL},
+    {"architecture.pinnsformer.heads", "architecture.pinnsformer.heads", "architecture.pinnsformer", NULL, "4", NULL},
     {"sampling.interior", "sampling.interior", "sampling", NULL, "1000", NULL},
     {"sampling.boundary", "sampling.boundary", "sampling", NULL, "500", NULL},
     {"sampling.initial", "sampling.initial", "sampling", NULL, "300", NULL},
@@ -759,6 +764,11 @@ static int config_value(const char *path, const pf_model_config *mc, const pf_tr
         {"architecture.rwf", mc->rwf, NULL},
         {"architecture.rwf_mean", mc->rwf_mean, NULL},
         {"architecture.rwf_sigma", mc->rwf_sigma, NULL},
+        {"architecture.pinnsformer.tokens", mc->seq_len, NULL},
+        {"architecture.pinnsformer.dt", mc->seq_dt, NULL},
+        {"architecture.pinnsformer.d_ff", mc->d_ff, NULL},
+        {"architecture.pinnsformer.d_hidden", mc->d_hidden, NULL},
+        {"architecture.pinnsformer.heads", mc->heads, NULL},
         {"sampling.interior", s->interior, NULL},
         {"sampling.boundary", s->boundary, NULL},
         {"sampling.initial", s->initial, NULL},
@@ -856,6 +866,8 @@ static void instantiate_case(const field_case *c, const pf_pde *p, const char *v
                         " \"loss\": {}, \"optimization\": {\"stages\": [{\"optimizer\": \"adam\", \"steps\": 1000}]},"
                         " \"training\": {}}");
     json_t *o = object_at(spec, c->at);
+    if (!strcmp(c->at, "architecture.pinnsformer")) /* a field of that type only */
+        json_object_set_new(object_at(spec, "architecture"), "type", json_string("pinnsformer"));
     if (c->select) {
         json_t *sel = load(c->select);
         json_object_update(o, sel);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/names.h"
+#include "nn/pinnsformer.h"
 
 #define TWO_PI 6.283185307179586476925286766559
 
@@ -28,11 +29,12 @@ struct pf_model {
     int nhidden;
     layer *hidden;  /* forward order */
     layer out;
+    pf_pinnsformer *seq; /* PF_ARCH_PINNSFORMER: the trunk after the representation */
 };
 
 /* ------------------------------------------------------------------ names */
 
-static const char *const arch_names[PF_ARCH_COUNT] = {"mlp", "modified_mlp", "resnet"};
+static const char *const arch_names[PF_ARCH_COUNT] = {"mlp", "modified_mlp", "resnet", "pinnsformer"};
 static const char *const adapt_names[PF_ADAPT_COUNT] = {"none", "layerwise", "global"};
 static const char *const init_names[PF_WEIGHT_INIT_COUNT] = {"glorot_normal", "glorot_uniform", "he_normal",
                                                              "he_uniform", "zeros"};
@@ -125,10 +127,31 @@ pf_model_config pf_model_config_default(int in_dim, int out_dim)
     c.fourier_trainable = false;
     c.fourier_scales = 1;
     c.fourier_ratio = 10;
+    pf_pinnsformer_config pc = pf_pinnsformer_config_default(in_dim, out_dim);
+    c.seq_len = pc.seq_len;
+    c.seq_dt = pc.seq_dt;
+    c.d_ff = pc.d_ff;
+    c.d_hidden = pc.d_hidden;
+    c.heads = pc.heads;
     return c;
 }
 
 static bool in_range(int v, int lo, int hi) { return v >= lo && v <= hi; }
+
+static int embed_dim(const pf_model_config *c);
+
+/* The PINNsFormer trunk behind the representation: its input is the
+ * feature count, width is d_model and depth the layers. */
+static pf_pinnsformer_config seq_config(const pf_model_config *c)
+{
+    pf_pinnsformer_config pc = {
+        .in_dim = c->fourier_features > 0 ? 2 * c->fourier_features : embed_dim(c),
+        .out_dim = c->out_dim, .seq_len = c->seq_len, .seq_dt = c->seq_dt, .d_model = c->width,
+        .d_ff = c->d_ff, .d_hidden = c->d_hidden, .heads = c->heads, .layers = c->depth};
+    return pc;
+}
+
+int pf_model_tokens(const pf_model_config *c) { return c->arch == PF_ARCH_PINNSFORMER ? c->seq_len : 1; }
 
 pf_status pf_model_config_check(const pf_model_config *c)
 {
@@ -211,6 +234,13 @@ pf_status pf_model_config_check(const pf_model_config *c)
         return pf_fail(PF_ERR_INVALID,
                        "fourier_sigma must be a positive finite number with fourier_features > 0 "
                        "(got %g)", c->fourier_sigma);
+    if (c->arch == PF_ARCH_PINNSFORMER) {
+        if (c->adapt != PF_ADAPT_NONE || c->rwf)
+            return pf_fail(PF_ERR_INVALID, "arch pinnsformer takes no adaptive activation and no rwf (its "
+                           "activations are WaveActs with their own trainable weights)");
+        pf_pinnsformer_config pc = seq_config(c);
+        if (pf_pinnsformer_config_check(&pc) != PF_OK) return PF_ERR_INVALID;
+    }
     return PF_OK;
 }
 
@@ -237,6 +267,11 @@ static int hidden_count(const pf_model_config *c)
 size_t pf_model_config_nparams(const pf_model_config *c)
 {
     if (pf_model_config_check(c) != PF_OK) return 0;
+    size_t ff = c->fourier_features > 0 && c->fourier_trainable ? (size_t)c->fourier_features * (size_t)embed_dim(c) : 0;
+    if (c->arch == PF_ARCH_PINNSFORMER) {
+        pf_pinnsformer_config pc = seq_config(c);
+        return pf_pinnsformer_nparams(&pc) + ff;
+    }
     size_t d0 = (size_t)pf_model_config_features(c), w = (size_t)c->width;
     size_t extra = c->rwf ? 1 : 0, slope = c->adapt == PF_ADAPT_LAYERWISE ? 1 : 0;
 #define LIN(a, b) ((a) * (b) + (b) + extra * (b))
@@ -245,9 +280,7 @@ size_t pf_model_config_nparams(const pf_model_config *c)
     if (c->arch == PF_ARCH_MODIFIED_MLP) n += 2 * (LIN(d0, w) + slope);
     if (c->adapt == PF_ADAPT_GLOBAL) n += 1;
 #undef LIN
-    if (c->fourier_features > 0 && c->fourier_trainable)
-        n += (size_t)c->fourier_features * (size_t)embed_dim(c);
-    return n;
+    return n + ff;
 }
 
 /* ------------------------------------------------------------------ model */
@@ -289,9 +322,9 @@ pf_model *pf_model_alloc(pf_graph *g, const pf_model_config *cfg)
 {
     if (pf_model_config_check(cfg) != PF_OK) return NULL;
     const pf_model_config *c = cfg;
-    int nh = hidden_count(c);
+    int nh = c->arch == PF_ARCH_PINNSFORMER ? 0 : hidden_count(c);
     pf_model *m = calloc(1, sizeof *m);
-    layer *hidden = calloc((size_t)nh, sizeof *hidden);
+    layer *hidden = calloc((size_t)nh + 1, sizeof *hidden);
     if (!m || !hidden) {
         free(m);
         free(hidden);
@@ -313,6 +346,15 @@ pf_model *pf_model_alloc(pf_graph *g, const pf_model_config *cfg)
         snprintf(name, sizeof name, S == 1 ? "fourier.B" : "fourier.B%d", k);
         m->B[k] = pf_param(g, name, rows, e, c->fourier_trainable ? PF_PARAM_TRAINABLE : PF_PARAM_FROZEN,
                            pf_init_normal(0, TWO_PI * sigma));
+    }
+    if (c->arch == PF_ARCH_PINNSFORMER) {
+        pf_pinnsformer_config pc = seq_config(c);
+        m->seq = pf_pinnsformer_alloc(g, &pc);
+        if (!m->seq) {
+            pf_model_free(m);
+            return NULL;
+        }
+        return m;
     }
     if (c->arch == PF_ARCH_MODIFIED_MLP) {
         m->enc[0] = add_layer(g, c, "U", d0, w, true);
@@ -337,6 +379,7 @@ pf_model *pf_model_alloc(pf_graph *g, const pf_model_config *cfg)
 void pf_model_free(pf_model *m)
 {
     if (!m) return;
+    pf_pinnsformer_free(m->seq);
     free(m->hidden);
     free(m);
 }
@@ -424,8 +467,19 @@ static pf_node *dense(const pf_model *m, pf_graph *g, const layer *L, pf_node *x
     return pf_unary(g, m->cfg.activation, z, 0);
 }
 
+pf_node *pf_model_apply_seq(pf_model *m, pf_graph *g, pf_node *s)
+{
+    if (!m->seq) return pf_model_apply(m, g, s);
+    return pf_pinnsformer_apply_seq(m->seq, g, pf_model_embed(m, g, s));
+}
+
 pf_node *pf_model_apply(pf_model *m, pf_graph *g, pf_node *x)
 {
+    const pf_model_config *c = &m->cfg;
+    if (m->seq) {
+        pf_node *s = pf_tokens(g, x, c->seq_len, (pf_real)c->seq_dt);
+        return pf_token_select(g, pf_model_apply_seq(m, g, s), c->seq_len, 0);
+    }
     pf_node *e = pf_model_embed(m, g, x), *h = NULL;
     switch (m->cfg.arch) {
     case PF_ARCH_MLP:
@@ -452,6 +506,7 @@ pf_node *pf_model_apply(pf_model *m, pf_graph *g, pf_node *x)
             h = pf_add(g, h, t);
         }
         break;
+    case PF_ARCH_PINNSFORMER:
     case PF_ARCH_COUNT: PF_ABORT("bad arch");
     }
     return dense(m, g, &m->out, h, false);

@@ -85,6 +85,21 @@
  *                       b = 1..depth, two w -> w layers per block; in all
  *                       1 + 2 depth hidden layers.
  *
+ *  PF_ARCH_PINNSFORMER  PINNsFormer (Zhao et al. 2024, nn/pinnsformer.h), a
+ *                       sequence model: each point becomes seq_len tokens,
+ *                       token i with its LAST input shifted by i seq_dt;
+ *                       the representation (steps 1-3) applies to every
+ *                       token; then Linear(d0 -> width), depth encoder and
+ *                       depth decoder layers of `heads`-head attention over
+ *                       a point's tokens and a d_ff feed-forward block, and
+ *                       a d_hidden head, all with WaveActs, Xavier-uniform
+ *                       weights and biases 0.01 as released: activation,
+ *                       init, adaptive activation and rwf do not apply (check
+ *                       refuses adapt and rwf). pf_model_apply gives token
+ *                       0 (the point itself); pf_model_apply_seq every token
+ *                       (the training graph's residual and boundary losses).
+ *                       Attention carries no collapsed streams.
+ *
  * Options that apply to every hidden layer (never to the output layer's
  * missing activation):
  *
@@ -169,6 +184,7 @@ typedef enum pf_arch {
     PF_ARCH_MLP,          /* "mlp" */
     PF_ARCH_MODIFIED_MLP, /* "modified_mlp" */
     PF_ARCH_RESNET,       /* "resnet" */
+    PF_ARCH_PINNSFORMER,  /* "pinnsformer": nn/pinnsformer.h, a sequence model */
     PF_ARCH_COUNT
 } pf_arch;
 
@@ -223,6 +239,12 @@ typedef struct pf_model_config {
     bool fourier_trainable;
     int fourier_scales;           /* S in 1..PF_MODEL_MAX_SCALES, <= m (default 1) */
     double fourier_ratio;         /* sigma_{k+1} / sigma_k, > 1 (default 10) */
+
+    /* PF_ARCH_PINNSFORMER only (see "sequence models" above) */
+    int seq_len;                  /* k tokens per point, 1..16 (default 5) */
+    double seq_dt;                /* the last input's shift per token (default 1e-4) */
+    int d_ff, d_hidden;           /* feed-forward and head widths (defaults 256, 512) */
+    int heads;                    /* attention heads, divides width (default 2) */
 } pf_model_config;
 
 /* The defaults: a tanh MLP of 5 hidden layers of 100 units (PINNacle's
@@ -263,6 +285,15 @@ pf_node *pf_model_apply(pf_model *m, pf_graph *g, pf_node *x);
  * pf_model_config_features() node that the first layer receives, or x itself
  * when there is nothing to do. pf_model_apply() calls it. */
 pf_node *pf_model_embed(pf_model *m, pf_graph *g, pf_node *x);
+
+/* Tokens per point: cfg->seq_len for a sequence model (pinnsformer), else 1. */
+int pf_model_tokens(const pf_model_config *cfg);
+
+/* A sequence model on its token rows: s holds pf_model_tokens() consecutive
+ * rows per point (pf_tokens of the points, any jet layout without collapsed
+ * streams); returns every token's output (s's rows x out_dim). For the
+ * other architectures this is pf_model_apply (one token per point). */
+pf_node *pf_model_apply_seq(pf_model *m, pf_graph *g, pf_node *s);
 
 /* The model's copy of its configuration. */
 const pf_model_config *pf_model_cfg(const pf_model *m);

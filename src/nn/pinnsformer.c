@@ -162,13 +162,13 @@ static pf_node *apply_layer(const pf_pinnsformer *m, pf_graph *g, const layer *L
     return pf_add(g, x, f);
 }
 
-pf_node *pf_pinnsformer_apply_tokens(pf_pinnsformer *m, pf_graph *g, pf_node *x)
+pf_node *pf_pinnsformer_apply_seq(pf_pinnsformer *m, pf_graph *g, pf_node *s)
 {
     const pf_pinnsformer_config *c = &m->cfg;
     PF_ASSERT_MSG(g == m->g, "pinnsformer: applied to another graph than its parameters'");
-    PF_ASSERT_MSG(pf_node_c(x) == c->in_dim, "pinnsformer: input has %d channels, in_dim is %d",
-                  pf_node_c(x), c->in_dim);
-    pf_node *e = L_(g, pf_tokens(g, x, c->seq_len, (pf_real)c->seq_dt), m->emb);
+    PF_ASSERT_MSG(pf_node_c(s) == c->in_dim, "pinnsformer: input has %d channels, in_dim is %d",
+                  pf_node_c(s), c->in_dim);
+    pf_node *e = L_(g, s, m->emb);
     pf_node *enc = e;
     for (int l = 0; l < c->layers; l++) enc = apply_layer(m, g, &m->enc[l], enc, NULL);
     enc = A_(g, enc, m->enc_act);
@@ -177,6 +177,11 @@ pf_node *pf_pinnsformer_apply_tokens(pf_pinnsformer *m, pf_graph *g, pf_node *x)
     dec = A_(g, dec, m->dec_act);
     pf_node *h = A_(g, L_(g, A_(g, L_(g, dec, m->out1), m->out_a1), m->out2), m->out_a2);
     return L_(g, h, m->out3);
+}
+
+pf_node *pf_pinnsformer_apply_tokens(pf_pinnsformer *m, pf_graph *g, pf_node *x)
+{
+    return pf_pinnsformer_apply_seq(m, g, pf_tokens(g, x, m->cfg.seq_len, (pf_real)m->cfg.seq_dt));
 }
 
 pf_node *pf_pinnsformer_apply(pf_pinnsformer *m, pf_graph *g, pf_node *x)

@@ -79,6 +79,10 @@ pf_pinnsformer *pf_pinnsformer_alloc(pf_graph *g, const pf_pinnsformer_config *c
 /* Every token's output: (n seq_len) x out_dim, x's layout. */
 pf_node *pf_pinnsformer_apply_tokens(pf_pinnsformer *m, pf_graph *g, pf_node *x);
 
+/* The same on rows that are tokens already (s: seq_len consecutive rows
+ * per point, as pf_tokens makes them). */
+pf_node *pf_pinnsformer_apply_seq(pf_pinnsformer *m, pf_graph *g, pf_node *s);
+
 /* Token 0's output: n x out_dim (the prediction at the points themselves). */
 pf_node *pf_pinnsformer_apply(pf_pinnsformer *m, pf_graph *g, pf_node *x);
 

@@ -60,6 +60,9 @@ struct field {
     fkind selk;                    /* ... selected by key `sel`, K_ENUM/K_BOOL */
     const char *sel;
     int custom;
+    const char *only_type;        /* present only when the object's "type"
+                                     is this (else rejected and left out) */
+    const char *not_type;         /* absent when the object's "type" is this */
     int omit_off;                 /* K_VARIANT: left out of the normalized
                                      spec when it selects its default
                                      variant and that variant has no keys */
@@ -84,7 +87,7 @@ struct field {
 #define CUSTOM(k_, id_, doc_) {.key = k_, .k = K_CUSTOM, .custom = id_, .doc = doc_}
 
 /* Names, in the order of the enums they map to. */
-static const char *const arch_names[] = {"mlp", "modified_mlp", "resnet"};
+static const char *const arch_names[] = {"mlp", "modified_mlp", "resnet", "pinnsformer"};
 static const char *const act_names[] = {"tanh", "sin", "silu", "gelu", "softplus", "sigmoid",
                                         "elu", "selu", "relu", "gaussian"};
 static const char *const init_names[] = {"glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "zeros"};
@@ -114,17 +117,33 @@ static const field representation_f[] = {
     OBJ("fourier", fourier_f, "random Fourier features (Tancik et al. 2020)"),
     OBJ("periodic", periodic_f, "exact periodic embedding"),
 };
+static const field pinnsformer_f[] = {
+    INT("tokens", 1, 16, 5, "k: each point becomes k tokens, token i with the last input (time, or the last spatial coordinate when steady) shifted by i * dt"),
+    REAL("dt", 0, 0, 1, 0, 1e-4, "the shift between tokens, in the last input's units"),
+    INT("d_ff", 1, 4096, 256, "feed-forward width inside each encoder and decoder layer"),
+    INT("d_hidden", 1, 4096, 512, "width of the per-token output head (two layers)"),
+    INT("heads", 1, 64, 2, "attention heads over a point's tokens (divide width)"),
+};
+#define SEQ_ARCH "pinnsformer"
 static const field architecture_f[] = {
-    ENUM("type", arch_names, 0, "mlp; modified_mlp (Wang, Teng & Perdikaris 2021, depth >= 2); resnet (depth = residual blocks of two layers)"),
-    INT("depth", 1, PF_MODEL_MAX_DEPTH, 5, "hidden layers (resnet: blocks)"),
-    INT("width", 1, PF_MODEL_MAX_WIDTH, 100, "units per hidden layer"),
-    ENUM("activation", act_names, 0, "hidden-layer activation; elu (alpha 1), selu (alpha 1.6733, scale 1.0507) and relu are not smooth at 0 (derivatives there from the left), gaussian is exp(-x^2 / (2 * 0.1^2))"),
-    ENUM("init", init_names, 0, "weight initialization (biases zero): glorot N(0, 2/(fan_in+fan_out)) or U(+-sqrt(6/(fan_in+fan_out))); he N(0, 2/fan_in) or U(+-sqrt(6/fan_in)); zeros"),
-    ENUM("adaptive", adapt_names, 0, "adaptive activation act(n a z), a trainable slope a starting at 1/n: layerwise, one per hidden layer (LAAF, Jagtap et al. 2020); global, one shared by all hidden layers (GAAF)"),
-    REAL("adapt_factor", 0, 1, 100, 0, 10, "n of the adaptive activation"),
-    BOOL("rwf", 0, "random weight factorization W = diag(exp(s)) V (Wang et al. 2022; needs glorot_normal)"),
-    REAL("rwf_mean", -10, 0, 10, 0, 1, "mean of s"),
-    REAL("rwf_sigma", 0, 0, 10, 0, 0.1, "standard deviation of s"),
+    ENUM("type", arch_names, 0, "mlp; modified_mlp (Wang, Teng & Perdikaris 2021, depth >= 2); resnet (depth = residual blocks of two layers); pinnsformer (Zhao et al. 2024: a transformer over a pseudo-sequence of tokens per point, width = d_model, depth = encoder and decoder layers (at most 8), WaveAct activations, Xavier-uniform weights; the residual and boundary losses average over every token, the initial condition and observations use token 0, predictions are token 0)"),
+    INT("depth", 1, PF_MODEL_MAX_DEPTH, 5, "hidden layers (resnet: blocks; pinnsformer: encoder = decoder layers)"),
+    INT("width", 1, PF_MODEL_MAX_WIDTH, 100, "units per hidden layer (pinnsformer: d_model)"),
+    {.key = "activation", .k = K_ENUM, .names = act_names, .nnames = N(act_names), .not_type = SEQ_ARCH,
+     .doc = "hidden-layer activation (not with pinnsformer); elu (alpha 1), selu (alpha 1.6733, scale 1.0507) and relu are not smooth at 0 (derivatives there from the left), gaussian is exp(-x^2 / (2 * 0.1^2))"},
+    {.key = "init", .k = K_ENUM, .names = init_names, .nnames = N(init_names), .not_type = SEQ_ARCH,
+     .doc = "weight initialization, biases zero (not with pinnsformer): glorot N(0, 2/(fan_in+fan_out)) or U(+-sqrt(6/(fan_in+fan_out))); he N(0, 2/fan_in) or U(+-sqrt(6/fan_in)); zeros"},
+    {.key = "adaptive", .k = K_ENUM, .names = adapt_names, .nnames = N(adapt_names), .not_type = SEQ_ARCH,
+     .doc = "adaptive activation act(n a z), a trainable slope a starting at 1/n (not with pinnsformer): layerwise, one per hidden layer (LAAF, Jagtap et al. 2020); global, one shared by all hidden layers (GAAF)"},
+    {.key = "adapt_factor", .k = K_REAL, .lo = 0, .lo_open = 1, .hi = 100, .def = 10, .not_type = SEQ_ARCH,
+     .doc = "n of the adaptive activation"},
+    {.key = "rwf", .k = K_BOOL, .def = 0, .not_type = SEQ_ARCH,
+     .doc = "random weight factorization W = diag(exp(s)) V (Wang et al. 2022; needs glorot_normal; not with pinnsformer)"},
+    {.key = "rwf_mean", .k = K_REAL, .lo = -10, .hi = 10, .def = 1, .not_type = SEQ_ARCH, .doc = "mean of s"},
+    {.key = "rwf_sigma", .k = K_REAL, .lo = 0, .hi = 10, .def = 0.1, .not_type = SEQ_ARCH,
+     .doc = "standard deviation of s"},
+    {.key = "pinnsformer", .k = K_OBJ, .sub = pinnsformer_f, .nsub = N(pinnsformer_f), .only_type = SEQ_ARCH,
+     .doc = "the pinnsformer's sizes (only with type pinnsformer; released: tokens 5, dt 1e-4, width 32, depth 1, d_ff 256, d_hidden 512, heads 2)"},
 };
 static const field rad_f[] = {
     REAL("k", 0, 0, 10, 0, 1, "density exponent: p ~ |r|^k / mean|r|^k + c"),
@@ -443,6 +462,15 @@ static int omitted(const field *f, const json_t *r)
     return json_is_string(s) && !strcmp(json_string_value(s), f->var[(int)f->def].name);
 }
 
+/* Whether field f applies in an object whose "type" is `type` (NULL: the
+ * type is missing or invalid, so the default one). */
+static bool applies(const field *f, const char *type)
+{
+    if (!f->only_type && !f->not_type) return true;
+    bool is = type && !strcmp(type, f->only_type ? f->only_type : f->not_type);
+    return is == (f->only_type != NULL);
+}
+
 /* Normalize object `v` (NULL: all defaults) against fields fs[0..n), with
  * `pre` (a selector already in `out`) also allowed. */
 static void norm_members(ctx *c, const field *fs, int n, const json_t *v, const char *path,
@@ -456,8 +484,10 @@ static void norm_members(ctx *c, const field *fs, int n, const json_t *v, const 
             char list[400] = "";
             size_t o = 0;
             if (pre) o += (size_t)snprintf(list, sizeof list, "%s", pre);
+            const char *type = json_string_value(json_object_get(v, "type"));
             for (int i = 0; i < n && o < sizeof list; i++)
-                o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", o ? ", " : "", fs[i].key);
+                if (applies(&fs[i], type))
+                    o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", o ? ", " : "", fs[i].key);
             if (pre)
                 reason(c, "%s.%s is not allowed when %s.%s is '%s'; allowed keys: %s.", path, key,
                        path, pre, pre_val, list);
@@ -468,6 +498,12 @@ static void norm_members(ctx *c, const field *fs, int n, const json_t *v, const 
     for (int i = 0; i < n; i++) {
         char sub[256];
         snprintf(sub, sizeof sub, "%s.%s", path, fs[i].key);
+        const char *type = json_string_value(json_object_get(out, "type"));
+        if (!applies(&fs[i], type)) {
+            if (v && json_object_get(v, fs[i].key))
+                reason(c, "%s is not allowed when %s.type is '%s'.", sub, path, type ? type : "invalid");
+            continue;
+        }
         json_t *r = norm_field(c, &fs[i], v ? json_object_get(v, fs[i].key) : NULL, sub);
         if (r && omitted(&fs[i], r)) {
             json_decref(r);
@@ -953,6 +989,12 @@ static void fill(const json_t *n, const pf_pde *p, pf_model_config *mc, pf_train
     mc->rwf = tbool(a, "rwf", mc->rwf);
     mc->rwf_mean = tnum(a, "rwf_mean", mc->rwf_mean);
     mc->rwf_sigma = tnum(a, "rwf_sigma", mc->rwf_sigma);
+    tview seq = tsub(a, "pinnsformer");
+    mc->seq_len = (int)tnum(seq, "tokens", mc->seq_len);
+    mc->seq_dt = tnum(seq, "dt", mc->seq_dt);
+    mc->d_ff = (int)tnum(seq, "d_ff", mc->d_ff);
+    mc->d_hidden = (int)tnum(seq, "d_hidden", mc->d_hidden);
+    mc->heads = (int)tnum(seq, "heads", mc->heads);
 
     *tc = pf_train_config_default();
     tview s = tsub(root, "sampling"), ad = tsub(s, "adaptive");
@@ -1045,6 +1087,11 @@ static void validate(ctx *c, const json_t *n, pf_fidelity f)
         c->section = S_ARCH;
         if (mc.arch == PF_ARCH_MODIFIED_MLP && mc.depth < 2)
             reason(c, "architecture.depth must be at least 2 for modified_mlp (got %d).", mc.depth);
+        if (mc.arch == PF_ARCH_PINNSFORMER && mc.depth > 8)
+            reason(c, "architecture.depth must be at most 8 for pinnsformer (got %d).", mc.depth);
+        if (mc.arch == PF_ARCH_PINNSFORMER && mc.width % mc.heads)
+            reason(c, "architecture.pinnsformer.heads must divide architecture.width (%d heads, width %d).",
+                   mc.heads, mc.width);
         if (mc.rwf && mc.init != PF_WEIGHT_INIT_GLOROT_NORMAL)
             reason(c, "architecture.init must be glorot_normal when architecture.rwf is true (got %s).",
                    init_names[mc.init]);
@@ -1350,7 +1397,17 @@ void pf_spec_fit_budget(json_t *n, const pf_pde *p, const pf_budget *b)
         fill(n, p, &mc, &tc);
         long w = (long)json_integer_value(json_object_get(a, "width"));
         if ((long)pf_model_config_nparams(&mc) <= b->max_params || w <= 1) break;
-        json_object_set_new(a, "width", json_integer(w * 9 / 10));
+        if (mc.arch != PF_ARCH_PINNSFORMER) {
+            json_object_set_new(a, "width", json_integer(w * 9 / 10));
+            continue;
+        }
+        /* pinnsformer: every width by 0.9, width a multiple of the heads */
+        json_t *q = json_object_get(a, "pinnsformer");
+        long wn = w * 9 / 10 / mc.heads * mc.heads;
+        json_object_set_new(a, "width", json_integer(wn < mc.heads ? mc.heads : wn));
+        scale_int(q, "d_ff", 0.9, 1);
+        scale_int(q, "d_hidden", 0.9, 1);
+        if (wn < mc.heads && mc.d_ff <= 1 && mc.d_hidden <= 1) break;
     }
 }
 

@@ -103,10 +103,35 @@ static pf_status make_sets(pf_train_graph *t)
 
 /* ------------------------------------------------------------------ graph */
 
-static pf_node *fields(pf_train_graph *t, pf_model *net, pf_pde_ctx *c)
+/* The fields on context c: token 0 at the points, or with `seq` every
+ * token (c->x holds the tokens then). */
+static pf_node *fields(pf_train_graph *t, pf_model *net, pf_pde_ctx *c, bool seq)
 {
-    pf_node *u = pf_model_apply(net, c->g, c->x);
+    pf_node *u = seq ? pf_model_apply_seq(net, c->g, c->x) : pf_model_apply(net, c->g, c->x);
     return t->hard >= 0 ? t->pde->hard[t->hard].apply(c, u) : u;
+}
+
+static pf_node *tok0(pf_graph *g, pf_node *x, int k) { return x ? pf_tokens(g, x, k, 0) : NULL; }
+
+/* The tokens of the points of context in (before any field is built): the
+ * coordinates shifted per token, everything else repeated. */
+static void tokenize(const pf_train_graph *t, const pf_pde_ctx *in, pf_pde_ctx *out)
+{
+    int k = t->mc.seq_len;
+    pf_graph *g = in->g;
+    *out = *in;
+    out->x = pf_tokens(g, in->x, k, (pf_real)t->mc.seq_dt);
+    for (int j = 0; j < PF_PDE_MAX_AUX; j++) out->aux[j] = tok0(g, in->aux[j], k);
+    out->normal = tok0(g, in->normal, k);
+    out->target = tok0(g, in->target, k);
+}
+
+/* Sets whose losses average over every token of a sequence model: the
+ * interior and the sampled boundary sets (not the initial slice, not point
+ * constraints). */
+static bool all_tokens(const pf_train_graph *t, int s)
+{
+    return pf_model_tokens(&t->mc) > 1 && (s == 0 || (t->set[s].sampled && strcmp(t->set[s].name, "initial")));
 }
 
 /* The per-point weight node of term `term` on set s (self-adaptive), or NULL. */
@@ -146,14 +171,17 @@ static pf_status build(pf_train_graph *t)
         t->sa_param[k] = pf_param(g, name, t->set[s].ps.n, 1, PF_PARAM_TRAINABLE, pf_init_const(1));
     }
     t->nloss = 0;
+    int ntok = pf_model_tokens(&t->mc);
     for (int s = 0; s < t->nsets; s++) {
         pf_train_set *S = &t->set[s];
         int n = S->ps.n;
         if (n == 0) continue;
         int orders[PF_PDE_MAX_IN];
         for (int i = 0; i < p->d_in; i++) orders[i] = s == 0 ? p->orders[i] : S->order;
+        bool seq = all_tokens(t, s);
+        int kk = seq ? ntok : 1; /* token rows per point of this set's losses */
         pf_pde_ctx *c = &S->ctx;
-        pf_pde_ctx_init(c, p, g, orders, s == 0, n);
+        pf_pde_ctx_init(c, p, g, orders, s == 0 && ntok == 1, n);
         pf_pde_ctx_add_aux(c, n);
         S->normal = S->ps.normal ? pf_input(g, "normal", n, p->d_in, NULL, NULL) : NULL;
         c->normal = S->normal;
@@ -161,11 +189,17 @@ static pf_status build(pf_train_graph *t)
         if (S->image) {
             pf_pde_ctx_init(&S->ctx_image, p, g, orders, false, n);
             S->ctx_image.normal = S->normal;
-            c->u_pair = fields(t, net, &S->ctx_image);
         }
-        c->u = fields(t, net, c);
+        if (seq) { /* the residuals see the tokens */
+            tokenize(t, c, &S->tok);
+            if (S->image) tokenize(t, &S->ctx_image, &S->tok_image);
+            c = &S->tok;
+        }
+        if (S->image) c->u_pair = fields(t, net, seq ? &S->tok_image : &S->ctx_image, seq);
+        c->u = fields(t, net, c, seq);
         if (s == 0) {
             pf_node *lam = sa_field(t, 0);
+            if (lam && kk > 1) lam = tok0(g, lam, kk);
             for (int ch = 0; ch < t->nchunks && t->tc.loss.causal; ch++)
                 t->mask[ch] = pf_input(g, "causal_mask", n, 1, NULL, NULL);
             for (int e = 0; e < p->neq; e++) {
@@ -175,14 +209,17 @@ static pf_status build(pf_train_graph *t)
                     continue;
                 }
                 for (int ch = 0; ch < t->nchunks; ch++) {
-                    pf_node *w = lam ? pf_mul(g, lam, t->mask[ch]) : t->mask[ch];
+                    pf_node *m = kk > 1 ? tok0(g, t->mask[ch], kk) : t->mask[ch];
+                    pf_node *w = lam ? pf_mul(g, lam, m) : m;
                     add_loss(t, "pde", pf_mean_square(g, r, w), 0, ch);
                 }
             }
         }
         for (int k = 0; k < S->ncon; k++) {
             int j = S->con[k];
-            add_loss(t, p->con[j].name, pf_mean_square(g, p->con[j].residual(c), sa_field(t, 1 + j)), 1 + j, -1);
+            pf_node *lam = sa_field(t, 1 + j);
+            if (lam && kk > 1) lam = tok0(g, lam, kk);
+            add_loss(t, p->con[j].name, pf_mean_square(g, p->con[j].residual(c), lam), 1 + j, -1);
         }
     }
     pf_model_free(net);
@@ -295,16 +332,25 @@ static pf_status build_probes(pf_train_graph *t)
     if (!t->probe_r || !t->probe_u || !t->scratch) return pf_fail(PF_ERR_NOMEM, "out of memory for the probes");
     pf_model *a = pf_model_alloc(t->probe_r, &t->mc);
     if (!a) return PF_ERR_INVALID;
-    pf_pde_ctx_init(&t->pctx_r, p, t->probe_r, p->orders, true, B);
+    int k = pf_model_tokens(&t->mc);
+    pf_pde_ctx_init(&t->pctx_r, p, t->probe_r, p->orders, k == 1, B);
     pf_pde_ctx_add_aux(&t->pctx_r, B);
-    t->pctx_r.u = fields(t, a, &t->pctx_r);
-    for (int e = 0; e < p->neq; e++) t->probe_res[e] = p->residual(&t->pctx_r, e);
+    if (k == 1) {
+        t->pctx_r.u = fields(t, a, &t->pctx_r, false);
+        for (int e = 0; e < p->neq; e++) t->probe_res[e] = p->residual(&t->pctx_r, e);
+    } else { /* token 0's residual, from the tokens as in training */
+        pf_pde_ctx tc;
+        tokenize(t, &t->pctx_r, &tc);
+        tc.u = fields(t, a, &tc, true);
+        for (int e = 0; e < p->neq; e++)
+            t->probe_res[e] = pf_token_select(t->probe_r, p->residual(&tc, e), k, 0);
+    }
     pf_model_free(a);
     pf_model *b = pf_model_alloc(t->probe_u, &t->mc);
     if (!b) return PF_ERR_INVALID;
     pf_pde_ctx_init(&t->pctx_u, p, t->probe_u, NULL, false, B);
     pf_pde_ctx_add_aux(&t->pctx_u, B);
-    t->probe_out = pf_deriv(t->probe_u, fields(t, b, &t->pctx_u), 0, 0);
+    t->probe_out = pf_deriv(t->probe_u, fields(t, b, &t->pctx_u, false), 0, 0);
     pf_model_free(b);
     PF_TRY(pf_graph_compile(t->probe_r, 0));
     return pf_graph_compile(t->probe_u, 0);

@@ -46,6 +46,22 @@
  * Constraints that the hard transform satisfies keep their losses (with
  * weight 0) so their error is still measured.
  *
+ * A sequence model (pf_model_tokens() = k > 1, PINNsFormer) is trained as
+ * released: on the interior and on every boundary set (Dirichlet, Neumann,
+ * Robin, periodic) the residuals see the k tokens of each point, whose
+ * coordinates are pf_tokens of the points (the last input shifted by i
+ * seq_dt), and the loss is the mean over all n k tokens; on the initial set
+ * and on point constraints (observations, gauges) the network's token 0 is
+ * compared with the values at the points. The derivatives are those of each
+ * token's output as a function of its point (the engine's jets through
+ * pf_tokens); the released code's autograd of the summed outputs gives,
+ * for token i, the sum over tokens j of d u_j / d x_i instead. Auxiliary
+ * fields (coefficient maps), normals, targets, self-adaptive weights and
+ * causal masks are repeated over a point's tokens (pf_tokens with dt = 0:
+ * the maps are read at the point, not at the shifted token). Attention
+ * takes no collapsed streams, so the interior jet carries pure second
+ * derivatives. The residual probe reads token 0's residual.
+ *
  * Self-adaptive weighting adds one trainable parameter field per soft term
  * (n x 1, initialised to 1) AFTER the network; it multiplies that term's
  * per-point squared residuals. Their flat offset is sa_offset (nmodel).
@@ -89,7 +105,8 @@ typedef struct pf_train_set {
     int draws;                 /* redraws so far (seed stream) */
     bool sampled;              /* drawn from the geometry (resampling redraws it) */
     /* graph side */
-    pf_pde_ctx ctx, ctx_image;
+    pf_pde_ctx ctx, ctx_image;  /* the uploaded points (and periodic images) */
+    pf_pde_ctx tok, tok_image;  /* sequence models: their tokens (build time) */
     pf_node *normal;
 } pf_train_set;
 
