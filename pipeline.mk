@@ -14,7 +14,8 @@
 #   METHOD    pinnforge (default), no_knowledge, no_feedback, no_evolution (appendix A.6),
 #             or a baseline: vanilla (PINNacle's default PINN), ropinn (RoPINN's region
 #             optimization, a reconstruction), pinnsagent (PINNsAgent's planner over its
-#             ten hyperparameters) -- see "Baseline runs" below
+#             ten hyperparameters), pinnsformer (the PINNsFormer transformer on vanilla's
+#             trainer, a reconstruction) -- see "Baseline runs" below
 #   PROFILE   paper (1,000 / 10,000 steps, 2M parameters, 65,536 points) or quick
 #             (200 / 1,000 steps, 5,000 parameters, 2,048 points); budgets only, never code paths
 #   LLM       offline (default without PF_LLM_URL), http (default with it) or replay
@@ -37,7 +38,7 @@
 # (skipped proposals, untrained candidates, a select that repeats the stop).
 # Training seeds: R*100000 + G*100 + K at low fidelity, R*100000 + 9900 + K at high.
 #
-# Baseline runs (METHOD=vanilla|ropinn; src/search/baseline.h; paper 4.3, B.8):
+# Baseline runs (METHOD=vanilla|ropinn|pinnsformer; src/search/baseline.h; paper 4.3, B.8):
 #   context.json -> gen00: 5 proposals of the method's own spec (init0..init4; no LLM)
 #   -> 5 trainings at fidelity "baseline" (paper 20,000 steps, quick 1,000), seeds
 #   R*100000 + K, each with the physics check -> final.msgpack (the lowest MSE, all five MSEs)
@@ -57,7 +58,7 @@ $(error EVAL must be paper or heldout, not '$(EVAL)')
 endif
 TRAIN_THREADS ?= 1
 
-BASELINE_METHODS := vanilla ropinn pinnsagent
+BASELINE_METHODS := vanilla ropinn pinnsagent pinnsformer
 baseline := $(filter $(METHOD),$(BASELINE_METHODS))
 
 GENS := 0 1 2 3 4 5 6 7 8 9
@@ -139,7 +140,7 @@ $(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3)/evidence.msgpack $(call run_di
 
 endef
 
-# A baseline's five candidates as generation.slot pairs: vanilla and ropinn
+# A baseline's five candidates as generation.slot pairs: vanilla, ropinn and pinnsformer
 # train five slots of generation 0 side by side; pinnsagent's planner plans
 # one per generation, each after the one before has trained.
 baseline_cands := $(if $(filter pinnsagent,$(METHOD)),0.0 1.0 2.0 3.0 4.0,0.0 0.1 0.2 0.3 0.4)

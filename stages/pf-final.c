@@ -32,7 +32,7 @@ static void usage(FILE *to)
 {
     fprintf(to,
             "usage: pf-final --run RUN --last-generation G [--hifi-proposal K] [--quiet]\n"
-            "       pf-final --run RUN [--quiet]          (a baseline run: METHOD=vanilla|ropinn)\n"
+            "       pf-final --run RUN [--quiet]          (a baseline run: METHOD=vanilla|ropinn|pinnsformer|pinnsagent)\n"
             "       pf-final --run RUN --status\n"
             "With --hifi-proposal K: writes RUN/hifi/topK.proposal.msgpack, the K-th design of\n"
             "the Global Top-3 after generation G (genGG/select.msgpack), for pf-train\n"

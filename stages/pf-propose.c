@@ -11,7 +11,7 @@
  * RUN/genGG/candK.proposal.msgpack atomically. After a stop decision the
  * proposal is written as skipped without asking anyone.
  *
- * A baseline run (METHOD=vanilla|ropinn; search/baseline.h) asks no one:
+ * A baseline run (METHOD=vanilla|ropinn|pinnsformer; search/baseline.h) asks no one:
  * slot K of generation 0 (K < 5) is the method's own spec. A pinnsagent run
  * asks its planner once per generation 0..4 (search/pinnsagent_plan.h),
  * from PINNsAgent's run database (replay, importance scores) and the

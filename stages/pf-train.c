@@ -66,7 +66,7 @@ static void usage(FILE *to)
             "one fidelity runs at another with every stage's steps scaled to its budget\n"
             "(paper: low 1,000, high 10,000, baseline 20,000 steps; quick: low 200, high\n"
             "1,000, baseline 1,000, and smaller limits; baseline is one candidate of a\n"
-            "baseline method, METHOD=vanilla|ropinn). A proposal without a valid spec is not trained: evidence.msgpack and\n"
+            "baseline method, METHOD=vanilla|ropinn|pinnsformer|pinnsagent). A proposal without a valid spec is not trained: evidence.msgpack and\n"
             "result.h5 say why (status invalid or skipped). Progress: a bar on a terminal, else a line\n"
             "every N steps (default: a tenth of the run) on stderr.\n"
             "--eval heldout: y is the MSE on the selection half of the evaluation points and\n"

@@ -4,7 +4,7 @@
 #include "core/names.h"
 
 static const char *const METHOD[PF_METHOD_COUNT] = {"pinnforge", "no_knowledge", "no_feedback", "no_evolution",
-                                                    "vanilla",   "ropinn",       "pinnsagent"};
+                                                    "vanilla",   "ropinn",       "pinnsagent",  "pinnsformer"};
 
 const char *pf_method_name(pf_method m)
 {
@@ -21,7 +21,7 @@ pf_status pf_method_from_name(const char *name, pf_method *out)
 
 bool pf_method_is_baseline(pf_method m)
 {
-    return m == PF_METHOD_VANILLA || m == PF_METHOD_ROPINN || m == PF_METHOD_PINNSAGENT;
+    return m == PF_METHOD_VANILLA || m == PF_METHOD_ROPINN || m == PF_METHOD_PINNSAGENT || m == PF_METHOD_PINNSFORMER;
 }
 bool pf_method_is_ablation(pf_method m) { return m != PF_METHOD_PINNFORGE && !pf_method_is_baseline(m); }
 bool pf_method_has_knowledge(pf_method m) { return m != PF_METHOD_NO_KNOWLEDGE && !pf_method_is_baseline(m); }

@@ -39,6 +39,7 @@ typedef enum pf_method {
     PF_METHOD_VANILLA,       /* "vanilla"      */
     PF_METHOD_ROPINN,        /* "ropinn"       */
     PF_METHOD_PINNSAGENT,    /* "pinnsagent"   */
+    PF_METHOD_PINNSFORMER,   /* "pinnsformer"  */
     PF_METHOD_COUNT
 } pf_method;
 

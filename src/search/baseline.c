@@ -16,6 +16,12 @@ static const char *rationale(pf_method m)
         return "RoPINN (a reconstruction: RoPINN released no PINNacle driver): the vanilla PINN, each Adam step on "
                "interior points moved by U[0, r)^d with r = min(r0 / sigma, 0.01), r0 = 1e-4, sigma the "
                "gradient-noise level of the last 10 steps; one of five independently initialized candidates.";
+    case PF_METHOD_PINNSFORMER:
+        return "PINNsFormer (a reconstruction on PINNacle's default trainer: its released code has no PINNacle "
+               "driver): the released transformer (5 tokens per point, dt 1e-4, d_model 32, one encoder and one "
+               "decoder layer, 2 heads, WaveAct, d_hidden 512), the residual and boundary losses over every token, the "
+               "initial condition on token 0; Hammersley points, Adam at 1e-3, unit weights; one of five independently "
+               "initialized candidates.";
     default:
         return NULL;
     }
@@ -24,10 +30,18 @@ static const char *rationale(pf_method m)
 pf_status pf_baseline_spec(pf_method m, const pf_pde *p, const pf_budget *b, json_t **out)
 {
     *out = NULL;
-    if (m != PF_METHOD_VANILLA && m != PF_METHOD_ROPINN)
-        return pf_fail(PF_ERR_INVALID, "method '%s' has no fixed spec (vanilla and ropinn have)", pf_method_name(m));
+    if (m != PF_METHOD_VANILLA && m != PF_METHOD_ROPINN && m != PF_METHOD_PINNSFORMER)
+        return pf_fail(PF_ERR_INVALID, "method '%s' has no fixed spec (vanilla, ropinn and pinnsformer have)",
+                       pf_method_name(m));
     json_t *raw = pf_spec_example_budget(p, b, PF_FIDELITY_BASELINE);
     json_object_set_new(json_object_get(raw, "sampling"), "method", json_string("hammersley"));
+    if (m == PF_METHOD_PINNSFORMER) { /* the released sizes, shrunk to the budget */
+        json_object_set_new(raw, "architecture",
+                            json_pack("{s:s, s:i, s:i, s:{s:i, s:f, s:i, s:i, s:i}}", "type", "pinnsformer", "depth",
+                                      1, "width", 32, "pinnsformer", "tokens", 5, "dt", 1e-4, "d_ff", 256,
+                                      "d_hidden", 512, "heads", 2));
+        pf_spec_fit_budget(raw, p, b);
+    }
     if (m == PF_METHOD_ROPINN)
         json_object_set_new(json_object_get(raw, "training"), "region_optimization",
                             json_pack("{s:b, s:f, s:i, s:f}", "enabled", 1, "r0", 1e-4, "history", 10, "max_radius",

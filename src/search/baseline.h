@@ -20,6 +20,15 @@
  *            values (r0 = 1e-4, T0 = 10, radius at most 0.01;
  *            train/region.h). A reconstruction: RoPINN released no driver
  *            for PINNacle's benchmark.
+ *   pinnsformer  vanilla's points and optimizer with architecture.type
+ *            "pinnsformer" at the released sizes (5 tokens, dt 1e-4,
+ *            d_model 32, one layer each, d_ff 256, d_hidden 512, 2 heads:
+ *            453,561 parameters on 2 inputs), its widths shrunk together
+ *            to fit a smaller budget (pf_spec_fit_budget); the training
+ *            graph averages the residual and boundary losses over every
+ *            token and fits the initial condition on token 0 (train/
+ *            train_graph.h). A reconstruction: the released code trains
+ *            with L-BFGS on its own 1-D problems and has no PINNacle driver.
  *
  *     json_t *spec;
  *     PF_TRY(pf_baseline_spec(PF_METHOD_ROPINN, pde, budget, &spec));  // canonical
@@ -38,7 +47,7 @@
 
 /* The canonical spec of baseline m on PDE p within budget b (NULL: paper),
  * its steps the budget's "baseline" fidelity. PF_ERR_INVALID when m is not
- * vanilla or ropinn (pinnsagent plans its specs: search/pinnsagent.h) or
+ * vanilla, ropinn or pinnsformer (pinnsagent plans its specs: search/pinnsagent.h) or
  * the spec does not validate (the reasons in pf_errmsg()). */
 pf_status pf_baseline_spec(pf_method m, const pf_pde *p, const pf_budget *b, json_t **out);
 

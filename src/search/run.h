@@ -85,7 +85,7 @@ pf_status pf_run_provider(const pf_run *r, pf_llm_options *o, pf_llm_provider **
  *   a search     8 at generation 0 (the roles), 5 later (the strategies);
  *   pinnsagent   1 in each of generations 0..4 (its planner's iterations),
  *                named "plan";
- *   vanilla, ropinn  PF_RUN_BASELINE_CANDIDATES at generation 0 (its
+ *   vanilla, ropinn, pinnsformer  PF_RUN_BASELINE_CANDIDATES at generation 0 (its
  *                independently initialized candidates "init0".."init4").
  * Every baseline trains PF_RUN_BASELINE_CANDIDATES candidates in all. */
 #define PF_RUN_BASELINE_CANDIDATES 5

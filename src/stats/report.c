@@ -159,13 +159,14 @@ static void stat_row(pf_table *t, const pf_means *m, const char *label, const js
 /* What the baseline columns are: the protocol, and RoPINN's provenance. */
 static void baseline_notes(pf_table *t, const pf_means *m)
 {
-    bool any = false, ropinn = false, agent = false;
+    bool any = false, ropinn = false, agent = false, former = false;
     for (int j = 0; j < m->nmethod; j++) {
         pf_method b;
         if (pf_method_from_name(m->method[j], &b) != PF_OK || !pf_method_is_baseline(b)) continue;
         any = true;
         ropinn |= b == PF_METHOD_ROPINN;
         agent |= b == PF_METHOD_PINNSAGENT;
+        former |= b == PF_METHOD_PINNSFORMER;
     }
     if (any)
         pf_table_note(t, "Baselines run by this pipeline (search/baseline.h): five candidates each, the lowest MSE "
@@ -174,6 +175,11 @@ static void baseline_notes(pf_table *t, const pf_means *m)
         pf_table_note(t, "PINNsAgent is a reconstruction from its released code (planner, knowledge replay and "
                          "memory-tree scores over its run table, simulate-new-PDE mode), its configurations trained "
                          "by this pipeline's trainer instead of PINNacle's DeepXDE code.");
+    if (former)
+        pf_table_note(t, "PINNsFormer is a reconstruction: its released transformer (pseudo-sequences of 5 tokens, "
+                         "encoder-decoder attention over a point's tokens, WaveAct) trained on PINNacle's default "
+                         "loop (Adam, Hammersley points) instead of its released L-BFGS scripts, which cover no PINNacle "
+                         "problem.");
     if (ropinn)
         pf_table_note(t, "RoPINN is a reconstruction from its paper and released code (region optimization on "
                          "PINNacle's default PINN): RoPINN released no PINNacle driver.");
