@@ -95,6 +95,45 @@ Test(baseline, ropinn_is_vanilla_plus_region_optimization)
     }
 }
 
+/* PINNsFormer: vanilla's trainer with the released transformer (453,561
+ * parameters on 2 inputs), its three widths shrunk by one factor to fit the
+ * quick budget. */
+Test(baseline, pinnsformer_is_vanilla_with_the_released_transformer)
+{
+    const pf_budget *budgets[] = {NULL, quick()};
+    for (int i = 0; i < 2; i++) {
+        const pf_pde *p = pde("burgers_1d");
+        json_t *v, *s;
+        pf_model_config mc;
+        pf_train_config tc;
+        cr_assert_eq(pf_baseline_spec(PF_METHOD_VANILLA, p, budgets[i], &v), PF_OK);
+        configs(PF_METHOD_PINNSFORMER, p, budgets[i], &s, &mc, &tc);
+        cr_assert_eq(mc.arch, PF_ARCH_PINNSFORMER);
+        cr_assert_eq(mc.depth, 1);
+        cr_assert_eq(mc.seq_len, 5);
+        cr_assert_eq(mc.seq_dt, 1e-4);
+        cr_assert_eq(mc.heads, 2);
+        if (i == 0) {
+            cr_assert_eq(mc.width, 32);
+            cr_assert_eq(mc.d_ff, 256);
+            cr_assert_eq(mc.d_hidden, 512);
+            cr_assert_eq(pf_model_config_nparams(&mc), 453561);
+        } else {
+            size_t np = pf_model_config_nparams(&mc);
+            cr_assert(np <= 5000 && np > 4000, "quick: %zu parameters", np);
+            double r = mc.d_hidden / 512.0;
+            cr_assert(fabs(mc.d_ff / 256.0 - r) < 0.01, "one factor: d_ff %d, d_hidden %d", mc.d_ff, mc.d_hidden);
+            cr_assert(mc.width % 2 == 0 && fabs(mc.width - 32 * r) <= 1, "width %d, factor %g", mc.width, r);
+        }
+        json_object_del(v, "architecture");
+        json_object_del(s, "architecture");
+        char *a = pf_spec_canonical(v), *b = pf_spec_canonical(s);
+        cr_assert_str_eq(a, b, "pinnsformer differs from vanilla elsewhere than its architecture");
+        free(a), free(b);
+        json_decref(v), json_decref(s);
+    }
+}
+
 /* Every PDE, both methods, both budgets: valid, the baseline steps, the
  * quick limits kept, the same spec twice (one hash). */
 Test(baseline, every_pde_and_budget_has_a_valid_spec)
@@ -102,7 +141,8 @@ Test(baseline, every_pde_and_budget_has_a_valid_spec)
     const pf_budget *budgets[] = {pf_budget_paper(), quick()};
     for (int i = 0; i < pf_pdes_count(); i++)
         for (int b = 0; b < 2; b++)
-            for (pf_method m = PF_METHOD_VANILLA; m <= PF_METHOD_ROPINN; m++) {
+            for (pf_method m = PF_METHOD_VANILLA; m <= PF_METHOD_PINNSFORMER; m++) {
+                if (m == PF_METHOD_PINNSAGENT) continue; /* it plans its specs */
                 const pf_pde *p = pf_pdes_at(i);
                 json_t *s, *n;
                 pf_model_config mc;
@@ -142,7 +182,7 @@ Test(baseline, a_search_method_has_no_baseline_spec)
     cr_assert(strstr(pf_errmsg(), "has no fixed spec"), "%s", pf_errmsg());
     cr_assert_eq(pf_baseline_spec(PF_METHOD_PINNSAGENT, pde("burgers_1d"), NULL, &s), PF_ERR_INVALID);
     cr_assert(pf_method_is_baseline(PF_METHOD_VANILLA) && pf_method_is_baseline(PF_METHOD_ROPINN) &&
-              pf_method_is_baseline(PF_METHOD_PINNSAGENT));
+              pf_method_is_baseline(PF_METHOD_PINNSAGENT) && pf_method_is_baseline(PF_METHOD_PINNSFORMER));
     cr_assert_not(pf_method_is_ablation(PF_METHOD_ROPINN) || pf_method_is_ablation(PF_METHOD_PINNFORGE));
     cr_assert(pf_method_is_ablation(PF_METHOD_NO_FEEDBACK));
 }

@@ -293,17 +293,17 @@ static void watch(const pf_train_progress *e, void *user)
     counting = !e->last;
 }
 
-static alloc_watch train_watched(const char *stage, const char *training)
+static alloc_watch train_watched(const char *stage, const char *training, const char *arch)
 {
     const pf_pde *p;
     cr_assert_eq(pf_pdes_lookup("burgers_1d", &p), PF_OK);
     char text[1024];
     snprintf(text, sizeof text,
-             "{\"representation\": {}, \"architecture\": {\"depth\": 2, \"width\": 16},"
+             "{\"representation\": {}, \"architecture\": %s,"
              " \"sampling\": {\"interior\": 256, \"boundary\": 64, \"initial\": 64}, \"constraints\": {},"
              " \"loss\": {\"causal\": true}, \"optimization\": {\"stages\": [{\"optimizer\": \"%s\", \"steps\": 1000}]},"
              " \"training\": {\"log_every\": 20, \"eval_every\": 40%s}}",
-             stage, training);
+             arch, stage, training);
     pf_model_config mc;
     pf_train_config tc;
     spec_configs(text, p, 60, &mc, &tc);
@@ -323,22 +323,27 @@ static alloc_watch train_watched(const char *stage, const char *training)
 /* The trainer's gradient steps, recorded and replayed, with causal
  * weighting (its masks follow the moved points): no heap allocation, with
  * region optimization (the draw, the upload, the gradient ring, sigma) and
- * without; and SGD's and MultiAdam's steps (two group passes, the weight
- * sets uploaded before each replay). */
+ * without; SGD's and MultiAdam's steps (two group passes, the weight
+ * sets uploaded before each replay); and a pinnsformer's (its tokens, the
+ * causal masks repeated over them). */
 Test(train, trainer_steps_make_no_heap_allocation, .timeout = 60)
 {
 #ifndef PF_COUNT_ALLOCS
     cr_skip_test("allocation counting needs glibc and no AddressSanitizer");
 #else
-    const char *cases[][3] = {{"adam", "", "plain Adam"},
-                              {"adam", ", \"region_optimization\": {\"enabled\": true, \"history\": 4}", "region optimization"},
-                              {"sgd", "", "SGD"},
-                              {"multiadam", "", "MultiAdam"}};
-    for (int i = 0; i < 4; i++) {
-        alloc_watch w = train_watched(cases[i][0], cases[i][1]);
+    const char *mlp = "{\"depth\": 2, \"width\": 16}",
+               *seq = "{\"type\": \"pinnsformer\", \"depth\": 1, \"width\": 8, \"pinnsformer\": {\"d_ff\": 8, \"d_hidden\": 8}}";
+    const char *region = ", \"region_optimization\": {\"enabled\": true, \"history\": 4}";
+    const char *cases[][4] = {{"adam", "", mlp, "plain Adam"},
+                              {"adam", region, mlp, "region optimization"},
+                              {"sgd", "", mlp, "SGD"},
+                              {"multiadam", "", mlp, "MultiAdam"},
+                              {"adam", region, seq, "pinnsformer (tokens, attention) with region optimization"}};
+    for (int i = 0; i < 5; i++) {
+        alloc_watch w = train_watched(cases[i][0], cases[i][1], cases[i][2]);
         cr_expect_gt(w.steps, 40, "only %ld steps watched", w.steps);
         cr_expect_eq(w.allocs, 0, "%s: %ld heap allocations in %ld trainer steps (first at step %ld)",
-                     cases[i][2], w.allocs, w.steps, w.worst_step);
+                     cases[i][3], w.allocs, w.steps, w.worst_step);
     }
 #endif
 }

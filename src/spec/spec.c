@@ -1378,6 +1378,29 @@ json_t *pf_spec_example_budget(const pf_pde *p, const pf_budget *b, pf_fidelity 
     return n;
 }
 
+/* A pinnsformer's widths (d_model, d_ff, d_hidden) shrunk by one factor
+ * r = 0.95^j, the smallest j that fits, so the network keeps its shape;
+ * d_model stays a multiple of the heads. */
+static void fit_seq(json_t *n, const pf_pde *p, const pf_budget *b, const pf_model_config *at)
+{
+    json_t *a = json_object_get(n, "architecture"), *q = json_object_get(a, "pinnsformer");
+    long heads = at->heads;
+    double w0 = at->width, f0 = at->d_ff, h0 = at->d_hidden;
+    for (double r = 0.95;; r *= 0.95) {
+        long w = lround(w0 * r / (double)heads) * heads, f = lround(f0 * r), h = lround(h0 * r);
+        w = w < heads ? heads : w;
+        f = f < 1 ? 1 : f;
+        h = h < 1 ? 1 : h;
+        json_object_set_new(a, "width", json_integer(w));
+        json_object_set_new(q, "d_ff", json_integer(f));
+        json_object_set_new(q, "d_hidden", json_integer(h));
+        pf_model_config mc;
+        pf_train_config tc;
+        fill(n, p, &mc, &tc);
+        if ((long)pf_model_config_nparams(&mc) <= b->max_params || (w == heads && f == 1 && h == 1)) return;
+    }
+}
+
 void pf_spec_fit_budget(json_t *n, const pf_pde *p, const pf_budget *b)
 {
     if (!b) b = pf_budget_paper();
@@ -1397,17 +1420,11 @@ void pf_spec_fit_budget(json_t *n, const pf_pde *p, const pf_budget *b)
         fill(n, p, &mc, &tc);
         long w = (long)json_integer_value(json_object_get(a, "width"));
         if ((long)pf_model_config_nparams(&mc) <= b->max_params || w <= 1) break;
-        if (mc.arch != PF_ARCH_PINNSFORMER) {
-            json_object_set_new(a, "width", json_integer(w * 9 / 10));
-            continue;
+        if (mc.arch == PF_ARCH_PINNSFORMER) {
+            fit_seq(n, p, b, &mc);
+            break;
         }
-        /* pinnsformer: every width by 0.9, width a multiple of the heads */
-        json_t *q = json_object_get(a, "pinnsformer");
-        long wn = w * 9 / 10 / mc.heads * mc.heads;
-        json_object_set_new(a, "width", json_integer(wn < mc.heads ? mc.heads : wn));
-        scale_int(q, "d_ff", 0.9, 1);
-        scale_int(q, "d_hidden", 0.9, 1);
-        if (wn < mc.heads && mc.d_ff <= 1 && mc.d_hidden <= 1) break;
+        json_object_set_new(a, "width", json_integer(w * 9 / 10));
     }
 }
 

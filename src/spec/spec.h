@@ -260,7 +260,9 @@ json_t *pf_spec_example_budget(const pf_pde *p, const pf_budget *b, pf_fidelity 
  * way pf_spec_example_budget does: the interior, boundary and initial
  * counts scaled by one factor (each at least 1 when it was) until they sum
  * to at most b->max_points, then the width cut by 10% at a time until the
- * parameters fit (or it is 1). A spec within the limits is left as it is.
+ * parameters fit (or it is 1); a pinnsformer's width, d_ff and d_hidden
+ * together by one factor 0.95^j (the width a multiple of the heads). A spec
+ * within the limits is left as it is.
  * Steps and everything else are untouched. */
 void pf_spec_fit_budget(json_t *norm, const pf_pde *p, const pf_budget *b);
 
