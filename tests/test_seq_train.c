@@ -179,3 +179,14 @@ Test(seq_train, residual_averages_every_token_with_derivatives_by_the_point)
     pf_train_graph_free(c.t);
 }
 #endif
+
+/* The tokens shift the last input: on every time-dependent PDE that is the
+ * time, as the released code shifts t (steady PDEs: the last coordinate). */
+Test(seq_train, the_shifted_input_is_time_where_there_is_one)
+{
+    for (int i = 0; i < pf_pdes_count(); i++) {
+        const pf_pde *p = pf_pdes_at(i);
+        cr_expect(p->time_input < 0 || p->time_input == p->d_in - 1, "%s: time is input %d of %d", p->name,
+                  p->time_input, p->d_in);
+    }
+}
