@@ -4,7 +4,8 @@
  * with SGD then MultiAdam stages) reach the CPU's evaluation MSE within
  * 10%, and a replayed recorded step (CUDA graph) gives exactly the numbers
  * of the same steps run op by op, with and without region optimization,
- * and for SGD and MultiAdam steps. Skipped, saying why, where no GPU can be used.
+ * and for SGD and MultiAdam steps; the same for a PINNsFormer. Skipped,
+ * saying why, where no GPU can be used.
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -164,4 +165,44 @@ Test(cuda_train, region_optimization_matches_the_cpu_within_10_percent, .timeout
               "cuda sigma %.4g vs cpu %.4g", g.region_sigma, c.region_sigma);
     pf_train_result_release(&c);
     pf_train_result_release(&g);
+}
+
+/* PINNsFormer (tokens, attention, WaveActs, token 0 for the initial
+ * condition): 500 steps on the GPU reach the CPU's evaluation MSE within
+ * 10%, and the recorded step replays exactly what op-by-op steps give. */
+static void train_seq(const pf_backend *be, bool no_capture, pf_train_result *r)
+{
+    const pf_pde *p;
+    cr_assert_eq(pf_pdes_lookup("burgers_1d", &p), PF_OK, "%s", pf_errmsg());
+    pf_model_config mc;
+    pf_train_config tc;
+    spec_configs("{\"representation\": {}, \"architecture\": {\"type\": \"pinnsformer\", \"depth\": 1, \"width\": 16,"
+                 " \"pinnsformer\": {\"d_ff\": 32, \"d_hidden\": 32}},"
+                 " \"sampling\": {\"interior\": 1024, \"boundary\": 256, \"initial\": 256}, \"constraints\": {},"
+                 " \"loss\": {}, \"optimization\": {\"stages\": [{\"optimizer\": \"adam\", \"steps\": 500}]},"
+                 " \"training\": {\"log_every\": 50, \"eval_every\": 250}}",
+                 p, PF_SPEC_BUDGET_LOW, &mc, &tc);
+    pf_train_options o = pf_train_options_default();
+    o.seed = 4;
+    o.backend = be;
+    o.no_capture = no_capture;
+    cr_assert_eq(pf_train_run(p, &mc, &tc, &o, r), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(r->status, PF_TRAIN_OK, "pinnsformer on %s: %s", be->name, r->detail);
+    cr_assert(r->has_y, "%s", r->y_missing);
+}
+
+Test(cuda_train, pinnsformer_matches_the_cpu_and_replays_exactly, .timeout = 600)
+{
+    const pf_backend *cu = gpu();
+    pf_train_result c, g, u;
+    train_seq(pf_backend_cpu(), false, &c);
+    train_seq(cu, false, &g);
+    train_seq(cu, true, &u);
+    cr_log_info("pinnsformer: cpu y %.4e (%.0f steps/s), cuda y %.4e (%.0f steps/s)", c.y, c.steps / c.step_s, g.y,
+                g.steps / g.step_s);
+    cr_expect_leq(fabs(g.y - c.y), 0.1 * c.y, "cuda y %.4e vs cpu %.4e", g.y, c.y);
+    cr_expect_eq(g.y, u.y, "replayed y %.9e, uncaptured %.9e", g.y, u.y);
+    pf_train_result_release(&c);
+    pf_train_result_release(&g);
+    pf_train_result_release(&u);
 }
