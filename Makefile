@@ -7,6 +7,8 @@
 #   make bench           time training steps against the PyTorch comparator
 #   make PDE=P RUN=R     a search run; `make tables`, `make report PDE=P` (see pipeline.mk)
 #   make demo            train one PINN candidate on Poisson-5D
+#   make refs            our references of the PDEs whose PINNacle files are lost
+#                        (refs/), into $PF_DATA_DIR/generated/; PDE=name for one
 #   make hdr-check       every header of src/ pdes/ tests/ kernels/ compiles on its own
 #   make clang-check     clang's warnings over every C file (part of make test)
 #   make help            this text
@@ -97,7 +99,7 @@ BUILD ?= build$(if $(variant),/$(variant))
 # tests, python3 for the shell tests' fixtures). When one is missing,
 # scripts/install-deps.sh names the Debian packages and the apt-get command,
 # and installs them or not as INSTALL_DEPS says (see the knobs above).
-PKGS      := openblas hdf5 msgpack libcurl jansson gsl libcrypto criterion
+PKGS      := openblas hdf5 msgpack libcurl jansson gsl libcrypto criterion fftw3
 DEP_PROGS := h5dump gnuplot python3
 deps_ok      = $(shell pkg-config --exists $(PKGS) 2>/dev/null && for p in $(DEP_PROGS); do command -v $$p >/dev/null || exit 1; done && echo yes)
 deps_missing = $(foreach m,$(PKGS),$(if $(shell pkg-config --exists $m 2>/dev/null && echo y),,$m)) \
@@ -155,10 +157,12 @@ STAGE_SRC := $(sort $(wildcard stages/*.c))
 TEST_SRC  := $(sort $(wildcard tests/*.c))
 GPU_TEST_SRC := $(sort $(wildcard tests/gpu/*.c))
 TEST_SH   := $(sort $(wildcard tests/t[0-9]*.sh))
+REFS_SRC  := $(sort $(wildcard refs/*.c))
 CU_SRC    := $(sort $(wildcard kernels/*.cu))
 
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 STAGE_BIN := $(STAGE_SRC:stages/%.c=$(BUILD)/bin/%)
+REFS_BIN  := $(REFS_SRC:refs/%.c=$(BUILD)/bin/pf-ref-%)
 TEST_OBJ  := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 CU_OBJ    := $(CU_SRC:%.cu=$(BUILD)/obj/%.o)
 LIB       := $(BUILD)/lib/libpinnforge.a
@@ -170,15 +174,16 @@ LINK_DEPS := $(LIB) $(if $(filter 1,$(USE_CUDA)),$(CUDA_LIB))
 BENCH_BIN := $(BUILD)/bin/pf-bench
 FLAGS_FILE := $(BUILD)/FLAGS
 
-.PHONY: all lib test test-run test-gpu bench clean hdr-check clang-check help cuda
+.PHONY: all lib test test-run test-gpu bench clean hdr-check clang-check help cuda refs
 .DEFAULT_GOAL := all
 # Objects are kept (never deleted as intermediates). Listed by name: a bare
 # .SECONDARY would make every file intermediate, and Make re-walks the
 # prerequisites of missing intermediates on every path, which is
 # exponential on the pipeline's ten-generation DAG.
-.SECONDARY: $(LIB_OBJ) $(TEST_OBJ) $(GPU_TEST_OBJ) $(CU_OBJ) $(STAGE_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/bench/pf-bench.o
+.SECONDARY: $(LIB_OBJ) $(TEST_OBJ) $(GPU_TEST_OBJ) $(CU_OBJ) $(STAGE_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/bench/pf-bench.o \
+            $(REFS_SRC:%.c=$(BUILD)/obj/%.o)
 
-all: lib $(STAGE_BIN) $(if $(filter 1,$(USE_CUDA)),cuda)
+all: lib $(STAGE_BIN) $(REFS_BIN) $(if $(filter 1,$(USE_CUDA)),cuda)
 lib: $(LIB)
 cuda: $(CUDA_LIB)
 
@@ -209,6 +214,11 @@ $(CUDA_LIB): $(CU_OBJ)
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/bin/%: $(BUILD)/obj/stages/%.o $(LINK_DEPS)
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+
+# The reference solvers: one main per PDE in refs/, over src/refs/.
+$(BUILD)/bin/pf-ref-%: $(BUILD)/obj/refs/%.o $(LINK_DEPS)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
@@ -266,7 +276,7 @@ test:
 CLANG ?= $(shell command -v clang 2>/dev/null)
 clang-check:
 ifneq ($(CLANG),)
-	$(Q)for f in $(LIB_SRC) $(STAGE_SRC) $(TEST_SRC) bench/pf-bench.c; do \
+	$(Q)for f in $(LIB_SRC) $(STAGE_SRC) $(REFS_SRC) $(TEST_SRC) bench/pf-bench.c; do \
 	  $(CLANG) $(subst -fopenmp,-fopenmp=libgomp,$(filter-out -march=% -fopenmp=libgomp,$(CFLAGS_ALL))) -march=$(ARCH) -fsyntax-only $$f || exit 1; done
 	@echo "clang-check: no warnings from $(notdir $(CLANG))"
 else
@@ -290,6 +300,28 @@ test-gpu: $(GPU_TEST_BIN)
 	@echo "== GPU tests ($(PRECISION)) =="
 	$(Q)out=$$($(GPU_TEST_BIN) --jobs 1 --verbose $(GPU_TEST_ARGS) 2>&1); rc=$$?; \
 	  printf '%s\n' "$$out" | grep -v '^\[RUN \]'; exit $$rc
+
+# ---------------------------------------------------------------- refs
+# `make refs` writes the reference of every PDE with a solver in refs/ (one
+# main each, named after the PDE) into $(PF_DATA_DIR)/generated/<pde>.dat,
+# with <pde>.manifest.json beside it (solver, resolutions, time steps, wall
+# time, self-convergence, SHA-256). `make refs PDE=name` makes one. Each
+# file is made once: the solver is an order-only prerequisite, so rebuilding
+# the code does not redo a reference; delete the file to make it again.
+# REFS_ARGS reach the solver (--n N --substeps S: the coarse run's grid and
+# steps per sample interval; the fine run, which is written, doubles both).
+REFS_PDES := $(REFS_SRC:refs/%.c=%)
+REFS_DIR  := $(PF_DATA_DIR)/generated
+REFS_WANT := $(if $(filter command line,$(origin PDE)),$(PDE),$(REFS_PDES))
+refs: $(REFS_WANT:%=$(REFS_DIR)/%.dat)
+ifneq ($(filter refs,$(MAKECMDGOALS)),)
+ifneq ($(filter-out $(REFS_PDES),$(REFS_WANT)),)
+$(error make refs: no solver for PDE=$(filter-out $(REFS_PDES),$(REFS_WANT)) (refs/ has: $(REFS_PDES)))
+endif
+endif
+$(REFS_DIR)/%.dat: | $(BUILD)/bin/pf-ref-%
+	@mkdir -p $(@D)
+	$(Q)$(BUILD)/bin/pf-ref-$* --out $@ --manifest $(@D)/$*.manifest.json $(REFS_ARGS)
 
 # ---------------------------------------------------------------- bench
 bench: $(BENCH_BIN) $(BUILD)/bin/pf-train

@@ -2,13 +2,11 @@
  * section 10). The solution is 2 pi-periodic in x (hence .period), but, as
  * in PINNacle and the paper, only the initial condition is a constraint:
  * there is no boundary term. */
+#include "kuramoto_sivashinsky_1d.h"
+
 #include "geom/lift.h"
 #include "pde_ops.h"
 #include "registry.h"
-
-#define KS_ALPHA 6.25             /* 100 / 16 */
-#define KS_BETA 0.390625          /* 100 / 16^2 */
-#define KS_GAMMA 0.00152587890625 /* 100 / 16^4 */
 
 static pf_node *residual(pf_pde_ctx *c, int eq)
 {
@@ -62,5 +60,8 @@ const pf_pde pf_pde_kuramoto_sivashinsky_1d = {
               .what = "u = L + t N, L the initial data cos(x)(1 + sin x) on the initial slice, carried "
                       "along t (boundary data only): the initial condition",
               .satisfies = "ic", .apply = hard}},
-    .ref = PF_REF_MISSING,
+    /* our ETDRK4 solution (refs/ref_ks.c, `make refs`): 512 nodes x = 2 pi i / 512
+     * by 251 times t = k / 250, rows (x, t, u) x-major */
+    .ref = PF_REF_GENERATED, .ref_file = "generated/kuramoto_sivashinsky_1d.dat",
+    .ref_layout = PF_DAT_LAYOUT_STEADY,
 };

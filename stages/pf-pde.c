@@ -53,15 +53,21 @@ static void usage(FILE *to)
             PF_SAMPLE_MAX_POINTS);
 }
 
-/* "analytic", "data" (file present), "data-missing" (file absent; `path`
- * then holds the message naming file and folder) or "missing". */
+/* "analytic", "data" (file present), "data (generated)" (a file of `make
+ * refs`, present), "data-missing" (file absent; `path` then holds the
+ * message naming file and folder, for a generated one what to run) or
+ * "missing". */
 static const char *ref_status(const pf_pde *p, char *path, size_t cap)
 {
     path[0] = 0;
     if (p->ref == PF_REF_ANALYTIC) return "analytic";
     if (p->ref == PF_REF_MISSING) return "missing";
-    if (pf_data_path(p->ref_file, path, cap) == PF_OK) return "data";
-    snprintf(path, cap, "%s", pf_errmsg());
+    bool generated = p->ref == PF_REF_GENERATED;
+    if (pf_data_path(p->ref_file, path, cap) == PF_OK) return generated ? "data (generated)" : "data";
+    if (generated)
+        snprintf(path, cap, "%s/%s not built: run make refs PDE=%s", pf_data_dir(), p->ref_file, p->name);
+    else
+        snprintf(path, cap, "%s", pf_errmsg());
     return "data-missing";
 }
 
@@ -110,8 +116,11 @@ static int list(int json)
             json_object_set_new(o, "inputs", ji);
             json_object_set_new(o, "outputs", jo);
             json_object_set_new(o, "tags", jt);
-            /* "data" only when the file is there: a missing file is "missing" */
-            json_object_set_new(o, "reference", json_string(strcmp(ref, "data-missing") ? ref : "missing"));
+            /* "data" only when the file is there: a missing file is "missing";
+             * a present file of `make refs` is "generated" */
+            const char *jref = !strcmp(ref, "data-missing") ? "missing"
+                               : p->ref == PF_REF_GENERATED ? "generated" : ref;
+            json_object_set_new(o, "reference", json_string(jref));
             json_object_set_new(o, "eval_points", neval >= 0 ? json_integer(neval) : json_null());
             char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
             puts(s);

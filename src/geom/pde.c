@@ -276,12 +276,24 @@ static pf_status data_reference(const pf_pde *p, pf_reference *out)
     return st;
 }
 
+/* A file of `make refs`: read as PINNacle's once built; until then the PDE
+ * has no reference (trainable, no MSE), as before the solvers existed. */
+static pf_status generated_reference(const pf_pde *p, pf_reference *out)
+{
+    char path[PF_DATA_PATH_MAX];
+    if (pf_data_path(p->ref_file, path, sizeof path) != PF_OK)
+        return pf_fail(PF_ERR_UNSUPPORTED, "%s: its reference %s is not built yet (run make refs PDE=%s)",
+                       p->name, path, p->name);
+    return data_reference(p, out);
+}
+
 pf_status pf_pde_reference(const pf_pde *p, pf_reference *out)
 {
     memset(out, 0, sizeof *out);
     switch (p->ref) {
     case PF_REF_ANALYTIC: return analytic_reference(p, out);
     case PF_REF_DATA: return data_reference(p, out);
+    case PF_REF_GENERATED: return generated_reference(p, out);
     case PF_REF_MISSING: break;
     }
     return pf_fail(PF_ERR_UNSUPPORTED, "%s has no reference solution (its file is not available); "

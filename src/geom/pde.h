@@ -247,6 +247,9 @@ typedef struct pf_hard_transform {
 typedef enum pf_ref_kind {
     PF_REF_ANALYTIC,  /* exact solution in code */
     PF_REF_DATA,      /* a PINNacle file in PF_DATA_DIR */
+    PF_REF_GENERATED, /* our solver's file in PF_DATA_DIR/generated/ (`make refs`,
+                         refs/), read like PF_REF_DATA; until it is built the
+                         PDE behaves as PF_REF_MISSING */
     PF_REF_MISSING,   /* no reference: trainable, no MSE */
 } pf_ref_kind;
 
@@ -280,8 +283,8 @@ struct pf_pde {
     pf_hard_transform hard[PF_PDE_MAX_HARD];
 
     pf_ref_kind ref;
-    const char *ref_file;     /* PF_REF_DATA: file name in PF_DATA_DIR */
-    pf_dat_layout ref_layout; /* PF_REF_DATA: steady rows or COMSOL time snapshots */
+    const char *ref_file;     /* PF_REF_DATA, _GENERATED: file name in PF_DATA_DIR */
+    pf_dat_layout ref_layout; /* PF_REF_DATA, _GENERATED: steady rows or COMSOL time snapshots */
     /* Files from PF_DATA_DIR that the aux and observe hooks read
      * (comma-separated; NULL = none). pf_pde_data_check says if one is missing. */
     const char *data_files;
@@ -354,8 +357,10 @@ typedef struct pf_reference {
 
 /* Build a PDE's evaluation set: for an analytic reference, the points of
  * pdes.md 0.3 (or eval_points) with u* there; for data, the PINNacle file
- * from PF_DATA_DIR (PF_ERR_IO naming file and folder when absent). A PDE
- * without a reference fails with PF_ERR_UNSUPPORTED. Release with
+ * from PF_DATA_DIR (PF_ERR_IO naming file and folder when absent); for a
+ * generated reference, its file read the same way. A PDE without a
+ * reference, or whose generated file is not built yet, fails with
+ * PF_ERR_UNSUPPORTED (the latter's message says to run `make refs`). Release with
  * pf_reference_release (also after a failure). */
 pf_status pf_pde_reference(const pf_pde *p, pf_reference *out);
 void pf_reference_release(pf_reference *r);

@@ -1,0 +1,227 @@
+/*
+ * test_refs.c — the reference solvers' library (src/refs/): ETDRK4 and the
+ * Fourier pseudo-spectral solvers checked against exact solutions at coarse
+ * resolution, ETDRK4's order in time, and a generated file read back by
+ * the PDE library (pf_pde_reference) like a PINNacle file.
+ *
+ * Exact solutions: with alpha = 1, beta = -nu, gamma = 0 the KS solver
+ * solves the viscous Burgers equation, whose Cole-Hopf solutions u = -2 nu
+ * phi_x / phi, phi_t = nu phi_xx, are known in closed form; in 2D the same
+ * holds for (u, v) = -2 nu grad(phi) / phi with phi_t = nu Lap phi. With
+ * alpha = 0 each Fourier mode of KS decays (or grows) by its own exponent.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/sha256.h"
+#include "geom/pde.h"
+#include "io/msgpack_json.h"
+#include "io/pinnacle_dat.h"
+#include "kuramoto_sivashinsky_1d.h"
+#include "refs/refs_out.h"
+#include "refs/spectral.h"
+#include "registry.h"
+
+#define PI 3.14159265358979323846
+
+/* phi = a + e^{-nu t} cos x: u = 2 nu e^{-nu t} sin x / phi (period 2 pi). */
+static double cole_hopf_1d(double x, double t, double nu, double a)
+{
+    double e = exp(-nu * t);
+    return 2 * nu * e * sin(x) / (a + e * cos(x));
+}
+
+/* Relative L2 error of the KS solver on Burgers (nu 0.1, phi's a) at t = 1
+ * with n points and step h. */
+static double burgers_1d_error(int n, double h, double a)
+{
+    double nu = 0.1, *u0 = malloc(sizeof(double) * n), *out = malloc(sizeof(double) * 2 * n);
+    for (int j = 0; j < n; j++) u0[j] = cole_hopf_1d(2 * PI * j / n, 0, nu, a);
+    pf_ks_params p = {.alpha = 1, .beta = -nu, .gamma = 0, .period = 2 * PI};
+    cr_assert_eq(pf_ks_solve(&p, n, u0, h, (int)lround(1 / h), 2, out), PF_OK, "%s", pf_errmsg());
+    double *ex = malloc(sizeof(double) * n);
+    for (int j = 0; j < n; j++) ex[j] = cole_hopf_1d(2 * PI * j / n, 1, nu, a);
+    double e = pf_refs_rel_l2(out + n, ex, (size_t)n);
+    free(u0), free(out), free(ex);
+    return e;
+}
+
+Test(refs, ks_solver_matches_cole_hopf_burgers)
+{
+    double e = burgers_1d_error(64, 0.05, 1.2);
+    cr_log_info("Cole-Hopf, n 64, h 0.05: relative L2 error %.2e", e);
+    cr_expect_lt(e, 1e-6, "relative L2 error %.3e against the exact solution", e);
+}
+
+Test(refs, etdrk4_is_fourth_order_in_time)
+{
+    /* a steep front (a close to 1): the time error dominates at n = 128 */
+    double e1 = burgers_1d_error(128, 0.1, 1.02), e2 = burgers_1d_error(128, 0.05, 1.02);
+    double order = log2(e1 / e2);
+    cr_log_info("errors %.3e (h 0.1), %.3e (h 0.05): order %.2f", e1, e2, order);
+    cr_expect(order > 3.5 && order < 4.5, "observed order %.2f (errors %.3e, %.3e), want about 4", order, e1, e2);
+}
+
+Test(refs, ks_linear_modes_grow_and_decay_exactly)
+{
+    /* alpha = 0: mode k evolves as e^{(beta k^2 - gamma k^4) t}. Up to t =
+     * 0.2 only: the unstable modes (k < 16) amplify the rounding of the
+     * initial transform by up to e^{25 t} */
+    int n = 64;
+    double u0[64], out[2 * 64];
+    for (int j = 0; j < n; j++) u0[j] = cos(2 * PI * j / n) + 0.5 * sin(3 * 2 * PI * j / n);
+    pf_ks_params p = {.alpha = 0, .beta = KS_BETA, .gamma = KS_GAMMA, .period = 2 * PI};
+    cr_assert_eq(pf_ks_solve(&p, n, u0, 0.01, 20, 2, out), PF_OK, "%s", pf_errmsg());
+    double g1 = exp(0.2 * (KS_BETA - KS_GAMMA)), g3 = exp(0.2 * (9 * KS_BETA - 81 * KS_GAMMA)), ex[64];
+    for (int j = 0; j < n; j++) ex[j] = g1 * cos(2 * PI * j / n) + 0.5 * g3 * sin(3 * 2 * PI * j / n);
+    double e = pf_refs_rel_l2(out + n, ex, (size_t)n);
+    cr_expect_lt(e, 1e-12, "relative L2 error %.3e", e);
+}
+
+/* phi = a + e^{-nu t} (cos x + cos y): (u, v) = 2 nu e^{-nu t} (sin x, sin y) / phi. */
+static void cole_hopf_2d(double x, double y, double t, double nu, double a, double uv[2])
+{
+    double e = exp(-nu * t), phi = a + e * (cos(x) + cos(y));
+    uv[0] = 2 * nu * e * sin(x) / phi, uv[1] = 2 * nu * e * sin(y) / phi;
+}
+
+typedef struct b2_check {
+    int n;
+    double nu, a, t_end, err;
+} b2_check;
+
+/* At the last sample, the spectra summed at off-grid points against the
+ * exact solution (max error over both components). */
+static pf_status b2_sample(void *user, int k, const double complex *u, const double complex *v)
+{
+    b2_check *c = user;
+    if (k != 1) return PF_OK;
+    double xs[5] = {0.1, 1.3, 2.9, 4.4, 6.0}, ys[3] = {0.7, 3.3, 5.5}, f[15];
+    for (int comp = 0; comp < 2; comp++) {
+        cr_assert_eq(pf_spec2_eval(comp ? v : u, c->n, 2 * PI, xs, 5, ys, 3, f), PF_OK);
+        for (int b = 0; b < 3; b++)
+            for (int i = 0; i < 5; i++) {
+                double uv[2];
+                cole_hopf_2d(xs[i], ys[b], c->t_end, c->nu, c->a, uv);
+                c->err = fmax(c->err, fabs(f[b * 5 + i] - uv[comp]));
+            }
+    }
+    return PF_OK;
+}
+
+Test(refs, burgers_2d_solver_matches_cole_hopf)
+{
+    b2_check c = {.n = 48, .nu = 0.05, .a = 2.5, .t_end = 1};
+    size_t nn = (size_t)c.n * c.n;
+    double *u0 = malloc(sizeof(double) * nn), *v0 = malloc(sizeof(double) * nn);
+    for (int i = 0; i < c.n; i++)
+        for (int j = 0; j < c.n; j++) {
+            double uv[2];
+            cole_hopf_2d(2 * PI * j / c.n, 2 * PI * i / c.n, 0, c.nu, c.a, uv);
+            u0[i * c.n + j] = uv[0], v0[i * c.n + j] = uv[1];
+        }
+    pf_burgers2_params p = {.nu = c.nu, .period = 2 * PI};
+    cr_assert_eq(pf_burgers2_solve(&p, c.n, u0, v0, 0.05, 20, 2, b2_sample, &c), PF_OK, "%s", pf_errmsg());
+    cr_log_info("2D Cole-Hopf, n 48, h 0.05: max error %.2e (fields ~ %.2f)", c.err, 2 * c.nu / (c.a - 2));
+    cr_expect_lt(c.err, 1e-6, "max error %.3e against the exact solution", c.err);
+    free(u0), free(v0);
+}
+
+/* A fresh PF_DATA_DIR with a generated/ folder; its path into dir. */
+static void fresh_data_dir(char dir[64])
+{
+    snprintf(dir, 64, "/tmp/pf-refs-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    char gen[96];
+    snprintf(gen, sizeof gen, "%s/generated", dir);
+    cr_assert_eq(pf_mkdirs(gen), PF_OK, "%s", pf_errmsg());
+    setenv("PF_DATA_DIR", dir, 1);
+}
+
+Test(refs, generated_ks_file_reads_back_as_the_pdes_reference)
+{
+    const pf_pde *p;
+    cr_assert_eq(pf_pdes_lookup("kuramoto_sivashinsky_1d", &p), PF_OK);
+    cr_assert_eq(p->ref, PF_REF_GENERATED);
+    char dir[64], path[160], mpath[160];
+    fresh_data_dir(dir);
+    pf_reference r;
+    cr_expect_eq(pf_pde_reference(p, &r), PF_ERR_UNSUPPORTED, "not built yet: no reference");
+    cr_expect(strstr(pf_errmsg(), "make refs"), "the message says what to run: %s", pf_errmsg());
+    pf_reference_release(&r);
+
+    /* a coarse solve: 16 nodes by 5 times, rows (x, t, u) x-major */
+    enum { N = 16, K = 5 };
+    double u0[N], out[K * N], rows[N * K * 3];
+    for (int j = 0; j < N; j++) u0[j] = ks_initial(2 * PI * j / N);
+    pf_ks_params kp = {.alpha = KS_ALPHA, .beta = KS_BETA, .gamma = KS_GAMMA, .period = p->period[0]};
+    cr_assert_eq(pf_ks_solve(&kp, N, u0, 1e-3, 10, K, out), PF_OK, "%s", pf_errmsg());
+    for (int j = 0; j < N; j++)
+        for (int k = 0; k < K; k++) {
+            double *row = rows + 3 * (j * K + k);
+            row[0] = 2 * PI * j / N, row[1] = 0.01 * k, row[2] = out[k * N + j];
+        }
+    snprintf(path, sizeof path, "%s/%s", dir, p->ref_file);
+    snprintf(mpath, sizeof mpath, "%s/generated/kuramoto_sivashinsky_1d.manifest.json", dir);
+    cr_assert_eq(pf_refs_write_rows(path, "x t u", N * K, 3, rows), PF_OK, "%s", pf_errmsg());
+    json_t *m = json_pack("{s:s}", "pde", p->name);
+    cr_assert_eq(pf_refs_write_manifest(mpath, m, path), PF_OK, "%s", pf_errmsg());
+    json_decref(m);
+
+    cr_assert_eq(pf_pde_reference(p, &r), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(r.n, N * K);
+    for (int i = 0; i < N * K; i++) {
+        cr_expect_eq(r.x[2 * i], (pf_real)(float)rows[3 * i], "row %d x", i);
+        cr_expect_eq(r.x[2 * i + 1], (pf_real)(float)rows[3 * i + 1], "row %d t", i);
+        cr_expect_eq(r.u[i], (pf_real)(float)rows[3 * i + 2], "row %d u", i);
+    }
+    cr_expect_eq(r.u[0], (pf_real)(float)1.0, "u(0, 0) = cos 0 (1 + sin 0)");
+    pf_reference_release(&r);
+
+    /* the manifest's SHA-256 is the file's */
+    char *text, *mtext, hex[PF_SHA256_HEX];
+    size_t len, mlen;
+    cr_assert_eq(pf_file_read(path, &text, &len), PF_OK);
+    cr_assert_eq(pf_sha256_hex(text, len, hex), PF_OK);
+    cr_assert_eq(pf_file_read(mpath, &mtext, &mlen), PF_OK);
+    json_t *back = json_loads(mtext, 0, NULL);
+    cr_assert_not_null(back);
+    cr_expect_str_eq(json_string_value(json_object_get(back, "sha256")), hex);
+    cr_expect_str_eq(json_string_value(json_object_get(back, "file")), "kuramoto_sivashinsky_1d.dat");
+    json_decref(back);
+    free(text), free(mtext);
+}
+
+Test(refs, generated_snapshot_file_reads_back_as_the_pdes_reference)
+{
+    const pf_pde *p;
+    cr_assert_eq(pf_pdes_lookup("burgers_2d", &p), PF_OK);
+    cr_assert_eq(p->ref, PF_REF_GENERATED);
+    cr_assert_eq(p->ref_layout, PF_DAT_LAYOUT_SNAPSHOTS);
+    char dir[64], path[160];
+    fresh_data_dir(dir);
+    /* 3 nodes by 2 times, u and v interleaved per snapshot */
+    double xy[6] = {0.5, 1.5, 2.0, 0.25, 3.5, 3.75}, times[2] = {0.5, 1.0};
+    double uv[3 * 2 * 2] = {1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6.125, -6.125};
+    static const char *const space[2] = {"x", "y"}, *const names[2] = {"u", "v"};
+    snprintf(path, sizeof path, "%s/%s", dir, p->ref_file);
+    cr_assert_eq(pf_refs_write_snapshots(path, 3, 2, space, xy, 2, times, 2, names, uv), PF_OK, "%s",
+                 pf_errmsg());
+    pf_reference r;
+    cr_assert_eq(pf_pde_reference(p, &r), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(r.n, 6);
+    for (int q = 0; q < 3; q++)
+        for (int k = 0; k < 2; k++) {
+            int row = q * 2 + k; /* node-major, time-minor */
+            cr_expect_eq(r.x[3 * row], (pf_real)xy[2 * q]);
+            cr_expect_eq(r.x[3 * row + 1], (pf_real)xy[2 * q + 1]);
+            cr_expect_eq(r.x[3 * row + 2], (pf_real)times[k]);
+            cr_expect_eq(r.u[2 * row], (pf_real)uv[row * 2]);
+            cr_expect_eq(r.u[2 * row + 1], (pf_real)uv[row * 2 + 1]);
+        }
+    pf_reference_release(&r);
+}
