@@ -1,13 +1,12 @@
 /* gray_scott_2d — PINNacle GrayScottEquation (pdes.md section 3). As in the
- * benchmark, there is no spatial boundary term. */
+ * benchmark, there is no spatial boundary term. PINNacle's reference
+ * (grayscott.dat, COMSOL) is lost; ours is a cosine-spectral solution with
+ * zero-flux walls, our assumption (refs/gray_scott_2d.c, `make refs`). */
+#include "gray_scott_2d.h"
+
 #include "geom/lift.h"
 #include "pde_ops.h"
 #include "registry.h"
-
-#define GS_B 0.04
-#define GS_D 0.1
-#define GS_EPS1 1e-5
-#define GS_EPS2 5e-6
 
 /* u_t - (eps1 Lap u + b (1 - u) - u v^2) (eq 0),
  * v_t - (eps2 Lap v - d v + u v^2) (eq 1). */
@@ -85,5 +84,8 @@ const pf_pde pf_pde_gray_scott_2d = {
               .what = "(u, v) = L + t N, L the initial data (u0, v0) on the initial slice, carried "
                       "along t (boundary data only): both initial conditions",
               .satisfies = "ic_u,ic_v", .apply = hard}},
-    .ref = PF_REF_MISSING,
+    /* rows (x, y, t, u, v): 21 times t = 0, 10, .., 200 by 100 x 100 nodes
+     * on linspace(-1, 1, 100), t slowest, x fastest (pdes.md section 3) */
+    .ref = PF_REF_GENERATED, .ref_file = "generated/gray_scott_2d.dat",
+    .ref_layout = PF_DAT_LAYOUT_STEADY,
 };

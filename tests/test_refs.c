@@ -9,6 +9,9 @@
  * phi_x / phi, phi_t = nu phi_xx, are known in closed form; in 2D the same
  * holds for (u, v) = -2 nu grad(phi) / phi with phi_t = nu Lap phi. With
  * alpha = 0 each Fourier mode of KS decays (or grows) by its own exponent.
+ * Gray-Scott: with v = 0 each cosine mode of u - 1 decays by its own
+ * exponent; spatially uniform fields follow the reaction ODEs, integrated
+ * here by classical RK4 with a tiny step.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -22,6 +25,7 @@
 #include "io/msgpack_json.h"
 #include "io/pinnacle_dat.h"
 #include "kuramoto_sivashinsky_1d.h"
+#include "refs/cosine.h"
 #include "refs/refs_out.h"
 #include "refs/spectral.h"
 #include "registry.h"
@@ -224,4 +228,82 @@ Test(refs, generated_snapshot_file_reads_back_as_the_pdes_reference)
             cr_expect_eq(r.u[2 * row + 1], (pf_real)uv[row * 2 + 1]);
         }
     pf_reference_release(&r);
+}
+
+typedef struct gs_check {
+    int n;
+    double lo, hi, u[4], v[4]; /* the fields at (x, y) = (-0.9, 0.1), (0.3, -0.7), (1, 1), (-1, 0.5) */
+} gs_check;
+
+static const double gs_px[4] = {-0.9, 0.3, 1, -1}, gs_py[4] = {0.1, -0.7, 1, 0.5};
+
+static pf_status gs_sample(void *user, int k, const double *u, const double *v)
+{
+    gs_check *c = user;
+    if (k != 1) return PF_OK;
+    for (int q = 0; q < 4; q++) {
+        cr_assert_eq(pf_cos2_eval(u, c->n, c->lo, c->hi, gs_px + q, 1, gs_py + q, 1, &c->u[q]), PF_OK);
+        cr_assert_eq(pf_cos2_eval(v, c->n, c->lo, c->hi, gs_px + q, 1, gs_py + q, 1, &c->v[q]), PF_OK);
+    }
+    return PF_OK;
+}
+
+/* Solves to t = 10 from u0(x, y), v0(x, y) on the cell-centred n x n grid. */
+static void gs_run(const pf_gs_params *p, int n, double h, double (*u0)(double, double),
+                   double (*v0)(double, double), gs_check *c)
+{
+    size_t nn = (size_t)n * n;
+    double *gu = malloc(sizeof(double) * nn), *gv = malloc(sizeof(double) * nn), dx = (p->hi - p->lo) / n;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double x = p->lo + (j + 0.5) * dx, y = p->lo + (i + 0.5) * dx;
+            gu[i * n + j] = u0(x, y), gv[i * n + j] = v0(x, y);
+        }
+    c->n = n, c->lo = p->lo, c->hi = p->hi;
+    cr_assert_eq(pf_gs_solve(p, n, gu, gv, h, (int)lround(10 / h), 2, gs_sample, c), PF_OK, "%s", pf_errmsg());
+    free(gu), free(gv);
+}
+
+/* 1 + 0.3 cos(3 pi (x + 1) / 2) cos(2 pi (y + 1) / 2): one cosine mode on [-1, 1]^2 */
+static double gs_mode(double x, double y) { return 1 + 0.3 * cos(1.5 * PI * (x + 1)) * cos(PI * (y + 1)); }
+static double gs_zero(double x, double y) { return 0 * x * y; }
+
+Test(refs, gray_scott_cosine_modes_decay_exactly_with_zero_flux)
+{
+    /* v = 0 stays 0; u - 1 decays as e^{-(eps1 (pi/2)^2 (3^2 + 2^2) + b) t} */
+    pf_gs_params p = {.b = 0.04, .d = 0.1, .eps1 = 0.01, .eps2 = 0.005, .lo = -1, .hi = 1};
+    gs_check c;
+    gs_run(&p, 16, 0.5, gs_mode, gs_zero, &c);
+    double g = exp(-10 * (p.eps1 * PI * PI / 4 * 13 + p.b)), err = 0;
+    for (int q = 0; q < 4; q++) {
+        err = fmax(err, fabs(c.u[q] - (1 + (gs_mode(gs_px[q], gs_py[q]) - 1) * g)));
+        err = fmax(err, fabs(c.v[q]));
+    }
+    cr_expect_lt(err, 1e-12, "max error %.3e against the decaying mode (walls included)", err);
+}
+
+static double gs_half(double x, double y) { return 0.5 + 0 * x * y; }
+static double gs_quarter(double x, double y) { return 0.25 + 0 * x * y; }
+
+Test(refs, gray_scott_uniform_fields_follow_the_reaction_odes)
+{
+    pf_gs_params p = {.b = 0.04, .d = 0.1, .eps1 = 1e-5, .eps2 = 5e-6, .lo = -1, .hi = 1};
+    gs_check c;
+    gs_run(&p, 8, 0.5, gs_half, gs_quarter, &c);
+    /* u' = b (1 - u) - u v^2, v' = -d v + u v^2 by RK4, 10^5 steps */
+    double y[2] = {0.5, 0.25}, dt = 1e-4;
+    for (int s = 0; s < 100000; s++) {
+        double k[4][2], z[2];
+        for (int st = 0; st < 4; st++) {
+            double w = st == 0 ? 0 : st == 3 ? 1 : 0.5;
+            for (int i = 0; i < 2; i++) z[i] = y[i] + (st ? w * dt * k[st - 1][i] : 0);
+            k[st][0] = p.b * (1 - z[0]) - z[0] * z[1] * z[1];
+            k[st][1] = -p.d * z[1] + z[0] * z[1] * z[1];
+        }
+        for (int i = 0; i < 2; i++) y[i] += dt / 6 * (k[0][i] + 2 * k[1][i] + 2 * k[2][i] + k[3][i]);
+    }
+    double err = 0;
+    for (int q = 0; q < 4; q++) err = fmax(err, fmax(fabs(c.u[q] - y[0]), fabs(c.v[q] - y[1])));
+    cr_log_info("uniform Gray-Scott, h 0.5: max error %.2e (u %.6f, v %.6f at t = 10)", err, y[0], y[1]);
+    cr_expect_lt(err, 1e-6, "max error %.3e against the ODE solution", err);
 }
