@@ -161,19 +161,10 @@ static pf_status write_reference(const pf_pde *p, const layout *L, const pf_refs
                           "layout",
                           "time snapshots (x, y, u@t, v@t, ...): the grid rule of pdes.md 0.3 with n = 20000, "
                           "24 x 24 interior nodes by 36 times t = 1/36 .. 1");
-    json_t *res = json_array();
-    for (const run *r = coarse; r; r = r == coarse ? fine : NULL)
-        json_array_append_new(res, json_pack("{s:I, s:f, s:I, s:f}", "n", (json_int_t)r->n, "time_step", r->h,
-                                             "steps", (json_int_t)r->substeps * L->K, "wall_s", r->wall));
-    json_object_set_new(m, "resolutions", res);
-    json_object_set_new(m, "written", json_string("the finer resolution"));
-    json_object_set_new(m, "self_convergence_rel_l2", json_real(conv));
-    json_object_set_new(m, "wall_s", json_real(coarse->wall + fine->wall));
-    st = pf_refs_write_manifest(a->manifest, m, a->out);
+    pf_refs_run rc = {coarse->n, coarse->h, coarse->substeps * L->K, coarse->wall};
+    pf_refs_run rf = {fine->n, fine->h, fine->substeps * L->K, fine->wall};
+    st = pf_refs_finish(p->name, a, m, &rc, &rf, conv);
     json_decref(m);
-    if (st == PF_OK)
-        printf("%s: wrote %s (n %ld, h %.3g; %.1f s), self-convergence %.2e against n %ld, h %.3g\n", p->name,
-               a->out, fine->n, fine->h, coarse->wall + fine->wall, conv, coarse->n, coarse->h);
     return st;
 }
 

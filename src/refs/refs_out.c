@@ -118,3 +118,22 @@ pf_status pf_refs_parse_args(int argc, char **argv, pf_refs_args *a)
         return pf_fail(PF_ERR_USAGE, "--out FILE.dat and --manifest FILE.json are required");
     return PF_OK;
 }
+
+pf_status pf_refs_finish(const char *pde, const pf_refs_args *a, json_t *m, const pf_refs_run *coarse,
+                         const pf_refs_run *fine, double conv)
+{
+    json_t *res = json_array();
+    for (int i = 0; i < 2; i++) {
+        const pf_refs_run *r = i ? fine : coarse;
+        json_array_append_new(res, json_pack("{s:I, s:f, s:I, s:f}", "n", (json_int_t)r->n, "time_step", r->h,
+                                             "steps", (json_int_t)r->steps, "wall_s", r->wall));
+    }
+    json_object_set_new(m, "resolutions", res);
+    json_object_set_new(m, "written", json_string("the finer resolution"));
+    json_object_set_new(m, "self_convergence_rel_l2", json_real(conv));
+    json_object_set_new(m, "wall_s", json_real(coarse->wall + fine->wall));
+    PF_TRY(pf_refs_write_manifest(a->manifest, m, a->out));
+    printf("%s: wrote %s (n %ld, h %.3g; %.1f s), self-convergence %.2e against n %ld, h %.3g\n", pde, a->out,
+           fine->n, fine->h, coarse->wall + fine->wall, conv, coarse->n, coarse->h);
+    return PF_OK;
+}

@@ -51,6 +51,21 @@ typedef struct pf_refs_args {
 } pf_refs_args;
 pf_status pf_refs_parse_args(int argc, char **argv, pf_refs_args *a);
 
+/* One run of a solver, as the manifest records it. */
+typedef struct pf_refs_run {
+    long n;      /* grid points per axis */
+    double h;    /* time step */
+    long steps;  /* time steps in all */
+    double wall; /* seconds */
+} pf_refs_run;
+
+/* The manifest's common tail: adds "resolutions" (coarse, then fine),
+ * "written" (the fine run), "self_convergence_rel_l2" = conv and "wall_s"
+ * to m, writes it to a->manifest for the file a->out
+ * (pf_refs_write_manifest), and prints one summary line on stdout. */
+pf_status pf_refs_finish(const char *pde, const pf_refs_args *a, json_t *m, const pf_refs_run *coarse,
+                         const pf_refs_run *fine, double conv);
+
 /* Seconds on a monotonic clock, for the manifests' wall times. */
 double pf_refs_now(void);
 
