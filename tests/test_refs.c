@@ -135,6 +135,16 @@ Test(refs, burgers_2d_solver_matches_cole_hopf)
     free(u0), free(v0);
 }
 
+/* Removes what fresh_data_dir made and the files named (NULL-terminated). */
+static void remove_data_dir(const char *dir, const char *const *files)
+{
+    for (; *files; files++) cr_expect_eq(unlink(*files), 0, "%s", *files);
+    char gen[96];
+    snprintf(gen, sizeof gen, "%s/generated", dir);
+    cr_expect_eq(rmdir(gen), 0, "%s", gen);
+    cr_expect_eq(rmdir(dir), 0, "%s", dir);
+}
+
 /* A fresh PF_DATA_DIR with a generated/ folder; its path into dir. */
 static void fresh_data_dir(char dir[64])
 {
@@ -198,6 +208,7 @@ Test(refs, generated_ks_file_reads_back_as_the_pdes_reference)
     cr_expect_str_eq(json_string_value(json_object_get(back, "file")), "kuramoto_sivashinsky_1d.dat");
     json_decref(back);
     free(text), free(mtext);
+    remove_data_dir(dir, (const char *const[]){path, mpath, NULL});
 }
 
 Test(refs, generated_snapshot_file_reads_back_as_the_pdes_reference)
@@ -228,6 +239,7 @@ Test(refs, generated_snapshot_file_reads_back_as_the_pdes_reference)
             cr_expect_eq(r.u[2 * row + 1], (pf_real)uv[row * 2 + 1]);
         }
     pf_reference_release(&r);
+    remove_data_dir(dir, (const char *const[]){path, NULL});
 }
 
 typedef struct gs_check {

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "registry.h"
 #include "spec_configs.h"
@@ -312,6 +313,10 @@ Test(trainer, the_time_limit_ends_as_timeout)
 
 Test(trainer, a_pde_without_reference_trains_without_y)
 {
+    /* KS's reference is generated (make refs): an empty data folder has none */
+    char dir[] = "/tmp/pf-trainer-noref-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    setenv("PF_DATA_DIR", dir, 1);
     const pf_pde *p = pde("kuramoto_sivashinsky_1d");
     pf_model_config mc;
     pf_train_config tc;
@@ -321,10 +326,12 @@ Test(trainer, a_pde_without_reference_trains_without_y)
     cr_assert_eq(r.status, PF_TRAIN_OK, "%s", r.detail);
     cr_assert(!r.has_y);
     cr_assert(strstr(r.y_missing, "no reference"), "%s", r.y_missing);
+    cr_assert(strstr(r.y_missing, "make refs"), "says how to get one: %s", r.y_missing);
     cr_assert_eq(r.neval, 0);
     cr_assert_eq(r.n_eval, 0);
     cr_assert_eq(r.steps, 20);
     pf_train_result_release(&r);
+    rmdir(dir);
 }
 
 Test(trainer, a_missing_reference_file_is_a_setup_failure_that_names_it)
