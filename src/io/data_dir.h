@@ -5,6 +5,9 @@
  * are never part of the project. They live in one folder named by the
  * environment variable PF_DATA_DIR; when it is unset or empty the folder is
  * "data/ref", relative to the working directory, which `make data` fills.
+ * Our own solutions for PDEs whose PINNacle file is lost live in its
+ * "generated/" subfolder, written by `make refs` (refs/, src/refs/), so
+ * the folder must be writable for that target.
  * `make test` exports PF_DATA_DIR=../shared/data/pinnacle when that exists.
  *
  *     char path[PF_DATA_PATH_MAX];
