@@ -319,7 +319,11 @@ ifneq ($(filter-out $(REFS_PDES),$(REFS_WANT)),)
 $(error make refs: no solver for PDE=$(filter-out $(REFS_PDES),$(REFS_WANT)) (refs/ has: $(REFS_PDES)))
 endif
 endif
+# The data folder must be writable by its mode, not only to root: the team's
+# shared copy is read-only on purpose (make's default PF_DATA_DIR when it exists).
 $(REFS_DIR)/%.dat: | $(BUILD)/bin/pf-ref-%
+	$(Q)mkdir -p '$(PF_DATA_DIR)' && [ -n "$$(find '$(PF_DATA_DIR)' -maxdepth 0 -perm -u+w)" ] || \
+	  { echo "make refs: PF_DATA_DIR=$(PF_DATA_DIR) is read-only; set PF_DATA_DIR to a writable folder (e.g. data/ref with links to the reference files)" >&2; exit 1; }
 	@mkdir -p $(@D)
 	$(Q)$(BUILD)/bin/pf-ref-$* --out $@ --manifest $(@D)/$*.manifest.json $(REFS_ARGS)
 

@@ -8,7 +8,8 @@
 # Checks: the file and its manifest (SHA-256 of the file, two resolutions,
 # the self-convergence figure), pf-pde list before (missing, run make refs)
 # and after (data (generated), 128,512 evaluation points), pf-pde check, a
-# second make that leaves the cached file alone, and an unknown PDE refused.
+# second make that leaves the cached file alone, a read-only data folder and
+# an unknown PDE refused.
 . "$(dirname "$0")/lib.sh"
 float_only
 data=$tmp/data
@@ -45,6 +46,13 @@ pipeline refs PDE=$ks PF_DATA_DIR="$data" >"$tmp/out" 2>"$tmp/err"
 eq "second make refs: exit code" $? 0
 eq "the cached file is not remade" "$(sha256sum "$dat" | cut -d' ' -f1)" "$sha"
 check "nor touched" test "$(stat -c %Y "$dat")" -lt 1000000000
+
+ro=$tmp/readonly
+mkdir -p "$ro" && chmod 555 "$ro"
+pipeline refs PDE=$ks PF_DATA_DIR="$ro" >"$tmp/out" 2>"$tmp/err"
+check "a read-only data folder is refused" test $? -ne 0
+check "saying so" grep -q "PF_DATA_DIR=$ro is read-only" "$tmp/err"
+check "and nothing is written there" test -z "$(ls -A "$ro")"
 
 pipeline refs PDE=no_such_pde PF_DATA_DIR="$data" >"$tmp/out" 2>"$tmp/err"
 check "an unknown PDE is refused" test $? -ne 0
