@@ -312,7 +312,7 @@ test-gpu: $(GPU_TEST_BIN)
 # steps per sample interval; the fine run, which is written, doubles both).
 REFS_PDES := $(REFS_SRC:refs/%.c=%)
 REFS_DIR  := $(PF_DATA_DIR)/generated
-REFS_WANT := $(if $(filter command line,$(origin PDE)),$(PDE),$(REFS_PDES))
+REFS_WANT := $(if $(filter command line environment,$(origin PDE)),$(PDE),$(REFS_PDES))
 refs: $(REFS_WANT:%=$(REFS_DIR)/%.dat)
 ifneq ($(filter refs,$(MAKECMDGOALS)),)
 ifneq ($(filter-out $(REFS_PDES),$(REFS_WANT)),)
