@@ -146,8 +146,8 @@ static pf_status write_reference(const pf_pde *p, const layout *L, const pf_refs
     if (!xy) return pf_fail(PF_ERR_NOMEM, "out of memory for %d nodes", L->nodes);
     for (int q = 0; q < L->nodes; q++) xy[2 * q] = L->xs[L->ix[q]], xy[2 * q + 1] = L->ys[L->iy[q]];
     static const char *const space[2] = {"x", "y"}, *const names[2] = {"u", "v"};
-    pf_status st = pf_refs_write_snapshots(a->out, (size_t)L->nodes, 2, space, xy, L->K, L->times, 2, names,
-                                           fine->uv);
+    pf_refs_text text;
+    pf_status st = pf_refs_snapshots_text((size_t)L->nodes, 2, space, xy, L->K, L->times, 2, names, fine->uv, &text);
     free(xy);
     PF_TRY(st);
     double conv = pf_refs_rel_l2(coarse->uv, fine->uv, (size_t)L->nodes * L->K * 2);
@@ -163,7 +163,7 @@ static pf_status write_reference(const pf_pde *p, const layout *L, const pf_refs
                           "24 x 24 interior nodes by 36 times t = 1/36 .. 1");
     pf_refs_run rc = {coarse->n, coarse->h, coarse->substeps * L->K, coarse->wall};
     pf_refs_run rf = {fine->n, fine->h, fine->substeps * L->K, fine->wall};
-    st = pf_refs_finish(p->name, a, m, &rc, &rf, conv);
+    st = pf_refs_finish(p->name, a, m, &text, &rc, &rf, conv);
     json_decref(m);
     return st;
 }

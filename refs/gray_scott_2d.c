@@ -85,7 +85,8 @@ static pf_status write_reference(const pf_pde *p, const pf_refs_args *a, const r
                 r[0] = fine->xs[ix], r[1] = fine->xs[iy], r[2] = p->lo[2] + (p->hi[2] - p->lo[2]) * k / (NT - 1);
                 r[3] = fine->uv[2 * q], r[4] = fine->uv[2 * q + 1];
             }
-    pf_status st = pf_refs_write_rows(a->out, "x y t u v (gray_scott_2d, pf-ref-gray_scott_2d)", rows_n, 5, rows);
+    pf_refs_text text;
+    pf_status st = pf_refs_rows_text("x y t u v (gray_scott_2d, pf-ref-gray_scott_2d)", rows_n, 5, rows, &text);
     free(rows);
     PF_TRY(st);
     double conv = pf_refs_rel_l2(coarse->uv, fine->uv, rows_n * 2);
@@ -101,7 +102,7 @@ static pf_status write_reference(const pf_pde *p, const pf_refs_args *a, const r
                   "linspace(-1, 1, 100)");
     pf_refs_run rc = {coarse->n, coarse->h, coarse->substeps * (NT - 1), coarse->wall};
     pf_refs_run rf = {fine->n, fine->h, fine->substeps * (NT - 1), fine->wall};
-    st = pf_refs_finish(p->name, a, m, &rc, &rf, conv);
+    st = pf_refs_finish(p->name, a, m, &text, &rc, &rf, conv);
     json_decref(m);
     return st;
 }

@@ -63,8 +63,9 @@ static pf_status write_reference(const pf_pde *p, const pf_refs_args *a, const r
             double *r = rows + 3 * (i * NT + k);
             r[0] = p->period[0] * i / NX, r[1] = p->hi[1] * k / (NT - 1), r[2] = fine->u[i * NT + k];
         }
-    pf_status st = pf_refs_write_rows(a->out, "x t u (kuramoto_sivashinsky_1d, pf-ref-kuramoto_sivashinsky_1d)",
-                                      (size_t)NX * NT, 3, rows);
+    pf_refs_text text;
+    pf_status st = pf_refs_rows_text("x t u (kuramoto_sivashinsky_1d, pf-ref-kuramoto_sivashinsky_1d)",
+                                     (size_t)NX * NT, 3, rows, &text);
     free(rows);
     PF_TRY(st);
     double conv = pf_refs_rel_l2(coarse->u, fine->u, (size_t)NX * NT);
@@ -78,7 +79,7 @@ static pf_status write_reference(const pf_pde *p, const pf_refs_args *a, const r
                           "k <= 250");
     pf_refs_run rc = {coarse->n, coarse->h, coarse->substeps * (NT - 1), coarse->wall};
     pf_refs_run rf = {fine->n, fine->h, fine->substeps * (NT - 1), fine->wall};
-    st = pf_refs_finish(p->name, a, m, &rc, &rf, conv);
+    st = pf_refs_finish(p->name, a, m, &text, &rc, &rf, conv);
     json_decref(m);
     return st;
 }

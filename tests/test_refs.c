@@ -106,6 +106,17 @@ Test(refs, ks_linear_modes_grow_and_decay_exactly)
     cr_expect_lt(e, 1e-12, "relative L2 error %.3e", e);
 }
 
+Test(refs, a_solution_that_blows_up_is_an_error)
+{
+    /* beta = 1, gamma = 0: backward diffusion, mode k grows as e^{k^2 t} */
+    int n = 64;
+    double u0[64], out[2 * 64];
+    for (int j = 0; j < n; j++) u0[j] = cos(2 * PI * j / n);
+    pf_ks_params p = {.alpha = 0, .beta = 1, .gamma = 0, .period = 2 * PI};
+    cr_expect_eq(pf_ks_solve(&p, n, u0, 0.1, 100, 2, out), PF_ERR_INVALID);
+    cr_expect(strstr(pf_errmsg(), "not finite"), "%s", pf_errmsg());
+}
+
 /* phi = a + e^{-nu t} (cos x + cos y): (u, v) = 2 nu e^{-nu t} (sin x, sin y) / phi. */
 static void cole_hopf_2d(double x, double y, double t, double nu, double a, double uv[2])
 {
@@ -201,9 +212,10 @@ Test(refs, generated_ks_file_reads_back_as_the_pdes_reference)
         }
     snprintf(path, sizeof path, "%s/%s", dir, p->ref_file);
     snprintf(mpath, sizeof mpath, "%s/generated/kuramoto_sivashinsky_1d.manifest.json", dir);
-    cr_assert_eq(pf_refs_write_rows(path, "x t u", N * K, 3, rows), PF_OK, "%s", pf_errmsg());
+    pf_refs_text text;
+    cr_assert_eq(pf_refs_rows_text("x t u", N * K, 3, rows, &text), PF_OK, "%s", pf_errmsg());
     json_t *m = json_pack("{s:s}", "pde", p->name);
-    cr_assert_eq(pf_refs_write_manifest(mpath, m, path), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_refs_write(path, mpath, &text, m), PF_OK, "%s", pf_errmsg());
     json_decref(m);
 
     cr_assert_eq(pf_pde_reference(p, &r), PF_OK, "%s", pf_errmsg());
@@ -217,17 +229,17 @@ Test(refs, generated_ks_file_reads_back_as_the_pdes_reference)
     pf_reference_release(&r);
 
     /* the manifest's SHA-256 is the file's */
-    char *text, *mtext, hex[PF_SHA256_HEX];
+    char *data, *mtext, hex[PF_SHA256_HEX];
     size_t len, mlen;
-    cr_assert_eq(pf_file_read(path, &text, &len), PF_OK);
-    cr_assert_eq(pf_sha256_hex(text, len, hex), PF_OK);
+    cr_assert_eq(pf_file_read(path, &data, &len), PF_OK);
+    cr_assert_eq(pf_sha256_hex(data, len, hex), PF_OK);
     cr_assert_eq(pf_file_read(mpath, &mtext, &mlen), PF_OK);
     json_t *back = json_loads(mtext, 0, NULL);
     cr_assert_not_null(back);
     cr_expect_str_eq(json_string_value(json_object_get(back, "sha256")), hex);
     cr_expect_str_eq(json_string_value(json_object_get(back, "file")), "kuramoto_sivashinsky_1d.dat");
     json_decref(back);
-    free(text), free(mtext);
+    free(data), free(mtext);
     remove_data_dir(dir, (const char *const[]){path, mpath, NULL});
 }
 
@@ -237,15 +249,20 @@ Test(refs, generated_snapshot_file_reads_back_as_the_pdes_reference)
     cr_assert_eq(pf_pdes_lookup("burgers_2d", &p), PF_OK);
     cr_assert_eq(p->ref, PF_REF_GENERATED);
     cr_assert_eq(p->ref_layout, PF_DAT_LAYOUT_SNAPSHOTS);
-    char dir[64], path[160];
+    char dir[64], path[160], mpath[160];
     fresh_data_dir(dir);
     /* 3 nodes by 2 times, u and v interleaved per snapshot */
     double xy[6] = {0.5, 1.5, 2.0, 0.25, 3.5, 3.75}, times[2] = {0.5, 1.0};
     double uv[3 * 2 * 2] = {1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6.125, -6.125};
     static const char *const space[2] = {"x", "y"}, *const names[2] = {"u", "v"};
     snprintf(path, sizeof path, "%s/%s", dir, p->ref_file);
-    cr_assert_eq(pf_refs_write_snapshots(path, 3, 2, space, xy, 2, times, 2, names, uv), PF_OK, "%s",
+    snprintf(mpath, sizeof mpath, "%s/generated/burgers_2d.manifest.json", dir);
+    pf_refs_text text;
+    cr_assert_eq(pf_refs_snapshots_text(3, 2, space, xy, 2, times, 2, names, uv, &text), PF_OK, "%s",
                  pf_errmsg());
+    json_t *m = json_object();
+    cr_assert_eq(pf_refs_write(path, mpath, &text, m), PF_OK, "%s", pf_errmsg());
+    json_decref(m);
     pf_reference r;
     cr_assert_eq(pf_pde_reference(p, &r), PF_OK, "%s", pf_errmsg());
     cr_assert_eq(r.n, 6);
@@ -259,7 +276,7 @@ Test(refs, generated_snapshot_file_reads_back_as_the_pdes_reference)
             cr_expect_eq(r.u[2 * row + 1], (pf_real)uv[row * 2 + 1]);
         }
     pf_reference_release(&r);
-    remove_data_dir(dir, (const char *const[]){path, NULL});
+    remove_data_dir(dir, (const char *const[]){path, mpath, NULL});
 }
 
 typedef struct gs_check {

@@ -92,7 +92,8 @@ pf_status pf_gs_solve(const pf_gs_params *p, int n, const double *u0, const doub
     for (int k = 0; st == PF_OK && k < nsamples; k++) {
         if (k)
             for (int q = 0; q < steps; q++) pf_etdrk4_step(&c, s, gs_nonlin, &w);
-        st = sample(user, k, s, s + nn);
+        st = pf_etdrk4_check_finite(&c, s, "pf_gs_solve", k * steps * h);
+        if (st == PF_OK) st = sample(user, k, s, s + nn);
     }
 done:
     pf_etdrk4_free(&c);

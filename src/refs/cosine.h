@@ -31,7 +31,8 @@ typedef pf_status (*pf_cos2_sample)(void *user, int k, const double *u, const do
 
 /* Solves from u0, v0 (n x n grid values, n >= 8) with step h and hands the
  * coefficients at samples k = 0..nsamples-1 (t = k steps h) to `sample`.
- * PF_ERR_INVALID for bad arguments, PF_ERR_NOMEM, or the callback's error. */
+ * PF_ERR_INVALID for bad arguments or a solution that is not finite,
+ * PF_ERR_NOMEM, or the callback's error. */
 pf_status pf_gs_solve(const pf_gs_params *p, int n, const double *u0, const double *v0, double h, int steps,
                       int nsamples, pf_cos2_sample sample, void *user);
 

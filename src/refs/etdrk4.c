@@ -62,6 +62,15 @@ void pf_etdrk4_step(pf_etdrk4 *c, double *s, pf_etdrk4_nonlin nonlin, void *user
         s[k] = c->e[k] * s[k] + c->f1[k] * nv[k] + 2 * c->f2[k] * (na[k] + nb[k]) + c->f3[k] * nc[k];
 }
 
+pf_status pf_etdrk4_check_finite(const pf_etdrk4 *c, const double *s, const char *who, double t)
+{
+    for (size_t k = 0; k < c->n; k++)
+        if (!isfinite(s[k]))
+            return pf_fail(PF_ERR_INVALID, "%s: the solution is not finite at t = %g (the grid is too coarse "
+                           "for the problem or the time step too long)", who, t);
+    return PF_OK;
+}
+
 void pf_etdrk4_free(pf_etdrk4 *c)
 {
     free(c->e);

@@ -44,6 +44,11 @@ pf_status pf_etdrk4_init(pf_etdrk4 *c, const double *L, size_t n, double h);
 /* One step of s (n reals) in place. */
 void pf_etdrk4_step(pf_etdrk4 *c, double *s, pf_etdrk4_nonlin nonlin, void *user);
 
+/* PF_OK when every one of the n reals of s is finite, else PF_ERR_INVALID
+ * naming `who` and the time t: the solution blew up (a grid too coarse for
+ * the problem, or a step too long for its explicit part). */
+pf_status pf_etdrk4_check_finite(const pf_etdrk4 *c, const double *s, const char *who, double t);
+
 void pf_etdrk4_free(pf_etdrk4 *c);
 
 #endif

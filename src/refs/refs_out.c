@@ -10,39 +10,38 @@
 #include "core/sha256.h"
 #include "io/msgpack_json.h"
 
-/* The text built in memory (open_memstream: *buf and *len are set only by
- * the fclose), then written atomically. */
-static pf_status finish(const char *path, FILE *f, char **buf, size_t *len)
+/* The text built in memory (open_memstream: buf and len are set only by
+ * the fclose). */
+static pf_status finish_text(FILE *f, char **buf, size_t *len, pf_refs_text *out)
 {
     if (fclose(f)) {
         free(*buf);
-        return pf_fail(PF_ERR_NOMEM, "%s: out of memory building the text", path);
+        return pf_fail(PF_ERR_NOMEM, "out of memory building a reference file's text");
     }
-    pf_status st = pf_file_write_atomic(path, *buf, *len);
-    free(*buf);
-    return st;
+    out->buf = *buf, out->len = *len;
+    return PF_OK;
 }
 
-pf_status pf_refs_write_rows(const char *path, const char *header, size_t n, int cols, const double *rows)
+pf_status pf_refs_rows_text(const char *header, size_t n, int cols, const double *rows, pf_refs_text *out)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    if (!f) return pf_fail(PF_ERR_NOMEM, "%s: out of memory building the text", path);
+    if (!f) return pf_fail(PF_ERR_NOMEM, "out of memory building a reference file's text");
     fprintf(f, "%% %s\n", header);
     for (size_t r = 0; r < n; r++)
         for (int c = 0; c < cols; c++) fprintf(f, "%.17g%c", rows[r * cols + c], c + 1 < cols ? ' ' : '\n');
-    return finish(path, f, &buf, &len);
+    return finish_text(f, &buf, &len, out);
 }
 
-pf_status pf_refs_write_snapshots(const char *path, size_t nodes, int d_space, const char *const *space_names,
-                                  const double *coords, int K, const double *times, int d_out,
-                                  const char *const *names, const double *values)
+pf_status pf_refs_snapshots_text(size_t nodes, int d_space, const char *const *space_names, const double *coords,
+                                 int K, const double *times, int d_out, const char *const *names,
+                                 const double *values, pf_refs_text *out)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    if (!f) return pf_fail(PF_ERR_NOMEM, "%s: out of memory building the text", path);
+    if (!f) return pf_fail(PF_ERR_NOMEM, "out of memory building a reference file's text");
     fputc('%', f);
     for (int d = 0; d < d_space; d++) fprintf(f, " %s", space_names[d]);
     for (int k = 0; k < K; k++)
@@ -53,21 +52,12 @@ pf_status pf_refs_write_snapshots(const char *path, size_t nodes, int d_space, c
         const double *v = values + q * (size_t)K * d_out;
         for (int j = 0; j < K * d_out; j++) fprintf(f, "%.17g%c", v[j], j + 1 < K * d_out ? ' ' : '\n');
     }
-    return finish(path, f, &buf, &len);
+    return finish_text(f, &buf, &len, out);
 }
 
-pf_status pf_refs_write_manifest(const char *path, json_t *m, const char *dat_path)
+/* m as indented JSON with a final newline into path. */
+static pf_status write_json(const char *path, const json_t *m)
 {
-    char *data;
-    size_t len;
-    char hex[PF_SHA256_HEX];
-    PF_TRY(pf_file_read(dat_path, &data, &len));
-    pf_status st = pf_sha256_hex(data, len, hex);
-    free(data);
-    PF_TRY(st);
-    const char *base = strrchr(dat_path, '/');
-    json_object_set_new(m, "file", json_string(base ? base + 1 : dat_path));
-    json_object_set_new(m, "sha256", json_string(hex));
     char *text = json_dumps(m, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     if (!text) return pf_fail(PF_ERR_NOMEM, "%s: out of memory for the manifest", path);
     size_t tl = strlen(text);
@@ -77,8 +67,24 @@ pf_status pf_refs_write_manifest(const char *path, json_t *m, const char *dat_pa
         return pf_fail(PF_ERR_NOMEM, "%s: out of memory for the manifest", path);
     }
     withnl[tl] = '\n', withnl[tl + 1] = 0;
-    st = pf_file_write_atomic(path, withnl, tl + 1);
+    pf_status st = pf_file_write_atomic(path, withnl, tl + 1);
     free(withnl);
+    return st;
+}
+
+pf_status pf_refs_write(const char *dat_path, const char *manifest_path, pf_refs_text *text, json_t *m)
+{
+    char hex[PF_SHA256_HEX];
+    pf_status st = pf_sha256_hex(text->buf, text->len, hex);
+    if (st == PF_OK) {
+        const char *base = strrchr(dat_path, '/');
+        json_object_set_new(m, "file", json_string(base ? base + 1 : dat_path));
+        json_object_set_new(m, "sha256", json_string(hex));
+        st = write_json(manifest_path, m);
+    }
+    if (st == PF_OK) st = pf_file_write_atomic(dat_path, text->buf, text->len);
+    free(text->buf);
+    text->buf = NULL, text->len = 0;
     return st;
 }
 
@@ -119,8 +125,8 @@ pf_status pf_refs_parse_args(int argc, char **argv, pf_refs_args *a)
     return PF_OK;
 }
 
-pf_status pf_refs_finish(const char *pde, const pf_refs_args *a, json_t *m, const pf_refs_run *coarse,
-                         const pf_refs_run *fine, double conv)
+pf_status pf_refs_finish(const char *pde, const pf_refs_args *a, json_t *m, pf_refs_text *text,
+                         const pf_refs_run *coarse, const pf_refs_run *fine, double conv)
 {
     json_t *res = json_array();
     for (int i = 0; i < 2; i++) {
@@ -132,7 +138,7 @@ pf_status pf_refs_finish(const char *pde, const pf_refs_args *a, json_t *m, cons
     json_object_set_new(m, "written", json_string("the finer resolution"));
     json_object_set_new(m, "self_convergence_rel_l2", json_real(conv));
     json_object_set_new(m, "wall_s", json_real(coarse->wall + fine->wall));
-    PF_TRY(pf_refs_write_manifest(a->manifest, m, a->out));
+    PF_TRY(pf_refs_write(a->out, a->manifest, text, m));
     printf("%s: wrote %s (n %ld, h %.3g; %.1f s), self-convergence %.2e against n %ld, h %.3g\n", pde, a->out,
            fine->n, fine->h, coarse->wall + fine->wall, conv, coarse->n, coarse->h);
     return PF_OK;

@@ -91,10 +91,11 @@ pf_status pf_ks_solve(const pf_ks_params *p, int n, const double *u0, double h, 
     memcpy(w.phys, u0, sizeof *u0 * (size_t)n);
     fftw_execute(w.fwd);
     for (int k = 0; k < m; k++) v[k] = w.spec[k] * w.mask[k] / n;
-    for (int s = 0; s < nsamples; s++) {
+    for (int s = 0; st == PF_OK && s < nsamples; s++) {
         if (s)
             for (int q = 0; q < steps; q++) pf_etdrk4_step(&c, (double *)v, ks_nonlin, &w);
-        ks_field(&w, v, out + (size_t)s * n);
+        st = pf_etdrk4_check_finite(&c, (const double *)v, "pf_ks_solve", s * steps * h);
+        if (st == PF_OK) ks_field(&w, v, out + (size_t)s * n);
     }
 done:
     pf_etdrk4_free(&c);
@@ -212,7 +213,8 @@ pf_status pf_burgers2_solve(const pf_burgers2_params *p, int n, const double *u0
     for (int k = 0; st == PF_OK && k < nsamples; k++) {
         if (k)
             for (int q = 0; q < steps; q++) pf_etdrk4_step(&c, (double *)s, b2_nonlin, &w);
-        st = sample(user, k, s, s + len);
+        st = pf_etdrk4_check_finite(&c, (const double *)s, "pf_burgers2_solve", k * steps * h);
+        if (st == PF_OK) st = sample(user, k, s, s + len);
     }
 done:
     pf_etdrk4_free(&c);

@@ -28,7 +28,8 @@ typedef struct pf_ks_params {
 
 /* Solves from u0[n] (n even, >= 8) and writes the grid values at samples
  * k = 0..nsamples-1 (t = k steps h) into out[k * n + j]. PF_ERR_NOMEM or
- * PF_ERR_INVALID (bad n, h, steps), with a message. */
+ * PF_ERR_INVALID (bad n, h, steps, or a solution that is not finite), with a
+ * message. */
 pf_status pf_ks_solve(const pf_ks_params *p, int n, const double *u0, double h, int steps, int nsamples,
                       double *out);
 
