@@ -243,6 +243,37 @@ Test(refs, generated_ks_file_reads_back_as_the_pdes_reference)
     remove_data_dir(dir, (const char *const[]){path, mpath, NULL});
 }
 
+Test(refs, a_generated_file_that_does_not_match_its_manifest_is_refused)
+{
+    const pf_pde *p;
+    cr_assert_eq(pf_pdes_lookup("kuramoto_sivashinsky_1d", &p), PF_OK);
+    char dir[64], path[160], mpath[160];
+    fresh_data_dir(dir);
+    snprintf(path, sizeof path, "%s/%s", dir, p->ref_file);
+    snprintf(mpath, sizeof mpath, "%s/generated/kuramoto_sivashinsky_1d.manifest.json", dir);
+    double rows[6] = {0, 0, 1, 0, 0.5, 0.75};
+    pf_refs_text text;
+    cr_assert_eq(pf_refs_rows_text("x t u", 2, 3, rows, &text), PF_OK);
+    json_t *m = json_object();
+    cr_assert_eq(pf_refs_write(path, mpath, &text, m), PF_OK, "%s", pf_errmsg());
+    json_decref(m);
+    /* an edited value: still a valid table, but not the file the manifest names */
+    cr_assert_eq(pf_refs_rows_text("x t u", 2, 3, (double[6]){0, 0, 1, 0, 0.5, 0.5}, &text), PF_OK);
+    cr_assert_eq(pf_file_write_atomic(path, text.buf, text.len), PF_OK);
+    free(text.buf);
+    pf_reference r;
+    cr_expect_eq(pf_pde_reference(p, &r), PF_ERR_IO);
+    cr_expect(strstr(pf_errmsg(), "does not match its SHA-256") && strstr(pf_errmsg(), "make refs"), "%s",
+              pf_errmsg());
+    pf_reference_release(&r);
+    /* without its manifest */
+    cr_assert_eq(unlink(mpath), 0);
+    cr_expect_eq(pf_pde_reference(p, &r), PF_ERR_IO);
+    cr_expect(strstr(pf_errmsg(), "no readable manifest"), "%s", pf_errmsg());
+    pf_reference_release(&r);
+    remove_data_dir(dir, (const char *const[]){path, NULL});
+}
+
 Test(refs, generated_snapshot_file_reads_back_as_the_pdes_reference)
 {
     const pf_pde *p;

@@ -1,10 +1,13 @@
 #include "io/data_dir.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include <jansson.h>
 
 #include "core/sha256.h"
 #include "io/asset_dir.h"
@@ -71,6 +74,32 @@ static pf_status manifest_lookup(const char *name, char hex[PF_SHA256_HEX], char
     return PF_OK;
 }
 
+/* A file of `make refs`, "generated/<pde>.dat": its hash from its own
+ * manifest beside it, "<pde>.manifest.json" (key "sha256"), whose path goes
+ * to manifest. PF_ERR_IO when the manifest is absent or names no hash. */
+static pf_status generated_lookup(const char *path, char hex[PF_SHA256_HEX], char *manifest, size_t cap)
+{
+    size_t pl = strlen(path);
+    if (pl < 4 || pl - 4 + strlen(".manifest.json") >= cap)
+        return pf_fail(PF_ERR_INVALID, "path of the manifest of '%s' is too long", path);
+    memcpy(manifest, path, pl - 4);
+    strcpy(manifest + pl - 4, ".manifest.json");
+    json_error_t err;
+    json_t *m = json_load_file(manifest, 0, &err);
+    const char *sum = json_string_value(json_object_get(m, "sha256"));
+    pf_status st = PF_OK;
+    if (!m)
+        st = pf_fail(PF_ERR_IO, "generated reference '%s' has no readable manifest '%s' (%s); run `make refs` "
+                     "again after deleting the file", path, manifest, err.text);
+    else if (!sum || strlen(sum) != PF_SHA256_HEX - 1)
+        st = pf_fail(PF_ERR_IO, "manifest '%s' names no SHA-256 of '%s'; run `make refs` again after deleting "
+                     "the file", manifest, path);
+    else
+        memcpy(hex, sum, PF_SHA256_HEX);
+    json_decref(m);
+    return st;
+}
+
 static pf_status file_sha256(const char *path, char hex[PF_SHA256_HEX])
 {
     FILE *f = fopen(path, "rb");
@@ -98,8 +127,10 @@ pf_status pf_data_verify(const char *name, const char *path, int *listed)
     static char checked[32][PF_DATA_PATH_MAX]; /* paths verified in this process */
     static int nchecked;
     if (listed) *listed = 0;
-    char want[PF_SHA256_HEX], got[PF_SHA256_HEX], manifest[PF_ASSET_PATH_MAX + 64];
-    PF_TRY(manifest_lookup(name, want, manifest, sizeof manifest));
+    char want[PF_SHA256_HEX], got[PF_SHA256_HEX], manifest[PF_DATA_PATH_MAX + PF_ASSET_PATH_MAX];
+    bool generated = !strncmp(name, PF_DATA_GENERATED "/", strlen(PF_DATA_GENERATED) + 1);
+    if (generated) PF_TRY(generated_lookup(path, want, manifest, sizeof manifest));
+    else PF_TRY(manifest_lookup(name, want, manifest, sizeof manifest));
     if (!want[0]) return PF_OK;
     if (listed) *listed = 1;
     for (int i = 0; i < nchecked; i++)
@@ -108,8 +139,9 @@ pf_status pf_data_verify(const char *name, const char *path, int *listed)
     if (strcmp(got, want))
         return pf_fail(PF_ERR_IO,
                        "reference file '%s' in '%s' does not match its SHA-256 in '%s' (it is %.16s..., the "
-                       "manifest says %.16s...): it is damaged or another version; run `make data` to fetch it again",
-                       name, pf_data_dir(), manifest, got, want);
+                       "manifest says %.16s...): it is damaged or another version; %s",
+                       name, pf_data_dir(), manifest, got, want,
+                       generated ? "delete it and run `make refs` again" : "run `make data` to fetch it again");
     if (nchecked < 32 && strlen(path) < PF_DATA_PATH_MAX) strcpy(checked[nchecked++], path);
     return PF_OK;
 }

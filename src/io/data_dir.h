@@ -53,11 +53,17 @@ pf_status pf_data_path(const char *name, char *buf, size_t cap);
  * data folders, io/asset_dir.h). */
 #define PF_DATA_MANIFEST "pinnacle.sha256"
 
+/* The subfolder of `make refs`'s files ("generated/<pde>.dat", each with
+ * "generated/<pde>.manifest.json" beside it). */
+#define PF_DATA_GENERATED "generated"
+
 /* When the manifest lists `name`, the SHA-256 of the file at `path` must be
  * the listed one: PF_ERR_IO naming the file, the folder and the manifest
  * otherwise (a cut, edited or other version of the file). A name the
- * manifest does not list passes (*listed false; NULL allowed). A file is
- * hashed once per process; later calls for the same path are free. */
+ * manifest does not list passes (*listed false; NULL allowed). A file of
+ * `make refs` (a name under PF_DATA_GENERATED/) is checked against its own
+ * manifest instead, which must exist (*listed true). A file is hashed once
+ * per process; later calls for the same path are free. */
 pf_status pf_data_verify(const char *name, const char *path, int *listed);
 
 #endif
