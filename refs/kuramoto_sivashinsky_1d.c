@@ -36,14 +36,14 @@ static pf_status solve(const pf_pde *p, run *r)
 {
     if (r->n % NX)
         return pf_fail(PF_ERR_USAGE, "--n %ld: the grid must be a multiple of the %d evaluation nodes", r->n, NX);
-    double t1 = p->hi[1], period = p->period[0];
-    r->h = t1 / (NT - 1) / (double)r->substeps;
+    double span = p->hi[1] - p->lo[1], period = p->period[0];
+    r->h = span / (NT - 1) / (double)r->substeps;
     pf_ks_params kp = {.alpha = KS_ALPHA, .beta = KS_BETA, .gamma = KS_GAMMA, .period = period};
     double *u0 = malloc(sizeof(double) * r->n), *out = malloc(sizeof(double) * r->n * NT);
     r->u = malloc(sizeof(double) * NX * NT);
     pf_status st = u0 && out && r->u ? PF_OK : pf_fail(PF_ERR_NOMEM, "out of memory for n = %ld", r->n);
     if (st == PF_OK) {
-        for (long j = 0; j < r->n; j++) u0[j] = ks_initial(period * (double)j / (double)r->n);
+        for (long j = 0; j < r->n; j++) u0[j] = ks_initial(p->lo[0] + period * (double)j / (double)r->n);
         double t0 = pf_refs_now();
         st = pf_ks_solve(&kp, (int)r->n, u0, r->h, (int)r->substeps, NT, out);
         r->wall = pf_refs_now() - t0;
@@ -61,7 +61,8 @@ static pf_status write_reference(const pf_pde *p, const pf_refs_args *a, const r
     for (int i = 0; i < NX; i++)
         for (int k = 0; k < NT; k++) {
             double *r = rows + 3 * (i * NT + k);
-            r[0] = p->period[0] * i / NX, r[1] = p->hi[1] * k / (NT - 1), r[2] = fine->u[i * NT + k];
+            r[0] = p->lo[0] + p->period[0] * i / NX, r[1] = p->lo[1] + (p->hi[1] - p->lo[1]) * k / (NT - 1);
+            r[2] = fine->u[i * NT + k];
         }
     pf_refs_text text;
     pf_status st = pf_refs_rows_text("x t u (kuramoto_sivashinsky_1d, pf-ref-kuramoto_sivashinsky_1d)",
