@@ -8,7 +8,7 @@
 #   make PDE=P RUN=R     a search run; `make tables`, `make report PDE=P` (see pipeline.mk)
 #   make demo            train one PINN candidate on Poisson-5D
 #   make refs            our references of the PDEs whose PINNacle files are lost
-#                        (refs/), into $PF_DATA_DIR/generated/; PDE=name for one
+#                        (refs/), into $PF_REFS_DIR (data/generated); PDE=name for one
 #   make hdr-check       every header of src/ pdes/ tests/ kernels/ compiles on its own
 #   make clang-check     clang's warnings over every C file (part of make test)
 #   make help            this text
@@ -245,6 +245,9 @@ $(BENCH_BIN): $(BUILD)/obj/bench/pf-bench.o $(LINK_DEPS)
 # the double build is CUDA=0, so both kinds of build are checked each run.
 PF_DATA_DIR ?= $(if $(wildcard ../shared/data/pinnacle),$(abspath ../shared/data/pinnacle),$(abspath data/ref))
 export PF_DATA_DIR
+# Our own references (make refs; io/data_dir.h): in the checkout, git-ignored.
+PF_REFS_DIR ?= $(abspath data/generated)
+export PF_REFS_DIR
 # PINNsAgent's released knowledge base (search/pinnsagent_db.h): never
 # committed; the tests that need it skip, saying why, when it is absent.
 PF_PINNSAGENT_DIR ?= $(abspath ../shared/data/pinnsagent)
@@ -303,7 +306,8 @@ test-gpu: $(GPU_TEST_BIN)
 
 # ---------------------------------------------------------------- refs
 # `make refs` writes the reference of every PDE with a solver in refs/ (one
-# main each, named after the PDE) into $(PF_DATA_DIR)/generated/<pde>.dat,
+# main each, named after the PDE) into $(PF_REFS_DIR)/<pde>.dat (default
+# data/generated/, apart from the PINNacle files, which may be read-only),
 # with <pde>.manifest.json beside it (solver, resolutions, time steps, wall
 # time, self-convergence, SHA-256). `make refs PDE=name` makes one. Each
 # file is made once: the solver is an order-only prerequisite, so rebuilding
@@ -311,7 +315,7 @@ test-gpu: $(GPU_TEST_BIN)
 # REFS_ARGS reach the solver (--n N --substeps S: the coarse run's grid and
 # steps per sample interval; the fine run, which is written, doubles both).
 REFS_PDES := $(REFS_SRC:refs/%.c=%)
-REFS_DIR  := $(PF_DATA_DIR)/generated
+REFS_DIR  := $(PF_REFS_DIR)
 REFS_WANT := $(if $(filter command line environment,$(origin PDE)),$(PDE),$(REFS_PDES))
 refs: $(REFS_WANT:%=$(REFS_DIR)/%.dat)
 ifneq ($(filter refs,$(MAKECMDGOALS)),)
@@ -319,12 +323,11 @@ ifneq ($(filter-out $(REFS_PDES),$(REFS_WANT)),)
 $(error make refs: no solver for PDE=$(filter-out $(REFS_PDES),$(REFS_WANT)) (refs/ has: $(REFS_PDES)))
 endif
 endif
-# The data folder must be writable by its mode, not only to root: the team's
-# shared copy is read-only on purpose (make's default PF_DATA_DIR when it exists).
+# The folder must be writable by its mode, not only to root (who could
+# write anyway): a read-only PF_REFS_DIR is refused before any solving.
 $(REFS_DIR)/%.dat: | $(BUILD)/bin/pf-ref-%
-	$(Q)mkdir -p '$(PF_DATA_DIR)' && [ -n "$$(find '$(PF_DATA_DIR)' -maxdepth 0 -perm -u+w)" ] || \
-	  { echo "make refs: PF_DATA_DIR=$(PF_DATA_DIR) is read-only; set PF_DATA_DIR to a writable folder (e.g. data/ref with links to the reference files)" >&2; exit 1; }
-	@mkdir -p $(@D)
+	$(Q)mkdir -p '$(@D)' 2>/dev/null; [ -n "$$(find '$(@D)' -maxdepth 0 -perm -u+w 2>/dev/null)" ] || \
+	  { echo "make refs: PF_REFS_DIR=$(@D) is not a writable folder; set PF_REFS_DIR to one" >&2; exit 1; }
 	$(Q)$(BUILD)/bin/pf-ref-$* --out $@ --manifest $(@D)/$*.manifest.json $(REFS_ARGS)
 
 # ---------------------------------------------------------------- bench

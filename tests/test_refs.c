@@ -176,7 +176,8 @@ static void remove_data_dir(const char *dir, const char *const *files)
     cr_expect_eq(rmdir(dir), 0, "%s", dir);
 }
 
-/* A fresh PF_DATA_DIR with a generated/ folder; its path into dir. */
+/* A fresh folder with a generated/ folder in it, which becomes
+ * PF_REFS_DIR; the folder's path into dir. */
 static void fresh_data_dir(char dir[64])
 {
     snprintf(dir, 64, "/tmp/pf-refs-XXXXXX");
@@ -184,7 +185,7 @@ static void fresh_data_dir(char dir[64])
     char gen[96];
     snprintf(gen, sizeof gen, "%s/generated", dir);
     cr_assert_eq(pf_mkdirs(gen), PF_OK, "%s", pf_errmsg());
-    setenv("PF_DATA_DIR", dir, 1);
+    setenv("PF_REFS_DIR", gen, 1);
 }
 
 Test(refs, generated_ks_file_reads_back_as_the_pdes_reference)

@@ -313,10 +313,10 @@ Test(trainer, the_time_limit_ends_as_timeout)
 
 Test(trainer, a_pde_without_reference_trains_without_y)
 {
-    /* KS's reference is generated (make refs): an empty data folder has none */
+    /* KS's reference is generated (make refs): an empty folder of them has none */
     char dir[] = "/tmp/pf-trainer-noref-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
-    setenv("PF_DATA_DIR", dir, 1);
+    setenv("PF_REFS_DIR", dir, 1);
     const pf_pde *p = pde("kuramoto_sivashinsky_1d");
     pf_model_config mc;
     pf_train_config tc;

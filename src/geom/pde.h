@@ -247,7 +247,7 @@ typedef struct pf_hard_transform {
 typedef enum pf_ref_kind {
     PF_REF_ANALYTIC,  /* exact solution in code */
     PF_REF_DATA,      /* a PINNacle file in PF_DATA_DIR */
-    PF_REF_GENERATED, /* our solver's file in PF_DATA_DIR/generated/ (`make refs`,
+    PF_REF_GENERATED, /* our solver's file in PF_REFS_DIR (`make refs`,
                          refs/), read like PF_REF_DATA; until it is built the
                          PDE behaves as PF_REF_MISSING */
     PF_REF_MISSING,   /* no reference: trainable, no MSE */

@@ -18,10 +18,23 @@ const char *pf_data_dir(void)
     return d && *d ? d : PF_DATA_DIR_DEFAULT;
 }
 
+const char *pf_refs_dir(void)
+{
+    const char *d = getenv(PF_REFS_DIR_ENV);
+    return d && *d ? d : PF_REFS_DIR_DEFAULT;
+}
+
+static bool is_generated(const char *name)
+{
+    return !strncmp(name, PF_DATA_GENERATED "/", strlen(PF_DATA_GENERATED) + 1);
+}
+
 pf_status pf_data_path(const char *name, char *buf, size_t cap)
 {
     if (!name || !*name) return pf_fail(PF_ERR_INVALID, "reference file name is empty");
-    const char *dir = pf_data_dir();
+    bool gen = is_generated(name);
+    const char *dir = gen ? pf_refs_dir() : pf_data_dir(), *env = gen ? PF_REFS_DIR_ENV : PF_DATA_DIR_ENV;
+    if (gen) name += strlen(PF_DATA_GENERATED) + 1;
     size_t dl = strlen(dir);
     /* "dir/" + name, without doubling a trailing slash */
     const char *sep = dl && dir[dl - 1] == '/' ? "" : "/";
@@ -30,12 +43,15 @@ pf_status pf_data_path(const char *name, char *buf, size_t cap)
         return pf_fail(PF_ERR_INVALID, "path of reference file '%s' in '%s' is too long", name,
                        dir);
 
-    const char *origin = getenv(PF_DATA_DIR_ENV) && *getenv(PF_DATA_DIR_ENV)
-                             ? "PF_DATA_DIR"
-                             : "the default folder; PF_DATA_DIR is not set";
+    char origin[64];
+    if (getenv(env) && *getenv(env)) snprintf(origin, sizeof origin, "%s", env);
+    else snprintf(origin, sizeof origin, "the default folder; %s is not set", env);
     struct stat st;
     if (stat(buf, &st) != 0) {
         int e = errno;
+        if ((e == ENOENT || e == ENOTDIR) && gen)
+            return pf_fail(PF_ERR_IO, "generated reference '%s' not found in '%s' (%s; looked for '%s'); run `make refs`",
+                           name, dir, origin, buf);
         if (e == ENOENT || e == ENOTDIR)
             return pf_fail(PF_ERR_IO,
                            "reference file '%s' not found in '%s' (%s; looked for '%s'); "
@@ -128,7 +144,7 @@ pf_status pf_data_verify(const char *name, const char *path, int *listed)
     static int nchecked;
     if (listed) *listed = 0;
     char want[PF_SHA256_HEX], got[PF_SHA256_HEX], manifest[PF_DATA_PATH_MAX + PF_ASSET_PATH_MAX];
-    bool generated = !strncmp(name, PF_DATA_GENERATED "/", strlen(PF_DATA_GENERATED) + 1);
+    bool generated = is_generated(name);
     if (generated) PF_TRY(generated_lookup(path, want, manifest, sizeof manifest));
     else PF_TRY(manifest_lookup(name, want, manifest, sizeof manifest));
     if (!want[0]) return PF_OK;
@@ -140,7 +156,7 @@ pf_status pf_data_verify(const char *name, const char *path, int *listed)
         return pf_fail(PF_ERR_IO,
                        "reference file '%s' in '%s' does not match its SHA-256 in '%s' (it is %.16s..., the "
                        "manifest says %.16s...): it is damaged or another version; %s",
-                       name, pf_data_dir(), manifest, got, want,
+                       name, generated ? pf_refs_dir() : pf_data_dir(), manifest, got, want,
                        generated ? "delete it and run `make refs` again" : "run `make data` to fetch it again");
     if (nchecked < 32 && strlen(path) < PF_DATA_PATH_MAX) strcpy(checked[nchecked++], path);
     return PF_OK;

@@ -5,9 +5,12 @@
  * are never part of the project. They live in one folder named by the
  * environment variable PF_DATA_DIR; when it is unset or empty the folder is
  * "data/ref", relative to the working directory, which `make data` fills.
- * Our own solutions for PDEs whose PINNacle file is lost live in its
- * "generated/" subfolder, written by `make refs` (refs/, src/refs/), so
- * the folder must be writable for that target.
+ * Our own solutions for PDEs whose PINNacle file is lost, written by `make
+ * refs` (refs/, src/refs/), live apart from them, in the folder named by
+ * PF_REFS_DIR (default "data/generated", relative to the working
+ * directory; the Makefile exports the checkout's data/generated): the
+ * PINNacle folder may well be read-only. A reference names such a file
+ * "generated/<pde>.dat", and pf_data_path() finds it there.
  * `make test` exports PF_DATA_DIR=../shared/data/pinnacle when that exists.
  *
  *     char path[PF_DATA_PATH_MAX];
@@ -32,13 +35,22 @@
 /* A buffer size that holds any path pf_data_path() builds. */
 #define PF_DATA_PATH_MAX 4096
 
+/* Where `make refs` writes and the library reads our references. */
+#define PF_REFS_DIR_ENV "PF_REFS_DIR"
+#define PF_REFS_DIR_DEFAULT "data/generated"
+
 /* The data folder: $PF_DATA_DIR when set and non-empty, else
  * PF_DATA_DIR_DEFAULT. The string belongs to the environment (or is a
  * literal); it stays valid until the environment changes. */
 const char *pf_data_dir(void);
 
+/* The folder of our generated references: $PF_REFS_DIR when set and
+ * non-empty, else PF_REFS_DIR_DEFAULT (valid like pf_data_dir's). */
+const char *pf_refs_dir(void);
+
 /* Writes "<dir>/<name>" into buf[0..cap) and checks that it names a regular
- * file. `name` may contain sub-folders ("regenerated/heat_2d_coef_256.dat").
+ * file. `name` may contain sub-folders ("regenerated/heat_2d_coef_256.dat");
+ * a name "generated/<file>" is <file> in pf_refs_dir() instead.
  * Fails with
  *   PF_ERR_IO       when the file is absent or cannot be examined; the
  *                   message names the file, the folder, whether it came from
@@ -53,8 +65,8 @@ pf_status pf_data_path(const char *name, char *buf, size_t cap);
  * data folders, io/asset_dir.h). */
 #define PF_DATA_MANIFEST "pinnacle.sha256"
 
-/* The subfolder of `make refs`'s files ("generated/<pde>.dat", each with
- * "generated/<pde>.manifest.json" beside it). */
+/* The prefix of `make refs`'s files' names ("generated/<pde>.dat", each
+ * with "<pde>.manifest.json" beside it in pf_refs_dir()). */
 #define PF_DATA_GENERATED "generated"
 
 /* When the manifest lists `name`, the SHA-256 of the file at `path` must be
