@@ -152,15 +152,14 @@ static double gemm_bound_ms(const bench_case *c)
 }
 
 /* A sequence model's boundary terms, as the released PINNsFormer code has
- * them: the initial condition (xi, ui) on token 0, the boundary (xs, where
- * u = 0) on every token. */
+ * them: the initial condition (xi, ui) on token 0 (pf_model_apply: the
+ * trunk on every token, pf_token_select, then the head on token 0 alone),
+ * the boundary (xs, where u = 0) on every token. */
 static void seq_boundary_losses(pf_graph *g, pf_model *net, pf_node *xi, pf_node *ui, pf_node *xs)
 {
     const pf_model_config *mc = pf_model_cfg(net);
-    int k = mc->seq_len;
-    pf_node *ti = pf_model_apply_seq(net, g, pf_tokens(g, xi, k, (pf_real)mc->seq_dt));
-    pf_node *ts = pf_model_apply_seq(net, g, pf_tokens(g, xs, k, (pf_real)mc->seq_dt));
-    pf_loss(g, "ic", pf_mean_square(g, pf_sub(g, pf_token_select(g, ti, k, 0), ui), NULL));
+    pf_node *ts = pf_model_apply_seq(net, g, pf_tokens(g, xs, mc->seq_len, (pf_real)mc->seq_dt));
+    pf_loss(g, "ic", pf_mean_square(g, pf_sub(g, pf_model_apply(net, g, xi), ui), NULL));
     pf_loss(g, "bc", pf_mean_square(g, ts, NULL));
 }
 
