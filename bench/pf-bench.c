@@ -9,6 +9,10 @@
  * same shapes. A step can't beat it; the ratio ms / bound_ms says how much
  * the elementwise jet work and the rest cost on top.
  *
+ * The pinnsformer case is PINNsFormer (the released sizes) on burgers_1d,
+ * compared with our own bench/torch_pinnsformer_step.py; it has no such
+ * bound (attention is no GEMM), so its bound columns print "-".
+ *
  * Then whole candidates: pf-train runs data/specs/typical.json (4 x 64 tanh,
  * 4,096 Sobol points with RAD, Adam 900 + L-BFGS 100) at low fidelity on
  * poisson_5d and burgers_1d, and the line gives the process's wall time, the
@@ -45,15 +49,23 @@ typedef struct bench_case {
     const char *name;
     pde_kind pde;
     int depth, width, n, n_ic, n_bc;
-    int K; /* jet streams carried per collocation point (the comparator's taylor_K) */
+    int K; /* jet streams carried per collocation point (per token for a sequence model) */
+    bool seq; /* PINNsFormer (released sizes) instead of a tanh MLP */
 } bench_case;
 
+/* Comparator of the sequence cases (ours, beside this file); the MLP cases
+ * use the shared one (--torch). */
+#define SEQ_TORCH_SCRIPT "bench/torch_pinnsformer_step.py"
+
 static const bench_case cases[] = {
-    {"burgers_4x64", PDE_BURGERS, 4, 64, 4096, 512, 512, 4},
-    {"burgers_6x128", PDE_BURGERS, 6, 128, 10000, 512, 512, 4},
-    {"poisson5d_4x64", PDE_POISSON5D, 4, 64, 4096, 1024, 0, 7},
-    {"ks_4x64", PDE_KS, 4, 64, 4096, 1024, 0, 6},
-    {"pinnacle_default_5x100", PDE_BURGERS, 5, 100, 8192, 2048, 2048, 4},
+    {"burgers_4x64", PDE_BURGERS, 4, 64, 4096, 512, 512, 4, false},
+    {"burgers_6x128", PDE_BURGERS, 6, 128, 10000, 512, 512, 4, false},
+    {"poisson5d_4x64", PDE_POISSON5D, 4, 64, 4096, 1024, 0, 7, false},
+    {"ks_4x64", PDE_KS, 4, 64, 4096, 1024, 0, 6, false},
+    {"pinnacle_default_5x100", PDE_BURGERS, 5, 100, 8192, 2048, 2048, 4, false},
+    /* PINNsFormer on burgers_1d: 5 tokens per point; residual and boundary
+     * over every token, initial condition on token 0 */
+    {"pinnsformer", PDE_BURGERS, 1, 32, 1024, 512, 512, 4, true},
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
@@ -93,7 +105,9 @@ static int selected(const char *list, const char *name)
 
 static int input_dim(const bench_case *c) { return c->pde == PDE_POISSON5D ? 5 : 2; }
 
-/* The comparator's Taylor-mode minimum GEMM FLOPs per step. */
+/* The comparator's Taylor-mode minimum GEMM FLOPs per step, for the MLP
+ * cases only: a sequence case's attention is no GEMM, so it has no such
+ * bound here (the table prints "-"). */
 static double taylor_min_flop(const bench_case *c)
 {
     double d = input_dim(c), w = c->width, first = 2 * d * w;
@@ -137,6 +151,18 @@ static double gemm_bound_ms(const bench_case *c)
     return best * 1e3;
 }
 
+/* A sequence model's boundary terms, as the released PINNsFormer code has
+ * them: the initial condition (xi, ui) on token 0 (pf_model_apply: the
+ * trunk on every token, pf_token_select, then the head on token 0 alone),
+ * the boundary (xs, where u = 0) on every token. */
+static void seq_boundary_losses(pf_graph *g, pf_model *net, pf_node *xi, pf_node *ui, pf_node *xs)
+{
+    const pf_model_config *mc = pf_model_cfg(net);
+    pf_node *ts = pf_model_apply_seq(net, g, pf_tokens(g, xs, mc->seq_len, (pf_real)mc->seq_dt));
+    pf_loss(g, "ic", pf_mean_square(g, pf_sub(g, pf_model_apply(net, g, xi), ui), NULL));
+    pf_loss(g, "bc", pf_mean_square(g, ts, NULL));
+}
+
 /* Build the case's loss graph with the same networks, points and residuals
  * as the comparator. */
 static long chunk_kib = -1; /* --chunk-kib; -1: the graph's default */
@@ -150,6 +176,7 @@ static pf_graph *build_case(const bench_case *c, uint64_t seed)
     pf_rng *r = pf_rng_alloc(seed);
     int d = input_dim(c), nb = c->n_ic + c->n_bc;
     pf_model_config mc = pf_model_config_default(d, 1);
+    if (c->seq) mc.arch = PF_ARCH_PINNSFORMER; /* the default's other sizes are the released ones */
     mc.depth = c->depth;
     mc.width = c->width;
     pf_model *net = pf_model_alloc(g, &mc);
@@ -208,9 +235,13 @@ static pf_graph *build_case(const bench_case *c, uint64_t seed)
     }
     pf_node *x = pf_input(g, "x", c->n, d, &L, dirs);
     pf_node *f = pf_input(g, "f", c->n, 1, NULL, NULL);
-    pf_node *xb = pf_input(g, "xb", nb, d, NULL, NULL);
-    pf_node *ub = pf_input(g, "ub", nb, 1, NULL, NULL);
-    pf_node *u = pf_model_apply(net, g, x), *res;
+    /* a sequence case splits the boundary rows: xb, ub the initial ones, xs the others */
+    int nxb = c->seq ? c->n_ic : nb;
+    pf_node *xb = pf_input(g, "xb", nxb, d, NULL, NULL);
+    pf_node *ub = pf_input(g, "ub", nxb, 1, NULL, NULL);
+    pf_node *xs = c->seq ? pf_input(g, "xs", c->n_bc, d, NULL, NULL) : NULL;
+    pf_node *u = c->seq ? pf_model_apply_seq(net, g, pf_tokens(g, x, mc.seq_len, (pf_real)mc.seq_dt))
+                        : pf_model_apply(net, g, x), *res;
     if (c->pde == PDE_BURGERS) {
         double nu = 0.01 / pi;
         pf_node *ux = pf_deriv(g, u, 0, 1);
@@ -226,7 +257,10 @@ static pf_graph *build_case(const bench_case *c, uint64_t seed)
         res = pf_add(g, res, pf_scale(g, pf_deriv(g, u, 0, 4), (pf_real)cc));
     }
     pf_loss(g, "pde", pf_mean_square(g, res, NULL));
-    pf_loss(g, "bc", pf_mean_square(g, pf_sub(g, pf_model_apply(net, g, xb), ub), NULL));
+    if (c->seq)
+        seq_boundary_losses(g, net, xb, ub, xs);
+    else
+        pf_loss(g, "bc", pf_mean_square(g, pf_sub(g, pf_model_apply(net, g, xb), ub), NULL));
     if (pf_graph_compile(g, seed) != PF_OK) {
         fprintf(stderr, "pf-bench: %s\n", pf_errmsg());
         exit(1);
@@ -235,6 +269,7 @@ static pf_graph *build_case(const bench_case *c, uint64_t seed)
     pf_graph_set_input(g, f, F);
     pf_graph_set_input(g, xb, XB);
     pf_graph_set_input(g, ub, UB);
+    if (xs) pf_graph_set_input(g, xs, XB + (size_t)c->n_ic * d);
     free(X), free(XB), free(F), free(UB);
     pf_model_free(net);
     pf_rng_free(r);
@@ -278,9 +313,10 @@ static void step_body(void *arg)
  * the backend records steps (and the graph is unchunked, and no profile is
  * asked for) a step is one replay, as in the trainer; every step ends with
  * the loss values on the host, so a GPU step is timed to its end. */
-static double time_engine(const bench_case *c, int warmup, int steps, double *loss)
+static double time_engine(const bench_case *c, int warmup, int steps, double *loss, size_t *nparams)
 {
     pf_graph *g = build_case(c, 0);
+    *nparams = pf_graph_nparams(g);
     const pf_backend *be = pf_graph_backend(g);
     pf_adam_config ac = pf_adam_config_default();
     pf_adam *opt = pf_adam_alloc_on(be, pf_graph_nparams(g), &ac);
@@ -315,7 +351,8 @@ static double time_engine(const bench_case *c, int warmup, int steps, double *lo
         fprintf(stderr, "%s: time per node and step\n", c->name);
         print_profile(g, steps);
     }
-    *loss = pf_graph_loss_value(g, 0) + pf_graph_loss_value(g, 1);
+    *loss = 0;
+    for (int j = 0; j < pf_graph_nloss(g); j++) *loss += pf_graph_loss_value(g, j);
     double med = median(t, steps);
     free(t);
     pf_adam_free(opt);
@@ -323,9 +360,10 @@ static double time_engine(const bench_case *c, int warmup, int steps, double *lo
     return med;
 }
 
-/* Run the comparator for one case; returns its median ms or -1. */
+/* Run the comparator for one case; returns its median ms or -1, and its
+ * trainable parameter count in *nparams (-1 if it gave none). */
 static double time_torch(const char *script, const bench_case *c, int threads, int warmup,
-                         int steps, int compiled)
+                         int steps, int compiled, long *nparams)
 {
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
@@ -340,6 +378,8 @@ static double time_torch(const char *script, const bench_case *c, int threads, i
     while (fgets(line, sizeof line, p)) {
         const char *k = strstr(line, "\"ms_per_step_median\":");
         if (k) ms = atof(k + strlen("\"ms_per_step_median\":"));
+        const char *np = strstr(line, "\"params\":");
+        if (np) *nparams = atol(np + strlen("\"params\":"));
     }
     if (pclose(p) != 0) return -1;
     return ms;
@@ -394,7 +434,10 @@ static void usage(FILE *to)
             "Times full training steps (forward, backward, Adam) of the engine on the\n"
             "comparator's cases, alternating with the PyTorch comparator (run with\n"
             "--threads T --blas-threads 1), and prints case, our median ms/step,\n"
-            "PyTorch's, their ratio, our GEMM GFLOP/s and the Taylor-mode GEMM bound.\n"
+            "PyTorch's, their ratio, our GEMM GFLOP/s and the Taylor-mode GEMM bound\n"
+            "(\"-\" for pinnsformer: attention has no such bound; -1 in the JSON).\n"
+            "The pinnsformer case (PINNsFormer, burgers_1d) is compared with\n"
+            SEQ_TORCH_SCRIPT " (run from the repository root), the others with --torch.\n"
             "--profile prints the time per graph node (stderr); --chunk-kib sets the\n"
             "graph's chunk size (0: no chunks; default: the graph's own).\n"
             "Then one full low-fidelity candidate (pf-train on data/specs/typical.json)\n"
@@ -496,18 +539,23 @@ int main(int argc, char **argv)
          * over rounds, so a burst of load on a shared machine moves little */
         double ours[16], theirs[16], comp[16], bounds[16], loss = 0;
         int nt = 0, nc = 0, nr = rounds < 16 ? rounds : 16;
+        size_t np = 0;
+        long tnp = -1;
+        const char *cmp = c->seq ? SEQ_TORCH_SCRIPT : script;
         for (int r = 0; r < nr; r++) {
-            ours[r] = time_engine(c, warmup, steps, &loss);
+            ours[r] = time_engine(c, warmup, steps, &loss, &np);
             if (torch) {
-                double t = time_torch(script, c, threads, warmup, steps, 0);
+                double t = time_torch(cmp, c, threads, warmup, steps, 0, &tnp);
                 if (t > 0) theirs[nt++] = t;
             }
             if (torch && compiled) {
-                double t = time_torch(script, c, threads, warmup, steps, 1);
+                double t = time_torch(cmp, c, threads, warmup, steps, 1, &tnp);
                 if (t > 0) comp[nc++] = t;
             }
-            bounds[r] = gemm_bound_ms(c);
+            bounds[r] = c->seq ? NAN : gemm_bound_ms(c);
         }
+        fprintf(stderr, "pf-bench: %s: %zu trainable parameters, the comparator's %ld%s\n", c->name, np, tnp,
+                tnp >= 0 && (size_t)tnp != np ? " (DIFFERENT networks)" : "");
         if (torch && nt == 0) {
             fprintf(stderr, "pf-bench: the comparator failed on %s (run it by hand to see why)\n",
                     c->name);
@@ -515,9 +563,12 @@ int main(int argc, char **argv)
         }
         double ms = median(ours, nr), tms = nt ? median(theirs, nt) : NAN;
         double cms = nc ? median(comp, nc) : NAN;
-        double bound = median(bounds, nr), gf = taylor_min_flop(c) * 1e-9;
-        printf("%-24s %10.3f %10.2f %7.2f %10.2f %7.2f %9.1f %10.2f %8.2f\n", c->name, ms,
-               tms, tms / ms, cms, cms / ms, gf / (ms * 1e-3), bound, ms / bound);
+        double bound = c->seq ? NAN : median(bounds, nr), gf = c->seq ? NAN : taylor_min_flop(c) * 1e-9;
+        printf("%-24s %10.3f %10.2f %7.2f %10.2f %7.2f ", c->name, ms, tms, tms / ms, cms, cms / ms);
+        if (c->seq) /* no GEMM bound for a network with attention (taylor_min_flop) */
+            printf("%9s %10s %8s\n", "-", "-", "-");
+        else
+            printf("%9.1f %10.2f %8.2f\n", gf / (ms * 1e-3), bound, ms / bound);
         fflush(stdout);
         if (js)
             fprintf(js,
@@ -525,10 +576,11 @@ int main(int argc, char **argv)
                     "\"torch_compile_ms\":%.3f,\"ratio_compile\":%.3f,\"bound_ms\":%.3f,"
                     "\"gflops\":%.2f,\"taylor_min_gflop\":%.4f,\"threads\":%d,\"rounds\":%d,"
                     "\"steps\":%d,\"precision\":\"%s\",\"final_loss\":%.6g,\"backend\":\"%s\","
-                    "\"device\":\"%s\"}\n",
+                    "\"device\":\"%s\",\"params\":%zu,\"torch_params\":%ld}\n",
                     c->name, ms, nt ? tms : -1.0, nt ? tms / ms : -1.0, nc ? cms : -1.0,
-                    nc ? cms / ms : -1.0, bound, gf / (ms * 1e-3), gf, threads, nr, steps,
-                    PF_REAL_NAME, loss, bench_be->name, info.name);
+                    nc ? cms / ms : -1.0, c->seq ? -1.0 : bound, c->seq ? -1.0 : gf / (ms * 1e-3),
+                    c->seq ? -1.0 : gf, threads, nr, steps, PF_REAL_NAME, loss, bench_be->name,
+                    info.name, np, tnp);
     }
     if (strcmp(candidates, "none")) {
         /* pf-train sits beside pf-bench in the build's bin folder */

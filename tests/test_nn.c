@@ -1425,6 +1425,45 @@ Test(nn, pinnsformer_init)
     pf_graph_free(g);
 }
 
+/* pf_pinnsformer_apply runs the head after selecting token 0: every
+ * stream of its output equals token 0 of the output of every token (the
+ * head on all tokens), to 1e-12 (double) / 1e-5 (float) relative to
+ * max(|u|, 1). A small config on a jet with directions of order 2 and 1;
+ * chunks off, so both outputs can be read. */
+Test(nn, pinnsformer_token_0_is_token_0_of_every_token)
+{
+    pf_pinnsformer_config c = {2, 1, 3, 0.1, 4, 5, 6, 2, 1};
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_graph_set_chunk_bytes(g, 0);
+    pf_pinnsformer *m = pf_pinnsformer_alloc(g, &c);
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_jet_add_dir(&L, 2);
+    pf_jet_add_dir(&L, 1);
+    pf_real dirs[4] = {0.6, -0.8, 0.28, 0.96};
+    enum { N = 4 };
+    pf_node *x = pf_input(g, "x", N, 2, &L, dirs);
+    pf_node *all = pf_token_select(g, pf_pinnsformer_apply_tokens(m, g, x), c.seq_len, 0);
+    pf_node *t0 = pf_pinnsformer_apply(m, g, x);
+    pf_loss(g, "all", pf_mean_square(g, all, NULL));
+    pf_loss(g, "t0", pf_mean_square(g, t0, NULL));
+    pf_pinnsformer_free(m);
+    cr_assert_eq(pf_graph_compile(g, 5), PF_OK, "%s", pf_errmsg());
+    pf_real xs[2 * N] = {0.1, 0.2, -0.5, 0.7, 0.9, -0.3, -0.8, -0.6};
+    pf_graph_set_input(g, x, xs);
+    pf_graph_forward(g);
+    int S = pf_node_nstreams(t0);
+    cr_assert_eq(S, 4, "u, x, xx, t streams");
+    pf_real a[4 * N], b[4 * N];
+    pf_graph_read(g, all, a);
+    pf_graph_read(g, t0, b);
+    double tol = IS_DOUBLE ? 1e-12 : 1e-5;
+    for (int i = 0; i < S * N; i++)
+        cr_expect_leq(fabs((double)a[i] - (double)b[i]), tol * fmax(fabs((double)a[i]), 1),
+                      "stream %d, point %d: every token's %.17g, token 0's %.17g", i / N, i % N, (double)a[i],
+                      (double)b[i]);
+    pf_graph_free(g);
+}
+
 /* The whole network's reverse mode against central differences (double):
  * a small config (seq_len 3, d_model 4 in 2 heads, d_ff 5, d_hidden 6) on
  * a jet with directions of order 2 and 1 (not along the axes), a loss on

@@ -478,7 +478,7 @@ pf_node *pf_model_apply(pf_model *m, pf_graph *g, pf_node *x)
     const pf_model_config *c = &m->cfg;
     if (m->seq) {
         pf_node *s = pf_tokens(g, x, c->seq_len, (pf_real)c->seq_dt);
-        return pf_token_select(g, pf_model_apply_seq(m, g, s), c->seq_len, 0);
+        return pf_pinnsformer_apply_seq_token(m->seq, g, pf_model_embed(m, g, s), 0);
     }
     pf_node *e = pf_model_embed(m, g, x), *h = NULL;
     switch (m->cfg.arch) {

@@ -162,7 +162,8 @@ static pf_node *apply_layer(const pf_pinnsformer *m, pf_graph *g, const layer *L
     return pf_add(g, x, f);
 }
 
-pf_node *pf_pinnsformer_apply_seq(pf_pinnsformer *m, pf_graph *g, pf_node *s)
+/* Embedding, encoder and decoder: a(dec), every token's d_model channels. */
+static pf_node *trunk(pf_pinnsformer *m, pf_graph *g, pf_node *s)
 {
     const pf_pinnsformer_config *c = &m->cfg;
     PF_ASSERT_MSG(g == m->g, "pinnsformer: applied to another graph than its parameters'");
@@ -174,9 +175,24 @@ pf_node *pf_pinnsformer_apply_seq(pf_pinnsformer *m, pf_graph *g, pf_node *s)
     enc = A_(g, enc, m->enc_act);
     pf_node *dec = e;
     for (int l = 0; l < c->layers; l++) dec = apply_layer(m, g, &m->dec[l], dec, enc);
-    dec = A_(g, dec, m->dec_act);
+    return A_(g, dec, m->dec_act);
+}
+
+/* The output head, row by row (no op in it mixes tokens). */
+static pf_node *head(pf_pinnsformer *m, pf_graph *g, pf_node *dec)
+{
     pf_node *h = A_(g, L_(g, A_(g, L_(g, dec, m->out1), m->out_a1), m->out2), m->out_a2);
     return L_(g, h, m->out3);
+}
+
+pf_node *pf_pinnsformer_apply_seq(pf_pinnsformer *m, pf_graph *g, pf_node *s)
+{
+    return head(m, g, trunk(m, g, s));
+}
+
+pf_node *pf_pinnsformer_apply_seq_token(pf_pinnsformer *m, pf_graph *g, pf_node *s, int i)
+{
+    return head(m, g, pf_token_select(g, trunk(m, g, s), m->cfg.seq_len, i));
 }
 
 pf_node *pf_pinnsformer_apply_tokens(pf_pinnsformer *m, pf_graph *g, pf_node *x)
@@ -186,7 +202,7 @@ pf_node *pf_pinnsformer_apply_tokens(pf_pinnsformer *m, pf_graph *g, pf_node *x)
 
 pf_node *pf_pinnsformer_apply(pf_pinnsformer *m, pf_graph *g, pf_node *x)
 {
-    return pf_token_select(g, pf_pinnsformer_apply_tokens(m, g, x), m->cfg.seq_len, 0);
+    return pf_pinnsformer_apply_seq_token(m, g, pf_tokens(g, x, m->cfg.seq_len, (pf_real)m->cfg.seq_dt), 0);
 }
 
 void pf_pinnsformer_free(pf_pinnsformer *m) { free(m); }

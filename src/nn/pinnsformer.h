@@ -32,7 +32,7 @@
  * pf_pinnsformer_apply_tokens gives every token's output (n seq_len rows:
  * the residual and boundary losses of the released code use all tokens);
  * pf_pinnsformer_apply gives token 0 (n rows: evaluation and the initial
- * condition).
+ * condition), selected before the head, which then runs on n rows.
  *
  * Trainable count (pf_pinnsformer_nparams), lin(a, b) = a b + b, 2 per
  * WaveAct, layer = 4 lin(dm, dm) + lin(dm, ff) + lin(ff, ff) + lin(ff, dm)
@@ -82,6 +82,12 @@ pf_node *pf_pinnsformer_apply_tokens(pf_pinnsformer *m, pf_graph *g, pf_node *x)
 /* The same on rows that are tokens already (s: seq_len consecutive rows
  * per point, as pf_tokens makes them). */
 pf_node *pf_pinnsformer_apply_seq(pf_pinnsformer *m, pf_graph *g, pf_node *s);
+
+/* Token i's output of rows that are tokens already: n x out_dim, the same
+ * values as token i of pf_pinnsformer_apply_seq. The head works on each
+ * token alone, so it runs after the selection, on n rows instead of
+ * n seq_len. */
+pf_node *pf_pinnsformer_apply_seq_token(pf_pinnsformer *m, pf_graph *g, pf_node *s, int i);
 
 /* Token 0's output: n x out_dim (the prediction at the points themselves). */
 pf_node *pf_pinnsformer_apply(pf_pinnsformer *m, pf_graph *g, pf_node *x);

@@ -77,14 +77,22 @@ PF_ATTN_FN double attn_fact(int m) { return m < 2 ? 1 : m == 2 ? 2 : m == 3 ? 6 
 PF_ATTN_FN void attn_group_fwd(attn_ws *w, int K, double scale)
 {
     int k = w->k, dh = w->dh;
-    for (int i = 0; i < k; i++)
+    /* The sums of s (over c, then l) and of o (over j, then l) run with
+     * their accumulators in s and o, the loops that do not change a sum's
+     * order outermost: each sum adds its terms in the same order as one
+     * sum at a time would, and the k (K + 1) sums of a row, independent,
+     * overlap instead of waiting on one another's additions. */
+    for (int i = 0; i < k; i++) {
         for (int j = 0; j < k; j++)
-            for (int m = 0; m <= K; m++) {
-                double t = 0;
-                for (int a = 0; a < dh; a++)
-                    for (int l = 0; l <= m; l++) t += A3(w->q, i, a, dh, l) * A3(w->kk, j, a, dh, m - l);
-                A3(w->s, i, j, k, m) = scale * t;
-            }
+            for (int m = 0; m <= K; m++) A3(w->s, i, j, k, m) = 0;
+        for (int a = 0; a < dh; a++)
+            for (int j = 0; j < k; j++)
+                for (int m = 0; m <= K; m++)
+                    for (int l = 0; l <= m; l++)
+                        A3(w->s, i, j, k, m) += A3(w->q, i, a, dh, l) * A3(w->kk, j, a, dh, m - l);
+        for (int j = 0; j < k; j++)
+            for (int m = 0; m <= K; m++) A3(w->s, i, j, k, m) *= scale;
+    }
     for (int i = 0; i < k; i++) {
         double M = A3(w->s, i, 0, k, 0);
         for (int j = 1; j < k; j++) M = fmax(M, A3(w->s, i, j, k, 0));
@@ -114,12 +122,11 @@ PF_ATTN_FN void attn_group_fwd(attn_ws *w, int K, double scale)
                 A3(w->p, i, j, k, m) = t;
             }
         for (int a = 0; a < dh; a++)
-            for (int m = 0; m <= K; m++) {
-                double t = 0;
-                for (int j = 0; j < k; j++)
-                    for (int l = 0; l <= m; l++) t += A3(w->p, i, j, k, l) * A3(w->v, j, a, dh, m - l);
-                A3(w->o, i, a, dh, m) = t;
-            }
+            for (int m = 0; m <= K; m++) A3(w->o, i, a, dh, m) = 0;
+        for (int j = 0; j < k; j++)
+            for (int a = 0; a < dh; a++)
+                for (int m = 0; m <= K; m++)
+                    for (int l = 0; l <= m; l++) A3(w->o, i, a, dh, m) += A3(w->p, i, j, k, l) * A3(w->v, j, a, dh, m - l);
     }
 }
 

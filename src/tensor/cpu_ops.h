@@ -24,7 +24,7 @@ void pf_cpu_unary_fwd(struct pf_node *y);
 void pf_cpu_unary_bwd(struct pf_node *y);
 /* WaveAct (cpu_unary.c): scratch holds per-block parts of dL/dw1, dL/dw2. */
 size_t pf_cpu_waveact_scratch(const struct pf_node *y);
-/* Attention (cpu_attention.c): scratch is one group's workspace. */
+/* Attention (cpu_attention.c): scratch holds a group workspace per run of points. */
 size_t pf_cpu_attention_scratch(const struct pf_node *y);
 void pf_cpu_attention_fwd(struct pf_node *y);
 void pf_cpu_attention_bwd(struct pf_node *y);

@@ -1,0 +1,229 @@
+#!/usr/bin/python3
+"""PyTorch comparator of pf-bench's `pinnsformer` case: wall time of one full
+training step of PINNsFormer (Zhao et al., ICLR 2024, the released sizes) on
+Burgers-1D, on the CPU (or a GPU with --device cuda).
+
+The command line and the JSON line it prints follow ../shared/bench/
+torch_pinn_step.py (pf-bench's time_torch reads "ms_per_step_median" and
+"params"), so pf-bench runs either the same way.
+
+Network (per point, a pseudo-sequence of k = 5 tokens (x, t + i dt),
+dt = 1e-4; every `a` below is a WaveAct of its own, w1 sin + w2 cos with
+trainable scalars w1 = w2 = 1 at the start):
+    e   = Linear(2 -> 32)(s)
+    enc = e + MHA(a(e), a(e), a(e));  enc = enc + FF(a(enc));  enc = a(enc)
+    dec = e + MHA(a(e), enc, enc);    dec = dec + FF(a(dec));  dec = a(dec)
+    u   = Linear(32, 512) a Linear(512, 512) a Linear(512, 1) on dec
+    FF  = Linear(32, 256) a Linear(256, 256) a Linear(256, 32)
+MHA is torch's nn.MultiheadAttention (2 heads, batch_first). Weights are
+Xavier uniform, biases 0.01; the packed Q/K/V projection of each MHA gets
+one Xavier bound per 32 x 32 block, as the engine draws its three
+projections (the step's cost does not depend on it).
+
+One step: zero_grad, forward on the (N, 5, 2) sequence, u_x and u_t by
+autograd.grad of the summed output w.r.t. the sequence (create_graph=True,
+as the released code differentiates), u_xx by a second grad of u_x, loss =
+mean of the residual u_t + u u_x - nu u_xx squared over every token + mean
+of u squared over every token of the boundary points (x = +-1) + mean of
+(u + sin(pi x))^2 over token 0 of the initial points (t = 0), backward,
+Adam. float32 unless --double (pf-bench's engine runs in its build's
+pf_real, float by default).
+"""
+import argparse
+import json
+import math
+import os
+import time
+
+
+def parse_args():
+    p = argparse.ArgumentParser()
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--blas-threads", type=int, default=None,
+                   help="OpenBLAS thread count (default: same as --threads)")
+    p.add_argument("--steps", type=int, default=25, help="timed steps")
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--cases", default="pinnsformer", help="only pinnsformer exists")
+    p.add_argument("--no-flops", action="store_true", help="accepted for pf-bench; nothing is counted")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--device", default="cpu", help="cpu or cuda")
+    p.add_argument("--compile", action="store_true", help="wrap the loss in torch.compile (PyTorch >= 2)")
+    p.add_argument("--double", action="store_true", help="float64 instead of float32")
+    p.add_argument("--n", type=int, default=1024, help="collocation points")
+    return p.parse_args()
+
+
+ARGS = parse_args()
+# Debian's torch calls OpenBLAS, whose own pool torch.set_num_threads does
+# not govern: fix both before torch loads (as the shared comparator does).
+BLAS_THREADS = ARGS.threads if ARGS.blas_threads is None else ARGS.blas_threads
+os.environ["OPENBLAS_NUM_THREADS"] = str(BLAS_THREADS)
+os.environ["OMP_NUM_THREADS"] = str(ARGS.threads)
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+torch.set_num_threads(ARGS.threads)
+DEV = torch.device(ARGS.device)
+DTYPE = torch.float64 if ARGS.double else torch.float32
+
+SEQ_LEN, SEQ_DT = 5, 1e-4
+D_MODEL, D_FF, D_HIDDEN, HEADS = 32, 256, 512, 2
+N_IC, N_BC = 512, 512  # as the shared comparator's Burgers cases
+
+
+class WaveAct(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w1 = nn.Parameter(torch.ones(1))
+        self.w2 = nn.Parameter(torch.ones(1))
+
+    def forward(self, x):
+        return self.w1 * torch.sin(x) + self.w2 * torch.cos(x)
+
+
+def feed_forward():
+    return nn.Sequential(nn.Linear(D_MODEL, D_FF), WaveAct(), nn.Linear(D_FF, D_FF), WaveAct(),
+                         nn.Linear(D_FF, D_MODEL))
+
+
+class Block(nn.Module):
+    """x + MHA(a(x), kv, kv) (kv None: a(x) itself), then x + FF(a(x))."""
+
+    def __init__(self):
+        super().__init__()
+        self.act1, self.act2 = WaveAct(), WaveAct()
+        self.attn = nn.MultiheadAttention(D_MODEL, HEADS, batch_first=True)
+        self.ff = feed_forward()
+
+    def forward(self, x, kv=None):
+        h = self.act1(x)
+        src = h if kv is None else kv
+        x = x + self.attn(h, src, src, need_weights=False)[0]
+        return x + self.ff(self.act2(x))
+
+
+class PINNsFormer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Linear(2, D_MODEL)
+        self.enc, self.enc_act = Block(), WaveAct()
+        self.dec, self.dec_act = Block(), WaveAct()
+        self.head = nn.Sequential(nn.Linear(D_MODEL, D_HIDDEN), WaveAct(), nn.Linear(D_HIDDEN, D_HIDDEN),
+                                  WaveAct(), nn.Linear(D_HIDDEN, 1))
+
+    def forward(self, s):
+        e = self.emb(s)
+        enc = self.enc_act(self.enc(e))
+        dec = self.dec_act(self.dec(e, enc))
+        return self.head(dec)
+
+
+def init_weights(net):
+    for m in net.modules():
+        if isinstance(m, nn.Linear):
+            nn.init.xavier_uniform_(m.weight)
+            nn.init.constant_(m.bias, 0.01)
+        elif isinstance(m, nn.MultiheadAttention):
+            for blk in m.in_proj_weight.data.split(D_MODEL, 0):
+                nn.init.xavier_uniform_(blk)
+            nn.init.constant_(m.in_proj_bias, 0.01)
+
+
+def tokens(p):
+    """(n, 2) points -> (n, k, 2): token i has t + i dt."""
+    shift = torch.zeros(SEQ_LEN, 2)
+    shift[:, 1] = SEQ_DT * torch.arange(SEQ_LEN)
+    return p[:, None, :] + shift[None]
+
+
+def grad(y, x):
+    return torch.autograd.grad(y, x, grad_outputs=torch.ones_like(y), create_graph=True)[0]
+
+
+def make_case(n):
+    nu = 0.01 / math.pi
+    net = PINNsFormer()
+    init_weights(net)
+    net = net.to(DEV, DTYPE)
+    S = tokens(torch.cat([torch.rand(n, 1) * 2 - 1, torch.rand(n, 1)], 1))
+    S = S.to(DEV, DTYPE).requires_grad_(True)
+    xi = torch.rand(N_IC, 1) * 2 - 1
+    SI = tokens(torch.cat([xi, torch.zeros_like(xi)], 1)).to(DEV, DTYPE)
+    UI = (-torch.sin(math.pi * xi)).to(DEV, DTYPE)
+    sb = (torch.randint(0, 2, (N_BC, 1)) * 2 - 1).float()
+    SB = tokens(torch.cat([sb, torch.rand(N_BC, 1)], 1)).to(DEV, DTYPE)
+
+    def loss_fn():
+        u = net(S)
+        du = grad(u, S)
+        u_x, u_t = du[..., 0:1], du[..., 1:2]
+        u_xx = grad(u_x, S)[..., 0:1]
+        r = u_t + u * u_x - nu * u_xx
+        ic = net(SI)[:, 0]
+        return (r ** 2).mean() + (net(SB) ** 2).mean() + ((ic - UI) ** 2).mean()
+
+    return net, loss_fn
+
+
+def run_case(name):
+    if name != "pinnsformer":
+        raise SystemExit(f"torch_pinnsformer_step.py: no case '{name}' (only pinnsformer)")
+    torch.manual_seed(ARGS.seed)
+    net, loss_fn = make_case(ARGS.n)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    if ARGS.compile:
+        loss_fn = torch.compile(loss_fn)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    def sync():
+        if DEV.type == "cuda":
+            torch.cuda.synchronize()
+
+    for _ in range(ARGS.warmup):
+        step()
+    times = []
+    for _ in range(ARGS.steps):
+        sync()
+        t0 = time.perf_counter()
+        loss = step()
+        sync()
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    k = len(times)
+    med = times[k // 2] if k % 2 else 0.5 * (times[k // 2 - 1] + times[k // 2])
+    print(json.dumps({
+        "case": name,
+        "ms_per_step_median": round(med * 1e3, 3),
+        "ms_min": round(times[0] * 1e3, 3),
+        "ms_max": round(times[-1] * 1e3, 3),
+        "threads": ARGS.threads,
+        "blas_threads": BLAS_THREADS,
+        "torch": torch.__version__,
+        "steps": ARGS.steps,
+        "warmup": ARGS.warmup,
+        "n_colloc": ARGS.n,
+        "tokens": SEQ_LEN,
+        "n_ic": N_IC,
+        "n_bc": N_BC,
+        "device": str(DEV),
+        "dtype": str(DTYPE).replace("torch.", ""),
+        "model": "pinnsformer",
+        "params": sum(p.numel() for p in net.parameters()),
+        "final_loss": loss,
+    }), flush=True)
+
+
+def main():
+    for name in ARGS.cases.split(","):
+        run_case(name)
+
+
+if __name__ == "__main__":
+    main()
