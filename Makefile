@@ -101,9 +101,16 @@ BUILD ?= build$(if $(variant),/$(variant))
 # and installs them or not as INSTALL_DEPS says (see the knobs above).
 PKGS      := openblas hdf5 msgpack libcurl jansson gsl libcrypto criterion fftw3
 DEP_PROGS := h5dump gnuplot python3
-deps_ok      = $(shell pkg-config --exists $(PKGS) 2>/dev/null && for p in $(DEP_PROGS); do command -v $$p >/dev/null || exit 1; done && echo yes)
+# SuiteSparse's UMFPACK (the finite-volume reference, refs/fv_poisson.h):
+# its own UMFPACK.pc from SuiteSparse 7 on; Debian 12's 5.12 ships none,
+# so then its header folder and -l flags.
+UMF_PC    := $(shell pkg-config --exists UMFPACK 2>/dev/null && echo UMFPACK)
+UMF_INC   ?= /usr/include/suitesparse
+umf_ok     = $(if $(UMF_PC),y,$(shell test -f $(UMF_INC)/umfpack.h && echo y))
+deps_ok      = $(shell pkg-config --exists $(PKGS) 2>/dev/null && for p in $(DEP_PROGS); do command -v $$p >/dev/null || exit 1; done && test -n '$(umf_ok)' && echo yes)
 deps_missing = $(foreach m,$(PKGS),$(if $(shell pkg-config --exists $m 2>/dev/null && echo y),,$m)) \
-               $(foreach p,$(DEP_PROGS),$(if $(shell command -v $p 2>/dev/null),,$p))
+               $(foreach p,$(DEP_PROGS),$(if $(shell command -v $p 2>/dev/null),,$p)) \
+               $(if $(umf_ok),,umfpack.h)
 ifneq ($(call deps_ok),yes)
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 $(info deps: not found: $(strip $(deps_missing)); running scripts/install-deps.sh (INSTALL_DEPS=$(INSTALL_DEPS)))
@@ -124,10 +131,12 @@ CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L
 PREC_DEF := $(if $(filter double,$(PRECISION)),-DPF_DOUBLE=1)
 comma    := ,
 SAN      := $(if $(filter 1,$(SANITIZE)),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
+              $(if $(UMF_PC),$(shell pkg-config --cflags UMFPACK),-I$(UMF_INC))
 # OpenBLAS provides the CBLAS that GSL calls; its own reference CBLAS would
 # only shadow or be shadowed by it depending on link order.
-PKG_LIBS   := $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS) 2>/dev/null))
+PKG_LIBS   := $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS) 2>/dev/null)) \
+              $(if $(UMF_PC),$(shell pkg-config --libs UMFPACK),-lumfpack -lamd -lsuitesparseconfig)
 # One OpenMP runtime: OpenBLAS uses GNU libgomp, so clang must too (its own
 # libomp would add a second thread pool, which oversubscribes the cores).
 OPENMP   := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),-fopenmp=libgomp,-fopenmp)

@@ -28,7 +28,7 @@ ask | yes | no) ;;
 esac
 
 pkgs="pkg-config libopenblas-openmp-dev libhdf5-dev hdf5-tools libmsgpack-dev
-libcurl4-openssl-dev libjansson-dev libgsl-dev libssl-dev libcriterion-dev libfftw3-dev gnuplot-nox
+libcurl4-openssl-dev libjansson-dev libgsl-dev libssl-dev libcriterion-dev libfftw3-dev libsuitesparse-dev gnuplot-nox
 python3"
 [ "${1:-}" = bench ] && pkgs="$pkgs python3-torch"
 

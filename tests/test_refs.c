@@ -27,6 +27,7 @@
 #include "io/pinnacle_dat.h"
 #include "kuramoto_sivashinsky_1d.h"
 #include "refs/cosine.h"
+#include "refs/fv_poisson.h"
 #include "refs/refs_out.h"
 #include "refs/spectral.h"
 #include "registry.h"
@@ -361,6 +362,67 @@ Test(refs, gray_scott_cosine_modes_decay_exactly_with_zero_flux)
         err = fmax(err, fabs(c.v[q]));
     }
     cr_expect_lt(err, 1e-12, "max error %.3e against the decaying mode (walls included)", err);
+}
+
+/* The finite-volume Poisson solver against a manufactured solution with
+ * the reference's ingredients: a coefficient jump (a = 1 for x < 1/2, 4
+ * beyond) on a cell face and Robin sides du/dn = g - u on [0,1]^2.
+ * u = phi(x) psi(y), psi = 2 + cos(pi y), phi = e^x on the left and
+ * e^{1/2} (1 + sin(x - 1/2) / 4) on the right: u and the flux a u_x are
+ * continuous at x = 1/2 (a u_x = e^{1/2} psi from both sides), u_x is not. */
+static double fvp_a(double x) { return x < 0.5 ? 1 : 4; }
+static double fvp_phi(double x, int d) /* phi's d-th derivative, d <= 2 */
+{
+    if (x < 0.5) return exp(x);
+    double s = sin(x - 0.5), c = cos(x - 0.5), e = exp(0.5);
+    return d == 0 ? e * (1 + s / 4) : d == 1 ? e * c / 4 : -e * s / 4;
+}
+static double fvp_psi(double y, int d)
+{
+    return d == 0 ? 2 + cos(PI * y) : d == 1 ? -PI * sin(PI * y) : -PI * PI * cos(PI * y);
+}
+
+/* Relative L2 error of the n x n solve at the cell centres. */
+static double fvp_error(int n)
+{
+    pf_fvp_grid gr = {n, 0, 1};
+    double h = 1.0 / n, *a = malloc(sizeof(double) * n * n), *f = malloc(sizeof(double) * n * n),
+           *u = malloc(sizeof(double) * n * n), *g = malloc(sizeof(double) * 4 * n);
+    cr_assert(a && f && u && g);
+    for (int iy = 0; iy < n; iy++)
+        for (int ix = 0; ix < n; ix++) {
+            double x = (ix + 0.5) * h, y = (iy + 0.5) * h;
+            a[iy * n + ix] = fvp_a(x);
+            f[iy * n + ix] = -fvp_a(x) * (fvp_phi(x, 2) * fvp_psi(y, 0) + fvp_phi(x, 0) * fvp_psi(y, 2));
+        }
+    /* g = du/dn + u at the face centres: n = -x, +x, -y, +y */
+    for (int j = 0; j < n; j++) {
+        double c = (j + 0.5) * h;
+        g[j] = (fvp_phi(0, 0) - fvp_phi(0, 1)) * fvp_psi(c, 0);
+        g[n + j] = (fvp_phi(1, 0) + fvp_phi(1, 1)) * fvp_psi(c, 0);
+        g[2 * n + j] = fvp_phi(c, 0) * (fvp_psi(0, 0) - fvp_psi(0, 1));
+        g[3 * n + j] = fvp_phi(c, 0) * (fvp_psi(1, 0) + fvp_psi(1, 1));
+    }
+    cr_assert_eq(pf_fvp_solve(&gr, a, f, g, u), PF_OK, "%s", pf_errmsg());
+    double e2 = 0, u2 = 0;
+    for (int iy = 0; iy < n; iy++)
+        for (int ix = 0; ix < n; ix++) {
+            double ex = fvp_phi((ix + 0.5) * h, 0) * fvp_psi((iy + 0.5) * h, 0), d = u[iy * n + ix] - ex;
+            e2 += d * d, u2 += ex * ex;
+        }
+    /* the interpolant reproduces the cell values at the centres */
+    cr_expect_eq(pf_fvp_interp(&gr, u, 1.5 * h, 2.5 * h), u[2 * n + 1]);
+    free(a), free(f), free(u), free(g);
+    return sqrt(e2 / u2);
+}
+
+Test(refs, finite_volume_poisson_is_second_order_across_a_coefficient_jump)
+{
+    double e16 = fvp_error(16), e32 = fvp_error(32), order = log2(e16 / e32);
+    cr_log_info("finite-volume Poisson, jump 1 | 4, Robin: rel L2 %.3e (n 16), %.3e (n 32), order %.2f", e16, e32,
+                order);
+    cr_expect_lt(e32, 1e-3, "rel L2 error %.3e at n = 32", e32);
+    cr_expect(order > 1.9 && order < 2.2, "order %.2f between n = 16 and 32, not 2", order);
 }
 
 static double gs_half(double x, double y) { return 0.5 + 0 * x * y; }
