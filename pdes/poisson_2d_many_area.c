@@ -1,7 +1,8 @@
 /* poisson_2d_many_area — PINNacle Poisson2D_ManyArea (pdes.md section 16):
  * a 5 x 5 checkerboard of constant coefficients a and block-local sources f
  * from poisson_a_coef.dat and poisson_f_coef.dat, both auxiliary fields.
- * No reference file (poisson_manyarea.dat is absent). */
+ * PINNacle's reference (poisson_manyarea.dat) is lost; ours is a
+ * finite-volume solution (refs/poisson_2d_many_area.c, `make refs`). */
 #include <math.h>
 
 #include "pde_ops.h"
@@ -75,6 +76,9 @@ const pf_pde pf_pde_poisson_2d_many_area = {
     .ncon = 1,
     .con = {{.name = "robin", .kind = PF_CON_ROBIN, .order = 1, .residual = robin}},
     .naux = 2, .aux_names = {"a", "f"}, .aux = aux,
-    .ref = PF_REF_MISSING,
+    /* our finite-volume solution (refs/poisson_2d_many_area.c, `make refs`):
+     * rows (x, y, u) on the grid rule's 50 x 50 interior points */
+    .ref = PF_REF_GENERATED, .ref_file = "generated/poisson_2d_many_area.dat",
+    .ref_layout = PF_DAT_LAYOUT_STEADY,
     .data_files = "poisson_a_coef.dat,poisson_f_coef.dat",
 };
