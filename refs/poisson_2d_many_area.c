@@ -22,6 +22,7 @@
  * n = 2500 for two inputs): 50 x 50 interior points, x = -10 + 20 k / 51.
  * The solution there is the bilinear interpolant of the cell values.
  */
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -99,6 +100,11 @@ static pf_status write_reference(const pf_pde *p, const pf_point_set *ev, const 
 
 int main(int argc, char **argv)
 {
+    /* UMFPACK's dense kernels go through OpenBLAS, whose OpenMP threads
+     * made the n = 200/400 pair 25x slower (17 s, not 0.7 s) on two cores
+     * shared with other jobs; the fronts of a 2D grid's LU are too small
+     * to gain from them */
+    omp_set_num_threads(1);
     pf_refs_args a = {.n = 400, .substeps = 1};
     pf_status st = pf_refs_parse_args(argc, argv, &a);
     if (st == PF_OK && a.substeps != 1) st = pf_fail(PF_ERR_USAGE, "the problem is steady: --substeps does not apply");
