@@ -28,6 +28,7 @@
 #include "kuramoto_sivashinsky_1d.h"
 #include "refs/cosine.h"
 #include "refs/fv_poisson.h"
+#include "refs/leapfrog.h"
 #include "refs/refs_out.h"
 #include "refs/spectral.h"
 #include "registry.h"
@@ -423,6 +424,58 @@ Test(refs, finite_volume_poisson_is_second_order_across_a_coefficient_jump)
                 order);
     cr_expect_lt(e32, 1e-3, "rel L2 error %.3e at n = 32", e32);
     cr_expect(order > 1.9 && order < 2.2, "order %.2f between n = 16 and 32, not 2", order);
+}
+
+/* Leapfrog against a standing wave with zero-flux walls: on [0,1]^2 with
+ * c = 2, u = cos(pi x) cos(2 pi y) cos(w t), w = pi sqrt(5 c). The error
+ * at t = 1 (last sample) falls 4x when h and dt halve. */
+typedef struct lf_check {
+    const pf_wave_grid *gr;
+    double t, err, norm;
+} lf_check;
+
+static pf_status lf_sample(void *user, int k, const double *u)
+{
+    lf_check *c = user;
+    if (k == 0) return PF_OK;
+    double w = PI * sqrt(10), h = c->gr->side / (c->gr->n - 1);
+    c->err = c->norm = 0;
+    for (int iy = 0; iy < c->gr->n; iy++)
+        for (int ix = 0; ix < c->gr->n; ix++) {
+            double ex = cos(PI * ix * h) * cos(2 * PI * iy * h) * cos(w * c->t);
+            double d = u[iy * c->gr->n + ix] - ex;
+            c->err += d * d, c->norm += ex * ex;
+        }
+    return PF_OK;
+}
+
+static double lf_error(int n, int steps)
+{
+    pf_wave_grid gr = {n, 0, 1};
+    double *c = malloc(sizeof(double) * n * n), *u0 = malloc(sizeof(double) * n * n), h = 1.0 / (n - 1);
+    cr_assert(c && u0);
+    for (int iy = 0; iy < n; iy++)
+        for (int ix = 0; ix < n; ix++) c[iy * n + ix] = 2, u0[iy * n + ix] = cos(PI * ix * h) * cos(2 * PI * iy * h);
+    lf_check chk = {&gr, 1, 0, 0};
+    cr_assert_eq(pf_wave_solve(&gr, c, u0, 1.0 / steps, steps, 2, lf_sample, &chk), PF_OK, "%s", pf_errmsg());
+    /* the sampled node values reproduce themselves under interpolation */
+    cr_expect_eq(pf_wave_interp(&gr, u0, 2 * h, 3 * h), u0[3 * n + 2]);
+    free(c), free(u0);
+    return sqrt(chk.err / chk.norm);
+}
+
+Test(refs, leapfrog_is_second_order_with_zero_flux_walls)
+{
+    double e1 = lf_error(33, 200), e2 = lf_error(65, 400), order = log2(e1 / e2);
+    cr_log_info("leapfrog, standing wave, Neumann: rel L2 %.3e (n 33), %.3e (n 65) at t = 1, order %.2f", e1, e2,
+                order);
+    cr_expect_lt(e2, 1e-2, "rel L2 error %.3e at n = 65", e2);
+    cr_expect(order > 1.9 && order < 2.2, "order %.2f between n = 33 and 65, not 2", order);
+    /* over the CFL limit h / sqrt(2 c) = 1/32 / 2: refused, not blown up */
+    pf_wave_grid gr = {33, 0, 1};
+    double c[33 * 33], u0[33 * 33] = {0};
+    for (int p = 0; p < 33 * 33; p++) c[p] = 2;
+    cr_expect_eq(pf_wave_solve(&gr, c, u0, 0.02, 1, 2, lf_sample, NULL), PF_ERR_INVALID);
 }
 
 static double gs_half(double x, double y) { return 0.5 + 0 * x * y; }
