@@ -2,10 +2,13 @@
  * 21): the wave speed field c(x, y) in {1, 12} (thresholded GRF, the
  * regenerated darcy_2d_coef_256 of section R.1), piecewise-linear at
  * ((x+1)/2, (y+1)/2), as an auxiliary field. Coded, like PINNacle, as a box
- * in (x, y, t): "Neumann 0 on the t = 0 face" is u_t = 0. No reference file. */
+ * in (x, y, t): "Neumann 0 on the t = 0 face" is u_t = 0. PINNacle's
+ * reference (wave_darcy.dat) is lost; ours is a leapfrog solution
+ * (refs/wave_2d_heterogeneous.c, `make refs`). */
 #include "io/coef_field.h"
 #include "pde_ops.h"
 #include "registry.h"
+#include "wave_2d_heterogeneous.h"
 
 /* u_xx + u_yy - u_tt / c */
 static pf_node *residual(pf_pde_ctx *c, int eq)
@@ -17,8 +20,8 @@ static pf_node *residual(pf_pde_ctx *c, int eq)
 /* u(x, y, 0) = exp(-((x + 0.5)^2 + y^2) / (2 0.3^2)) */
 static pf_node *ic(pf_pde_ctx *c)
 {
-    pf_node *r2 = ADD(c, SQ(c, SHIFT(c, pf_pde_x(c, 0), 0.5)), SQ(c, pf_pde_x(c, 1)));
-    return pf_pde_minus(c, 0, EXP(c, K(c, r2, -1 / (2 * 0.3 * 0.3))));
+    pf_node *r2 = ADD(c, SQ(c, SHIFT(c, pf_pde_x(c, 0), -W2_X0)), SQ(c, pf_pde_x(c, 1)));
+    return pf_pde_minus(c, 0, EXP(c, K(c, r2, -1 / (2 * W2_SIGMA * W2_SIGMA))));
 }
 static pf_node *ic_rate(pf_pde_ctx *c) { return pf_pde_d(c, 0, 2, 1); }
 static pf_node *walls(pf_pde_ctx *c) { return pf_pde_dn(c, 0); }
@@ -57,5 +60,8 @@ const pf_pde pf_pde_wave_2d_heterogeneous = {
             {.name = "walls", .kind = PF_CON_NEUMANN, .parts = "x_lo,x_hi,y_lo,y_hi", .order = 1,
              .residual = walls}},
     .naux = 1, .aux_names = {"c"}, .aux = aux,
-    .ref = PF_REF_MISSING,
+    /* our leapfrog solution (refs/wave_2d_heterogeneous.c, `make refs`):
+     * time snapshots of u on the grid rule's 12 x 12 nodes by 158 times */
+    .ref = PF_REF_GENERATED, .ref_file = "generated/wave_2d_heterogeneous.dat",
+    .ref_layout = PF_DAT_LAYOUT_SNAPSHOTS,
 };
