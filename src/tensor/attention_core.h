@@ -131,29 +131,26 @@ PF_ATTN_FN void attn_group_fwd(attn_ws *w, int K, double scale)
 }
 
 /* The reverse of group_fwd: go set; gq, gk, gv (and the inner adjoints)
- * overwritten. */
+ * overwritten. Each adjoint of a product is one sum, over the operand
+ * indices it does not keep, held in a register and written once: gp per
+ * token pair, then, after every row's inner adjoints, gv, gq and gk. */
 PF_ATTN_FN void attn_group_bwd(attn_ws *w, int K, double scale)
 {
     int k = w->k, dh = w->dh;
-    size_t nkd = (size_t)k * dh * KS, nkk = (size_t)k * k * KS, nk = (size_t)k * KS;
-    memset(w->gq, 0, nkd * sizeof(double));
-    memset(w->gk, 0, nkd * sizeof(double));
-    memset(w->gv, 0, nkd * sizeof(double));
+    size_t nkk = (size_t)k * k * KS, nk = (size_t)k * KS;
     memset(w->gs, 0, nkk * sizeof(double));
     memset(w->ge, 0, nkk * sizeof(double));
-    memset(w->gp, 0, nkk * sizeof(double));
     memset(w->gz, 0, nk * sizeof(double));
     memset(w->gr, 0, nk * sizeof(double));
     for (int i = 0; i < k; i++) {
-        /* o_ic,m = sum_j sum_l p_ij,l v_jc,m-l */
-        for (int a = 0; a < dh; a++)
-            for (int m = 0; m <= K; m++) {
-                double g = A3(w->go, i, a, dh, m);
-                for (int j = 0; j < k; j++)
-                    for (int l = 0; l <= m; l++) {
-                        A3(w->gp, i, j, k, l) += g * A3(w->v, j, a, dh, m - l);
-                        A3(w->gv, j, a, dh, m - l) += g * A3(w->p, i, j, k, l);
-                    }
+        /* o_ic,m = sum_j sum_l p_ij,l v_jc,m-l:
+         * dL/dp_ij,l = sum_c sum_{m >= l} go_ic,m v_jc,m-l */
+        for (int j = 0; j < k; j++)
+            for (int l = 0; l <= K; l++) {
+                double t = 0;
+                for (int a = 0; a < dh; a++)
+                    for (int m = l; m <= K; m++) t += A3(w->go, i, a, dh, m) * A3(w->v, j, a, dh, m - l);
+                A3(w->gp, i, j, k, l) = t;
             }
         /* p_ij,m = sum_l e_ij,l r_i,m-l */
         for (int j = 0; j < k; j++)
@@ -190,17 +187,35 @@ PF_ATTN_FN void attn_group_bwd(attn_ws *w, int K, double scale)
             }
             A3(w->gs, i, j, k, 0) += A3(w->ge, i, j, k, 0) * A3(w->e, i, j, k, 0);
         }
-        /* s_ij,m = scale sum_c sum_l q_ic,l k_jc,m-l */
-        for (int j = 0; j < k; j++)
-            for (int m = 0; m <= K; m++) {
-                double g = scale * A3(w->gs, i, j, k, m);
-                for (int a = 0; a < dh; a++)
-                    for (int l = 0; l <= m; l++) {
-                        A3(w->gq, i, a, dh, l) += g * A3(w->kk, j, a, dh, m - l);
-                        A3(w->gk, j, a, dh, m - l) += g * A3(w->q, i, a, dh, l);
-                    }
-            }
     }
+    /* dL/dv_jc,n = sum_i sum_{l <= K - n} go_ic,n+l p_ij,l */
+    for (int j = 0; j < k; j++)
+        for (int a = 0; a < dh; a++)
+            for (int n = 0; n <= K; n++) {
+                double t = 0;
+                for (int i = 0; i < k; i++)
+                    for (int l = 0; l <= K - n; l++) t += A3(w->go, i, a, dh, n + l) * A3(w->p, i, j, k, l);
+                A3(w->gv, j, a, dh, n) = t;
+            }
+    /* s_ij,m = scale sum_c sum_l q_ic,l k_jc,m-l:
+     * dL/dq_ic,l = scale sum_j sum_{m >= l} gs_ij,m k_jc,m-l,
+     * dL/dk_jc,n = scale sum_i sum_{l <= K - n} gs_ij,l+n q_ic,l */
+    for (int i = 0; i < k; i++)
+        for (int a = 0; a < dh; a++)
+            for (int l = 0; l <= K; l++) {
+                double t = 0;
+                for (int j = 0; j < k; j++)
+                    for (int m = l; m <= K; m++) t += A3(w->gs, i, j, k, m) * A3(w->kk, j, a, dh, m - l);
+                A3(w->gq, i, a, dh, l) = scale * t;
+            }
+    for (int j = 0; j < k; j++)
+        for (int a = 0; a < dh; a++)
+            for (int n = 0; n <= K; n++) {
+                double t = 0;
+                for (int i = 0; i < k; i++)
+                    for (int l = 0; l <= K - n; l++) t += A3(w->gs, i, j, k, l + n) * A3(w->q, i, a, dh, l);
+                A3(w->gk, j, a, dh, n) = scale * t;
+            }
 }
 
 #endif

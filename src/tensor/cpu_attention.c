@@ -71,6 +71,31 @@ static void load(double *dst, const pf_real *src, size_t len, int c, int r0, int
                 A3(dst, i, a, w->dh, m) = div_fact((double)src[(size_t)st[m] * len + (size_t)(r0 + i) * c + c0 + a], m);
 }
 
+/* The group's forward and reverse with the order K a constant in each
+ * case, so the compiler unrolls the coefficient loops (flatten inlines
+ * attention_core.h's code into every case); the arithmetic is the same. */
+__attribute__((flatten)) static void group_fwd_k(attn_ws *w, int K, double scale)
+{
+    switch (K) {
+    case 0: attn_group_fwd(w, 0, scale); break;
+    case 1: attn_group_fwd(w, 1, scale); break;
+    case 2: attn_group_fwd(w, 2, scale); break;
+    case 3: attn_group_fwd(w, 3, scale); break;
+    default: attn_group_fwd(w, 4, scale); break;
+    }
+}
+
+__attribute__((flatten)) static void group_bwd_k(attn_ws *w, int K, double scale)
+{
+    switch (K) {
+    case 0: attn_group_bwd(w, 0, scale); break;
+    case 1: attn_group_bwd(w, 1, scale); break;
+    case 2: attn_group_bwd(w, 2, scale); break;
+    case 3: attn_group_bwd(w, 3, scale); break;
+    default: attn_group_bwd(w, 4, scale); break;
+    }
+}
+
 /* Load one group's q, k, v (the node's three operands; head at channel
  * c0, rows from r0) and run its forward: each pass of the forward and the
  * backward starts with it. */
@@ -80,7 +105,7 @@ static void group_fwd(attn_ws *w, struct pf_node *const *in, size_t len, int c, 
     load(w->q, in[0]->val, len, c, r0, c0, w, st, K);
     load(w->kk, in[1]->val, len, c, r0, c0, w, st, K);
     load(w->v, in[2]->val, len, c, r0, c0, w, st, K);
-    attn_group_fwd(w, K, scale);
+    group_fwd_k(w, K, scale);
 }
 
 /* Every direction's pass of group g (one point's k tokens), every head. */
@@ -148,7 +173,7 @@ static void bwd_point(struct pf_node *y, attn_ws *w, int g)
                         A3(w->go, i, a, dh, m) =
                             m == 0 && d > 0 ? 0
                                            : (double)y->grad[(size_t)st[m] * len + (size_t)(g * k + i) * c + hd * dh + a] * attn_fact(m);
-            attn_group_bwd(w, K, scale);
+            group_bwd_k(w, K, scale);
             double *gin[3] = {w->gq, w->gk, w->gv};
             for (int j = 0; j < 3; j++)
                 if (in[j]->grad) store_grad(in[j]->grad, gin[j], len, c, g * k, hd * dh, w, st, K);
