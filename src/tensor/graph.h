@@ -318,7 +318,8 @@ void pf_graph_forward_backward_sets(pf_graph *g, int n, const pf_real *const *we
  * chunks of their points: loss terms are sums of per-chunk parts, parameter
  * gradients accumulate, and the working set of one chunk stays in cache
  * (the whole graph's rarely fits). The graph picks K chunks so that its
- * largest node buffer is about `bytes` per chunk; every family of points
+ * largest node buffer is about `bytes` per chunk, or 8 times its largest
+ * weight matrix where that is more; every family of points
  * that feeds a loss is split into K chunks of ceil(n / K). Branches that
  * feed no loss (evaluation points) stay whole and can be read after
  * forward; nodes of chunked branches cannot (pf_graph_read says so). The
