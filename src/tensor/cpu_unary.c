@@ -498,9 +498,10 @@ void pf_cpu_unary_bwd(struct pf_node *y)
 /* sin^(k), k = 0..6: rows 0..5 are sin's table, rows 1..6 cos's. */
 typedef pf_real sin_tab[MAXF + 1][BLK];
 
-/* f[k] = w1 sin^(k)(a) + w2 cos^(k)(a), k = 0..5; sn[k] = sin^(k)(a) when
- * sn is not NULL. */
-static void wave_derivs(pf_real w1, pf_real w2, const pf_real *restrict a, int m, ftab f, sin_tab sn)
+/* f[k] = w1 sin^(k)(a) + w2 cos^(k)(a), k = 0..kmax (kmax < MAXF); sn[k] =
+ * sin^(k)(a), k = 0..kmax + 1, when sn is not NULL. */
+static void wave_derivs(pf_real w1, pf_real w2, const pf_real *restrict a, int m, int kmax, ftab f,
+                        sin_tab sn)
 {
     pf_real *restrict f0 = f[0], *restrict f1 = f[1];
     pf_real s[BLK], c[BLK];
@@ -511,55 +512,100 @@ static void wave_derivs(pf_real w1, pf_real w2, const pf_real *restrict a, int m
         f0[i] = w1 * s[i] + w2 * c[i];
         f1[i] = w1 * c[i] - w2 * s[i];
     }
-    for (int k = 2; k < MAXF; k++)
+    for (int k = 2; k <= kmax; k++)
         for (int i = 0; i < m; i++) f[k][i] = -f[k - 2][i];
     if (!sn) return;
     memcpy(sn[0], s, (size_t)m * sizeof s[0]);
     memcpy(sn[1], c, (size_t)m * sizeof c[0]);
-    for (int k = 2; k <= MAXF; k++)
+    for (int k = 2; k <= kmax + 1; k++)
         for (int i = 0; i < m; i++) sn[k][i] = -sn[k - 2][i];
+}
+
+/* The dual of one direction's forward: every output stream is a sum
+ * h_k = sum_j f_j B_kj(a_1..a_k) (Faa di Bruno, as fwd_oK), so
+ * sum_k gh_k h_k = sum_j f_j u_j with u_j = sum_k gh_k B_kj, added here into
+ * u[j - 1]. */
+static void dual_dir(int k, int m, pf_real *const a[5], pf_real *const gh[5], pf_real u[4][BLK])
+{
+    pf_real *restrict u1 = u[0], *restrict u2 = u[1], *restrict u3 = u[2], *restrict u4 = u[3];
+    const pf_real *restrict x1 = a[1], *restrict y1 = gh[1];
+    switch (k) {
+    case 1:
+        for (int i = 0; i < m; i++) u1[i] += y1[i] * x1[i];
+        break;
+    case 2: {
+        const pf_real *restrict x2 = a[2], *restrict y2 = gh[2];
+        for (int i = 0; i < m; i++) {
+            u1[i] += y1[i] * x1[i] + y2[i] * x2[i];
+            u2[i] += y2[i] * x1[i] * x1[i];
+        }
+        break;
+    }
+    case 3: {
+        const pf_real *restrict x2 = a[2], *restrict y2 = gh[2], *restrict x3 = a[3], *restrict y3 = gh[3];
+        for (int i = 0; i < m; i++) {
+            pf_real s1 = x1[i] * x1[i];
+            u1[i] += y1[i] * x1[i] + y2[i] * x2[i] + y3[i] * x3[i];
+            u2[i] += y2[i] * s1 + 3 * y3[i] * x1[i] * x2[i];
+            u3[i] += y3[i] * s1 * x1[i];
+        }
+        break;
+    }
+    case 4: {
+        const pf_real *restrict x2 = a[2], *restrict y2 = gh[2], *restrict x3 = a[3], *restrict y3 = gh[3], *restrict x4 = a[4], *restrict y4 = gh[4];
+        for (int i = 0; i < m; i++) {
+            pf_real s1 = x1[i] * x1[i];
+            u1[i] += y1[i] * x1[i] + y2[i] * x2[i] + y3[i] * x3[i] + y4[i] * x4[i];
+            u2[i] += y2[i] * s1 + 3 * y3[i] * x1[i] * x2[i] + y4[i] * (3 * x2[i] * x2[i] + 4 * x1[i] * x3[i]);
+            u3[i] += y3[i] * s1 * x1[i] + 6 * y4[i] * s1 * x2[i];
+            u4[i] += y4[i] * s1 * s1;
+        }
+        break;
+    }
+    }
 }
 
 /* The sums over the block's streams of gy times the jets of sin(x) and of
  * cos(x), in double, into d[0] and d[1]: sn is sin's derivative table
- * (sn[k] up to the layout's order + 1), cos's is the same shifted by one.
- * Each sum adds its terms in stream and element order; the two run in one
- * loop, so their additions overlap instead of waiting on each other. */
+ * (sn[k] up to the layout's order), cos's is the same shifted by one. By
+ * dual_dir, sum_k gy_k S_k = gy_0 sin + sum_j u_j sin^(j) per element (the
+ * collapsed streams hL = f2 q + f1 aL add gL aL to u_1 and gL q to u_2),
+ * and the same with cos; the elements' terms are added in double. */
 static void block_dot_jets(const pf_jet_layout *L, size_t len, size_t b0, int m, sin_tab sn,
                            const pf_real *xv, const pf_real *gy, double d[2])
 {
-    pf_real(*t)[BLK] = sn, (*u)[BLK] = sn + 1; /* sin's table, cos's */
-    double s = 0, c = 0;
-    for (int i = 0; i < m; i++) {
-        s += (double)gy[b0 + i] * t[0][i];
-        c += (double)gy[b0 + i] * u[0][i];
-    }
+    pf_real u[4][BLK];
+    int K = pf_jet_max_order(L); /* 2 at least with collapsed streams */
+    for (int j = 0; j < K; j++) memset(u[j], 0, (size_t)m * sizeof(pf_real));
     for (int dd = 0; dd < L->ndir; dd++) {
-        pf_real hs[4][BLK], hc[4][BLK], *a[5], *ps[5] = {NULL, hs[0], hs[1], hs[2], hs[3]},
-                                               *pc[5] = {NULL, hc[0], hc[1], hc[2], hc[3]};
+        pf_real *a[5], *gh[5];
         dir_ptrs(L, (pf_real *)xv, len, b0, dd, a);
-        fdb_dir_fwd(L->order[dd], m, sn, a, ps);
-        fdb_dir_fwd(L->order[dd], m, sn + 1, a, pc);
-        for (int k = 1; k <= L->order[dd]; k++) {
-            const pf_real *g = gy + (size_t)pf_jet_stream(L, dd, k) * len + b0;
-            for (int i = 0; i < m; i++) {
-                s += (double)g[i] * hs[k - 1][i];
-                c += (double)g[i] * hc[k - 1][i];
-            }
-        }
+        dir_ptrs(L, (pf_real *)gy, len, b0, dd, gh);
+        dual_dir(L->order[dd], m, a, gh, u);
     }
     for (int cc = 0; cc < L->ncoll; cc++) {
         size_t sc = (size_t)pf_jet_collapsed(L, cc) * len + b0;
-        pf_real q[BLK] = {0}, hs[BLK], hc[BLK];
+        pf_real q[BLK] = {0};
         for (int dd = 0; dd < L->ndir; dd++)
             if (L->coll_w[cc][dd] != 0)
                 add_sq(m, L->coll_w[cc][dd], xv + (size_t)pf_jet_stream(L, dd, 1) * len + b0, q);
-        coll_fwd(m, t[1], t[2], q, xv + sc, hs);
-        coll_fwd(m, u[1], u[2], q, xv + sc, hc);
+        const pf_real *restrict gL = gy + sc, *restrict aL = xv + sc;
+        pf_real *restrict u1 = u[0], *restrict u2 = u[1];
         for (int i = 0; i < m; i++) {
-            s += (double)gy[sc + i] * hs[i];
-            c += (double)gy[sc + i] * hc[i];
+            u1[i] += gL[i] * aL[i];
+            u2[i] += gL[i] * q[i];
         }
+    }
+    double s = 0, c = 0;
+    const pf_real *restrict g0 = gy + b0;
+    for (int i = 0; i < m; i++) {
+        pf_real ts = g0[i] * sn[0][i], tc = g0[i] * sn[1][i];
+        for (int j = 0; j < K; j++) {
+            ts += u[j][i] * sn[j + 1][i];
+            tc += u[j][i] * sn[j + 2][i];
+        }
+        s += (double)ts;
+        c += (double)tc;
     }
     d[0] = s;
     d[1] = c;
@@ -577,11 +623,12 @@ void pf_cpu_waveact_fwd(struct pf_node *y)
     size_t len = pf_node_stream_len(y);
     pf_real w1 = y->pw[0][0], w2 = y->pw[1][0];
     pf_real *xv = x->val, *yv = y->val;
+    int K = pf_jet_max_order(L);
 #pragma omp parallel for schedule(static) if (len * y->S > PF_CPU_PAR_MIN)
     for (size_t b0 = 0; b0 < len; b0 += BLK) {
         int m = (int)(len - b0 < BLK ? len - b0 : BLK);
         ftab f;
-        wave_derivs(w1, w2, xv + b0, m, f, NULL);
+        wave_derivs(w1, w2, xv + b0, m, K, f, NULL);
         block_fwd(L, len, b0, m, f, xv, yv);
     }
 }
@@ -597,13 +644,14 @@ void pf_cpu_waveact_bwd(struct pf_node *y)
     pf_real w1 = y->pw[0][0], w2 = y->pw[1][0];
     pf_real *xv = x->val, *gy = y->grad, *gx = x->grad;
     double *part = (double *)y->scratch; /* [2][nblk]: the blocks' dL/dw1, dL/dw2 */
+    int K = pf_jet_max_order(L) + 1;
 #pragma omp parallel for schedule(static) if (len * y->S > PF_CPU_PAR_MIN)
     for (size_t b = 0; b < nblk; b++) {
         size_t b0 = b * BLK;
         int m = (int)(len - b0 < BLK ? len - b0 : BLK);
         ftab f;
         sin_tab sn;
-        wave_derivs(w1, w2, xv + b0, m, f, gw ? sn : NULL);
+        wave_derivs(w1, w2, xv + b0, m, K, f, gw ? sn : NULL);
         if (gx) block_bwd(L, len, b0, m, f, xv, gy, gx, acc);
         if (gw) {
             double d[2];
