@@ -2112,6 +2112,32 @@ Test(chunks, chunked_graph_matches_whole_graph)
     pf_graph_free(chunked.g);
 }
 
+/* K for 4096 points through x -> linear(h x 1) -> tanh -> linear(h x h) ->
+ * mean square, with chunk_bytes = 16384 pf_reals. */
+static int chunks_for_width(int h)
+{
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_graph_set_chunk_bytes(g, 16384 * sizeof(pf_real));
+    int W1 = pf_param(g, "W1", h, 1, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    int W2 = pf_param(g, "W2", h, h, PF_PARAM_TRAINABLE, pf_init_glorot_normal());
+    pf_node *x = pf_input(g, "x", 4096, 1, NULL, NULL);
+    pf_node *z = pf_linear(g, pf_unary(g, PF_UNARY_TANH, pf_linear(g, x, W1, -1), 0), W2, -1);
+    pf_loss(g, "ms", pf_mean_square(g, z, NULL));
+    cr_assert_eq(pf_graph_compile(g, 1), PF_OK);
+    int K = pf_graph_nchunks(g);
+    pf_graph_free(g);
+    return K;
+}
+
+Test(chunks, budget_is_at_least_eight_times_the_largest_weight_matrix)
+{
+    /* h = 32: 8 x 1024 reals is under the budget: K = 4096 * 32 / 16384 */
+    cr_expect_eq(chunks_for_width(32), 8);
+    /* h = 128: the budget grows to 8 x 16384 reals, K = 4096 * 128 / 131072
+     * (32 chunks of 128 points with chunk_bytes alone) */
+    cr_expect_eq(chunks_for_width(128), 4);
+}
+
 Test(chunks, reduction_feeding_an_op_turns_chunks_off)
 {
     pf_graph *g = pf_graph_alloc(pf_backend_cpu());
