@@ -2,7 +2,8 @@
  * test_refs.c — the reference solvers' library (src/refs/): ETDRK4 and the
  * Fourier pseudo-spectral solvers checked against exact solutions at coarse
  * resolution, ETDRK4's order in time, and a generated file read back by
- * the PDE library (pf_pde_reference) like a PINNacle file.
+ * the PDE library (pf_pde_reference) like a PINNacle file, and the FreeFEM
+ * scripts' output tables read whole or refused.
  *
  * Exact solutions: with alpha = 1, beta = -nu, gamma = 0 the KS solver
  * solves the viscous Burgers equation, whose Cole-Hopf solutions u = -2 nu
@@ -27,6 +28,7 @@
 #include "io/pinnacle_dat.h"
 #include "kuramoto_sivashinsky_1d.h"
 #include "refs/cosine.h"
+#include "refs/freefem.h"
 #include "refs/fv_poisson.h"
 #include "refs/leapfrog.h"
 #include "refs/refs_out.h"
@@ -502,4 +504,44 @@ Test(refs, gray_scott_uniform_fields_follow_the_reaction_odes)
     for (int q = 0; q < 4; q++) err = fmax(err, fmax(fabs(c.u[q] - y[0]), fabs(c.v[q] - y[1])));
     cr_log_info("uniform Gray-Scott, h 0.5: max error %.2e (u %.6f, v %.6f at t = 10)", err, y[0], y[1]);
     cr_expect_lt(err, 1e-6, "max error %.3e against the ODE solution", err);
+}
+
+/* The FreeFEM scripts' tables (refs/freefem.h): "rows cols", the rows, "end";
+ * a cut or malformed file is refused naming it. */
+Test(refs, freefem_tables_are_read_whole_or_refused)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/pf_test_fftable_%ld.txt", (long)getpid());
+    static const struct {
+        const char *text;
+        pf_status want;
+    } cases[] = {
+        {"2 3\n1 2 3\n4 5 6.5e-1\nend\n", PF_OK},
+        {"2 3\n1 2 3\n4 5\n", PF_ERR_INVALID},         /* cut inside a row */
+        {"2 3\n1 2 3\n4 5 6\n", PF_ERR_INVALID},       /* no end line */
+        {"2 3\n1 2 3\n4 5 6\n7\nend\n", PF_ERR_INVALID}, /* more than announced */
+        {"x 3\n1 2 3\nend\n", PF_ERR_INVALID},         /* no header */
+        {"1 2\n1 nan\nend\n", PF_ERR_NUMERIC},          /* not finite */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        FILE *f = fopen(path, "w");
+        cr_assert_not_null(f);
+        fputs(cases[c].text, f);
+        fclose(f);
+        pf_ff_table t;
+        pf_status st = pf_ff_table_read(path, &t);
+        cr_expect_eq(st, cases[c].want, "case %zu: %s", c, pf_errmsg());
+        if (st == PF_OK) {
+            cr_expect_eq(t.rows, 2u);
+            cr_expect_eq(t.cols, 3);
+            cr_expect_eq(t.v[5], 0.65);
+        } else {
+            cr_expect(strstr(pf_errmsg(), path), "the message names the file: %s", pf_errmsg());
+            cr_expect_null(t.v);
+        }
+        pf_ff_table_free(&t);
+    }
+    unlink(path);
+    pf_ff_table t;
+    cr_expect_eq(pf_ff_table_read(path, &t), PF_ERR_IO, "an absent file");
 }
