@@ -545,3 +545,60 @@ Test(refs, freefem_tables_are_read_whole_or_refused)
     pf_ff_table t;
     cr_expect_eq(pf_ff_table_read(path, &t), PF_ERR_IO, "an absent file");
 }
+
+/* poisson_2d_classic's rel L2 difference to PINNacle's COMSOL file at its
+ * points, by the FreeFEM machinery of the finite-element references
+ * (refs/poisson_2d_classic.edp through pf_ff_run, points and values files
+ * as pf-ref-heat_2d_complex_geometry writes and reads them) at n, circles
+ * 4x finer. */
+static double freefem_poisson_classic(const pf_reference *r, const char *dir, const char *edp, int n)
+{
+    char pts[128], out[128], log[128], ns[16];
+    snprintf(pts, sizeof pts, "%s/points.txt", dir), snprintf(out, sizeof out, "%s/u.txt", dir);
+    snprintf(log, sizeof log, "%s/log.txt", dir), snprintf(ns, sizeof ns, "%d", n);
+    FILE *f = fopen(pts, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "%d\n", r->n);
+    for (int i = 0; i < r->n; i++) fprintf(f, "%.9g %.9g\n", (double)r->x[2 * i], (double)r->x[2 * i + 1]);
+    fclose(f);
+    const char *args[] = {"-n", ns, "-holes", "4", "-pts", pts, "-out", out, NULL};
+    cr_assert_eq(pf_ff_run(edp, args, log), PF_OK, "%s", pf_errmsg());
+    pf_ff_table t;
+    cr_assert_eq(pf_ff_table_read(out, &t), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(t.rows, (size_t)r->n);
+    cr_assert_eq(t.cols, 1);
+    double *ref = malloc(sizeof(double) * r->n);
+    for (int i = 0; i < r->n; i++) ref[i] = r->u[i];
+    double e = pf_refs_rel_l2(t.v, ref, (size_t)r->n);
+    free(ref);
+    pf_ff_table_free(&t);
+    unlink(pts), unlink(out), unlink(log);
+    return e;
+}
+
+/* Cross-check of the finite-element path against a PINNacle file: P2 on
+ * the square minus 4 disks, Dirichlet, at n 16 and 32 (measured 2.1e-3 and
+ * 5.1e-4; 1.4e-4 at n 64, 4.6e-5 at 128: second order towards the file,
+ * the polygonal circles' error). Skipped without FreeFem++ or the file. */
+Test(refs, freefem_poisson_2d_classic_matches_pinnacles_comsol_file)
+{
+    char exe[PF_FF_PATH_MAX], edp[PF_FF_PATH_MAX];
+    if (pf_ff_find(exe, sizeof exe) != PF_OK) cr_skip_test("%s", pf_errmsg());
+    const pf_pde *p;
+    cr_assert_eq(pf_pdes_lookup("poisson_2d_classic", &p), PF_OK);
+    pf_reference r;
+    if (pf_pde_reference(p, &r) != PF_OK) {
+        pf_reference_release(&r);
+        cr_skip_test("no poisson1_cg_data.dat: %s", pf_errmsg());
+    }
+    cr_assert_eq(pf_ff_script("poisson_2d_classic.edp", edp, sizeof edp), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(r.n, 1246);
+    char dir[] = "/tmp/pf_test_ffpc_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    double e16 = freefem_poisson_classic(&r, dir, edp, 16), e32 = freefem_poisson_classic(&r, dir, edp, 32);
+    cr_log_info("poisson_2d_classic, FreeFEM P2 against poisson1_cg_data.dat: rel L2 %.3g (n 16), %.3g (n 32)", e16, e32);
+    cr_expect_lt(e32, 1e-3, "n 32: rel L2 %g against the COMSOL file", e32);
+    cr_expect_gt(e16 / e32, 3.0, "closer to the file as the mesh is refined: %g then %g", e16, e32);
+    rmdir(dir);
+    pf_reference_release(&r);
+}
