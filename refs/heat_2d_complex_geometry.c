@@ -8,7 +8,8 @@
  *   pf-ref-heat_2d_complex_geometry --out F.dat --manifest F.json [--n N] [--substeps S]
  *
  * n sets the mesh: boundary segments of length h = 16/n on the rectangle
- * and h/4 on the circles (FreeFEM's mesher grades the triangles between);
+ * and h/4 on the circles (FreeFEM's mesher grades the triangles between),
+ * each circle a regular polygon of the circle's perimeter (the script says why);
  * S is the time steps per 0.1 (the snapshot interval), with 8 times finer
  * steps ramping up over the first interval, where the Robin data meet
  * u = 0 (the script's header says how). FreeFem++ (Debian freefem++) must
@@ -143,7 +144,7 @@ static pf_status write_reference(const pf_pde *p, const layout *L, const pf_refs
     json_t *m = json_pack(
         "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "pde", p->name, "solver",
         "FreeFEM (refs/heat_2d_complex_geometry.edp): P2 Lagrange on a Delaunay mesh of the rectangle minus the "
-        "17 disks (polygonal circles), BDF2 (variable steps: 8 times finer over the first 0.1, ratio <= 2, "
+        "17 disks (each circle a regular polygon with the circle's perimeter), BDF2 (variable steps: 8 times finer over the first 0.1, ratio <= 2, "
         "backward Euler first), UMFPACK; the P2 field evaluated at the points",
         "equation", "u_t = u_xx + u_yy, weakly with the Robin terms", "initial_condition", "u = 0",
         "boundary_condition",

@@ -10,7 +10,7 @@
 #   same holed domain with its Robin data and forcing, T = 1: the relative
 #   L2 error at T below 1e-3 at n = 16 (h = 1, circles h/4) and an order of
 #   at least 2.3 from n = 8 (S = 2 steps per 0.1) to n = 16 (S = 4): P2 on
-#   polygonal circles, BDF2 (measured: 2.4e-3, 3.6e-4, order 2.7);
+#   polygonal circles, BDF2 (measured: 2.1e-3, 3.6e-4, order 2.54);
 # - the program without FreeFem++ on PATH: exit 2 saying to install it;
 # - make refs PDE=heat_2d_complex_geometry at n 8 / 16: the file (1448
 #   nodes x 31 times), its manifest (SHA-256, the two meshes, a
