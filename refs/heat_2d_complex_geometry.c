@@ -58,7 +58,7 @@ static pf_status layout_build(const pf_pde *p, layout *L)
     while (st == PF_OK && level < ps.n && ps.x[3 * level + 2] == ps.x[2]) level++;
     if (st == PF_OK) L->xy = malloc(sizeof(double) * 2 * level);
     if (st == PF_OK && !L->xy) st = pf_fail(PF_ERR_NOMEM, "out of memory for the layout");
-    const pf_geom *space = st == PF_OK ? pf_geom_space(g) : NULL;
+    const pf_geom *space = st == PF_OK && pf_geom_space(g) ? pf_geom_space(g) : g;
     for (int q = 0; st == PF_OK && q < level; q++) {
         double x[2] = {ps.x[3 * q], ps.x[3 * q + 1]};
         if (pf_geom_sdf(space, x) < 0) L->xy[2 * L->nodes] = x[0], L->xy[2 * L->nodes + 1] = x[1], L->nodes++;
