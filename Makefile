@@ -332,9 +332,15 @@ ifneq ($(filter-out $(REFS_PDES),$(REFS_WANT)),)
 $(error make refs: no solver for PDE=$(filter-out $(REFS_PDES),$(REFS_WANT)) (refs/ has: $(REFS_PDES)))
 endif
 endif
+# A finite-element solver (a refs/<pde>.edp beside its main) needs FreeFem++,
+# which only make refs does: install-deps.sh installs it (freefem++) when
+# it is missing, as INSTALL_DEPS says.
 # The folder must be writable by its mode, not only to root (who could
 # write anyway): a read-only PF_REFS_DIR is refused before any solving.
 $(REFS_DIR)/%.dat: | $(BUILD)/bin/pf-ref-%
+	$(Q)if [ -f refs/$*.edp ] && ! command -v FreeFem++ >/dev/null 2>&1 && [ -z "$$PF_FREEFEM" ]; then \
+	  echo "make refs: $* needs FreeFem++, not found; running scripts/install-deps.sh (INSTALL_DEPS=$(INSTALL_DEPS))" >&2; \
+	  INSTALL_DEPS='$(INSTALL_DEPS)' scripts/install-deps.sh || exit 1; fi
 	$(Q)mkdir -p '$(@D)' 2>/dev/null; [ -n "$$(find '$(@D)' -maxdepth 0 -perm -u+w 2>/dev/null)" ] || \
 	  { echo "make refs: PF_REFS_DIR=$(@D) is not a writable folder; set PF_REFS_DIR to one" >&2; exit 1; }
 	$(Q)$(BUILD)/bin/pf-ref-$* --out $@ --manifest $(@D)/$*.manifest.json $(REFS_ARGS)

@@ -71,5 +71,9 @@ const pf_pde pf_pde_heat_2d_complex_geometry = {
              .residual = robin_rect}},
     .nhard = 1,
     .hard = {{.name = "initial", .what = "u = t N: the initial condition (zero data: lift 0)", .satisfies = "ic", .apply = hard}},
-    .ref = PF_REF_MISSING,
+    /* our FreeFEM solution (refs/heat_2d_complex_geometry.c and .edp, `make
+     * refs`): time snapshots of u at the grid rule's 1448 nodes outside the
+     * holes by PINNacle's 31 times 0, 0.1, ..., 3 */
+    .ref = PF_REF_GENERATED, .ref_file = "generated/heat_2d_complex_geometry.dat",
+    .ref_layout = PF_DAT_LAYOUT_SNAPSHOTS,
 };

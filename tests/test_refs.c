@@ -2,7 +2,8 @@
  * test_refs.c — the reference solvers' library (src/refs/): ETDRK4 and the
  * Fourier pseudo-spectral solvers checked against exact solutions at coarse
  * resolution, ETDRK4's order in time, and a generated file read back by
- * the PDE library (pf_pde_reference) like a PINNacle file.
+ * the PDE library (pf_pde_reference) like a PINNacle file, and the FreeFEM
+ * scripts' output tables read whole or refused.
  *
  * Exact solutions: with alpha = 1, beta = -nu, gamma = 0 the KS solver
  * solves the viscous Burgers equation, whose Cole-Hopf solutions u = -2 nu
@@ -27,6 +28,7 @@
 #include "io/pinnacle_dat.h"
 #include "kuramoto_sivashinsky_1d.h"
 #include "refs/cosine.h"
+#include "refs/freefem.h"
 #include "refs/fv_poisson.h"
 #include "refs/leapfrog.h"
 #include "refs/refs_out.h"
@@ -502,4 +504,101 @@ Test(refs, gray_scott_uniform_fields_follow_the_reaction_odes)
     for (int q = 0; q < 4; q++) err = fmax(err, fmax(fabs(c.u[q] - y[0]), fabs(c.v[q] - y[1])));
     cr_log_info("uniform Gray-Scott, h 0.5: max error %.2e (u %.6f, v %.6f at t = 10)", err, y[0], y[1]);
     cr_expect_lt(err, 1e-6, "max error %.3e against the ODE solution", err);
+}
+
+/* The FreeFEM scripts' tables (refs/freefem.h): "rows cols", the rows, "end";
+ * a cut or malformed file is refused naming it. */
+Test(refs, freefem_tables_are_read_whole_or_refused)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/pf_test_fftable_%ld.txt", (long)getpid());
+    static const struct {
+        const char *text;
+        pf_status want;
+    } cases[] = {
+        {"2 3\n1 2 3\n4 5 6.5e-1\nend\n", PF_OK},
+        {"2 3\n1 2 3\n4 5\n", PF_ERR_INVALID},         /* cut inside a row */
+        {"2 3\n1 2 3\n4 5 6\n", PF_ERR_INVALID},       /* no end line */
+        {"2 3\n1 2 3\n4 5 6\n7\nend\n", PF_ERR_INVALID}, /* more than announced */
+        {"x 3\n1 2 3\nend\n", PF_ERR_INVALID},         /* no header */
+        {"1 2\n1 nan\nend\n", PF_ERR_NUMERIC},          /* not finite */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        FILE *f = fopen(path, "w");
+        cr_assert_not_null(f);
+        fputs(cases[c].text, f);
+        fclose(f);
+        pf_ff_table t;
+        pf_status st = pf_ff_table_read(path, &t);
+        cr_expect_eq(st, cases[c].want, "case %zu: %s", c, pf_errmsg());
+        if (st == PF_OK) {
+            cr_expect_eq(t.rows, 2u);
+            cr_expect_eq(t.cols, 3);
+            cr_expect_eq(t.v[5], 0.65);
+        } else {
+            cr_expect(strstr(pf_errmsg(), path), "the message names the file: %s", pf_errmsg());
+            cr_expect_null(t.v);
+        }
+        pf_ff_table_free(&t);
+    }
+    unlink(path);
+    pf_ff_table t;
+    cr_expect_eq(pf_ff_table_read(path, &t), PF_ERR_IO, "an absent file");
+}
+
+/* poisson_2d_classic's rel L2 difference to PINNacle's COMSOL file at its
+ * points, by the FreeFEM machinery of the finite-element references
+ * (refs/poisson_2d_classic.edp through pf_ff_run, points and values files
+ * as pf-ref-heat_2d_complex_geometry writes and reads them) at n, circles
+ * 4x finer. */
+static double freefem_poisson_classic(const pf_reference *r, const char *dir, const char *edp, int n)
+{
+    char pts[128], out[128], log[128], ns[16];
+    snprintf(pts, sizeof pts, "%s/points.txt", dir), snprintf(out, sizeof out, "%s/u.txt", dir);
+    snprintf(log, sizeof log, "%s/log.txt", dir), snprintf(ns, sizeof ns, "%d", n);
+    FILE *f = fopen(pts, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "%d\n", r->n);
+    for (int i = 0; i < r->n; i++) fprintf(f, "%.9g %.9g\n", (double)r->x[2 * i], (double)r->x[2 * i + 1]);
+    fclose(f);
+    const char *args[] = {"-n", ns, "-holes", "4", "-pts", pts, "-out", out, NULL};
+    cr_assert_eq(pf_ff_run(edp, args, log), PF_OK, "%s", pf_errmsg());
+    pf_ff_table t;
+    cr_assert_eq(pf_ff_table_read(out, &t), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(t.rows, (size_t)r->n);
+    cr_assert_eq(t.cols, 1);
+    double *ref = malloc(sizeof(double) * r->n);
+    for (int i = 0; i < r->n; i++) ref[i] = r->u[i];
+    double e = pf_refs_rel_l2(t.v, ref, (size_t)r->n);
+    free(ref);
+    pf_ff_table_free(&t);
+    unlink(pts), unlink(out), unlink(log);
+    return e;
+}
+
+/* Cross-check of the finite-element path against a PINNacle file: P2 on
+ * the square minus 4 disks, Dirichlet, at n 16 and 32 (measured 2.1e-3 and
+ * 5.1e-4; 1.4e-4 at n 64, 4.6e-5 at 128: second order towards the file,
+ * the polygonal circles' error). Skipped without FreeFem++ or the file. */
+Test(refs, freefem_poisson_2d_classic_matches_pinnacles_comsol_file)
+{
+    char exe[PF_FF_PATH_MAX], edp[PF_FF_PATH_MAX];
+    if (pf_ff_find(exe, sizeof exe) != PF_OK) cr_skip_test("%s", pf_errmsg());
+    const pf_pde *p;
+    cr_assert_eq(pf_pdes_lookup("poisson_2d_classic", &p), PF_OK);
+    pf_reference r;
+    if (pf_pde_reference(p, &r) != PF_OK) {
+        pf_reference_release(&r);
+        cr_skip_test("no poisson1_cg_data.dat: %s", pf_errmsg());
+    }
+    cr_assert_eq(pf_ff_script("poisson_2d_classic.edp", edp, sizeof edp), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(r.n, 1246);
+    char dir[] = "/tmp/pf_test_ffpc_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    double e16 = freefem_poisson_classic(&r, dir, edp, 16), e32 = freefem_poisson_classic(&r, dir, edp, 32);
+    cr_log_info("poisson_2d_classic, FreeFEM P2 against poisson1_cg_data.dat: rel L2 %.3g (n 16), %.3g (n 32)", e16, e32);
+    cr_expect_lt(e32, 1e-3, "n 32: rel L2 %g against the COMSOL file", e32);
+    cr_expect_gt(e16 / e32, 3.0, "closer to the file as the mesh is refined: %g then %g", e16, e32);
+    rmdir(dir);
+    pf_reference_release(&r);
 }
