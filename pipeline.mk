@@ -16,8 +16,9 @@
 #             optimization, a reconstruction), pinnsagent (PINNsAgent's planner over its
 #             ten hyperparameters), pinnsformer (the PINNsFormer transformer on vanilla's
 #             trainer, a reconstruction) -- see "Baseline runs" below
-#   PROFILE   paper (1,000 / 10,000 steps, 2M parameters, 65,536 points) or quick
-#             (200 / 1,000 steps, 5,000 parameters, 2,048 points); budgets only, never code paths
+#   PROFILE   paper (1,000 / 10,000 steps, 2M parameters, 65,536 points), quick (200 / 1,000
+#             steps, 5,000 parameters, 2,048 points) or smoke (quick with a tenth of its
+#             steps: the pipeline end to end in seconds); budgets only, never code paths
 #   LLM       offline (default without PF_LLM_URL), http (default with it) or replay
 #             (answers only from the run's llm/ transcripts: copy a run, then LLM=replay)
 #   EVAL      paper (default: one set of evaluation points steers and reports, as the

@@ -2,7 +2,7 @@
  * pf-train — train one candidate spec on one PDE and write its result and
  * evidence (design.md section 6).
  *
- *   pf-train SPEC --pde P --fidelity low|high|baseline --seed S --out DIR [--budget paper|quick]
+ *   pf-train SPEC --pde P --fidelity low|high|baseline --seed S --out DIR [--budget paper|quick|smoke]
  *
  * SPEC is a spec (JSON) or a proposal (pf-propose's candK.proposal.msgpack);
  * a proposal names its PDE, and --pde, when given, must agree.
@@ -54,7 +54,7 @@ typedef struct opts {
 static void usage(FILE *to)
 {
     fprintf(to,
-            "usage: pf-train SPEC --pde P --fidelity low|high|baseline --seed S --out DIR [--budget paper|quick]\n"
+            "usage: pf-train SPEC --pde P --fidelity low|high|baseline --seed S --out DIR [--budget paper|quick|smoke]\n"
             "                [--device cpu|cuda|auto] [--threads T] [--timeout SECONDS]\n"
             "                [--progress-every N] [--quiet] [--eval paper|heldout] [--physics-check]\n"
             "Trains the AlgorithmSpec in SPEC (JSON; - for stdin; or a pf-propose proposal,\n"

@@ -8,7 +8,7 @@
 #
 # Sets BIN, PRECISION, ROOT, BUILD, tmp (removed on exit), exports PF_TESTS (this folder,
 # absolute: python fixtures import tests/msgpack_enc.py from it) and counts checks; finish prints
-# "tNNNN-name: P/T passed" and exits non-zero when any check failed.
+# "tNNNN-name: P/T passed (S s)" and exits non-zero when any check failed.
 set -u
 BIN=${1:?usage: $0 BUILD/bin float|double}
 PRECISION=${2:?usage: $0 BUILD/bin float|double}
@@ -21,7 +21,7 @@ PF_TESTS=$(cd "$(dirname "$0")" && pwd)
 export PF_TESTS
 tmp=$(mktemp -d "/tmp/pf_${TEST_NAME}_XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-fails=0 count=0
+fails=0 count=0 started=$(date +%s)
 
 ok() { count=$((count + 1)); }
 not_ok() { count=$((count + 1)); fails=$((fails + 1)); echo "not ok: $*" >&2; }
@@ -54,6 +54,6 @@ float_only() {
     fi
 }
 finish() {
-    echo "$TEST_NAME: $((count - fails))/$count passed"
+    echo "$TEST_NAME: $((count - fails))/$count passed ($(($(date +%s) - started)) s)"
     [ "$fails" -eq 0 ]
 }

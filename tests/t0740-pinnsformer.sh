@@ -1,6 +1,6 @@
 #!/bin/sh
-# METHOD=pinnsformer end to end (pipeline.mk; search/baseline.h): a quick run
-# on burgers_1d trains five PINNsFormer candidates (architecture.type
+# METHOD=pinnsformer end to end (pipeline.mk; search/baseline.h): a run on
+# burgers_1d at the smoke profile (quick's sizes, 100 steps a candidate) trains five PINNsFormer candidates (architecture.type
 # pinnsformer, the released sizes shrunk to the quick budget) at fidelity
 # baseline and reports the lowest MSE; the result's parameters are the
 # network's; make tables puts PINNsFormer in the paper's column order and
@@ -8,10 +8,10 @@
 . "$(dirname "$0")/lib.sh"
 float_only
 R=$tmp/runs/burgers_1d/pinnsformer/run1
-pipeline PDE=burgers_1d RUN=1 METHOD=pinnsformer RUNS_ROOT="$tmp/runs" search >"$tmp/out" 2>"$tmp/err"
+pipeline PDE=burgers_1d RUN=1 METHOD=pinnsformer PROFILE=smoke RUNS_ROOT="$tmp/runs" search >"$tmp/out" 2>"$tmp/err"
 eq "the run" "$?" 0
 check "final.msgpack" test -f "$R/final.msgpack"
-check "five trainings at fidelity baseline" test "$(grep -c "pf-train: start burgers_1d, spec [0-9a-f]*, baseline fidelity (1000 steps)" "$tmp/err")" -eq 5
+check "five trainings at fidelity baseline" test "$(grep -c "pf-train: start burgers_1d, spec [0-9a-f]*, baseline fidelity (100 steps)" "$tmp/err")" -eq 5
 "$BIN/pf-inspect" "$R/final.msgpack" >"$tmp/final.json"
 check "the numbers of final.msgpack" python3 -c '
 import json, sys
@@ -24,12 +24,12 @@ a = f["spec"]["architecture"]
 assert a["type"] == "pinnsformer" and a["depth"] == 1 and "activation" not in a, a
 q = a["pinnsformer"]
 assert q["tokens"] == 5 and q["dt"] == 1e-4 and q["heads"] == 2 and a["width"] % 2 == 0, a
-assert f["budget"]["optimizer_steps"]["baseline"] == 5000, f["budget"]
+assert f["budget"]["optimizer_steps"]["baseline"] == 500, f["budget"]
 ' "$tmp/final.json"
 check "the rationale says reconstruction" sh -c "'$BIN/pf-inspect' '$R/gen00/cand0.proposal.msgpack' | grep -q 'PINNsFormer (a reconstruction'"
 # the trained parameters are the network's: embedding, encoder, decoder, head
 check "result.h5 holds the network's parameters" sh -c "'$BIN/pf-inspect' '$R/gen00/cand0/result.h5' | grep -q 'enc0.attn.q.W'"
-pipeline PDE=burgers_1d RUN=1 METHOD=pinnsformer RUNS_ROOT="$tmp/runs" status >"$tmp/out" 2>"$tmp/err"
+pipeline PDE=burgers_1d RUN=1 METHOD=pinnsformer PROFILE=smoke RUNS_ROOT="$tmp/runs" status >"$tmp/out" 2>"$tmp/err"
 check "status line" grep -q "pinnsformer: 5 of 5 candidates trained, best .* final: MSE" "$tmp/out"
 
 # make tables: the real run beside written ones of three other methods

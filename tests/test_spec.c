@@ -460,6 +460,22 @@ Test(spec, step_sum_exactly_at_budget)
                   "optimizer steps.");
 }
 
+Test(spec, smoke_is_quick_with_a_tenth_of_the_steps)
+{
+    const pf_budget *q, *s;
+    cr_assert_eq(pf_budget_lookup("quick", &q), PF_OK);
+    cr_assert_eq(pf_budget_lookup("smoke", &s), PF_OK);
+    cr_expect_str_eq(s->name, "smoke");
+    cr_expect_eq(s->steps[PF_FIDELITY_LOW], 20);
+    cr_expect_eq(s->steps[PF_FIDELITY_HIGH], 100);
+    cr_expect_eq(s->steps[PF_FIDELITY_BASELINE], 100);
+    for (int f = 0; f < PF_FIDELITY_COUNT; f++) cr_expect_eq(s->steps[f] * 10, q->steps[f], "fidelity %d", f);
+    cr_expect_eq(s->max_params, q->max_params);
+    cr_expect_eq(s->max_points, q->max_points);
+    cr_expect_eq(pf_budget_lookup("tiny", &s), PF_ERR_INVALID);
+    cr_expect(strstr(pf_errmsg(), "paper, quick or smoke"), "%s", pf_errmsg());
+}
+
 Test(spec, point_limit_exactly_at_65536)
 {
     const pf_pde *p = pde("burgers_1d");

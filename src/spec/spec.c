@@ -1180,6 +1180,10 @@ static const pf_budget BUDGETS[] = {
     {"paper", {PF_SPEC_BUDGET_LOW, PF_SPEC_BUDGET_HIGH, PF_SPEC_BUDGET_BASELINE}, PF_SPEC_MAX_PARAMS, PF_SPEC_MAX_POINTS},
     {"quick", {PF_SPEC_QUICK_STEPS_LOW, PF_SPEC_QUICK_STEPS_HIGH, PF_SPEC_QUICK_STEPS_BASELINE}, PF_SPEC_QUICK_MAX_PARAMS,
      PF_SPEC_QUICK_MAX_POINTS},
+    {"smoke",
+     {PF_SPEC_QUICK_STEPS_LOW / PF_SPEC_SMOKE_STEPS_DIVISOR, PF_SPEC_QUICK_STEPS_HIGH / PF_SPEC_SMOKE_STEPS_DIVISOR,
+      PF_SPEC_QUICK_STEPS_BASELINE / PF_SPEC_SMOKE_STEPS_DIVISOR},
+     PF_SPEC_QUICK_MAX_PARAMS, PF_SPEC_QUICK_MAX_POINTS},
 };
 
 const pf_budget *pf_budget_paper(void)
@@ -1194,7 +1198,7 @@ pf_status pf_budget_lookup(const char *name, const pf_budget **out)
             *out = &BUDGETS[i];
             return PF_OK;
         }
-    return pf_fail(PF_ERR_INVALID, "unknown budget '%s' (paper or quick)", name ? name : "");
+    return pf_fail(PF_ERR_INVALID, "unknown budget '%s' (paper, quick or smoke)", name ? name : "");
 }
 
 pf_status pf_spec_parse(const char *text, json_t **out)

@@ -140,7 +140,9 @@ pf_status pf_fidelity_from_name(const char *name, pf_fidelity *out);
  * paths.
  *   paper  1,000 / 10,000 steps, 20,000 per baseline candidate, 2,000,000
  *          parameters, 65,536 points (appendix A.1, B.1, B.8)
- *   quick  PF_SPEC_QUICK_* below: small enough for a CPU demo and CI */
+ *   quick  PF_SPEC_QUICK_* below: small enough for a CPU demo and CI
+ *   smoke  quick's limits with a tenth of its steps: a pipeline that runs
+ *          end to end in seconds (tests, a trial of a study or a cluster) */
 typedef struct pf_budget {
     const char *name;
     long steps[PF_FIDELITY_COUNT];
@@ -153,9 +155,10 @@ typedef struct pf_budget {
 #define PF_SPEC_QUICK_STEPS_BASELINE 1000L
 #define PF_SPEC_QUICK_MAX_PARAMS 5000L
 #define PF_SPEC_QUICK_MAX_POINTS 2048L
+#define PF_SPEC_SMOKE_STEPS_DIVISOR 10L
 
 const pf_budget *pf_budget_paper(void);
-/* "paper" or "quick"; PF_ERR_INVALID naming both otherwise. */
+/* "paper", "quick" or "smoke"; PF_ERR_INVALID naming them otherwise. */
 pf_status pf_budget_lookup(const char *name, const pf_budget **out);
 
 /* Why a spec was rejected: n sentences (n <= PF_SPEC_MAX_REASONS; when more
