@@ -546,6 +546,25 @@ Test(refs, freefem_tables_are_read_whole_or_refused)
     cr_expect_eq(pf_ff_table_read(path, &t), PF_ERR_IO, "an absent file");
 }
 
+/* The scripts are found from the checkout (tests run in it) or in
+ * $PF_REFS_EDP_DIR, which replaces refs/ and must hold the script. */
+Test(refs, freefem_scripts_are_found_in_refs_or_the_variables_folder)
+{
+    char path[PF_FF_PATH_MAX];
+    unsetenv("PF_REFS_EDP_DIR");
+    cr_assert_eq(pf_ff_script("poisson_2d_classic.edp", path, sizeof path), PF_OK, "%s", pf_errmsg());
+    cr_expect(strstr(path, "refs/poisson_2d_classic.edp") && access(path, R_OK) == 0, "%s", path);
+    cr_expect_eq(pf_ff_script("no_such.edp", path, sizeof path), PF_ERR_IO);
+    cr_expect(strstr(pf_errmsg(), "refs/no_such.edp") && strstr(pf_errmsg(), "PF_REFS_EDP_DIR"), "%s", pf_errmsg());
+    setenv("PF_REFS_EDP_DIR", "/nonexistent", 1);
+    cr_expect_eq(pf_ff_script("poisson_2d_classic.edp", path, sizeof path), PF_ERR_IO);
+    cr_expect(strstr(pf_errmsg(), "/nonexistent/poisson_2d_classic.edp"), "%s", pf_errmsg());
+    setenv("PF_REFS_EDP_DIR", "refs", 1);
+    cr_expect_eq(pf_ff_script("poisson_2d_classic.edp", path, sizeof path), PF_OK, "%s", pf_errmsg());
+    cr_expect_str_eq(path, "refs/poisson_2d_classic.edp");
+    unsetenv("PF_REFS_EDP_DIR");
+}
+
 /* poisson_2d_classic's rel L2 difference to PINNacle's COMSOL file at its
  * points, by the FreeFEM machinery of the finite-element references
  * (refs/poisson_2d_classic.edp through pf_ff_run, points and values files

@@ -1,4 +1,4 @@
-/* asset_dir.c — the project's data folders (asset_dir.h). */
+/* asset_dir.c — the project's own files and folders (asset_dir.h). */
 #include "io/asset_dir.h"
 
 #include <libgen.h>
@@ -10,45 +10,63 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static bool is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+/* A folder when want_dir, else a regular file. */
+static bool exists(const char *p, bool want_dir) {
+  struct stat st;
+  return stat(p, &st) == 0 &&
+         (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
 }
 
-static pf_status put(char *buf, size_t cap, const char *path)
-{
-    if (strlen(path) >= cap) return pf_fail(PF_ERR_INVALID, "path '%s' is too long", path);
-    strcpy(buf, path);
+/* buf = "<dir>/<top>[/<name>]" (dir NULL: relative); true when it exists. */
+static bool try_at(char *buf, size_t cap, const char *dir, const char *top,
+                   const char *name) {
+  int n = snprintf(buf, cap, "%s%s%s%s%s", dir ? dir : "", dir ? "/" : "", top,
+                   name ? "/" : "", name ? name : "");
+  return n > 0 && (size_t)n < cap && exists(buf, !name);
+}
+
+pf_status pf_asset_path(const char *top, const char *name, const char *env,
+                        char *buf, size_t cap) {
+  const char *e = env ? getenv(env) : NULL;
+  const char *what = name ? "file" : "folder";
+  if (e && *e) {
+    if (try_at(buf, cap, NULL, e, name))
+      return PF_OK;
+    return pf_fail(PF_ERR_IO, "%s='%s': no %s '%s%s%s'", env, e, what, e,
+                   name ? "/" : "", name ? name : "");
+  }
+  if (try_at(buf, cap, NULL, top, name))
     return PF_OK;
+
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = '\0';
+    char *dir = dirname(exe); /* the executable's folder */
+    for (int up = 0; up < 4; up++) {
+      char *slash = strrchr(dir, '/');
+      if (!slash || slash == dir)
+        break;
+      *slash = '\0';
+      if (try_at(buf, cap, dir, top, name))
+        return PF_OK;
+    }
+  }
+  return pf_fail(PF_ERR_IO,
+                 "cannot find the %s %s%s%s: not under the working directory, "
+                 "nor up to four folders above the "
+                 "executable; set %s %s",
+                 what, top, name ? "/" : "", name ? name : "",
+                 env ? env : "the working directory to the checkout",
+                 !env   ? ""
+                 : name ? "to the folder that has it"
+                        : "to it");
 }
 
-pf_status pf_asset_dir(const char *sub, const char *env, char *buf, size_t cap)
-{
-    const char *e = env ? getenv(env) : NULL;
-    if (e && *e) {
-        if (!is_dir(e)) return pf_fail(PF_ERR_IO, "%s='%s' is not a folder", env, e);
-        return put(buf, cap, e);
-    }
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "data/%s", sub);
-    if (is_dir(path)) return put(buf, cap, path);
-
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *dir = dirname(exe); /* the executable's folder */
-        for (int up = 0; up < 4; up++) {
-            char *slash = strrchr(dir, '/');
-            if (!slash || slash == dir) break;
-            *slash = '\0';
-            snprintf(path, sizeof path, "%s/data/%s", dir, sub);
-            if (is_dir(path)) return put(buf, cap, path);
-        }
-    }
-    return pf_fail(PF_ERR_IO,
-                   "cannot find the folder data/%s: not under the working directory, nor up to four "
-                   "folders above the executable; set %s to it",
-                   sub, env ? env : "the working directory to the checkout");
+pf_status pf_asset_dir(const char *sub, const char *env, char *buf,
+                       size_t cap) {
+  char top[PATH_MAX];
+  if (snprintf(top, sizeof top, "data/%s", sub) >= (int)sizeof top)
+    return pf_fail(PF_ERR_INVALID, "path 'data/%s' is too long", sub);
+  return pf_asset_path(top, NULL, env, buf, cap);
 }
