@@ -183,7 +183,7 @@ LINK_DEPS := $(LIB) $(if $(filter 1,$(USE_CUDA)),$(CUDA_LIB))
 BENCH_BIN := $(BUILD)/bin/pf-bench
 FLAGS_FILE := $(BUILD)/FLAGS
 
-.PHONY: all lib test test-run test-gpu bench clean hdr-check clang-check help cuda refs
+.PHONY: all lib test test-run test-deps test-gpu bench clean hdr-check clang-check help cuda refs
 .DEFAULT_GOAL := all
 # Objects are kept (never deleted as intermediates). Listed by name: a bare
 # .SECONDARY would make every file intermediate, and Make re-walks the
@@ -295,7 +295,16 @@ else
 	@echo "clang-check: clang not found, skipped"
 endif
 
-test-run: all $(TEST_BIN) $(if $(filter 1,$(USE_CUDA)),$(GPU_TEST_BIN))
+# The programs some tests start (FreeFEM's references, a one-node Slurm
+# cluster): installed by scripts/install-deps.sh, as INSTALL_DEPS says, when
+# missing; the tests that need one skip, naming it, when it is still missing.
+TEST_PROGS := FreeFem++ munged slurmctld slurmd srun
+test-deps:
+	$(Q)missing=; for p in $(TEST_PROGS); do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  [ -z "$$missing" ] || { echo "make test: not found:$$missing; running scripts/install-deps.sh (INSTALL_DEPS=$(INSTALL_DEPS))" >&2; \
+	  INSTALL_DEPS='$(INSTALL_DEPS)' scripts/install-deps.sh || echo "make test: not installed; the tests that need them will skip" >&2; }
+
+test-run: all $(TEST_BIN) $(if $(filter 1,$(USE_CUDA)),$(GPU_TEST_BIN)) test-deps
 	@echo "== tests ($(PRECISION)$(if $(filter 1,$(SANITIZE)), + sanitizers), $(if $(filter 1,$(USE_CUDA)),with,without) the CUDA backend) =="
 	$(Q)$(san_reset) $(SAN_ENV) OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(TEST_BIN) --jobs $(TEST_JOBS) $(TEST_ARGS); \
 	  rc=$$?; $(call san_check,pf-tests); exit $$rc
@@ -382,5 +391,6 @@ clean:
 	rm -rf build
 
 include pipeline.mk
+include study.mk
 
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) $(STAGE_SRC:stages/%.c=$(BUILD)/obj/stages/%.d) $(CU_OBJ:.o=.d) $(BUILD)/obj/bench/pf-bench.d

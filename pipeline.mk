@@ -60,7 +60,6 @@ endif
 TRAIN_THREADS ?= 1
 
 BASELINE_METHODS := vanilla ropinn pinnsagent pinnsformer
-baseline := $(filter $(METHOD),$(BASELINE_METHODS))
 
 GENS := 0 1 2 3 4 5 6 7 8 9
 LAST := 9
@@ -71,112 +70,142 @@ B     := $(BUILD)/bin
 STAGES := $(addprefix $(B)/,pf-knowledge pf-propose pf-train pf-select pf-posterior pf-final)
 
 RUNS_ROOT ?= runs
-run_dir = $(RUNS_ROOT)/$(PDE)/$(METHOD)/run$(1)
-RUN_FINALS := $(foreach r,$(RUNS),$(call run_dir,$(r))/final.msgpack)
+# Every rule below takes the PDE P, the method M and the run R as its first
+# three arguments, so a study's cells (study.mk) and one run's are the same
+# rules: run_dir = $(call run_dir,P,M,R).
+run_dir = $(RUNS_ROOT)/$(1)/$(2)/run$(3)
+RUN_FINALS := $(foreach r,$(RUNS),$(call run_dir,$(PDE),$(METHOD),$(r))/final.msgpack)
+
+# The expensive recipes (every pf-train) run through $(call launch,OUT,FIDELITY):
+# the training whose folder is OUT, directly (LAUNCH=local) or as a Slurm job
+# through srun (LAUNCH=slurm; scripts/launch.sh), which records it as running
+# or failed in OUT/launch.txt for `make study-status`. The cheap stages
+# (propose, select, posterior, final) always run here, so LLM keys stay off
+# compute nodes. Slurm's time limit: SLURM_TIME, else by profile and fidelity.
+LAUNCH ?= local
+ifeq ($(filter $(LAUNCH),local slurm),)
+$(error LAUNCH must be local or slurm, not '$(LAUNCH)')
+endif
+DEVICE ?= $(PF_DEVICE)
+SLURM_TIME_paper_low := 2:00:00
+SLURM_TIME_paper_high := 12:00:00
+SLURM_TIME_paper_baseline := 24:00:00
+SLURM_TIME_quick_low := 0:30:00
+SLURM_TIME_quick_high := 1:00:00
+SLURM_TIME_quick_baseline := 1:00:00
+SLURM_TIME_smoke_low := 0:10:00
+SLURM_TIME_smoke_high := 0:10:00
+SLURM_TIME_smoke_baseline := 0:10:00
+launch = LAUNCH=$(LAUNCH) TRAIN_THREADS=$(TRAIN_THREADS) PF_DEVICE=$(DEVICE) PF_SLURM_PARTITION=$(SLURM_PARTITION) \
+  PF_SLURM_ACCOUNT=$(SLURM_ACCOUNT) PF_SLURM_ARGS="$(SLURM_ARGS)" \
+  scripts/launch.sh $(1) $(or $(SLURM_TIME),$(SLURM_TIME_$(PROFILE)_$(2)),1:00:00) --
 
 .PHONY: search status
 search: $(RUN_FINALS)
 
-# Rules of one run R: $(call run_rules,R). Each define ends with an empty
+# Rules of one run: $(call run_rules,P,M,R). Each define ends with an empty
 # line, so the texts that foreach joins stay separate lines.
 define context_rule
-$(call run_dir,$(1))/context.json: FORCE
+$(call run_dir,$(1),$(2),$(3))/context.json: FORCE
 	@mkdir -p $$(@D)
 	@printf '{"pde": "%s", "method": "%s", "run": %s, "budget": "%s", "llm": "%s", "eval": "%s"}\n' \
-	  $(PDE) $(METHOD) $(1) $(PROFILE) $(LLM) $(EVAL) > $$@.tmp
+	  $(1) $(2) $(3) $(PROFILE) $(LLM) $(EVAL) > $$@.tmp
 	@if cmp -s $$@.tmp $$@; then rm -f $$@.tmp; else mv $$@.tmp $$@; fi
 
 endef
 
 define run_rules
-$(call context_rule,$(1))
-$(call run_dir,$(1))/knowledge.msgpack: $(call run_dir,$(1))/context.json | $(STAGES)
-	$(Q)$(B)/pf-pde check $(PDE) >&2
-	@echo "pf-knowledge: start $(PDE)" >&2
-	$(Q)$(B)/pf-knowledge --pde $(PDE) --out $$@ > /dev/null
+$(call context_rule,$(1),$(2),$(3))
+$(call run_dir,$(1),$(2),$(3))/knowledge.msgpack: $(call run_dir,$(1),$(2),$(3))/context.json | $(STAGES)
+	$(Q)$(B)/pf-pde check $(1) >&2
+	@echo "pf-knowledge: start $(1)" >&2
+	$(Q)$(B)/pf-knowledge --pde $(1) --out $$@ > /dev/null
 	@echo "pf-knowledge: done; wrote $$@" >&2
 
-$(foreach g,$(GENS),$(call gen_rules,$(1),$(g)))
+$(foreach g,$(GENS),$(call gen_rules,$(1),$(2),$(3),$(g)))
 
-$(foreach k,0 1 2,$(call hifi_rules,$(1),$(k)))
-$(call run_dir,$(1))/final.msgpack: $(foreach k,0 1 2,$(foreach f,evidence.msgpack result.h5,$(call run_dir,$(1))/hifi/top$(k)/$(f)))
-	$(Q)$(B)/pf-final --run $(call run_dir,$(1)) --last-generation $(LAST)
+$(foreach k,0 1 2,$(call hifi_rules,$(1),$(2),$(3),$(k)))
+$(call run_dir,$(1),$(2),$(3))/final.msgpack: $(foreach k,0 1 2,$(foreach f,evidence.msgpack result.h5,$(call run_dir,$(1),$(2),$(3))/hifi/top$(k)/$(f)))
+	$(Q)$(B)/pf-final --run $(call run_dir,$(1),$(2),$(3)) --last-generation $(LAST)
 
 endef
 
-# High-fidelity retraining of Top-3 design K: $(call hifi_rules,R,K)
+# High-fidelity retraining of Top-3 design K: $(call hifi_rules,P,M,R,K)
 define hifi_rules
-$(call run_dir,$(1))/hifi/top$(2).proposal.msgpack: $(call run_dir,$(1))/gen$(call pad,$(LAST))/select.msgpack
-	$(Q)$(B)/pf-final --run $(call run_dir,$(1)) --last-generation $(LAST) --hifi-proposal $(2)
+$(call run_dir,$(1),$(2),$(3))/hifi/top$(4).proposal.msgpack: $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(LAST))/select.msgpack
+	$(Q)$(B)/pf-final --run $(call run_dir,$(1),$(2),$(3)) --last-generation $(LAST) --hifi-proposal $(4)
 
-$(call run_dir,$(1))/hifi/top$(2)/evidence.msgpack $(call run_dir,$(1))/hifi/top$(2)/result.h5 &: $(call run_dir,$(1))/hifi/top$(2).proposal.msgpack
-	$(Q)$(B)/pf-train $$< --pde $(PDE) --fidelity high --budget $(PROFILE) --threads $(TRAIN_THREADS) --eval $(EVAL) \
-	  --physics-check \
-	  --seed $$$$(( $(1) * 100000 + 9900 + $(2) )) --out $$(@D) --progress-every 1000000000
+$(call run_dir,$(1),$(2),$(3))/hifi/top$(4)/evidence.msgpack $(call run_dir,$(1),$(2),$(3))/hifi/top$(4)/result.h5 &: $(call run_dir,$(1),$(2),$(3))/hifi/top$(4).proposal.msgpack
+	$(Q)$(call launch,$$(@D),high) $(B)/pf-train $$< --pde $(1) --fidelity high --budget $(PROFILE) --threads $(TRAIN_THREADS) \
+	  --eval $(EVAL) --physics-check \
+	  --seed $$$$(( $(3) * 100000 + 9900 + $(4) )) --out $$(@D) --progress-every 1000000000
 
 endef
 
-# Rules of generation G of run R: $(call gen_rules,R,G)
+# Rules of generation G: $(call gen_rules,P,M,R,G)
 define gen_rules
-$(foreach k,$(call slots,$(2)),$(call cand_rules,$(1),$(2),$(k)))
+$(foreach k,$(call slots,$(4)),$(call cand_rules,$(1),$(2),$(3),$(4),$(k)))
 
-$(call run_dir,$(1))/gen$(call pad,$(2))/select.msgpack: $(foreach k,$(call slots,$(2)),$(foreach f,evidence.msgpack result.h5,$(call run_dir,$(1))/gen$(call pad,$(2))/cand$(k)/$(f)))
-	$(Q)$(B)/pf-select --run $(call run_dir,$(1)) --generation $(2)
+$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/select.msgpack: $(foreach k,$(call slots,$(4)),$(foreach f,evidence.msgpack result.h5,$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(k)/$(f)))
+	$(Q)$(B)/pf-select --run $(call run_dir,$(1),$(2),$(3)) --generation $(4)
 
-$(call run_dir,$(1))/gen$(call pad,$(2))/memory.msgpack: $(call run_dir,$(1))/gen$(call pad,$(2))/select.msgpack
-	$(Q)$(B)/pf-posterior --run $(call run_dir,$(1)) --generation $(2)
+$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/memory.msgpack: $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/select.msgpack
+	$(Q)$(B)/pf-posterior --run $(call run_dir,$(1),$(2),$(3)) --generation $(4)
 
 endef
 
-# Rules of candidate K: its proposal (after the previous generation's select
-# and memory) and its low-fidelity training.
+# Rules of candidate K of generation G: its proposal (after the previous
+# generation's select and memory) and its low-fidelity training:
+# $(call cand_rules,P,M,R,G,K)
 define cand_rules
-$(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3).proposal.msgpack: $(call run_dir,$(1))/knowledge.msgpack \
-  $(if $(filter 0,$(2)),,$(foreach f,select memory,$(call run_dir,$(1))/gen$(call pad,$(call prev,$(2)))/$(f).msgpack))
-	$(Q)$(B)/pf-propose --run $(call run_dir,$(1)) --generation $(2) --slot $(3)
+$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5).proposal.msgpack: $(call run_dir,$(1),$(2),$(3))/knowledge.msgpack \
+  $(if $(filter 0,$(4)),,$(foreach f,select memory,$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(call prev,$(4)))/$(f).msgpack))
+	$(Q)$(B)/pf-propose --run $(call run_dir,$(1),$(2),$(3)) --generation $(4) --slot $(5)
 
-$(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3)/evidence.msgpack $(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3)/result.h5 &: $(call run_dir,$(1))/gen$(call pad,$(2))/cand$(3).proposal.msgpack
-	$(Q)$(B)/pf-train $$< --pde $(PDE) --fidelity low --budget $(PROFILE) --threads $(TRAIN_THREADS) --eval $(EVAL) \
-	  --seed $$$$(( $(1) * 100000 + $(2) * 100 + $(3) )) --out $$(@D) --progress-every 1000000000
+$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5)/evidence.msgpack $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5)/result.h5 &: $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5).proposal.msgpack
+	$(Q)$(call launch,$$(@D),low) $(B)/pf-train $$< --pde $(1) --fidelity low --budget $(PROFILE) --threads $(TRAIN_THREADS) \
+	  --eval $(EVAL) --seed $$$$(( $(3) * 100000 + $(4) * 100 + $(5) )) --out $$(@D) --progress-every 1000000000
 
 endef
 
 # A baseline's five candidates as generation.slot pairs: vanilla, ropinn and pinnsformer
 # train five slots of generation 0 side by side; pinnsagent's planner plans
 # one per generation, each after the one before has trained.
-baseline_cands := $(if $(filter pinnsagent,$(METHOD)),0.0 1.0 2.0 3.0 4.0,0.0 0.1 0.2 0.3 0.4)
+baseline_cands = $(if $(filter pinnsagent,$(1)),0.0 1.0 2.0 3.0 4.0,0.0 0.1 0.2 0.3 0.4)
 cand_g = $(word 1,$(subst ., ,$(1)))
 cand_k = $(word 2,$(subst ., ,$(1)))
-cand_dir = $(call run_dir,$(1))/gen$(call pad,$(call cand_g,$(2)))/cand$(call cand_k,$(2))
+cand_dir = $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(call cand_g,$(4)))/cand$(call cand_k,$(4))
 
-# Rules of baseline run R: $(call baseline_rules,R)
+# Rules of a baseline run: $(call baseline_rules,P,M,R)
 define baseline_rules
-$(call context_rule,$(1))
-$(foreach c,$(baseline_cands),$(call baseline_cand_rules,$(1),$(c)))
-$(call run_dir,$(1))/final.msgpack: $(foreach c,$(baseline_cands),$(foreach f,evidence.msgpack result.h5,$(call cand_dir,$(1),$(c))/$(f)))
-	$(Q)$(B)/pf-final --run $(call run_dir,$(1))
+$(call context_rule,$(1),$(2),$(3))
+$(foreach c,$(call baseline_cands,$(2)),$(call baseline_cand_rules,$(1),$(2),$(3),$(c)))
+$(call run_dir,$(1),$(2),$(3))/final.msgpack: $(foreach c,$(call baseline_cands,$(2)),$(foreach f,evidence.msgpack result.h5,$(call cand_dir,$(1),$(2),$(3),$(c))/$(f)))
+	$(Q)$(B)/pf-final --run $(call run_dir,$(1),$(2),$(3))
 
 endef
 
-# Candidate G.K of baseline run R: $(call baseline_cand_rules,R,G.K). A
+# Candidate G.K of a baseline run: $(call baseline_cand_rules,P,M,R,G.K). A
 # planned candidate (G > 0) waits for the one before.
 define baseline_cand_rules
-$(call cand_dir,$(1),$(2)).proposal.msgpack: $(call run_dir,$(1))/context.json \
-  $(if $(filter 0,$(call cand_g,$(2))),,$(call cand_dir,$(1),$(call prev,$(call cand_g,$(2))).0)/evidence.msgpack) | $(STAGES)
-	$(Q)$(B)/pf-pde check $(PDE) >&2
-	$(Q)$(B)/pf-propose --run $(call run_dir,$(1)) --generation $(call cand_g,$(2)) --slot $(call cand_k,$(2))
+$(call cand_dir,$(1),$(2),$(3),$(4)).proposal.msgpack: $(call run_dir,$(1),$(2),$(3))/context.json \
+  $(if $(filter 0,$(call cand_g,$(4))),,$(call cand_dir,$(1),$(2),$(3),$(call prev,$(call cand_g,$(4))).0)/evidence.msgpack) | $(STAGES)
+	$(Q)$(B)/pf-pde check $(1) >&2
+	$(Q)$(B)/pf-propose --run $(call run_dir,$(1),$(2),$(3)) --generation $(call cand_g,$(4)) --slot $(call cand_k,$(4))
 
-$(call cand_dir,$(1),$(2))/evidence.msgpack $(call cand_dir,$(1),$(2))/result.h5 &: $(call cand_dir,$(1),$(2)).proposal.msgpack
-	$(Q)$(B)/pf-train $$< --pde $(PDE) --fidelity baseline --budget $(PROFILE) --threads $(TRAIN_THREADS) --eval $(EVAL) \
-	  --physics-check --seed $$$$(( $(1) * 100000 + $(call cand_g,$(2)) * 100 + $(call cand_k,$(2)) )) --out $$(@D) \
-	  --progress-every 1000000000
+$(call cand_dir,$(1),$(2),$(3),$(4))/evidence.msgpack $(call cand_dir,$(1),$(2),$(3),$(4))/result.h5 &: $(call cand_dir,$(1),$(2),$(3),$(4)).proposal.msgpack
+	$(Q)$(call launch,$$(@D),baseline) $(B)/pf-train $$< --pde $(1) --fidelity baseline --budget $(PROFILE) --threads $(TRAIN_THREADS) \
+	  --eval $(EVAL) --physics-check --seed $$$$(( $(3) * 100000 + $(call cand_g,$(4)) * 100 + $(call cand_k,$(4)) )) \
+	  --out $$(@D) --progress-every 1000000000
 
 endef
 
-$(foreach r,$(RUNS),$(eval $(call $(if $(baseline),baseline_rules,run_rules),$(r))))
+# The rules of the runs P x M x R: $(call cell_rules,PDES,METHODS,RUNS)
+cell_rules = $(foreach p,$(1),$(foreach m,$(2),$(foreach r,$(3),$(eval $(call \
+  $(if $(filter $(m),$(BASELINE_METHODS)),baseline_rules,run_rules),$(p),$(m),$(r))))))
 
 status: $(B)/pf-final
-	$(Q)for r in $(RUNS); do d=$(call run_dir,$$r); [ -d $$d ] && $(B)/pf-final --run $$d --status || true; done
+	$(Q)for r in $(RUNS); do d=$(call run_dir,$(PDE),$(METHOD),$$r); [ -d $$d ] && $(B)/pf-final --run $$d --status || true; done
 
 # Tables and plots from the runs that exist; nothing is trained (src/stats/).
 REPORTS_ROOT ?= reports

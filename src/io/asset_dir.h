@@ -25,8 +25,7 @@
 #define PF_ASSET_PATH_MAX 4096
 
 /* The file <top>/<name>, or the folder <top> when name is NULL. */
-pf_status pf_asset_path(const char *top, const char *name, const char *env,
-                        char *buf, size_t cap);
+pf_status pf_asset_path(const char *top, const char *name, const char *env, char *buf, size_t cap);
 
 /* The folder data/<sub>. */
 pf_status pf_asset_dir(const char *sub, const char *env, char *buf, size_t cap);

@@ -96,7 +96,7 @@ static pf_status trajectory(pf_run_summary *s)
     return PF_OK;
 }
 
-static pf_status summarize(const char *dir, pf_run_summary *s)
+pf_status pf_run_summarize(const char *dir, pf_run_summary *s)
 {
     memset(s, 0, sizeof *s);
     if (strlen(dir) >= sizeof s->dir) return pf_fail(PF_ERR_INVALID, "path too long: '%s'", dir);
@@ -166,7 +166,7 @@ static pf_status add_run(pf_collection *c, int *cap, const char *dir)
         if (!v) return pf_fail(PF_ERR_NOMEM, "out of memory");
         c->run = v;
     }
-    PF_TRY(summarize(dir, &c->run[c->n]));
+    PF_TRY(pf_run_summarize(dir, &c->run[c->n]));
     c->n++;
     return PF_OK;
 }

@@ -58,6 +58,11 @@ double pf_collection_mse(const pf_collection *c, const pf_run_summary *s);
  * hf_mse (NaN when there are none); *n counts those runs. */
 double pf_collection_optimism_gap(const pf_collection *c, int *n);
 
+/* One run folder (it must have context.json): its settings, trajectory and,
+ * once final.msgpack exists, the final figures. PF_ERR_IO naming an
+ * artifact that cannot be read. */
+pf_status pf_run_summarize(const char *dir, pf_run_summary *s);
+
 /* Every run under root (pde: only that PDE's folder; NULL: all). A
  * missing root is PF_ERR_IO; an unreadable artifact inside a run is
  * PF_ERR_IO naming it (nothing is guessed). */

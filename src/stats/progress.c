@@ -1,0 +1,224 @@
+/* progress.c — a study's progress from its run folders (progress.h). */
+#include "stats/progress.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "llm/method.h"
+#include "search/artifact.h"
+#include "search/run.h"
+#include "stats/collect.h"
+
+#define PATH_CAP 4200
+#define LAST_GENERATION 9 /* pipeline.mk's LAST */
+#define TOP 3             /* the Top-3 retrained at high fidelity */
+
+typedef enum launch_state { LAUNCH_NONE = 0, LAUNCH_RUNNING, LAUNCH_FAILED } launch_state;
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* The state in a training folder's launch.txt (scripts/launch.sh). A local
+ * training counts as running only while its launcher lives on this host. */
+static launch_state launch_read(const char *train_dir)
+{
+    char path[PATH_CAP + 16], line[512], word[16], host[256] = "", here[256] = "";
+    snprintf(path, sizeof path, "%s/launch.txt", train_dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return LAUNCH_NONE;
+    bool got = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    if (!got || sscanf(line, "%15s", word) != 1) return LAUNCH_NONE;
+    if (!strcmp(word, "failed")) return LAUNCH_FAILED;
+    if (!strcmp(word, "submitted")) return LAUNCH_RUNNING;
+    if (strcmp(word, "running")) return LAUNCH_NONE;
+    long pid;
+    if (sscanf(line, "running local %255s %ld", host, &pid) != 2) return LAUNCH_RUNNING; /* slurm */
+    gethostname(here, sizeof here - 1);
+    if (strcmp(host, here)) return LAUNCH_RUNNING; /* another host: trust it */
+    return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM) ? LAUNCH_RUNNING : LAUNCH_NONE;
+}
+
+/* The folder of training (g, k) of run dir (g may be PF_RUN_HIFI). */
+static pf_status train_dir(const char *dir, int g, int k, char *buf, size_t cap)
+{
+    PF_TRY(pf_run_path(dir, PF_RUN_EVIDENCE, g, k, buf, cap));
+    char *slash = strrchr(buf, '/');
+    if (slash) *slash = '\0';
+    return PF_OK;
+}
+
+/* The steps one run of method m plans at budget b. */
+static long planned_steps(pf_method m, const pf_budget *b)
+{
+    bool base = pf_method_is_baseline(m);
+    long n = 0;
+    for (int g = 0; g <= LAST_GENERATION; g++) n += pf_run_slots(m, g);
+    return n * b->steps[base ? PF_FIDELITY_BASELINE : PF_FIDELITY_LOW] + (base ? 0 : TOP * b->steps[PF_FIDELITY_HIGH]);
+}
+
+/* One run's trained steps and seconds, and its trainings' launch states. */
+typedef struct run_tally {
+    long steps;
+    double wall;
+    int running, failed;
+} run_tally;
+
+static pf_status tally_training(const char *dir, int g, int k, run_tally *t)
+{
+    char path[PATH_CAP];
+    PF_TRY(train_dir(dir, g, k, path, sizeof path));
+    launch_state ls = launch_read(path);
+    t->running += ls == LAUNCH_RUNNING;
+    t->failed += ls == LAUNCH_FAILED;
+    if (g != PF_RUN_HIFI) return PF_OK; /* pf_run_budget_count has the generations' evidence */
+    PF_TRY(pf_run_path(dir, PF_RUN_EVIDENCE, g, k, path, sizeof path));
+    if (!exists(path)) return PF_OK;
+    pf_evidence_file e;
+    PF_TRY(pf_evidence_file_read(path, &e));
+    t->steps += e.steps;
+    t->wall += e.wall_s;
+    pf_evidence_file_release(&e);
+    return PF_OK;
+}
+
+static pf_status tally_run(const char *dir, pf_method m, run_tally *t)
+{
+    memset(t, 0, sizeof *t);
+    pf_run_budget b;
+    int gens;
+    PF_TRY(pf_run_budget_count(dir, LAST_GENERATION, &b, &gens));
+    t->steps = b.steps_low + b.steps_baseline;
+    t->wall = b.wall_low + (isfinite(b.wall_baseline) ? b.wall_baseline : 0);
+    for (int g = 0; g <= LAST_GENERATION; g++)
+        for (int k = 0; k < pf_run_slots(m, g); k++) PF_TRY(tally_training(dir, g, k, t));
+    if (!pf_method_is_baseline(m))
+        for (int k = 0; k < TOP; k++) PF_TRY(tally_training(dir, PF_RUN_HIFI, k, t));
+    return PF_OK;
+}
+
+static pf_status cell_progress(const pf_study *s, const char *pde, const char *method, pf_cell_progress *c)
+{
+    memset(c, 0, sizeof *c);
+    c->pde = pde, c->method = method;
+    c->best = c->mean = NAN;
+    pf_method m;
+    PF_TRY(pf_method_from_name(method, &m));
+    long plan = planned_steps(m, s->budget);
+    double sum = 0;
+    for (int i = 0; i < s->nruns; i++) {
+        char dir[PATH_CAP], ctx[PATH_CAP + 16];
+        snprintf(dir, sizeof dir, "%s/%s/%s/run%d", s->root, pde, method, s->runs[i]);
+        snprintf(ctx, sizeof ctx, "%s/context.json", dir);
+        if (!exists(ctx)) { /* not started */
+            c->steps_total += plan;
+            continue;
+        }
+        run_tally t;
+        PF_TRY(tally_run(dir, m, &t));
+        pf_run_summary r;
+        PF_TRY(pf_run_summarize(dir, &r));
+        c->steps_done += t.steps;
+        c->wall_s += t.wall;
+        c->steps_total += r.final ? t.steps : (t.steps > plan ? t.steps : plan);
+        c->trainings_running += t.running;
+        if (r.final) {
+            c->done++;
+            sum += r.hf_mse;
+            if (!(r.hf_mse >= c->best)) c->best = r.hf_mse;
+        } else if (t.failed) {
+            c->failed++;
+        } else if (t.running) {
+            c->running++;
+        }
+    }
+    if (c->done) c->mean = sum / c->done;
+    return PF_OK;
+}
+
+pf_status pf_study_progress(const pf_study *s, pf_cell_progress **out)
+{
+    size_t n = (size_t)s->npdes * s->nmethods;
+    pf_cell_progress *c = calloc(n ? n : 1, sizeof *c);
+    if (!c) return pf_fail(PF_ERR_NOMEM, "out of memory for %zu cells", n);
+    for (int p = 0; p < s->npdes; p++)
+        for (int m = 0; m < s->nmethods; m++) {
+            pf_status st = cell_progress(s, s->pdes[p], s->methods[m], &c[(size_t)p * s->nmethods + m]);
+            if (st != PF_OK) {
+                free(c);
+                return st;
+            }
+        }
+    *out = c;
+    return PF_OK;
+}
+
+int pf_study_settled(const pf_study *s, const pf_cell_progress *cells)
+{
+    for (int i = 0; i < s->npdes * s->nmethods; i++)
+        if (cells[i].done + cells[i].failed < s->nruns) return 0;
+    return 1;
+}
+
+static void print_mse(FILE *f, double v)
+{
+    if (isnan(v))
+        fprintf(f, " %10s", "-");
+    else
+        fprintf(f, " %10.3e", v);
+}
+
+/* h:mm:ss, or "-" when unknown. */
+static void print_duration(FILE *f, double s)
+{
+    if (!isfinite(s) || s < 0) {
+        fputs("-", f);
+        return;
+    }
+    long t = lround(s);
+    fprintf(f, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+}
+
+void pf_study_print(FILE *f, const pf_study *s, const pf_cell_progress *cells)
+{
+    fprintf(f, "study: %d PDEs x %d methods x %d runs, budget %s, runs in %s/\n", s->npdes, s->nmethods, s->nruns,
+            s->budget->name, s->root);
+    fprintf(f, "%-28s %-13s %5s %7s %6s %10s %10s %21s\n", "PDE", "method", "done", "running", "failed", "best MSE",
+            "mean MSE", "steps done / planned");
+    long done = 0, total = 0;
+    double wall = 0;
+    int runs_done = 0, runs_running = 0, runs_failed = 0, trainings = 0;
+    for (int i = 0; i < s->npdes * s->nmethods; i++) {
+        const pf_cell_progress *c = &cells[i];
+        fprintf(f, "%-28s %-13s %2d/%-2d %7d %6d", c->pde, c->method, c->done, s->nruns, c->running, c->failed);
+        print_mse(f, c->best);
+        print_mse(f, c->mean);
+        fprintf(f, " %10ld / %-8ld\n", c->steps_done, c->steps_total);
+        done += c->steps_done, total += c->steps_total, wall += c->wall_s;
+        runs_done += c->done, runs_running += c->running, runs_failed += c->failed;
+        trainings += c->trainings_running;
+    }
+    int runs = s->npdes * s->nmethods * s->nruns;
+    double rate = wall > 0 ? done / wall : NAN; /* steps per second of one training */
+    int at_once = trainings > 0 ? trainings : 1;
+    fprintf(f,
+            "total: %d of %d runs done, %d running, %d failed; %ld of %ld steps "
+            "(%.0f%%); ",
+            runs_done, runs, runs_running, runs_failed, done, total, total ? 100.0 * done / total : 100.0);
+    if (isfinite(rate))
+        fprintf(f, "%.1f steps/s per training; ", rate);
+    else
+        fputs("no training finished yet; ", f);
+    fputs("left: ", f);
+    print_duration(f, total > done ? (total - done) / rate / at_once : 0);
+    fprintf(f, " at %d training%s at once\n", at_once, at_once == 1 ? "" : "s");
+}

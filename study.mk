@@ -1,0 +1,54 @@
+# study.mk — the paper's study as one DAG: every PDE x method x run is a run
+# folder of pipeline.mk, built by the same rules, so a study resumes, replays
+# and extends (more methods or runs later) with no work done twice.
+#
+#   make study [PDES="..."] [METHODS="..."] [RUNS="0 1 ..."] [PROFILE=paper|quick|smoke] -j N
+#   make study-status [the same variables] [WATCH=S]
+#
+#   PDES      default: all 25 benchmark PDEs
+#   METHODS   default: every method (pinnforge, the three ablations, the four baselines)
+#   RUNS      default for a study: 0 .. 9 (RUN and RUNS given on the command line win)
+#   LAUNCH    local (default) or slurm: see pipeline.mk and the README's "On a cluster"
+#
+# `make study` keeps going when a training fails (make -k inside): every other
+# cell is built, then `make tables` from the runs that finished; it exits 1
+# when a cell failed. A failed training leaves OUT/launch.txt saying so
+# (study-status counts it) and no artifact; rerunning `make study` retries
+# exactly what is missing.
+ALL_PDES    := $(sort $(filter-out registry,$(basename $(notdir $(wildcard pdes/*.c)))))
+ALL_METHODS := pinnforge no_knowledge no_feedback no_evolution $(BASELINE_METHODS)
+PDES    ?= $(ALL_PDES)
+METHODS ?= $(ALL_METHODS)
+
+ifneq ($(filter study study-cells study-status,$(MAKECMDGOALS)),)
+ifneq ($(filter-out $(ALL_PDES),$(PDES)),)
+$(error PDES: unknown $(filter-out $(ALL_PDES),$(PDES)) (known: $(ALL_PDES)))
+endif
+ifneq ($(filter-out $(ALL_METHODS),$(METHODS)),)
+$(error METHODS: unknown $(filter-out $(ALL_METHODS),$(METHODS)) (known: $(ALL_METHODS)))
+endif
+STUDY_RUNS := $(if $(filter command line environment,$(origin RUNS) $(origin RUN)),$(RUNS),0 1 2 3 4 5 6 7 8 9)
+endif
+# The rules of the study's cells only where they are built (parsing all 2,000
+# runs of the full study takes make about 7 s); one run's otherwise.
+ifneq ($(filter study-cells,$(MAKECMDGOALS)),)
+STUDY_FINALS := $(foreach p,$(PDES),$(foreach m,$(METHODS),$(foreach r,$(STUDY_RUNS),$(call run_dir,$(p),$(m),$(r))/final.msgpack)))
+$(call cell_rules,$(PDES),$(METHODS),$(STUDY_RUNS))
+else
+$(call cell_rules,$(PDE),$(METHOD),$(RUNS))
+endif
+
+.PHONY: study study-cells study-status
+study-cells: $(STUDY_FINALS)
+
+study: $(STAGES) $(B)/pf-stats $(B)/pf-study
+	@echo "study: $(words $(PDES)) PDEs x $(words $(METHODS)) methods x $(words $(STUDY_RUNS)) runs, profile $(PROFILE), launch $(LAUNCH)" >&2
+	$(Q)rc=0; $(MAKE) --no-print-directory -k study-cells || rc=$$?; \
+	  $(B)/pf-study --runs $(RUNS_ROOT) --pdes "$(PDES)" --methods "$(METHODS)" --run-numbers "$(STUDY_RUNS)" --budget $(PROFILE); \
+	  $(MAKE) --no-print-directory tables || rc=1; \
+	  [ $$rc -eq 0 ] || echo "study: some cells failed (above; make study-status); make study again retries them" >&2; \
+	  exit $$rc
+
+study-status: $(B)/pf-study
+	$(Q)$(B)/pf-study --runs $(RUNS_ROOT) --pdes "$(PDES)" --methods "$(METHODS)" --run-numbers "$(STUDY_RUNS)" \
+	  --budget $(PROFILE) $(if $(WATCH),--watch $(WATCH))
