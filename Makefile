@@ -6,6 +6,8 @@
 #   make test-gpu        the GPU tests alone (tests/gpu/; skipped without a GPU)
 #   make bench           time training steps against the PyTorch comparator
 #   make PDE=P RUN=R     a search run; `make tables`, `make report PDE=P` (see pipeline.mk)
+#   make study           every PDE x method x run, then tables; LAUNCH=slurm for a
+#                        cluster; make study-status (see study.mk)
 #   make demo            train one PINN candidate on Poisson-5D
 #   make refs            our references of the PDEs whose PINNacle files are lost
 #                        (refs/), into $PF_REFS_DIR (data/generated); PDE=name for one
