@@ -3,6 +3,8 @@
  *
  *   pf-pde list [--json]    name, inputs -> outputs, tags, reference status
  *   pf-pde show NAME        statement, constraints, hard transforms, reference
+ *   pf-pde check NAME|FILE  a built-in PDE's data files, or a .pde file parsed
+ *                           and checked (src/pdefile/pdefile.h)
  *   pf-pde sample NAME --n N --out F.h5 [--seed S] [--method M]
  *                           collocation points of the PDE's geometry, as HDF5
  */
@@ -20,13 +22,14 @@
 #include "geom/sample.h"
 #include "io/data_dir.h"
 #include "io/h5.h"
+#include "pdefile/pdefile.h"
 #include "registry.h"
 
 static void usage(FILE *to)
 {
     fprintf(to, "usage: pf-pde list [--json]\n"
                 "       pf-pde show NAME\n"
-                "       pf-pde check NAME\n"
+                "       pf-pde check NAME|FILE.pde\n"
                 "       pf-pde sample NAME --n N --out F.h5 [--seed S] [--method M]\n"
                 "Lists the benchmark PDEs (name, inputs -> outputs, tags, reference) or shows\n"
                 "one: its statement, residuals, constraints, hard-constraint transforms and\n"
@@ -35,6 +38,12 @@ static void usage(FILE *to)
                 "its reference, each checked against data/pinnacle.sha256) and says so; exit 1\n"
                 "naming the file and folder when one is missing or damaged (a search's first\n"
                 "step runs it).\n"
+                "check FILE (a path ending in .pde, or any existing file) parses and checks a\n"
+                "PDE written as text (the format: src/pdefile/pdefile.h, examples/pdes/) and\n"
+                "prints what it understood: inputs (time marked), outputs, parameters, domain,\n"
+                "boundary parts, each equation's derivative orders, constraints, reference,\n"
+                "tags. Exit 1 with FILE:LINE:COL messages when it is not valid. Such files\n"
+                "cannot be trained yet (work in progress, issue 21).\n"
                 "\n"
                 "sample writes collocation points of the PDE's geometry to F.h5 (atomically):\n"
                 "  /interior               N interior points\n"
@@ -194,8 +203,37 @@ static int show(const char *name)
     return 0;
 }
 
+/* A .pde file: parsed, checked and described; every problem on stderr. */
+static int check_file(const char *path)
+{
+    pf_pdefile *f = NULL;
+    pf_status st = pf_pdefile_load(path, &f);
+    if (st != PF_OK) {
+        if (f && f->errors) {
+            fputs(f->errors, stderr);
+            if (f->nerrors > PF_PDEFILE_MAX_ERRORS)
+                fprintf(stderr, "%s: %d more errors\n", path, f->nerrors - PF_PDEFILE_MAX_ERRORS);
+        } else {
+            fprintf(stderr, "pf-pde: %s\n", pf_errmsg());
+        }
+        pf_pdefile_free(f);
+        return pf_status_exit_code(st);
+    }
+    char *text = pf_pdefile_describe(f);
+    pf_pdefile_free(f);
+    if (!text) {
+        fprintf(stderr, "pf-pde: out of memory\n");
+        return 1;
+    }
+    fputs(text, stdout);
+    printf("%s: ok\n", path);
+    free(text);
+    return 0;
+}
+
 static int check(const char *name)
 {
+    if (pf_pdefile_is_path(name)) return check_file(name);
     const pf_pde *p;
     if (pf_pdes_lookup(name, &p) != PF_OK) {
         fprintf(stderr, "pf-pde: %s\n", pf_errmsg());
