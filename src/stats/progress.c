@@ -210,15 +210,14 @@ void pf_study_print(FILE *f, const pf_study *s, const pf_cell_progress *cells)
     int runs = s->npdes * s->nmethods * s->nruns;
     double rate = wall > 0 ? done / wall : NAN; /* steps per second of one training */
     int at_once = trainings > 0 ? trainings : 1;
-    fprintf(f,
-            "total: %d of %d runs done, %d running, %d failed; %ld of %ld steps "
-            "(%.0f%%); ",
-            runs_done, runs, runs_running, runs_failed, done, total, total ? 100.0 * done / total : 100.0);
+    fprintf(f, "total: %d of %d runs done, %d running, %d failed; %ld of %ld steps (%.0f%%), %ld left; ", runs_done,
+            runs, runs_running, runs_failed, done, total, total ? 100.0 * done / total : 100.0,
+            total > done ? total - done : 0);
     if (isfinite(rate))
         fprintf(f, "%.1f steps/s per training; ", rate);
     else
         fputs("no training finished yet; ", f);
-    fputs("left: ", f);
+    fputs("time left: ", f);
     print_duration(f, total > done ? (total - done) / rate / at_once : 0);
     fprintf(f, " at %d training%s at once\n", at_once, at_once == 1 ? "" : "s");
 }
