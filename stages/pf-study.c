@@ -21,22 +21,17 @@
 
 static void usage(FILE *to)
 {
-    fprintf(to, "usage: pf-study --pdes \"P ...\" --methods \"M ...\" --run-numbers \"R "
-                "...\" [--runs DIR]\n"
-                "                [--budget paper|quick|smoke] [--watch SECONDS]\n"
-                "Prints a study's progress (make study-status): per PDE x method, the "
-                "runs done,\n"
-                "running and failed (a training's launch.txt, scripts/launch.sh), the "
-                "best and\n"
-                "mean final MSE so far, the optimizer steps trained and planned at the "
-                "budget\n"
-                "(default paper); then the totals, the measured steps per second of one\n"
-                "training and the time left at the number of trainings running now.\n"
-                "--runs: the runs folder (default runs). --watch S: on a terminal, "
-                "redraw every\n"
-                "S seconds until every run is done or failed (Ctrl-C stops it).\n"
-                "Exit codes: 0 printed, 1 a run folder could not be read, 2 usage "
-                "error.\n");
+    fprintf(to,
+            "usage: pf-study --pdes \"P ...\" --methods \"M ...\" --run-numbers \"R ...\" [--runs DIR]\n"
+            "                [--budget paper|quick|smoke] [--watch SECONDS]\n"
+            "Prints a study's progress (make study-status): per PDE x method, the runs done,\n"
+            "running and failed (a training's launch.txt, scripts/launch.sh), the best and\n"
+            "mean final MSE so far, the optimizer steps trained and planned at the budget\n"
+            "(default paper); then the totals, the measured steps per second of one\n"
+            "training and the time left at the number of trainings running now.\n"
+            "--runs: the runs folder (default runs). --watch S: on a terminal, redraw every\n"
+            "S seconds until every run is done or failed (Ctrl-C stops it).\n"
+            "Exit codes: 0 printed, 1 a run folder could not be read, 2 usage error.\n");
 }
 
 /* Splits s (modified) on spaces into w[]; the count, or -1 when too many. */
