@@ -46,14 +46,12 @@ pf_status pf_asset_path(const char *top, const char *name, const char *env, char
             if (try_at(buf, cap, dir, top, name)) return PF_OK;
         }
     }
+    const char *hint = !env ? "" : name ? "to the folder that has it" : "to it";
     return pf_fail(PF_ERR_IO,
-                   "cannot find the %s %s%s%s: not under the working directory, "
-                   "nor up to four folders above the "
+                   "cannot find the %s %s%s%s: not under the working directory, nor up to four folders above the "
                    "executable; set %s %s",
                    what, top, name ? "/" : "", name ? name : "", env ? env : "the working directory to the checkout",
-                   !env   ? ""
-                   : name ? "to the folder that has it"
-                          : "to it");
+                   hint);
 }
 
 pf_status pf_asset_dir(const char *sub, const char *env, char *buf, size_t cap)
