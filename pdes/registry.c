@@ -4,6 +4,8 @@
 
 #include "core/names.h"
 #include "geom/geometry.h"
+#include "pdefile/compile.h"
+#include "pdefile/pdefile.h"
 
 /* in the order of pdes.md's numbering (its section numbers on the right) */
 static const pf_pde *const all[] = {
@@ -46,6 +48,7 @@ const pf_pde *pf_pdes_at(int i)
 
 pf_status pf_pdes_lookup(const char *name, const pf_pde **out)
 {
+    if (pf_pdefile_is_path(name)) return pf_pdefile_open(name, out);
     const char *names[NPDES];
     for (int i = 0; i < NPDES; i++) names[i] = all[i]->name;
     int i;
