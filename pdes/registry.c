@@ -57,6 +57,12 @@ pf_status pf_pdes_lookup(const char *name, const pf_pde **out)
     return PF_OK;
 }
 
+const char *pf_pdes_key(const pf_pde *p)
+{
+    const pf_pdefile *f = pf_pdefile_of(p);
+    return f ? f->path : p->name;
+}
+
 pf_status pf_pdes_box_space(const pf_pde *p, pf_geom **out)
 {
     /* the spatial inputs, in order, and their faces named <input>_lo/_hi */

@@ -51,6 +51,10 @@ const pf_pde *pf_pdes_at(int i);
  * path wherever it accepts a name. */
 pf_status pf_pdes_lookup(const char *name, const pf_pde **out);
 
+/* What pf_pdes_lookup takes to find p again: a built-in's name, or the path
+ * a .pde file was opened by (what run files that name their PDE record). */
+const char *pf_pdes_key(const pf_pde *p);
+
 /* A hole of a box problem: a ball (a disk in 2-D) whose sphere is the
  * boundary part `name` (holes of one radius usually share a name). */
 typedef struct pf_pdes_hole {
