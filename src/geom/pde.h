@@ -9,7 +9,9 @@
  * boundary parts), what must vanish (residual builders and constraints
  * written with the jet ops of tensor/graph.h), how constraints can be met
  * exactly (hard transforms) and what the answer is (the reference).
- * Descriptors hold no state.
+ * Descriptors hold no state. A PDE written as a text file is compiled into
+ * a descriptor of the same kind at run time (pdefile/compile.h), whose
+ * hooks find the file through `user`.
  *
  * Residuals never touch jet layouts. They receive a pf_pde_ctx that holds the
  * network's outputs on some points and hands out value-only fields. The
