@@ -9,7 +9,8 @@
 #
 # Variables (a change that changes results rebuilds exactly what it must:
 # each run keeps its settings in context.json, rewritten only when they change):
-#   PDE       a benchmark PDE (`build/bin/pf-pde list`)
+#   PDE       a benchmark PDE (`build/bin/pf-pde list`) or a path to a .pde file
+#             (examples/pdes/; the run folder takes the name the file declares)
 #   RUN/RUNS  run numbers; the run number seeds the offline proposer and every training
 #   METHOD    pinnforge (default), no_knowledge, no_feedback, no_evolution (appendix A.6),
 #             or a baseline: vanilla (PINNacle's default PINN), ropinn (RoPINN's region
@@ -70,10 +71,18 @@ B     := $(BUILD)/bin
 STAGES := $(addprefix $(B)/,pf-knowledge pf-propose pf-train pf-select pf-posterior pf-final)
 
 RUNS_ROOT ?= runs
+# A PDE is a built-in's name or a path to a .pde file (src/pdefile/pdefile.h),
+# which the stages take as they take a name. Folders use the file's declared
+# name (its `pde NAME` line, read once per path), and context.json records
+# the file's SHA-256, so editing the file reruns what depends on it.
+pde_file  = $(filter %.pde,$(1))
+pde_name  = $(if $(call pde_file,$(1)),$(or $(pde_name_$(1)),$(eval pde_name_$(1) := $(call pde_declared,$(1)))$(pde_name_$(1))),$(1))
+pde_declared = $(or $(shell sed -n 's/^pde[[:space:]][[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' $(1) 2>/dev/null | head -n 1),\
+  $(error PDE=$(1): no `pde NAME` line (is the path right? build/bin/pf-pde check $(1) says more)))
 # Every rule below takes the PDE P, the method M and the run R as its first
 # three arguments, so a study's cells (study.mk) and one run's are the same
 # rules: run_dir = $(call run_dir,P,M,R).
-run_dir = $(RUNS_ROOT)/$(1)/$(2)/run$(3)
+run_dir = $(RUNS_ROOT)/$(call pde_name,$(1))/$(2)/run$(3)
 RUN_FINALS := $(foreach r,$(RUNS),$(call run_dir,$(PDE),$(METHOD),$(r))/final.msgpack)
 
 # The expensive recipes (every pf-train) run through $(call launch,OUT,FIDELITY):
@@ -108,8 +117,9 @@ search: $(RUN_FINALS)
 define context_rule
 $(call run_dir,$(1),$(2),$(3))/context.json: FORCE
 	@mkdir -p $$(@D)
-	@printf '{"pde": "%s", "method": "%s", "run": %s, "budget": "%s", "llm": "%s", "eval": "%s"}\n' \
-	  $(1) $(2) $(3) $(PROFILE) $(LLM) $(EVAL) > $$@.tmp
+	@printf '{"pde": "%s", "method": "%s", "run": %s, "budget": "%s", "llm": "%s", "eval": "%s"%s}\n' \
+	  $(1) $(2) $(3) $(PROFILE) $(LLM) $(EVAL) \
+	  "$(if $(call pde_file,$(1)),$$$$(sha256sum < $(1) | cut -c1-64 | sed 's/.*/, "pde_sha256": "&"/'))" > $$@.tmp
 	@if cmp -s $$@.tmp $$@; then rm -f $$@.tmp; else mv $$@.tmp $$@; fi
 
 endef
@@ -215,13 +225,13 @@ tables: $(B)/pf-stats
 	$(Q)$(B)/pf-stats --runs $(RUNS_ROOT) --out $(REPORTS_ROOT) --reference $(REFERENCE)
 
 report: $(B)/pf-stats $(B)/pf-plot
-	$(Q)[ -d $(RUNS_ROOT)/$(PDE) ] || { echo "make report: no runs of $(PDE) in $(RUNS_ROOT)/ (make PDE=$(PDE) RUN=0 first)" >&2; exit 1; }
-	$(Q)for d in $(RUNS_ROOT)/$(PDE)/*/run*; do \
+	$(Q)[ -d $(RUNS_ROOT)/$(call pde_name,$(PDE)) ] || { echo "make report: no runs of $(PDE) in $(RUNS_ROOT)/ (make PDE=$(PDE) RUN=0 first)" >&2; exit 1; }
+	$(Q)for d in $(RUNS_ROOT)/$(call pde_name,$(PDE))/*/run*; do \
 	  [ -f $$d/context.json ] || continue; \
-	  $(B)/pf-plot --run $$d --out $(REPORTS_ROOT)/$(PDE)/$$(basename $$(dirname $$d))/$$(basename $$d) || exit 1; \
+	  $(B)/pf-plot --run $$d --out $(REPORTS_ROOT)/$(call pde_name,$(PDE))/$$(basename $$(dirname $$d))/$$(basename $$d) || exit 1; \
 	done
-	$(Q)$(B)/pf-stats --runs $(RUNS_ROOT) --pde $(PDE) --out $(REPORTS_ROOT)/$(PDE) --reference $(REFERENCE)
-	@echo "report: $(REPORTS_ROOT)/$(PDE)/index.md"
+	$(Q)$(B)/pf-stats --runs $(RUNS_ROOT) --pde $(call pde_name,$(PDE)) --out $(REPORTS_ROOT)/$(call pde_name,$(PDE)) --reference $(REFERENCE)
+	@echo "report: $(REPORTS_ROOT)/$(call pde_name,$(PDE))/index.md"
 
 # Reference data: the PINNacle files, downloaded where a network exists and
 # verified by SHA-256 (data/pinnacle.sha256), into $(PF_DATA_DIR).

@@ -17,7 +17,11 @@ static pf_node *front(pf_pde_ctx *c, pf_node *x) { return TANH(c, K(c, x, AC_K))
 /* the initial condition and the wall values are both u = the front */
 static pf_node *on_front(pf_pde_ctx *c) { return pf_pde_minus(c, 0, front(c, pf_pde_x(c, 0))); }
 static pf_node *exact_fields(pf_pde_ctx *c) { return front(c, pf_pde_xj(c, 0)); }
-static void exact(const double *x, double *u) { u[0] = tanh(AC_K * x[0]); }
+static void exact(const pf_pde *p, const double *x, double *u)
+{
+    (void)p;
+    u[0] = tanh(AC_K * x[0]);
+}
 
 /* The data where they are given: the front on the initial slice, and the
  * wall values, which are the front's at x = +-1 (geom/lift.h). */

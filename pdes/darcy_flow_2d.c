@@ -35,7 +35,11 @@ static pf_node *exact_fields(pf_pde_ctx *c)
     return MUL(c, SIN(c, K(c, pf_pde_xj(c, 0), PF_PI)), SIN(c, K(c, pf_pde_xj(c, 1), PF_PI)));
 }
 
-static void exact(const double *x, double *u) { u[0] = sin(PF_PI * x[0]) * sin(PF_PI * x[1]); }
+static void exact(const pf_pde *p, const double *x, double *u)
+{
+    (void)p;
+    u[0] = sin(PF_PI * x[0]) * sin(PF_PI * x[1]);
+}
 
 /* u = x (1 - x) y (1 - y) N: zero on the whole boundary (the data are 0,
  * so the lift is 0). */

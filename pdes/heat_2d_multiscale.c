@@ -27,8 +27,9 @@ static pf_node *exact_fields(pf_pde_ctx *c)
     return MUL(c, shape(c, pf_pde_xj(c, 0), pf_pde_xj(c, 1)), decay);
 }
 
-static void exact(const double *x, double *u)
+static void exact(const pf_pde *p, const double *x, double *u)
 {
+    (void)p;
     u[0] = sin(20 * PF_PI * x[0]) * sin(PF_PI * x[1]) * exp(-HM_RATE * x[2]);
 }
 

@@ -32,8 +32,9 @@ static pf_node *neumann(pf_pde_ctx *c) { return SUB(c, pf_pde_dn(c, 0), EXP(c, p
 
 static pf_node *exact_fields(pf_pde_ctx *c) { return EXP(c, phase(c, pf_pde_xj)); }
 
-static void exact(const double *x, double *u)
+static void exact(const pf_pde *p, const double *x, double *u)
 {
+    (void)p;
     double r2 = 0;
     for (int i = 0; i < 5; i++) r2 += x[i] * x[i];
     u[0] = exp(r2 / 2 + x[5]);

@@ -43,8 +43,9 @@ static pf_node *bc_a(pf_pde_ctx *c)
     return SHIFT(c, SUB(c, pf_pde_d(c, 1, 0, 0), bump(c, pf_pde_x(c, 0), pf_pde_x(c, 1))), -2);
 }
 
-static void exact(const double *x, double *u)
+static void exact(const pf_pde *p, const double *x, double *u)
 {
+    (void)p;
     double s = sin(PF_PI * x[0]) * sin(PF_PI * x[1]);
     u[0] = exp(-x[2]) * s;
     u[1] = 2 + s;
@@ -68,7 +69,7 @@ static pf_status observe(const pf_pde *p, uint64_t seed, int *n, pf_real **x, pf
     for (size_t i = 0; i < d->n; i++) {
         double xi[3], u[2];
         for (int j = 0; j < 3; j++) xi[j] = (*x)[i * 3 + j] = d->inputs[i * 3 + j];
-        exact(xi, u);
+        exact(p, xi, u);
         (*v)[i] = (pf_real)(u[0] + pf_rng_normal(r, HI_NOISE));
     }
     pf_rng_free(r);

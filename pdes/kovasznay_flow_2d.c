@@ -45,8 +45,9 @@ static pf_node *exact_fields(pf_pde_ctx *c)
     return pf_concat(c->g, 3, f);
 }
 
-static void exact(const double *x, double *u)
+static void exact(const pf_pde *p, const double *x, double *u)
 {
+    (void)p;
     double e = exp(KV_LAMBDA * x[0]);
     u[0] = 1 - e * cos(2 * PF_PI * x[1]);
     u[1] = KV_LAMBDA / (2 * PF_PI) * e * sin(2 * PF_PI * x[1]);

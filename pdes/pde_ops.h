@@ -35,29 +35,4 @@ static inline pf_node *pf_pde_minus(pf_pde_ctx *c, int k, pf_node *g)
     return SUB(c, pf_pde_d(c, k, 0, 0), g);
 }
 
-/* Switches on value-only fields (coefficients, bounds), without an op of
- * their own. The engine's sigmoid is 1 / (1 + exp(-a)): exactly 1 in float
- * and double once a > 37, exactly 0 once exp(-a) overflows, and 0 or 1 again
- * (never NaN) when a is +-inf, with derivative s (1 - s) = 0 there. With the
- * gain G = 1e20 the switches below are exact except for |z| < ~1e-17 (never
- * hit by coordinates such as z - 0.5: their nearest non-zero value is
- * ~6e-17 in double, ~3e-8 in float). Value-only fields only: on a jet the
- * huge gain would reach the derivative streams. */
-#define PF_PDE_SWITCH_GAIN 1e20
-
-/* 1 where z >= 0, 0 where z < 0 (z = 0 gives sigmoid(40) = 1 exactly). */
-static inline pf_node *pf_pde_step(pf_pde_ctx *c, pf_node *z)
-{
-    return SIGMOID(c, SHIFT(c, K(c, z, PF_PDE_SWITCH_GAIN), 40));
-}
-
-/* max(0, z) as z sigmoid(G z): exactly z or 0 outside |z| < ~1e-18, where it
- * differs from max(0, z) by less than |z|; its gradient is the step (0 or 1)
- * outside that band and finite inside it (no NaN at z = 0, unlike
- * (z + sqrt(z^2)) / 2). */
-static inline pf_node *pf_pde_relu(pf_pde_ctx *c, pf_node *z)
-{
-    return MUL(c, z, SIGMOID(c, K(c, z, PF_PDE_SWITCH_GAIN)));
-}
-
 #endif

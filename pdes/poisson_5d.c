@@ -24,8 +24,9 @@ static pf_node *bc(pf_pde_ctx *c) { return pf_pde_minus(c, 0, sum_sines(c, pf_pd
 
 static pf_node *exact_fields(pf_pde_ctx *c) { return sum_sines(c, pf_pde_xj); }
 
-static void exact(const double *x, double *u)
+static void exact(const pf_pde *p, const double *x, double *u)
 {
+    (void)p;
     u[0] = 0;
     for (int i = 0; i < 5; i++) u[0] += sin(PF_PI * x[i] / 2);
 }

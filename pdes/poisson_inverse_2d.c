@@ -39,8 +39,9 @@ static pf_node *obs(pf_pde_ctx *c) { return SUB(c, pf_pde_d(c, 0, 0, 0), pf_pde_
 
 static pf_node *bc_a(pf_pde_ctx *c) { return SUB(c, pf_pde_d(c, 1, 0, 0), a_star(c, pf_pde_x(c, 0), pf_pde_x(c, 1))); }
 
-static void exact(const double *x, double *u)
+static void exact(const pf_pde *p, const double *x, double *u)
 {
+    (void)p;
     u[0] = sin(PF_PI * x[0]) * sin(PF_PI * x[1]);
     u[1] = 1 / (1 + x[0] * x[0] + x[1] * x[1] + (x[0] - 1) * (x[0] - 1) + (x[1] - 1) * (x[1] - 1));
 }
@@ -64,7 +65,7 @@ static pf_status observe(const pf_pde *p, uint64_t seed, int *n, pf_real **x, pf
             double xi[2] = {j / (PI_GRID - 1.0), i / (PI_GRID - 1.0)}, u[2];
             (*x)[2 * k] = (pf_real)xi[0], (*x)[2 * k + 1] = (pf_real)xi[1];
             xi[0] = (*x)[2 * k], xi[1] = (*x)[2 * k + 1];
-            exact(xi, u);
+            exact(p, xi, u);
             (*v)[k] = (pf_real)(u[0] + pf_rng_normal(r, PI_NOISE));
         }
     pf_rng_free(r);

@@ -4,6 +4,8 @@
 
 #include "core/names.h"
 #include "geom/geometry.h"
+#include "pdefile/compile.h"
+#include "pdefile/pdefile.h"
 
 /* in the order of pdes.md's numbering (its section numbers on the right) */
 static const pf_pde *const all[] = {
@@ -46,12 +48,19 @@ const pf_pde *pf_pdes_at(int i)
 
 pf_status pf_pdes_lookup(const char *name, const pf_pde **out)
 {
+    if (pf_pdefile_is_path(name)) return pf_pdefile_open(name, out);
     const char *names[NPDES];
     for (int i = 0; i < NPDES; i++) names[i] = all[i]->name;
     int i;
     if (pf_name_lookup("pde", name, names, NPDES, &i) != PF_OK) return PF_ERR_USAGE;
     *out = all[i];
     return PF_OK;
+}
+
+const char *pf_pdes_key(const pf_pde *p)
+{
+    const pf_pdefile *f = pf_pdefile_of(p);
+    return f ? f->path : p->name;
 }
 
 pf_status pf_pdes_box_space(const pf_pde *p, pf_geom **out)

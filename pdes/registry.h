@@ -1,5 +1,5 @@
 /*
- * registry.h — the benchmark PDEs, by name.
+ * registry.h — the benchmark PDEs, by name, and PDE files by path.
  *
  *     const pf_pde *p;
  *     if (pf_pdes_lookup("poisson_5d", &p) != PF_OK) { puts(pf_errmsg()); ... }
@@ -42,8 +42,18 @@ extern const pf_pde pf_pde_wave_2d_heterogeneous;
 int pf_pdes_count(void);
 const pf_pde *pf_pdes_at(int i);
 
-/* The PDE called `name`; PF_ERR_USAGE naming the valid ones otherwise. */
+/* The PDE called `name`; PF_ERR_USAGE naming the valid ones otherwise.
+ * A path to a .pde file (pf_pdefile_is_path: it ends in .pde or is an
+ * existing file) is that file compiled (pdefile/compile.h, once per
+ * process: the descriptor lives until the process ends); its errors are
+ * pf_pdefile_open's (FILE:LINE:COL messages, PF_ERR_IO for a file that
+ * cannot be read). Every stage looks its PDE up here, so each accepts a
+ * path wherever it accepts a name. */
 pf_status pf_pdes_lookup(const char *name, const pf_pde **out);
+
+/* What pf_pdes_lookup takes to find p again: a built-in's name, or the path
+ * a .pde file was opened by (what run files that name their PDE record). */
+const char *pf_pdes_key(const pf_pde *p);
 
 /* A hole of a box problem: a ball (a disk in 2-D) whose sphere is the
  * boundary part `name` (holes of one radius usually share a name). */

@@ -63,8 +63,9 @@ static pf_node *exact_fields(pf_pde_ctx *c)
     return pf_concat(c->g, 3, f);
 }
 
-static void exact(const double *x, double *u)
+static void exact(const pf_pde *p, const double *x, double *u)
 {
+    (void)p;
     (void)x;
     u[0] = SW_H0, u[1] = SW_QX0, u[2] = SW_QY0;
 }

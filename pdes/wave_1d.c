@@ -28,8 +28,9 @@ static pf_node *exact_fields(pf_pde_ctx *c)
     return ADD(c, a, K(c, b, 0.5));
 }
 
-static void exact(const double *x, double *u)
+static void exact(const pf_pde *p, const double *x, double *u)
 {
+    (void)p;
     u[0] = sin(PF_PI * x[0]) * cos(2 * PF_PI * x[1]) + 0.5 * sin(4 * PF_PI * x[0]) * cos(8 * PF_PI * x[1]);
 }
 

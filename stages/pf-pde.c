@@ -3,10 +3,12 @@
  *
  *   pf-pde list [--json]    name, inputs -> outputs, tags, reference status
  *   pf-pde show NAME        statement, constraints, hard transforms, reference
- *   pf-pde check NAME|FILE  a built-in PDE's data files, or a .pde file parsed
- *                           and checked (src/pdefile/pdefile.h)
+ *   pf-pde check NAME|FILE  a built-in PDE's data files, or a .pde file parsed,
+ *                           checked and compiled (src/pdefile/pdefile.h)
+ *   pf-pde name NAME|FILE   the PDE's name (a file's declared one)
  *   pf-pde sample NAME --n N --out F.h5 [--seed S] [--method M]
  *                           collocation points of the PDE's geometry, as HDF5
+ * NAME may be a path to a .pde file wherever it stands.
  */
 #include <jansson.h>
 #include <stdarg.h>
@@ -22,6 +24,7 @@
 #include "geom/sample.h"
 #include "io/data_dir.h"
 #include "io/h5.h"
+#include "pdefile/compile.h"
 #include "pdefile/pdefile.h"
 #include "registry.h"
 
@@ -30,10 +33,14 @@ static void usage(FILE *to)
     fprintf(to, "usage: pf-pde list [--json]\n"
                 "       pf-pde show NAME\n"
                 "       pf-pde check NAME|FILE.pde\n"
+                "       pf-pde name NAME|FILE.pde\n"
                 "       pf-pde sample NAME --n N --out F.h5 [--seed S] [--method M]\n"
                 "Lists the benchmark PDEs (name, inputs -> outputs, tags, reference) or shows\n"
                 "one: its statement, residuals, constraints, hard-constraint transforms and\n"
                 "reference. Reference files are looked up in $PF_DATA_DIR (default data/ref).\n"
+                "NAME may also be a path to a PDE written as text (a .pde file: the format is\n"
+                "in src/pdefile/pdefile.h, examples in examples/pdes/); name prints the name\n"
+                "it declares (what run folders are called).\n"
                 "check loads what a run of NAME reads from the data folder (its data files and\n"
                 "its reference, each checked against data/pinnacle.sha256) and says so; exit 1\n"
                 "naming the file and folder when one is missing or damaged (a search's first\n"
@@ -42,8 +49,9 @@ static void usage(FILE *to)
                 "PDE written as text (the format: src/pdefile/pdefile.h, examples/pdes/) and\n"
                 "prints what it understood: inputs (time marked), outputs, parameters, domain,\n"
                 "boundary parts, each equation's derivative orders, constraints, reference,\n"
-                "tags. Exit 1 with FILE:LINE:COL messages when it is not valid. Such files\n"
-                "cannot be trained yet (work in progress, issue 21).\n"
+                "tags; then compiles it and checks its reference as for a built-in PDE. Exit 1\n"
+                "with FILE:LINE:COL messages when it is not valid, or naming what cannot be\n"
+                "compiled yet or the missing file.\n"
                 "\n"
                 "sample writes collocation points of the PDE's geometry to F.h5 (atomically):\n"
                 "  /interior               N interior points\n"
@@ -178,13 +186,21 @@ static void lifts(const pf_pde *p)
     }
 }
 
+/* The PDE called `name` or the .pde file at that path; the exit code after
+ * printing the error otherwise. */
+static int lookup(const char *name, const pf_pde **p)
+{
+    pf_status st = pf_pdes_lookup(name, p);
+    if (st == PF_OK) return 0;
+    fprintf(stderr, "pf-pde: %s\n", pf_errmsg());
+    return pf_status_exit_code(st);
+}
+
 static int show(const char *name)
 {
     const pf_pde *p;
-    if (pf_pdes_lookup(name, &p) != PF_OK) {
-        fprintf(stderr, "pf-pde: %s\n", pf_errmsg());
-        return 2;
-    }
+    int rc = lookup(name, &p);
+    if (rc) return rc;
     char *text = pf_pde_describe(p), path[PF_DATA_PATH_MAX];
     if (!text) {
         fprintf(stderr, "pf-pde: out of memory\n");
@@ -220,25 +236,36 @@ static int check_file(const char *path)
         return pf_status_exit_code(st);
     }
     char *text = pf_pdefile_describe(f);
-    pf_pdefile_free(f);
     if (!text) {
+        pf_pdefile_free(f);
         fprintf(stderr, "pf-pde: out of memory\n");
         return 1;
     }
     fputs(text, stdout);
-    printf("%s: ok\n", path);
     free(text);
-    return 0;
+    pf_pde *p;
+    if ((st = pf_pdefile_compile(f, &p)) != PF_OK) {
+        fprintf(stderr, "%s\n", pf_errmsg());
+        return pf_status_exit_code(st);
+    }
+    int neval;
+    st = pf_pde_inputs_check(p, &neval);
+    if (st != PF_OK)
+        fprintf(stderr, "pf-pde: %s: %s\n", p->name, pf_errmsg());
+    else if (neval < 0)
+        printf("%s: ok; no reference (it trains without an MSE)\n", path);
+    else
+        printf("%s: ok; reference ok (%d evaluation points)\n", path, neval);
+    pf_pdefile_pde_free(p);
+    return pf_status_exit_code(st);
 }
 
 static int check(const char *name)
 {
     if (pf_pdefile_is_path(name)) return check_file(name);
     const pf_pde *p;
-    if (pf_pdes_lookup(name, &p) != PF_OK) {
-        fprintf(stderr, "pf-pde: %s\n", pf_errmsg());
-        return 2;
-    }
+    int rc = lookup(name, &p);
+    if (rc) return rc;
     int neval;
     if (pf_pde_inputs_check(p, &neval) != PF_OK) {
         fprintf(stderr, "pf-pde: %s: %s\n", p->name, pf_errmsg());
@@ -247,6 +274,15 @@ static int check(const char *name)
     if (neval < 0) printf("%s: no reference (it trains without an MSE); data files ok\n", p->name);
     else printf("%s: reference ok (%d evaluation points); data files ok\n", p->name, neval);
     return 0;
+}
+
+/* The declared name: what run folders are called (`make PDE=FILE.pde`). */
+static int name(const char *arg)
+{
+    const pf_pde *p;
+    int rc = lookup(arg, &p);
+    if (!rc) puts(p->name);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ sample */
@@ -523,10 +559,7 @@ static int sample(int argc, char **argv)
     int rc = parse_sample(argc, argv, &o);
     if (rc) return rc < 0 ? 0 : rc; /* -1: --help */
     const pf_pde *p;
-    if (pf_pdes_lookup(o.name, &p) != PF_OK) {
-        fprintf(stderr, "pf-pde: %s\n", pf_errmsg());
-        return 2;
-    }
+    if ((rc = lookup(o.name, &p))) return rc;
     PF_ASSERT(p->geometry != NULL);
     pf_geom *g = NULL;
     pf_h5 *f = NULL;
@@ -557,6 +590,7 @@ int main(int argc, char **argv)
     if (argc == 3 && !strcmp(argv[1], "list") && !strcmp(argv[2], "--json")) return list(1);
     if (argc == 3 && !strcmp(argv[1], "show")) return show(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "check")) return check(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "name")) return name(argv[2]);
     if (argc >= 2 && !strcmp(argv[1], "sample")) return sample(argc, argv);
     usage(stderr);
     return 2;

@@ -200,11 +200,14 @@ static int read_spec(opts *o, json_t **raw, pf_proposal_file *prop, const char *
     memset(prop, 0, sizeof *prop);
     if (ends_with(o->spec, ".msgpack")) {
         if (pf_proposal_file_read(o->spec, prop) != PF_OK) return bad("%s", pf_errmsg());
-        if (o->pde && strcmp(o->pde, prop->pde)) {
+        /* --pde may be a .pde file's path; a proposal records the name it declares */
+        const pf_pde *p;
+        const char *named = o->pde && pf_pdes_lookup(o->pde, &p) == PF_OK ? p->name : o->pde;
+        if (named && strcmp(named, prop->pde)) {
             fprintf(stderr, "pf-train: %s is a proposal for PDE '%s', not '%s' (--pde)\n", o->spec, prop->pde, o->pde);
             return 2;
         }
-        o->pde = prop->pde;
+        if (!o->pde) o->pde = prop->pde;
         if (prop->call.valid) {
             *raw = json_incref(prop->call.spec);
             return 0;

@@ -1,17 +1,21 @@
 #!/bin/sh
 # t0110-pde-file.sh — `pf-pde check FILE`: a PDE written as a .pde file
-# (src/pdefile/pdefile.h), parsed, checked and described.
+# (src/pdefile/pdefile.h), parsed, checked, described and compiled, its
+# reference loaded; `pf-pde show` and `pf-pde name` take the path.
 #
 #   tests/t0110-pde-file.sh BUILD/bin float|double     (make test runs it)
 #
 # An example from examples/pdes/ is understood (inputs with time marked,
-# derivative orders, constraints, reference) with exit 0; a broken file
-# fails with exit 1 and FILE:LINE:COL messages on stderr, nothing on
+# derivative orders, constraints, reference) with exit 0, or exit 1 naming
+# its PINNacle reference file when that is not in PF_DATA_DIR; a broken
+# file fails with exit 1 and FILE:LINE:COL messages on stderr, nothing on
 # stdout; no argument is a usage error (2).
 . "$(dirname "$0")/lib.sh"
 PF_PDE=$BIN/pf-pde
+# the exit code of checking an example whose reference is PINNacle file $1
+data_rc() { if [ -f "${PF_DATA_DIR:-data/ref}/$1" ]; then echo 0; else echo 1; fi; }
 
-expect_rc 0 "burgers_1d.pde checks" "$PF_PDE" check "$ROOT/examples/pdes/burgers_1d.pde"
+expect_rc "$(data_rc burgers1d.dat)" "burgers_1d.pde checks" "$PF_PDE" check "$ROOT/examples/pdes/burgers_1d.pde"
 check "name" grep -qx "name: burgers_1d" "$tmp/out"
 check "inputs, time marked" grep -qx "inputs: x, t (time)" "$tmp/out"
 check "parameter nu" grep -qx "parameter nu = 0.00318309886183791" "$tmp/out"
@@ -20,12 +24,44 @@ check "initial constraint" grep -q "^constraint ic: initial on initial, order 0"
 check "dirichlet constraint" grep -q "^constraint bc: dirichlet on x_lo, x_hi, order 0" "$tmp/out"
 check "reference" grep -qx "reference: data file burgers1d.dat, PINNacle snapshots, evaluated at its rows" "$tmp/out"
 check "tags" grep -qx "tags: time_dependent, steep, nonlinear" "$tmp/out"
-check "ok line" grep -q "burgers_1d.pde: ok$" "$tmp/out"
-check "nothing on stderr" test ! -s "$tmp/err"
+if [ "$(data_rc burgers1d.dat)" -eq 0 ]; then
+    check "ok line" grep -qx ".*burgers_1d.pde: ok; reference ok (1111 evaluation points)" "$tmp/out"
+    check "nothing on stderr" test ! -s "$tmp/err"
+else
+    check "names the missing reference" grep -q "burgers1d.dat" "$tmp/err"
+fi
 
 for f in "$ROOT"/examples/pdes/*.pde; do
-    expect_rc 0 "$(basename "$f") checks" "$PF_PDE" check "$f"
+    case $(basename "$f") in
+    burgers_1d.pde) want=$(data_rc burgers1d.dat) ;;
+    poisson_2d_classic.pde) want=$(data_rc poisson1_cg_data.dat) ;;
+    *) want=0 ;;
+    esac
+    expect_rc "$want" "$(basename "$f") checks" "$PF_PDE" check "$f"
+    [ "$(basename "$f")" != helmholtz_2d.pde ] ||
+        check "an exact solution's evaluation points" grep -qx ".*: ok; reference ok (2500 evaluation points)" "$tmp/out"
 done
+expect_rc 0 "show takes a path" "$PF_PDE" show "$ROOT/examples/pdes/helmholtz_2d.pde"
+check "show: the compiled problem" grep -q "^  bc  *dirichlet  on x_lo,x_hi,y_lo,y_hi" "$tmp/out"
+check "show: the transform" grep -q "^  box_bubble .*u = (bubble() \* net(u))" "$tmp/out"
+check "show: an analytic reference" grep -qx "reference: analytic" "$tmp/out"
+expect_rc 0 "name takes a path" "$PF_PDE" name "$ROOT/examples/pdes/helmholtz_2d.pde"
+eq "the declared name" "$(cat "$tmp/out")" "helmholtz_2d"
+expect_rc 0 "sample takes a path" "$PF_PDE" sample "$ROOT/examples/pdes/advection_1d.pde" --n 50 --out "$tmp/s.h5"
+check "sample: the periodic constraint" grep -q "/constraints/px .*periodic on x_lo" "$tmp/out"
+
+cat >"$tmp/where.pde" <<'PDE'
+pde w
+statement "a part with a condition"
+inputs x, y
+outputs u
+domain box([0, 1], [0, 1])
+part inflow = x_lo where y < 0.5
+equation lap(u)
+dirichlet bc on inflow: u = 1
+PDE
+expect_rc 1 "what does not compile yet fails" "$PF_PDE" check "$tmp/where.pde"
+check "names it at its line:col" grep -qx "$tmp/where.pde:6:6: a part with a .where. condition cannot be compiled yet.*" "$tmp/err"
 
 cat >"$tmp/bad.pde" <<'PDE'
 pde bad

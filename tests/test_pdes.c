@@ -89,7 +89,7 @@ static double solution_scale(const pf_pde *p)
     double x[PF_PDE_MAX_IN], u[PF_PDE_MAX_OUT], s = 0;
     for (int i = 0; i < 1000; i++) {
         for (int j = 0; j < p->d_in; j++) x[j] = pf_rng_uniform_in(r, p->lo[j], p->hi[j]);
-        p->exact(x, u);
+        p->exact(p, x, u);
         for (int k = 0; k < p->d_out; k++) s += u[k] * u[k];
     }
     pf_rng_free(r);
@@ -193,7 +193,7 @@ static double constraint_ratio(const pf_pde *p, const pf_geom *geo, const pf_con
         for (int i = 0; i < n; i++) {
             double xd[PF_PDE_MAX_IN], u[PF_PDE_MAX_OUT];
             for (int j = 0; j < p->d_in; j++) xd[j] = x[i * p->d_in + j];
-            p->exact(xd, u);
+            p->exact(p, xd, u);
             work[i] = (pf_real)u[0];
         }
         pf_graph_set_input(g, c.target, work);
@@ -336,7 +336,7 @@ static void lift_errors(const pf_pde *p, const pf_geom *geo, const pf_hard_trans
     for (int i = 0; i < n; i++) {
         double x[PF_PDE_MAX_IN], us[PF_PDE_MAX_OUT];
         for (int j = 0; j < p->d_in; j++) x[j] = ps.x[i * p->d_in + j];
-        p->exact(x, us);
+        p->exact(p, x, us);
         for (int k = 0; k < p->d_out; k++) err[k] = fmax(err[k], fabs(lift[i * p->d_out + k] - us[k]));
     }
     *res = 0;
@@ -1126,7 +1126,7 @@ Test(pdes, observations_are_u_star_plus_gaussian_noise)
                 double xd[PF_PDE_MAX_IN], u[PF_PDE_MAX_OUT];
                 for (int j = 0; j < p->d_in; j++) xd[j] = x[q * p->d_in + j];
                 outside += !pf_geom_inside(geo, xd, 1e-6);
-                p->exact(xd, u);
+                p->exact(p, xd, u);
                 double e = (double)v[q] - u[0];
                 sum += e, sq += e * e;
             }

@@ -114,6 +114,17 @@ pf_node *pf_pde_bubble(pf_pde_ctx *c)
     return b;
 }
 
+pf_node *pf_pde_step(pf_pde_ctx *c, pf_node *z)
+{
+    pf_node *a = pf_add_const(c->g, pf_scale(c->g, z, (pf_real)PF_PDE_SWITCH_GAIN), 40);
+    return pf_unary(c->g, PF_UNARY_SIGMOID, a, 0);
+}
+
+pf_node *pf_pde_relu(pf_pde_ctx *c, pf_node *z)
+{
+    return pf_mul(c->g, z, pf_unary(c->g, PF_UNARY_SIGMOID, pf_scale(c->g, z, (pf_real)PF_PDE_SWITCH_GAIN), 0));
+}
+
 pf_node *pf_pde_aux(pf_pde_ctx *c, int k)
 {
     PF_ASSERT_MSG(k >= 0 && k < c->pde->naux && c->aux[k],
@@ -256,7 +267,7 @@ static pf_status analytic_reference(const pf_pde *p, pf_reference *out)
     for (int i = 0; st == PF_OK && i < ps.n; i++) {
         double x[PF_PDE_MAX_IN], u[PF_PDE_MAX_OUT];
         for (int j = 0; j < p->d_in; j++) x[j] = out->x[i * p->d_in + j] = ps.x[i * p->d_in + j];
-        p->exact(x, u);
+        p->exact(p, x, u);
         for (int k = 0; k < p->d_out; k++) out->u[i * p->d_out + k] = (pf_real)u[k];
     }
     pf_point_set_release(&ps);

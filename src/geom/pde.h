@@ -9,7 +9,9 @@
  * boundary parts), what must vanish (residual builders and constraints
  * written with the jet ops of tensor/graph.h), how constraints can be met
  * exactly (hard transforms) and what the answer is (the reference).
- * Descriptors hold no state.
+ * Descriptors hold no state. A PDE written as a text file is compiled into
+ * a descriptor of the same kind at run time (pdefile/compile.h), whose
+ * hooks find the file through `user`.
  *
  * Residuals never touch jet layouts. They receive a pf_pde_ctx that holds the
  * network's outputs on some points and hands out value-only fields. The
@@ -153,6 +155,26 @@ pf_node *pf_pde_dn(pf_pde_ctx *c, int k);
  * jet with x's layout: zero on every face of the spatial bounding box,
  * positive inside. Hard transforms multiply the network by it. */
 pf_node *pf_pde_bubble(pf_pde_ctx *c);
+
+/* Switches on value-only fields (coefficients, bounds, a .pde file's step()
+ * and if()), without an op of their own. The engine's sigmoid is
+ * 1 / (1 + exp(-a)): exactly 1 in float and double once a > 37, exactly 0
+ * once exp(-a) overflows, and 0 or 1 again (never NaN) when a is +-inf, with
+ * derivative s (1 - s) = 0 there. With the gain G = 1e20 the switches below
+ * are exact except for |z| < ~1e-17 (never hit by coordinates such as
+ * z - 0.5: their nearest non-zero value is ~6e-17 in double, ~3e-8 in
+ * float). Value-only fields only: on a jet the huge gain would reach the
+ * derivative streams. */
+#define PF_PDE_SWITCH_GAIN 1e20
+
+/* 1 where z >= 0, 0 where z < 0 (z = 0 gives sigmoid(40) = 1 exactly). */
+pf_node *pf_pde_step(pf_pde_ctx *c, pf_node *z);
+
+/* max(0, z) as z sigmoid(G z): exactly z or 0 outside |z| < ~1e-18, where it
+ * differs from max(0, z) by less than |z|; its gradient is the step (0 or 1)
+ * outside that band and finite inside it (no NaN at z = 0, unlike
+ * (z + sqrt(z^2)) / 2). */
+pf_node *pf_pde_relu(pf_pde_ctx *c, pf_node *z);
 
 /* Auxiliary field k (value-only n x 1); asserts the context has it. */
 pf_node *pf_pde_aux(pf_pde_ctx *c, int k);
@@ -301,7 +323,11 @@ struct pf_pde {
     /* PF_REF_ANALYTIC: u* on the context's points, n x d_out with x's layout. */
     pf_node *(*exact_fields)(pf_pde_ctx *c);
     /* PF_REF_ANALYTIC: u* at one point, in double (evaluation, plots). */
-    void (*exact)(const double *x, double *u);
+    void (*exact)(const pf_pde *p, const double *x, double *u);
+    /* What a descriptor built at run time reads its formulas from (a
+     * compiled .pde file, pdefile/compile.h; its hooks reach it through
+     * c->pde->user or p->user). NULL for the built-in PDEs. */
+    const void *user;
 };
 
 /* Whether transform h makes the constraint called `name` exact (its name is

@@ -5,9 +5,10 @@
  * constraints, hard transforms, reference, tags, statement — in a small
  * line-oriented language of our own (issue 21). This module reads it
  * (lexer.h), parses it into an AST (parser.h, ast.h), resolves and checks
- * it (check.h) and describes what it understood (`pf-pde check FILE`).
- * Compiling a checked file into the PDE contract (geom/pde.h) is the next
- * step; ast.h says how each piece maps onto it.
+ * it (check.h), describes what it understood (`pf-pde check FILE`) and
+ * compiles it into the PDE contract (geom/pde.h; compile.h), which every
+ * stage then takes by the file's path (pf_pdes_lookup); ast.h says how each
+ * piece maps onto the contract.
  *
  * ------------------------------------------------------------ the format
  *

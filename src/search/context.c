@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "llm/offline.h"
+#include "registry.h"
 
 /* The evidence a proposer sees: all of it but the wall-clock figures, which
  * differ from one training to the next even with the same seed; with them
@@ -64,7 +65,7 @@ static json_t *base(const pf_context_in *in, const char *task)
     json_object_set_new(c, "version", json_integer(1));
     json_object_set_new(c, "task", json_string(task));
     json_object_set_new(c, "method", json_string(pf_method_name(in->method)));
-    json_object_set_new(c, "pde", json_string(in->pde->name));
+    json_object_set_new(c, "pde", json_string(pf_pdes_key(in->pde)));
     json_object_set_new(c, "fidelity", json_string(pf_fidelity_name(in->fidelity)));
     json_object_set_new(c, "budget", json_string((in->budget ? in->budget : pf_budget_paper())->name));
     json_object_set_new(c, "generation", json_integer(in->generation));

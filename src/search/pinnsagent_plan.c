@@ -55,7 +55,7 @@ pf_status pf_pa_context(const pf_pa_plan_in *in, json_t **ctx)
         return pf_fail(PF_ERR_INVALID, "pinnsagent: iteration %d is outside 0..%d", in->iteration, PF_PA_ITERATIONS - 1);
     const pf_budget *b = in->budget ? in->budget : pf_budget_paper();
     json_t *c = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:i, s:i}", "format", "pinnforge.context", "version", 1,
-                          "task", "pinnsagent", "method", "pinnsagent", "pde", in->pde->name, "budget", b->name,
+                          "task", "pinnsagent", "method", "pinnsagent", "pde", pf_pdes_key(in->pde), "budget", b->name,
                           "fidelity", pf_fidelity_name(PF_FIDELITY_BASELINE), "generation", in->iteration,
                           "iteration", in->iteration);
     if (!c) return pf_fail(PF_ERR_NOMEM, "out of memory");

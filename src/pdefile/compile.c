@@ -1,0 +1,563 @@
+/* compile.c — a checked .pde file as a pf_pde descriptor (compile.h). */
+#include "pdefile/compile.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "geom/geometry.h"
+#include "geom/sample.h"
+#include "pdefile/eval.h"
+#include "pdefile/pdefile.h"
+
+/* the seed of the interior evaluation points of a non-box domain */
+#define EVAL_SEED 20260421u
+
+static const pf_pdefile *file_of(const pf_pde *p)
+{
+    return p->user;
+}
+
+/* ------------------------------------------------------------ expressions */
+
+/* A node, or the constant k when n is NULL: constants stay numbers until an
+ * op needs them (pf_scale, pf_add_const) or the result is one. */
+typedef struct val {
+    pf_node *n;
+    double k;
+} val;
+
+typedef struct builder {
+    pf_pde_ctx *c;
+    bool jet;     /* inputs as jets (hard transforms, exact solutions) */
+    pf_node *net; /* the network's output (hard transforms) */
+} builder;
+
+static val konst(double k)
+{
+    return (val){NULL, k};
+}
+static val node(pf_node *n)
+{
+    return (val){n, 0};
+}
+
+/* The constant k as a field on the context's points. */
+static pf_node *materialize(builder *b, val v)
+{
+    if (v.n) return v.n;
+    pf_graph *g = b->c->g;
+    pf_node *x = b->jet ? pf_pde_xj(b->c, 0) : pf_pde_x(b->c, 0);
+    return pf_add_const(g, pf_scale(g, x, 0), (pf_real)v.k);
+}
+
+static val add(builder *b, val x, val y)
+{
+    pf_graph *g = b->c->g;
+    if (!x.n && !y.n) return konst(x.k + y.k);
+    if (!x.n) return node(pf_add_const(g, y.n, (pf_real)x.k));
+    if (!y.n) return node(pf_add_const(g, x.n, (pf_real)y.k));
+    return node(pf_add(g, x.n, y.n));
+}
+
+static val sub(builder *b, val x, val y)
+{
+    pf_graph *g = b->c->g;
+    if (!x.n && !y.n) return konst(x.k - y.k);
+    if (!x.n) return node(pf_add_const(g, pf_scale(g, y.n, -1), (pf_real)x.k));
+    if (!y.n) return node(pf_add_const(g, x.n, (pf_real)-y.k));
+    return node(pf_sub(g, x.n, y.n));
+}
+
+static val mul(builder *b, val x, val y)
+{
+    pf_graph *g = b->c->g;
+    if (!x.n && !y.n) return konst(x.k * y.k);
+    if (!x.n) return node(pf_scale(g, y.n, (pf_real)x.k));
+    if (!y.n) return node(pf_scale(g, x.n, (pf_real)y.k));
+    return node(pf_mul(g, x.n, y.n));
+}
+
+static val divide(builder *b, val x, val y)
+{
+    pf_graph *g = b->c->g;
+    if (!x.n && !y.n) return konst(x.k / y.k);
+    if (!y.n) return node(pf_scale(g, x.n, (pf_real)(1 / y.k)));
+    pf_node *r = pf_unary(g, PF_UNARY_RECIP, y.n, 0);
+    return x.n ? node(pf_mul(g, x.n, r)) : node(pf_scale(g, r, (pf_real)x.k));
+}
+
+static val power(builder *b, val x, double p)
+{
+    pf_graph *g = b->c->g;
+    if (!x.n) return konst(pow(x.k, p));
+    if (p == 0) return konst(1);
+    if (p == 1) return x;
+    if (p == 2) return node(pf_unary(g, PF_UNARY_SQUARE, x.n, 0));
+    return node(pf_unary(g, PF_UNARY_POW, x.n, (pf_real)p));
+}
+
+/* 1 where z >= 0, else 0 */
+static val step(builder *b, val z)
+{
+    return z.n ? node(pf_pde_step(b->c, z.n)) : konst(z.k >= 0);
+}
+
+static val expr(builder *b, const pf_pdefile_expr *e);
+
+/* A condition as a 0/1 switch. */
+static val condition(builder *b, const pf_pdefile_expr *e)
+{
+    if (e->konst) return konst(e->value);
+    val x = expr(b, e->args[0]), y = expr(b, e->args[1]);
+    switch (e->op) {
+    case PF_PDEFILE_LT: return sub(b, konst(1), step(b, sub(b, x, y))); /* not x >= y */
+    case PF_PDEFILE_LE: return step(b, sub(b, y, x));
+    case PF_PDEFILE_GT: return sub(b, konst(1), step(b, sub(b, y, x))); /* not x <= y */
+    case PF_PDEFILE_GE: return step(b, sub(b, x, y));
+    default: break;
+    }
+    x = condition(b, e->args[0]), y = condition(b, e->args[1]);
+    if (e->op == PF_PDEFILE_AND) return mul(b, x, y);
+    PF_ASSERT(e->op == PF_PDEFILE_OR);
+    return sub(b, add(b, x, y), mul(b, x, y));
+}
+
+static val expr(builder *b, const pf_pdefile_expr *e)
+{
+    pf_pde_ctx *c = b->c;
+    if (e->konst) return konst(e->value);
+    switch (e->op) {
+    case PF_PDEFILE_NEG: return mul(b, konst(-1), expr(b, e->args[0]));
+    case PF_PDEFILE_ADD: return add(b, expr(b, e->args[0]), expr(b, e->args[1]));
+    case PF_PDEFILE_SUB: return sub(b, expr(b, e->args[0]), expr(b, e->args[1]));
+    case PF_PDEFILE_MUL: return mul(b, expr(b, e->args[0]), expr(b, e->args[1]));
+    case PF_PDEFILE_DIV: return divide(b, expr(b, e->args[0]), expr(b, e->args[1]));
+    case PF_PDEFILE_POW: return power(b, expr(b, e->args[0]), e->args[1]->value);
+    case PF_PDEFILE_INPUT: return node(b->jet ? pf_pde_xj(c, e->index) : pf_pde_x(c, e->index));
+    case PF_PDEFILE_FIELD: return node(pf_pde_d(c, e->index, e->input, e->order));
+    case PF_PDEFILE_LAP: return node(pf_pde_lap(c, e->index, NULL));
+    case PF_PDEFILE_DN: return node(pf_pde_dn(c, e->index));
+    case PF_PDEFILE_NET:
+        PF_ASSERT(b->net != NULL);
+        return node(c->pde->d_out == 1 ? b->net : pf_slice(c->g, b->net, e->index, 1));
+    case PF_PDEFILE_BUBBLE: return node(pf_pde_bubble(c));
+    case PF_PDEFILE_UNARY: return node(pf_unary(c->g, (pf_unary_op)e->unary, materialize(b, expr(b, e->args[0])), 0));
+    case PF_PDEFILE_STEP: return step(b, expr(b, e->args[0]));
+    case PF_PDEFILE_IF: { /* b + s (a - b) */
+        val s = condition(b, e->args[0]), x = expr(b, e->args[1]), y = expr(b, e->args[2]);
+        if (!s.n) return s.k ? x : y;
+        return add(b, y, mul(b, s, sub(b, x, y)));
+    }
+    default:
+        PF_ABORT("%s:%d:%d: expression node %d was not checked", file_of(c->pde)->path, e->pos.line, e->pos.col,
+                 (int)e->op);
+    }
+}
+
+static pf_node *build(pf_pde_ctx *c, const pf_pdefile_expr *e, bool jet, pf_node *net)
+{
+    builder b = {c, jet, net};
+    return materialize(&b, expr(&b, e));
+}
+
+/* ------------------------------------------------------------------ hooks */
+
+static pf_node *residual(pf_pde_ctx *c, int q)
+{
+    return build(c, file_of(c->pde)->eq[q].e, false, NULL);
+}
+
+static pf_node *constraint(pf_pde_ctx *c, int n)
+{
+    const pf_pdefile_constraint *k = &file_of(c->pde)->con[n];
+    if (k->kind == PF_PDEFILE_CON_PERIODIC)
+        return pf_sub(c->g, pf_pde_d(c, k->output, 0, 0), pf_pde_pair(c, k->output));
+    return build(c, k->e, false, NULL);
+}
+
+/* constraint and transform hooks get no index: one fixed trampoline each */
+#define CON(n)                                                                                                         \
+    static pf_node *con##n(pf_pde_ctx *c)                                                                              \
+    {                                                                                                                  \
+        return constraint(c, n);                                                                                       \
+    }
+CON(0)
+CON(1) CON(2) CON(3) CON(4) CON(5) CON(6) CON(7) CON(8) CON(9) CON(10) CON(11)
+#undef CON
+    static pf_node *(*const con_hook[])(pf_pde_ctx *) = {con0, con1, con2, con3, con4,  con5,
+                                                         con6, con7, con8, con9, con10, con11};
+_Static_assert(sizeof con_hook / sizeof *con_hook == PF_PDE_MAX_CONSTRAINTS, "one hook per constraint");
+
+/* Each output from its formula, or net()'s channel when the transform does
+ * not set it. */
+static pf_node *outputs(pf_pde_ctx *c, const pf_pdefile_assign *set, int nset, pf_node *net)
+{
+    const pf_pde *p = c->pde;
+    pf_node *ch[PF_PDE_MAX_OUT];
+    for (int k = 0; k < p->d_out; k++) {
+        ch[k] = NULL;
+        for (int a = 0; a < nset; a++)
+            if (set[a].output == k) ch[k] = build(c, set[a].e, true, net);
+        if (!ch[k]) ch[k] = p->d_out == 1 ? net : pf_slice(c->g, net, k, 1);
+    }
+    return p->d_out == 1 ? ch[0] : pf_concat(c->g, p->d_out, ch);
+}
+
+static pf_node *hard(pf_pde_ctx *c, int h, pf_node *net)
+{
+    const pf_pdefile_hard *t = &file_of(c->pde)->hard[h];
+    return outputs(c, t->set, t->n, net);
+}
+
+static pf_node *hard0(pf_pde_ctx *c, pf_node *net)
+{
+    return hard(c, 0, net);
+}
+static pf_node *hard1(pf_pde_ctx *c, pf_node *net)
+{
+    return hard(c, 1, net);
+}
+static pf_node *(*const hard_hook[])(pf_pde_ctx *, pf_node *) = {hard0, hard1};
+_Static_assert(sizeof hard_hook / sizeof *hard_hook == PF_PDE_MAX_HARD, "one hook per transform");
+
+static pf_node *exact_fields(pf_pde_ctx *c)
+{
+    const pf_pdefile *f = file_of(c->pde);
+    return outputs(c, f->ref.exact, f->ref.nexact, NULL); /* the check gives every output a formula */
+}
+
+static void exact(const pf_pde *p, const double *x, double *u)
+{
+    const pf_pdefile *f = file_of(p);
+    for (int a = 0; a < f->ref.nexact; a++)
+        if (pf_pdefile_eval(f, f->ref.exact[a].e, x, NULL, &u[f->ref.exact[a].output]) != PF_OK)
+            u[f->ref.exact[a].output] = NAN; /* not reached: exact solutions use inputs and constants */
+}
+
+static bool box_domain(const pf_pdefile *f)
+{
+    return f->domain->kind == PF_PDEFILE_INTERVAL || f->domain->kind == PF_PDEFILE_BOX;
+}
+
+/* PINNacle's grid rule on a box; seeded uniform interior points elsewhere
+ * (PINNacle draws random points there). */
+static pf_status eval_points(const pf_pde *p, const pf_geom *g, pf_point_set *out)
+{
+    const pf_pdefile *f = file_of(p);
+    int n = f->ref.grid ? f->ref.grid : p->d_in == 2 ? 2500 : 20000;
+    if (box_domain(f)) return pf_sample_grid_pinnacle(g, n, out);
+    return pf_sample_interior(g, PF_SAMPLE_UNIFORM, n, EVAL_SEED, out);
+}
+
+/* ---------------------------------------------------------------- domain */
+
+static pf_status shape(const pf_pdefile *f, const pf_pdefile_geom *s, pf_geom **out)
+{
+    const double *v = s->v;
+    switch (s->kind) {
+    case PF_PDEFILE_INTERVAL:
+    case PF_PDEFILE_BOX: {
+        /* faces <input>_lo, <input>_hi over the spatial inputs, as the checker names them */
+        double lo[PF_PDE_MAX_IN], hi[PF_PDE_MAX_IN];
+        char names[2 * PF_PDE_MAX_IN][PF_GEOM_NAME_MAX];
+        const char *faces[2 * PF_PDE_MAX_IN];
+        for (int i = 0, a = 0; i < f->inputs.n; i++) {
+            if (i == f->time_input) continue;
+            lo[a] = v[2 * a], hi[a] = v[2 * a + 1];
+            snprintf(names[2 * a], PF_GEOM_NAME_MAX, "%s_lo", f->inputs.v[i]);
+            snprintf(names[2 * a + 1], PF_GEOM_NAME_MAX, "%s_hi", f->inputs.v[i]);
+            faces[2 * a] = names[2 * a], faces[2 * a + 1] = names[2 * a + 1];
+            a++;
+        }
+        return pf_geom_box_alloc(s->dim, lo, hi, faces, out);
+    }
+    case PF_PDEFILE_DISK: return pf_geom_disk_alloc(v[0], v[1], v[2], s->name, out);
+    case PF_PDEFILE_BALL: return pf_geom_ball_alloc(s->dim, v, v[s->dim], s->name, out);
+    case PF_PDEFILE_POLYGON: return pf_geom_polygon_alloc(s->nargs / 2, v, s->edges.n ? s->edges.v : NULL, out);
+    case PF_PDEFILE_DIFFERENCE:
+    case PF_PDEFILE_UNION: {
+        /* a failure travels down the chain to the combining call (geometry.h) */
+        pf_geom *a = NULL, *b = NULL;
+        shape(f, s->a, &a);
+        shape(f, s->b, &b);
+        return s->kind == PF_PDEFILE_UNION ? pf_geom_union_alloc(a, b, out) : pf_geom_difference_alloc(a, b, out);
+    }
+    }
+    PF_ABORT("shape kind %d", (int)s->kind);
+}
+
+static pf_status geometry(const pf_pde *p, pf_geom **out)
+{
+    const pf_pdefile *f = file_of(p);
+    pf_geom *space = NULL;
+    pf_status st = shape(f, f->domain, &space);
+    if (st == PF_OK && p->time_input >= 0)
+        st = pf_geom_space_time_alloc(space, p->lo[p->time_input], p->hi[p->time_input], &space);
+    if (st != PF_OK)
+        return pf_fail(st, "%s:%d:%d: the domain: %s", f->path, f->domain_pos.line, f->domain_pos.col, pf_errmsg());
+    *out = space;
+    return PF_OK;
+}
+
+/* -------------------------------------------------------------- compiling */
+
+static pf_status unsupported(const pf_pdefile *f, pf_pdefile_pos pos, const char *what)
+{
+    return pf_fail(PF_ERR_UNSUPPORTED, "%s:%d:%d: %s cannot be compiled yet (issue 21's next step)", f->path, pos.line,
+                   pos.col, what);
+}
+
+/* A growing comma-separated list in a fixed buffer. */
+typedef struct list {
+    char s[1024];
+    size_t len;
+} list;
+
+static bool listed(const list *l, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *q = l->s; *q;) {
+        size_t len = strcspn(q, ",");
+        if (len == n && !strncmp(q, name, n)) return true;
+        q += len + (q[len] == ',');
+    }
+    return false;
+}
+
+static pf_status append(const pf_pdefile *f, list *l, const char *name)
+{
+    if (listed(l, name)) return PF_OK;
+    int n = snprintf(l->s + l->len, sizeof l->s - l->len, "%s%s", l->len ? "," : "", name);
+    if (n < 0 || (size_t)n >= sizeof l->s - l->len)
+        return pf_fail(PF_ERR_UNSUPPORTED, "%s: more boundary parts in one constraint than fit in %zu bytes", f->path,
+                       sizeof l->s);
+    l->len += (size_t)n;
+    return PF_OK;
+}
+
+/* Part `name`, a defined part written out as the parts it unites. */
+static pf_status expand(const pf_pdefile *f, const char *name, list *l)
+{
+    for (int p = 0; p < f->nparts; p++) {
+        const pf_pdefile_part *pt = &f->parts[p];
+        if (strcmp(pt->name, name)) continue;
+        if (pt->where) return unsupported(f, pt->pos, "a part with a `where` condition");
+        for (int j = 0; j < pt->of.n; j++) PF_TRY(expand(f, pt->of.v[j], l));
+        return PF_OK;
+    }
+    return append(f, l, name);
+}
+
+static char *arena_str(pf_pdefile *f, const char *s)
+{
+    return pf_pdefile_strndup(f, s, strlen(s));
+}
+
+static pf_status constraint_desc(pf_pdefile *f, int n, pf_constraint *out)
+{
+    const pf_pdefile_constraint *k = &f->con[n];
+    list parts = {.len = 0};
+    *out = (pf_constraint){.name = k->name, .order = k->order, .residual = con_hook[n]};
+    switch (k->kind) {
+    case PF_PDEFILE_CON_INITIAL: out->kind = PF_CON_INITIAL, out->parts = "initial"; return PF_OK;
+    case PF_PDEFILE_CON_INITIAL_RATE: out->kind = PF_CON_NEUMANN, out->parts = "initial"; return PF_OK;
+    case PF_PDEFILE_CON_PERIODIC: {
+        char lo[PF_PDEFILE_MAX_NAME + 4];
+        snprintf(lo, sizeof lo, "%s_lo", k->along);
+        out->kind = PF_CON_PERIODIC, out->periodic_input = k->periodic_input;
+        PF_TRY(append(f, &parts, lo));
+        break;
+    }
+    case PF_PDEFILE_CON_OBSERVE: return unsupported(f, k->pos, "an observation constraint (`observe`)");
+    case PF_PDEFILE_CON_DIRICHLET:
+    case PF_PDEFILE_CON_NEUMANN:
+    case PF_PDEFILE_CON_ROBIN:
+        out->kind = k->kind == PF_PDEFILE_CON_DIRICHLET ? PF_CON_DIRICHLET
+                    : k->kind == PF_PDEFILE_CON_NEUMANN ? PF_CON_NEUMANN
+                                                        : PF_CON_ROBIN;
+        for (int j = 0; j < k->on.n; j++) PF_TRY(expand(f, k->on.v[j], &parts));
+        break;
+    default: PF_ABORT("constraint kind %d", (int)k->kind);
+    }
+    if (!(out->parts = arena_str(f, parts.s))) return pf_fail(PF_ERR_NOMEM, "out of memory compiling %s", f->path);
+    return PF_OK;
+}
+
+/* "u = <formula>; v = ..." (fully parenthesised, as pf-pde check prints it). */
+static char *formulas(pf_pdefile *f, const pf_pdefile_assign *set, int n)
+{
+    char buf[8192], e[4096];
+    size_t len = 0;
+    buf[0] = 0;
+    for (int a = 0; a < n && len < sizeof buf; a++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s = %s", a ? "; " : "", set[a].name,
+                                pf_pdefile_expr_str(set[a].e, e, sizeof e));
+    return arena_str(f, buf);
+}
+
+static char *joined(pf_pdefile *f, const pf_pdefile_names *l)
+{
+    char buf[1024];
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; i < l->n && len < sizeof buf; i++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? "," : "", l->v[i]);
+    return arena_str(f, buf);
+}
+
+/* The equations as formulas "(...) = 0; ...", for a file without `latex`. */
+static char *equations(pf_pdefile *f)
+{
+    char buf[8192], e[4096];
+    size_t len = 0;
+    buf[0] = 0;
+    for (int q = 0; q < f->neq && len < sizeof buf; q++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s = 0", q ? "; " : "",
+                                pf_pdefile_expr_str(f->eq[q].e, e, sizeof e));
+    return arena_str(f, buf);
+}
+
+static pf_status reference(pf_pdefile *f, pf_pde *p)
+{
+    const pf_pdefile_ref *r = &f->ref;
+    switch (r->kind) {
+    case PF_PDEFILE_REF_NONE: p->ref = PF_REF_MISSING; return PF_OK;
+    case PF_PDEFILE_REF_EXACT:
+        p->ref = PF_REF_ANALYTIC, p->exact_fields = exact_fields, p->exact = exact, p->eval_points = eval_points;
+        return PF_OK;
+    case PF_PDEFILE_REF_DATA: break;
+    }
+    const char *dot = strrchr(r->file, '.');
+    if (!dot || strcmp(dot, ".dat"))
+        return unsupported(f, r->pos, "a reference file other than a PINNacle .dat file in PF_DATA_DIR");
+    if (!r->snapshots)
+        for (int j = 0; j < r->columns.n; j++) {
+            int want = j < f->inputs.n ? j : j - f->inputs.n;
+            const pf_pdefile_names *l = j < f->inputs.n ? &f->inputs : &f->outputs;
+            if (strcmp(r->columns.v[j], l->v[want]))
+                return unsupported(f, r->columns.pos[j],
+                                   "reference columns in another order than the inputs, "
+                                   "then the outputs,");
+        }
+    p->ref = PF_REF_DATA, p->ref_file = r->file;
+    p->ref_layout = r->snapshots ? PF_DAT_LAYOUT_SNAPSHOTS : PF_DAT_LAYOUT_STEADY;
+    return PF_OK;
+}
+
+static pf_status fill(pf_pdefile *f, pf_pde *p)
+{
+    if (f->time_input >= 0 && f->time_input != f->inputs.n - 1)
+        return unsupported(f, f->time_pos, "a time input that is not the last input");
+    p->name = f->name;
+    p->title = f->title ? f->title : f->name;
+    p->statement = f->statement;
+    p->latex = f->latex ? f->latex : equations(f);
+    p->tags = f->tag_bits;
+    p->d_in = f->inputs.n, p->d_out = f->outputs.n;
+    for (int i = 0; i < p->d_in; i++) p->inputs[i] = f->inputs.v[i];
+    for (int k = 0; k < p->d_out; k++) p->outputs[k] = f->outputs.v[k];
+    p->time_input = f->time_input;
+    memcpy(p->lo, f->lo, sizeof p->lo);
+    memcpy(p->hi, f->hi, sizeof p->hi);
+    memcpy(p->orders, f->orders, sizeof p->orders);
+    p->laplacian_only = f->laplacian_only;
+    p->geometry = geometry;
+    p->neq = f->neq, p->residual = residual;
+    p->ncon = f->ncon;
+    for (int n = 0; n < f->ncon; n++) {
+        PF_TRY(constraint_desc(f, n, &p->con[n]));
+        if (p->con[n].kind == PF_CON_PERIODIC) {
+            int i = p->con[n].periodic_input;
+            p->period[i] = p->hi[i] - p->lo[i];
+        }
+    }
+    p->nhard = f->nhard;
+    for (int h = 0; h < f->nhard; h++)
+        p->hard[h] = (pf_hard_transform){.name = f->hard[h].name,
+                                         .what = formulas(f, f->hard[h].set, f->hard[h].n),
+                                         .satisfies = joined(f, &f->hard[h].satisfies),
+                                         .apply = hard_hook[h]};
+    PF_TRY(reference(f, p));
+    p->user = f;
+    bool nomem = !p->latex;
+    for (int h = 0; h < p->nhard; h++) nomem |= !p->hard[h].what || !p->hard[h].satisfies;
+    return nomem ? pf_fail(PF_ERR_NOMEM, "out of memory compiling %s", f->path) : PF_OK;
+}
+
+pf_status pf_pdefile_compile(pf_pdefile *f, pf_pde **out)
+{
+    *out = NULL;
+    pf_pde *p = calloc(1, sizeof *p);
+    if (!p) {
+        pf_pdefile_free(f);
+        return pf_fail(PF_ERR_NOMEM, "out of memory compiling %s", f->path);
+    }
+    p->user = f; /* owned from here on, also when filling fails */
+    pf_status st = fill(f, p);
+    if (st != PF_OK) {
+        pf_pdefile_pde_free(p);
+        return st;
+    }
+    *out = p;
+    return PF_OK;
+}
+
+void pf_pdefile_pde_free(pf_pde *p)
+{
+    if (!p) return;
+    pf_pdefile_free((pf_pdefile *)p->user);
+    free(p);
+}
+
+const pf_pdefile *pf_pdefile_of(const pf_pde *p)
+{
+    return p->user;
+}
+
+/* ------------------------------------------------------------------ cache */
+
+/* Every file opened by this process, kept until it ends (stages look a PDE
+ * up once, on their main thread). */
+typedef struct opened {
+    struct opened *next;
+    pf_pde *pde;
+    char path[];
+} opened;
+
+static opened *cache;
+
+pf_status pf_pdefile_open(const char *path, const pf_pde **out)
+{
+    for (opened *o = cache; o; o = o->next)
+        if (!strcmp(o->path, path)) {
+            *out = o->pde;
+            return PF_OK;
+        }
+    pf_pdefile *f;
+    pf_status st = pf_pdefile_load(path, &f);
+    if (st != PF_OK) {
+        if (f && f->nerrors > 1) {
+            char first[1024];
+            snprintf(first, sizeof first, "%s", pf_errmsg());
+            pf_fail(st, "%s (and %d more: pf-pde check %s lists them)", first, f->nerrors - 1, path);
+        }
+        pf_pdefile_free(f);
+        return st;
+    }
+    opened *o = malloc(sizeof *o + strlen(path) + 1);
+    if (!o) {
+        pf_pdefile_free(f);
+        return pf_fail(PF_ERR_NOMEM, "out of memory opening %s", path);
+    }
+    if ((st = pf_pdefile_compile(f, &o->pde)) != PF_OK) {
+        free(o);
+        return st;
+    }
+    strcpy(o->path, path);
+    o->next = cache;
+    cache = o;
+    *out = o->pde;
+    return PF_OK;
+}

@@ -1,0 +1,73 @@
+/*
+ * compile.h — a checked .pde file (ast.h) turned into the PDE contract
+ * (geom/pde.h), so that it trains, searches and scores like a built-in PDE.
+ *
+ * The descriptor is a heap pf_pde whose hooks read the file's checked AST
+ * through p->user (c->pde->user in the graph builders): one jet op per
+ * expression node, as ast.h maps them, with constants folded into pf_scale
+ * and pf_add_const. What each statement becomes:
+ *
+ *   equation E              residual(c, q): E on value-only fields
+ *   initial N: u = g        PF_CON_INITIAL on "initial"
+ *   initial_rate N: u_t = g PF_CON_NEUMANN on "initial", order 1
+ *   dirichlet / neumann / robin N on P: ...
+ *                           PF_CON_DIRICHLET / _NEUMANN / _ROBIN on P, a
+ *                           defined part written out as the parts it unites
+ *   periodic N along x: u   PF_CON_PERIODIC on x_lo (u - u at the image on
+ *                           x_hi), period[x] = hi - lo
+ *   hard N satisfies ...    a transform: each output set by its formula in
+ *                           net(), the inputs (as jets) and bubble(); the
+ *                           others are net()'s channel
+ *   exact u = E             PF_REF_ANALYTIC: exact_fields (jets), exact (in
+ *                           double, pdefile/eval.h); evaluated on PINNacle's
+ *                           grid rule (`evaluate grid N`: about N points) for
+ *                           a box, else on N (2500 for two inputs, else
+ *                           20000) seeded uniform interior points
+ *   reference "F" snapshots | columns <inputs> <outputs>
+ *                           PF_REF_DATA: a PINNacle .dat file in PF_DATA_DIR
+ *   domain                  geometry: geom/geometry.h's shapes and CSG, faces
+ *                           named <input>_lo/_hi, times [t0, t1]
+ *
+ * step(z) and if(cond, a, b) are pf_pde_step switches (value-only fields:
+ * the checker keeps them out of hard transforms and exact solutions); a < b
+ * is 1 - step(a - b), a <= b step(b - a), `and` a product, `or` s + t - s t.
+ *
+ * Not compiled yet (PF_ERR_UNSUPPORTED naming the file's line): parts with a
+ * `where` condition, observations (`observe`), reference files other than
+ * PINNacle .dat files in PF_DATA_DIR with the columns in the order inputs
+ * then outputs, and a time input that is not the last input (the geometry
+ * puts time last).
+ *
+ *     const pf_pde *p;
+ *     if (pf_pdefile_open("examples/pdes/helmholtz_2d.pde", &p) != PF_OK)
+ *         fprintf(stderr, "%s\n", pf_errmsg());   // FILE:LINE:COL: ...
+ *     // p lives until the process ends; opening the same path again gives p
+ */
+#ifndef PF_PDEFILE_COMPILE_H
+#define PF_PDEFILE_COMPILE_H
+
+#include "core/status.h"
+#include "geom/pde.h"
+#include "pdefile/ast.h"
+
+/* Compile the checked file f into *out (caller frees with
+ * pf_pdefile_pde_free, which frees f too: the descriptor owns it, also on
+ * failure). PF_ERR_UNSUPPORTED for what is not compiled yet (above),
+ * PF_ERR_NOMEM. */
+pf_status pf_pdefile_compile(pf_pdefile *f, pf_pde **out);
+
+/* Free a compiled descriptor and its file; NULL is a no-op. */
+void pf_pdefile_pde_free(pf_pde *p);
+
+/* Load, check and compile the .pde file at `path` once per process: a
+ * second call with the same path gives the same descriptor, which stays
+ * valid until the process ends. Errors are pf_pdefile_load's (the first
+ * FILE:LINE:COL message in pf_errmsg(), with the count of the others)
+ * or pf_pdefile_compile's. */
+pf_status pf_pdefile_open(const char *path, const pf_pde **out);
+
+/* The file a descriptor was compiled from (its path as opened), or NULL for
+ * a built-in PDE. */
+const pf_pdefile *pf_pdefile_of(const pf_pde *p);
+
+#endif
