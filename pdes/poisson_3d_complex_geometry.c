@@ -58,5 +58,8 @@ const pf_pde pf_pde_poisson_3d_complex_geometry = {
     .neq = 1, .residual = residual,
     .ncon = 1,
     .con = {{.name = "neumann", .kind = PF_CON_NEUMANN, .order = 1, .residual = neumann}},
-    .ref = PF_REF_MISSING,
+    /* our FreeFEM solution (refs/poisson_3d_complex_geometry.c and .edp,
+     * `make refs`): u at the grid rule's 20108 points outside the balls */
+    .ref = PF_REF_GENERATED, .ref_file = "generated/poisson_3d_complex_geometry.dat",
+    .ref_layout = PF_DAT_LAYOUT_STEADY,
 };

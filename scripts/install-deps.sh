@@ -32,7 +32,7 @@ esac
 
 pkgs="pkg-config libopenblas-openmp-dev libhdf5-dev hdf5-tools libmsgpack-dev
 libcurl4-openssl-dev libjansson-dev libgsl-dev libssl-dev libcriterion-dev libfftw3-dev libsuitesparse-dev gnuplot-nox
-python3 freefem++ slurm-wlm munge"
+python3 freefem++ libfreefem++ slurm-wlm munge"
 [ "${1:-}" = bench ] && pkgs="$pkgs python3-torch"
 
 missing=""
