@@ -297,12 +297,14 @@ else
 	@echo "clang-check: clang not found, skipped"
 endif
 
-# The programs some tests start (FreeFEM's references, a one-node Slurm
-# cluster): installed by scripts/install-deps.sh, as INSTALL_DEPS says, when
+# The programs some tests start (FreeFEM's references and its 3D mesh
+# plugins, a one-node Slurm cluster): installed by scripts/install-deps.sh, as INSTALL_DEPS says, when
 # missing; the tests that need one skip, naming it, when it is still missing.
 TEST_PROGS := FreeFem++ munged slurmctld slurmd srun
+TEST_FILES := /usr/lib/freefem++/tetgen.so
 test-deps:
 	$(Q)missing=; for p in $(TEST_PROGS); do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  for f in $(TEST_FILES); do [ -e $$f ] || missing="$$missing $$f"; done; \
 	  [ -z "$$missing" ] || { echo "make test: not found:$$missing; running scripts/install-deps.sh (INSTALL_DEPS=$(INSTALL_DEPS))" >&2; \
 	  INSTALL_DEPS='$(INSTALL_DEPS)' scripts/install-deps.sh || echo "make test: not installed; the tests that need them will skip" >&2; }
 
@@ -344,13 +346,15 @@ $(error make refs: no solver for PDE=$(filter-out $(REFS_PDES),$(REFS_WANT)) (re
 endif
 endif
 # A finite-element solver (a refs/<pde>.edp beside its main) needs FreeFem++,
-# which only make refs does: install-deps.sh installs it (freefem++) when
-# it is missing, as INSTALL_DEPS says.
+# and a 3D one (its script loads tetgen) the plugins of libfreefem++, which
+# only make refs does: install-deps.sh installs them when missing, as
+# INSTALL_DEPS says.
 # The folder must be writable by its mode, not only to root (who could
 # write anyway): a read-only PF_REFS_DIR is refused before any solving.
 $(REFS_DIR)/%.dat: | $(BUILD)/bin/pf-ref-%
-	$(Q)if [ -f refs/$*.edp ] && ! command -v FreeFem++ >/dev/null 2>&1 && [ -z "$$PF_FREEFEM" ]; then \
-	  echo "make refs: $* needs FreeFem++, not found; running scripts/install-deps.sh (INSTALL_DEPS=$(INSTALL_DEPS))" >&2; \
+	$(Q)if [ -f refs/$*.edp ] && [ -z "$$PF_FREEFEM" ] && { ! command -v FreeFem++ >/dev/null 2>&1 || \
+	  { grep -q 'load "tetgen"' refs/$*.edp && [ ! -e /usr/lib/freefem++/tetgen.so ] && [ -z "$$FF_LOADPATH" ]; }; }; then \
+	  echo "make refs: $* needs FreeFem++ (and its 3D plugins, libfreefem++), not found; running scripts/install-deps.sh (INSTALL_DEPS=$(INSTALL_DEPS))" >&2; \
 	  INSTALL_DEPS='$(INSTALL_DEPS)' scripts/install-deps.sh || exit 1; fi
 	$(Q)mkdir -p '$(@D)' 2>/dev/null; [ -n "$$(find '$(@D)' -maxdepth 0 -perm -u+w 2>/dev/null)" ] || \
 	  { echo "make refs: PF_REFS_DIR=$(@D) is not a writable folder; set PF_REFS_DIR to one" >&2; exit 1; }
