@@ -102,5 +102,9 @@ const pf_pde pf_pde_navier_stokes_2d_long_time = {
                       "transfinite lift of the inlet, wall and initial data (boundary data only): "
                       "every constraint",
               .satisfies = "ic_u,ic_v,ic_p,inlet_u,inlet_v,outlet_p,walls_u,walls_v", .apply = hard_all}},
-    .ref = PF_REF_MISSING,
+    /* our FreeFEM solution (refs/navier_stokes_2d_long_time.c and .edp, `make
+     * refs`): time snapshots of (u, v, p) at the grid rule's 98 nodes by
+     * PINNacle's 51 times 0, 0.1, ..., 5 */
+    .ref = PF_REF_GENERATED, .ref_file = "generated/navier_stokes_2d_long_time.dat",
+    .ref_layout = PF_DAT_LAYOUT_SNAPSHOTS,
 };
