@@ -24,6 +24,7 @@
 
 #include "core/sha256.h"
 #include "geom/pde.h"
+#include "io/coef_field.h"
 #include "io/msgpack_json.h"
 #include "io/pinnacle_dat.h"
 #include "kuramoto_sivashinsky_1d.h"
@@ -695,6 +696,135 @@ Test(refs, freefem_navier_stokes_cavity_matches_pinnacles_comsol_file, .timeout 
     cr_expect_gt(e24[0] / e48[0], 3.0, "closer to the file as the mesh is refined: %g then %g", e24[0], e48[0]);
     cr_expect_lt(e48[2], 3e-3, "n 48: rel L2 on p away from the lid's corners %g", e48[2]);
     cr_expect_gt(e24[2] / e48[2], 2.0, "p closer to the file as the mesh is refined: %g then %g", e24[2], e48[2]);
+    rmdir(dir);
+    pf_reference_release(&r);
+}
+
+/* A snapshot reference (rows node * K + k, pinnacle_dat.h): its snapshot
+ * count K, the rows that share the first row's (x, y). */
+static int snapshot_count(const pf_reference *r)
+{
+    int k = 1;
+    while (k < r->n && r->x[3 * k] == r->x[0] && r->x[3 * k + 1] == r->x[1]) k++;
+    return k;
+}
+
+/* Runs a heat script on the nodes of snapshot reference r (K snapshots)
+ * with args (NULL-terminated; "-pts" and "-out" are added here) and
+ * returns its rel L2 difference to r over the script's columns, r's first
+ * snapshots. */
+static double freefem_snapshots(const pf_reference *r, const char *dir, const char *edp, const char *const *args)
+{
+    char pts[128], out[128], log[128];
+    snprintf(pts, sizeof pts, "%s/points.txt", dir), snprintf(out, sizeof out, "%s/u.txt", dir);
+    snprintf(log, sizeof log, "%s/log.txt", dir);
+    int K = snapshot_count(r), nodes = r->n / K;
+    cr_assert_eq(nodes * K, r->n, "%d rows are not nodes x %d snapshots", r->n, K);
+    FILE *f = fopen(pts, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "%d\n", nodes);
+    for (int i = 0; i < nodes; i++) fprintf(f, "%.9g %.9g\n", (double)r->x[3 * i * K], (double)r->x[3 * i * K + 1]);
+    fclose(f);
+    const char *argv[24];
+    int a = 0;
+    for (; args[a]; a++) argv[a] = args[a];
+    cr_assert_leq(a, 19);
+    argv[a++] = "-pts", argv[a++] = pts, argv[a++] = "-out", argv[a++] = out, argv[a] = NULL;
+    cr_assert_eq(pf_ff_run(edp, argv, log), PF_OK, "%s", pf_errmsg());
+    pf_ff_table t;
+    cr_assert_eq(pf_ff_table_read(out, &t), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(t.rows, (size_t)nodes);
+    cr_assert_leq(t.cols, K);
+    size_t m = (size_t)nodes * t.cols;
+    double *ref = malloc(sizeof(double) * m);
+    cr_assert_not_null(ref);
+    for (int i = 0; i < nodes; i++)
+        for (int k = 0; k < t.cols; k++) ref[(size_t)i * t.cols + k] = r->u[(size_t)i * K + k];
+    double e = pf_refs_rel_l2(t.v, ref, m);
+    free(ref);
+    pf_ff_table_free(&t);
+    unlink(pts), unlink(out), unlink(log);
+    return e;
+}
+
+/* heat_2d_long_time's FreeFEM solution (refs/heat_2d_long_time.edp: P2,
+ * BDF2 with the source extrapolated, dt 0.0125) against PINNacle's COMSOL
+ * file over t <= 5 (26 of its 501 snapshots, the whole run being about a
+ * minute at n 32): measured 6.7e-2 at n 16, 2.2e-2 at n 32 (8.5e-3 at n
+ * 64; over t <= 100 3.8e-2 at n 32, 3.5e-2 at n 64). The issue's 1e-3 is
+ * out of reach: the file itself is not converged (the script's header and
+ * README.md say why), so this checks that we solve the file's problem and
+ * approach it as the mesh is refined. */
+Test(refs, freefem_heat_2d_long_time_approaches_pinnacles_comsol_file)
+{
+    char exe[PF_FF_PATH_MAX], edp[PF_FF_PATH_MAX];
+    if (pf_ff_find(exe, sizeof exe) != PF_OK) cr_skip_test("%s", pf_errmsg());
+    const pf_pde *p;
+    cr_assert_eq(pf_pdes_lookup("heat_2d_long_time", &p), PF_OK);
+    pf_reference r;
+    if (pf_pde_reference(p, &r) != PF_OK) {
+        pf_reference_release(&r);
+        cr_skip_test("no heat_longtime.dat: %s", pf_errmsg());
+    }
+    cr_assert_eq(pf_ff_script("heat_2d_long_time.edp", edp, sizeof edp), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(r.n, 192 * 501);
+    char dir[] = "/tmp/pf_test_fflt_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    const char *a16[] = {"-n", "16", "-substeps", "16", "-T", "5", "-K", "25", NULL};
+    const char *a32[] = {"-n", "32", "-substeps", "16", "-T", "5", "-K", "25", NULL};
+    double e16 = freefem_snapshots(&r, dir, edp, a16), e32 = freefem_snapshots(&r, dir, edp, a32);
+    cr_log_info("heat_2d_long_time, FreeFEM P2 against heat_longtime.dat, t <= 5: rel L2 %.3g (n 16), %.3g (n 32)", e16,
+                e32);
+    cr_expect_lt(e32, 3e-2, "n 32: rel L2 %g against the COMSOL file", e32);
+    cr_expect_gt(e16 / e32, 2.0, "closer to the file as the mesh is refined: %g then %g", e16, e32);
+    rmdir(dir);
+    pf_reference_release(&r);
+}
+
+/* heat_2d_varying_coefficient's FreeFEM solution against PINNacle's COMSOL
+ * file (refs/heat_2d_varying_coefficient.edp, all 51 snapshots, 2 steps
+ * per 0.1). The file does not solve the PDE as stated (kappa Lap u, kappa
+ * = exp(GRF)): that model differs from it by 4.7. It matches div(c grad
+ * u) with c = 2 where the GRF > 0, else 1 (the script's header says how we
+ * found it): measured 1.6e-2 at n 16, 6.4e-3 at n 32, 7.1e-3 at n 64; the
+ * rest is read as the file's own error at the jumps of c. */
+Test(refs, freefem_heat_2d_varying_coefficient_matches_pinnacles_comsol_file_with_a_two_valued_c)
+{
+    char exe[PF_FF_PATH_MAX], edp[PF_FF_PATH_MAX];
+    if (pf_ff_find(exe, sizeof exe) != PF_OK) cr_skip_test("%s", pf_errmsg());
+    const pf_pde *p;
+    cr_assert_eq(pf_pdes_lookup("heat_2d_varying_coefficient", &p), PF_OK);
+    pf_reference r;
+    if (pf_pde_reference(p, &r) != PF_OK) {
+        pf_reference_release(&r);
+        cr_skip_test("no heat_darcy.dat: %s", pf_errmsg());
+    }
+    cr_assert_eq(pf_ff_script("heat_2d_varying_coefficient.edp", edp, sizeof edp), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(r.n, 983 * 51);
+    char dir[] = "/tmp/pf_test_ffvc_XXXXXX", coef[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(coef, sizeof coef, "%s/kappa.txt", dir);
+    pf_coef_field *heat; /* the PDE's kappa, laid out as heat_2d_coef_256.dat */
+    cr_assert_eq(pf_coef_field_alloc(PF_COEF_HEAT, &heat), PF_OK);
+    FILE *f = fopen(coef, "w");
+    cr_assert_not_null(f);
+    for (int i = 0; i < heat->n; i++)
+        for (int j = 0; j < heat->n; j++)
+            fprintf(f, "%.17g %.17g %.17g\n", heat->x[j], heat->x[i], heat->v[i * heat->n + j]);
+    fclose(f);
+    pf_coef_field_free(heat);
+    const char *a16[] = {"-n", "16", "-substeps", "2", "-coef", coef, NULL};
+    const char *a32[] = {"-n", "32", "-substeps", "2", "-coef", coef, NULL};
+    const char *apde[] = {"-n", "16", "-substeps", "2", "-coef", coef, "-model", "pde", NULL};
+    double e16 = freefem_snapshots(&r, dir, edp, a16), e32 = freefem_snapshots(&r, dir, edp, a32);
+    double epde = freefem_snapshots(&r, dir, edp, apde);
+    cr_log_info("heat_2d_varying_coefficient, FreeFEM P2 against heat_darcy.dat: rel L2 %.3g (n 16), %.3g (n 32); "
+                "the stated PDE %.3g (n 16)",
+                e16, e32, epde);
+    cr_expect_lt(e32, 1e-2, "n 32: rel L2 %g against the COMSOL file", e32);
+    cr_expect_gt(e16 / e32, 2.0, "closer to the file as the mesh is refined: %g then %g", e16, e32);
+    cr_expect_gt(epde, 1.0, "the PDE as stated is far from the file: %g", epde);
+    unlink(coef);
     rmdir(dir);
     pf_reference_release(&r);
 }
