@@ -1,6 +1,6 @@
 #!/bin/sh
-# The search pipeline end to end (pipeline.mk): the quick profile on
-# poisson_5d with the offline proposer, then: a second make does nothing,
+# The search pipeline end to end (pipeline.mk): the smoke profile (quick's
+# sizes, a tenth of its steps) on poisson_5d with the offline proposer, then: a second make does nothing,
 # a deleted result is retrained alone with what depends on it, and
 # LLM=replay on a copy, killed mid-run and resumed, reproduces the final MSE
 # exactly. Float build only (the pipeline is precision-blind).
@@ -8,7 +8,7 @@
 float_only
 run() { # run RUNS_ROOT [make args...]
     r=$1; shift
-    pipeline PDE=poisson_5d RUN=0 LLM=offline RUNS_ROOT="$r" "$@" search
+    pipeline PDE=poisson_5d RUN=0 LLM=offline PROFILE=smoke RUNS_ROOT="$r" "$@" search
 }
 field() { "$BIN/pf-inspect" "$1" | sed -n "s/^  \"$2\": \\(.*\\),\$/\\1/p"; }
 R=$tmp/a/poisson_5d/pinnforge/run0
@@ -51,7 +51,10 @@ mkdir -p "$tmp/c" && cp -r "$tmp/a/poisson_5d" "$tmp/c/"
 C=$tmp/c/poisson_5d/pinnforge/run0
 ntr=$(ls "$C/llm" | wc -l)
 ( run "$tmp/c" LLM=replay >/dev/null 2>&1 & echo $! >"$tmp/pid"; wait ) &
-sleep 8
+for i in $(seq 1 300); do # until generation 1 trains again (the context changed), at most 30 s
+    find "$C/gen01" -name evidence.msgpack -newer "$C/context.json" 2>/dev/null | grep -q . && break
+    sleep 0.1
+done
 pkill -TERM -P "$(cat "$tmp/pid")" 2>/dev/null; kill "$(cat "$tmp/pid")" 2>/dev/null
 wait
 check "killed before the end" test ! -f "$C/final.msgpack" -o "$C/final.msgpack" -ot "$C/context.json"
@@ -70,7 +73,7 @@ eq "no temp file of the killed writers is left" "$left" 0
 # EVAL=heldout on a data PDE: decisions on the selection half, the report
 # half in report_mse; pf-stats builds the main table from either MSE
 H=$tmp/h/burgers_1d/pinnforge/run0
-make -s -C "$ROOT" --no-print-directory BUILD="$BUILD" PDE=burgers_1d RUN=0 PROFILE=quick LLM=offline EVAL=heldout \
+make -s -C "$ROOT" --no-print-directory BUILD="$BUILD" PDE=burgers_1d RUN=0 PROFILE=smoke LLM=offline EVAL=heldout \
     TRAIN_THREADS=1 RUNS_ROOT="$tmp/h" -j2 search >"$tmp/out" 2>"$tmp/err"
 eq "heldout run" "$?" 0
 check "heldout: the context says so" grep -q '"eval": "heldout"' "$H/context.json"
@@ -89,7 +92,7 @@ eq "paper: report_mse is hf_mse" "$(field "$R/final.msgpack" report_mse)" "$(fie
 
 # a data folder without the reference: the run stops at its first step,
 # naming the file and the folder, before any training
-make -s -C "$ROOT" --no-print-directory BUILD="$BUILD" PDE=burgers_1d RUN=0 PROFILE=quick LLM=offline \
+make -s -C "$ROOT" --no-print-directory BUILD="$BUILD" PDE=burgers_1d RUN=0 PROFILE=smoke LLM=offline \
     RUNS_ROOT="$tmp/d" PF_DATA_DIR="$tmp/no-data" -j2 search >"$tmp/out" 2>"$tmp/err"
 check "no reference: make fails" test "$?" -ne 0
 check "no reference: names the file and the folder" grep -q "burgers1d.dat.*$tmp/no-data" "$tmp/err"
