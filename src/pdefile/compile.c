@@ -9,6 +9,7 @@
 #include "geom/geometry.h"
 #include "geom/sample.h"
 #include "pdefile/eval.h"
+#include "pdefile/observe.h"
 #include "pdefile/pdefile.h"
 
 /* the seed of the interior evaluation points of a non-box domain */
@@ -174,7 +175,26 @@ static pf_node *constraint(pf_pde_ctx *c, int n)
     const pf_pdefile_constraint *k = &file_of(c->pde)->con[n];
     if (k->kind == PF_PDEFILE_CON_PERIODIC)
         return pf_sub(c->g, pf_pde_d(c, k->output, 0, 0), pf_pde_pair(c, k->output));
+    if (k->kind == PF_PDEFILE_CON_OBSERVE) return pf_sub(c->g, pf_pde_d(c, k->output, 0, 0), pf_pde_target(c));
     return build(c, k->e, false, NULL);
+}
+
+/* An observation constraint's points and values, as read at compile time. */
+static pf_status observations(const pf_pde *p, int n, int *count, pf_real **x, pf_real **v)
+{
+    const pf_pdefile_constraint *k = &file_of(p)->con[n];
+    size_t d = (size_t)p->d_in;
+    *count = k->nobs;
+    *x = malloc((size_t)k->nobs * d * sizeof **x);
+    *v = malloc((size_t)k->nobs * sizeof **v);
+    if (!*x || !*v) {
+        free(*x), free(*v);
+        *x = *v = NULL;
+        return pf_fail(PF_ERR_NOMEM, "%s: out of memory for %d observations", p->name, k->nobs);
+    }
+    for (size_t i = 0; i < (size_t)k->nobs * d; i++) (*x)[i] = (pf_real)k->obs_x[i];
+    for (int i = 0; i < k->nobs; i++) (*v)[i] = (pf_real)k->obs_v[i];
+    return PF_OK;
 }
 
 /* constraint and transform hooks get no index: one fixed trampoline each */
@@ -189,6 +209,20 @@ CON(1) CON(2) CON(3) CON(4) CON(5) CON(6) CON(7) CON(8) CON(9) CON(10) CON(11)
     static pf_node *(*const con_hook[])(pf_pde_ctx *) = {con0, con1, con2, con3, con4,  con5,
                                                          con6, con7, con8, con9, con10, con11};
 _Static_assert(sizeof con_hook / sizeof *con_hook == PF_PDE_MAX_CONSTRAINTS, "one hook per constraint");
+
+/* the observations carry no noise: the seed is not used */
+#define OBS(n)                                                                                                         \
+    static pf_status obs##n(const pf_pde *p, uint64_t seed, int *count, pf_real **x, pf_real **v)                      \
+    {                                                                                                                  \
+        (void)seed;                                                                                                    \
+        return observations(p, n, count, x, v);                                                                        \
+    }
+OBS(0)
+OBS(1) OBS(2) OBS(3) OBS(4) OBS(5) OBS(6) OBS(7) OBS(8) OBS(9) OBS(10) OBS(11)
+#undef OBS
+    static pf_status (*const obs_hook[])(const pf_pde *, uint64_t, int *, pf_real **, pf_real **) = {
+        obs0, obs1, obs2, obs3, obs4, obs5, obs6, obs7, obs8, obs9, obs10, obs11};
+_Static_assert(sizeof obs_hook / sizeof *obs_hook == PF_PDE_MAX_CONSTRAINTS, "one hook per constraint");
 
 /* Each output from its formula, or net()'s channel when the transform does
  * not set it. */
@@ -370,7 +404,12 @@ static pf_status constraint_desc(pf_pdefile *f, int n, pf_constraint *out)
         PF_TRY(append(f, &parts, lo));
         break;
     }
-    case PF_PDEFILE_CON_OBSERVE: return unsupported(f, k->pos, "an observation constraint (`observe`)");
+    case PF_PDEFILE_CON_OBSERVE: {
+        const char *dot = strrchr(k->file, '.');
+        if (strcmp(dot, ".csv")) return unsupported(f, k->file_pos, "observations from a .dat or .h5 file");
+        out->kind = PF_CON_POINTS, out->observe = obs_hook[n];
+        return pf_pdefile_read_observations(f, &f->con[n]);
+    }
     case PF_PDEFILE_CON_DIRICHLET:
     case PF_PDEFILE_CON_NEUMANN:
     case PF_PDEFILE_CON_ROBIN:

@@ -68,6 +68,9 @@
  *   robin NAME on P: dn(u) = EXPR     EXPR may involve u
  *   periodic NAME along x: u          u(x_lo face) = u(x_hi face)
  *   observe NAME: u from "F.csv"      point observations of u from a file
+ *                           (a CSV with a header naming the inputs and u,
+ *                           beside the .pde file unless F is absolute:
+ *                           observe.h)
  *                           (a constraint reads lhs = rhs: residual lhs - rhs;
  *                           up to 12 constraints)
  *   hard NAME satisfies C1, C2: u = EXPR [, v = EXPR]
