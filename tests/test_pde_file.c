@@ -5,7 +5,8 @@
  * versions' residuals, constraint values, sampled points and evaluation
  * points; every example's exact solution makes its residuals and
  * constraints vanish, and its hard transforms meet the constraints they
- * name; a path goes through pf_pdes_lookup like a name.
+ * name; a path goes through pf_pdes_lookup like a name; `where` parts and
+ * CSV observations give their points.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -407,16 +408,78 @@ Test(pde_file, a_path_is_compiled_once_and_bad_files_say_why)
     cr_expect(strstr(pf_errmsg(), "helmholtz_2d_missing.pde"), "%s", pf_errmsg());
     cr_assert_eq(pf_pdes_lookup("poisson_2d_classic", &c), PF_OK);
     cr_expect_eq(pf_pdefile_of(c), NULL);
+}
 
-    /* what compiles later: a `where` part names its line */
-    static const char text[] = "pde w\nstatement \"s\"\ninputs x\noutputs u\ndomain interval(0, 1)\n"
-                               "part left_half = x_lo, x_hi where x < 0.5\n"
-                               "equation u_xx\ndirichlet bc on left_half: u = 0\n";
+/* ------------------------------------------------------------ where parts */
+
+static pf_status compile_text(const char *text, pf_pde **p)
+{
     pf_pdefile *f;
     cr_assert_eq(pf_pdefile_load_text("w.pde", text, strlen(text), &f), PF_OK, "%s", pf_errmsg());
+    return pf_pdefile_compile(f, p);
+}
+
+/* A constraint on a `where` part gets points of the part's parts where the
+ * condition holds, n of them, with their normals; a condition that never
+ * holds says so; a `where` part among others, or of the initial slice, is
+ * not compiled yet. */
+Test(pde_file, where_parts_keep_the_points_where_the_condition_holds)
+{
+    static const char head[] = "pde w\nstatement \"s\"\ninputs x, y\noutputs u\ndomain box([0, 1], [0, 1])\n";
+    char text[512];
+    snprintf(text, sizeof text,
+             "%spart lower = x_lo, x_hi where y < 0.25\nequation lap(u)\n"
+             "dirichlet bc on lower: u = 0\n",
+             head);
     pf_pde *p;
-    cr_assert_eq(pf_pdefile_compile(f, &p), PF_ERR_UNSUPPORTED);
-    cr_expect(!strncmp(pf_errmsg(), "w.pde:6:6: a part with a `where` condition", 41), "%s", pf_errmsg());
+    cr_assert_eq(compile_text(text, &p), PF_OK, "%s", pf_errmsg());
+    cr_assert(p->con[0].where);
+    cr_expect_str_eq(p->con[0].parts, "x_lo,x_hi");
+    pf_geom *geo;
+    cr_assert_eq(p->geometry(p, &geo), PF_OK, "%s", pf_errmsg());
+    pf_point_set ps;
+    pf_real *v;
+    pf_point_set_init(&ps);
+    cr_assert_eq(pf_pde_constraint_points(p, geo, &p->con[0], PF_SAMPLE_UNIFORM, 100, 5, &ps, &v), PF_OK, "%s",
+                 pf_errmsg());
+    cr_assert_eq(ps.n, 100);
+    int lo = 0;
+    for (int i = 0; i < ps.n; i++) {
+        pf_real x = ps.x[2 * i], y = ps.x[2 * i + 1];
+        cr_expect(y < 0.25 && (x == 0 || x == 1), "point %d: (%g, %g)", i, (double)x, (double)y);
+        cr_expect_eq(ps.normal[2 * i], x == 0 ? -1 : 1, "point %d's normal", i);
+        lo += x == 0;
+    }
+    cr_expect(lo > 20 && lo < 80, "%d of 100 points on x_lo", lo);
+    pf_point_set_release(&ps);
+    pf_geom_free(geo);
+    pf_pdefile_pde_free(p);
+
+    snprintf(text, sizeof text,
+             "%spart nowhere = x_lo where y > 2\nequation lap(u)\n"
+             "dirichlet bc on nowhere: u = 0\n",
+             head);
+    cr_assert_eq(compile_text(text, &p), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(p->geometry(p, &geo), PF_OK, "%s", pf_errmsg());
+    cr_expect_eq(pf_pde_constraint_points(p, geo, &p->con[0], PF_SAMPLE_UNIFORM, 10, 5, &ps, &v), PF_ERR_INVALID);
+    cr_expect(strstr(pf_errmsg(), "w: constraint bc's condition holds at 0 of 10000 points of x_lo"), "%s",
+              pf_errmsg());
+    pf_point_set_release(&ps);
+    pf_geom_free(geo);
+    pf_pdefile_pde_free(p);
+
+    snprintf(text, sizeof text,
+             "%spart lower = x_lo where y < 0.5\nequation lap(u)\n"
+             "dirichlet bc on lower, x_hi: u = 0\n",
+             head);
+    cr_expect_eq(compile_text(text, &p), PF_ERR_UNSUPPORTED);
+    cr_expect(strstr(pf_errmsg(), "w.pde:6:6: a part with a `where` condition among other parts"), "%s", pf_errmsg());
+    snprintf(text, sizeof text,
+             "pde w\nstatement \"s\"\ninputs x, t\noutputs u\ntime t in [0, 1]\n"
+             "domain interval(0, 1)\npart early = initial where x < 0.5\nequation u_t - u_xx\n"
+             "dirichlet d on early: u = 0\n");
+    cr_expect_eq(compile_text(text, &p), PF_ERR_UNSUPPORTED);
+    cr_expect(strstr(pf_errmsg(), "w.pde:7:6: a `where` part of the initial or final slice"), "%s", pf_errmsg());
 }
 
 /* ------------------------------------------------------------ observations */
@@ -442,8 +505,9 @@ Test(pde_file, observations_come_from_a_csv_beside_the_file)
 {
     char dir[] = "/tmp/pf_observe_XXXXXX", path[512], text[512];
     cr_assert(mkdtemp(dir));
-    write_file(dir, "obs.csv", "# sin(pi x) at three points\nu, source, x\n0.7071067811865476, a, 0.25\n\n"
-                               "1, b, 0.5\n0.7071067811865476, c, 0.75\n");
+    write_file(dir, "obs.csv",
+               "# sin(pi x) at three points\nu, source, x\n0.7071067811865476, a, 0.25\n\n"
+               "1, b, 0.5\n0.7071067811865476, c, 0.75\n");
     snprintf(text, sizeof text, obs_pde, "obs.csv");
     write_file(dir, "observed_1d.pde", text);
     snprintf(path, sizeof path, "%s/observed_1d.pde", dir);
@@ -460,8 +524,8 @@ Test(pde_file, observations_come_from_a_csv_beside_the_file)
     pf_point_set_init(&ps);
     cr_assert_eq(pf_pde_constraint_points(p, geo, k, PF_SAMPLE_UNIFORM, 8, 1, &ps, &v), PF_OK, "%s", pf_errmsg());
     cr_assert_eq(ps.n, 3);
-    const pf_real want_x[3] = {0.25, 0.5, 0.75}, want_v[3] = {(pf_real)0.7071067811865476, 1,
-                                                              (pf_real)0.7071067811865476};
+    const pf_real want_x[3] = {0.25, 0.5, 0.75},
+                  want_v[3] = {(pf_real)0.7071067811865476, 1, (pf_real)0.7071067811865476};
     cr_expect_eq(max_abs_diff(ps.x, want_x, 3), 0);
     cr_expect_eq(max_abs_diff(v, want_v, 3), 0);
 

@@ -224,6 +224,28 @@ OBS(1) OBS(2) OBS(3) OBS(4) OBS(5) OBS(6) OBS(7) OBS(8) OBS(9) OBS(10) OBS(11)
         obs0, obs1, obs2, obs3, obs4, obs5, obs6, obs7, obs8, obs9, obs10, obs11};
 _Static_assert(sizeof obs_hook / sizeof *obs_hook == PF_PDE_MAX_CONSTRAINTS, "one hook per constraint");
 
+/* The `where` part a constraint is on (its only part), or NULL. */
+static const pf_pdefile_part *where_part(const pf_pdefile *f, const pf_pdefile_constraint *k)
+{
+    if (k->on.n != 1) return NULL;
+    for (int p = 0; p < f->nparts; p++)
+        if (!strcmp(f->parts[p].name, k->on.v[0])) return f->parts[p].where ? &f->parts[p] : NULL;
+    return NULL;
+}
+
+/* Whether the boundary point x of constraint c lies where its part's
+ * condition holds (the checker let only inputs and constants in). */
+static bool where(const pf_pde *p, const pf_constraint *c, const pf_real *x)
+{
+    const pf_pdefile *f = file_of(p);
+    const pf_pdefile_part *pt = where_part(f, &f->con[c - p->con]);
+    double xd[PF_PDE_MAX_IN], v;
+    for (int i = 0; i < p->d_in; i++) xd[i] = (double)x[i];
+    if (pf_pdefile_eval(f, pt->where, xd, NULL, &v) != PF_OK)
+        PF_ABORT("%s:%d:%d: a checked condition has no value: %s", f->path, pt->pos.line, pt->pos.col, pf_errmsg());
+    return v != 0;
+}
+
 /* Each output from its formula, or net()'s channel when the transform does
  * not set it. */
 static pf_node *outputs(pf_pde_ctx *c, const pf_pdefile_assign *set, int nset, pf_node *net)
@@ -377,7 +399,9 @@ static pf_status expand(const pf_pdefile *f, const char *name, list *l)
     for (int p = 0; p < f->nparts; p++) {
         const pf_pdefile_part *pt = &f->parts[p];
         if (strcmp(pt->name, name)) continue;
-        if (pt->where) return unsupported(f, pt->pos, "a part with a `where` condition");
+        if (pt->where)
+            return unsupported(f, pt->pos,
+                               "a part with a `where` condition among other parts, or inside another part,");
         for (int j = 0; j < pt->of.n; j++) PF_TRY(expand(f, pt->of.v[j], l));
         return PF_OK;
     }
@@ -416,7 +440,15 @@ static pf_status constraint_desc(pf_pdefile *f, int n, pf_constraint *out)
         out->kind = k->kind == PF_PDEFILE_CON_DIRICHLET ? PF_CON_DIRICHLET
                     : k->kind == PF_PDEFILE_CON_NEUMANN ? PF_CON_NEUMANN
                                                         : PF_CON_ROBIN;
-        for (int j = 0; j < k->on.n; j++) PF_TRY(expand(f, k->on.v[j], &parts));
+        const pf_pdefile_part *wp = where_part(f, k);
+        if (wp) {
+            for (int j = 0; j < wp->of.n; j++) PF_TRY(expand(f, wp->of.v[j], &parts));
+            if (listed(&parts, "initial") || listed(&parts, "final"))
+                return unsupported(f, wp->pos, "a `where` part of the initial or final slice");
+            out->where = where;
+        } else {
+            for (int j = 0; j < k->on.n; j++) PF_TRY(expand(f, k->on.v[j], &parts));
+        }
         break;
     default: PF_ABORT("constraint kind %d", (int)k->kind);
     }

@@ -12,7 +12,9 @@
  *   initial_rate N: u_t = g PF_CON_NEUMANN on "initial", order 1
  *   dirichlet / neumann / robin N on P: ...
  *                           PF_CON_DIRICHLET / _NEUMANN / _ROBIN on P, a
- *                           defined part written out as the parts it unites
+ *                           defined part written out as the parts it unites;
+ *                           on a `where` part (its only part), those parts
+ *                           with the condition as the constraint's `where`
  *   periodic N along x: u   PF_CON_PERIODIC on x_lo (u - u at the image on
  *                           x_hi), period[x] = hi - lo
  *   observe N: u from "F.csv"
@@ -35,10 +37,11 @@
  * the checker keeps them out of hard transforms and exact solutions); a < b
  * is 1 - step(a - b), a <= b step(b - a), `and` a product, `or` s + t - s t.
  *
- * Not compiled yet (PF_ERR_UNSUPPORTED naming the file's line): parts with a
- * `where` condition, observations from a .dat or .h5 file, reference files other than
- * PINNacle .dat files in PF_DATA_DIR with the columns in the order inputs
- * then outputs, and a time input that is not the last input (the geometry
+ * Not compiled yet (PF_ERR_UNSUPPORTED naming the file's line): a `where`
+ * part among a constraint's other parts, inside another part or of the
+ * initial or final slice, observations from a .dat or .h5 file, reference
+ * files other than PINNacle .dat files in PF_DATA_DIR with the columns in
+ * the order inputs then outputs, and a time input that is not the last input (the geometry
  * puts time last).
  *
  *     const pf_pde *p;

@@ -59,7 +59,9 @@
  *                           with `as`; polygon edges are edge0, edge1, ...
  *                           unless named; a name used twice makes one part
  *   part NAME = A, B [where COND]   a part made of others, or the points of
- *                           them where COND holds (inputs and constants)
+ *                           them where COND holds (inputs and constants;
+ *                           a `where` part is a constraint's only part, and
+ *                           not of the initial or final slice)
  *   equation [NAME:] EXPR [= EXPR]  a residual; up to 4
  *   initial NAME: u = EXPR            u on the initial slice
  *   initial_rate NAME: u_t = EXPR     u_t on the initial slice

@@ -128,7 +128,8 @@ pf_status pf_run_summarize(const char *dir, pf_run_summary *s)
     s->wall_lf_s = s->wall_hf_s = s->llm_s = NAN;
     pf_run_context ctx; /* plain strings: any method name, baselines from other tools included */
     PF_TRY(pf_run_context_read(dir, &ctx));
-    if (pf_pdefile_is_path(ctx.pde)) PF_TRY(filed_name(dir, ctx.pde, s->pde, sizeof s->pde));
+    if (pf_pdefile_is_path(ctx.pde))
+        PF_TRY(filed_name(dir, ctx.pde, s->pde, sizeof s->pde));
     else if (snprintf(s->pde, sizeof s->pde, "%s", ctx.pde) >= (int)sizeof s->pde)
         return pf_fail(PF_ERR_INVALID, "%s/context.json: \"pde\" '%s' is too long for a PDE name", dir, ctx.pde);
     memcpy(s->method, ctx.method, sizeof s->method);
