@@ -3,22 +3,25 @@
 # issue 21): make PDE=path/to/file.pde runs a smoke search end to end in a
 # folder named after the file's declared name, context.json records the
 # file's SHA-256, a second make does nothing, and editing one coefficient
-# of the file reruns what depends on it. Float build only (the pipeline is
+# of the file reruns what depends on it. The file lies in a deep folder:
+# context.json holds its path, however long. Float build only (the pipeline is
 # precision-blind).
 . "$(dirname "$0")/lib.sh"
 float_only
-cp "$ROOT/examples/pdes/helmholtz_2d.pde" "$tmp/my_helmholtz.pde"
+F=$tmp/equations/kept/in/a/folder/deep/enough/that/the/path/is/over/sixty-four/characters/my_helmholtz.pde
+mkdir -p "$(dirname "$F")"
+cp "$ROOT/examples/pdes/helmholtz_2d.pde" "$F"
 run() { # run TARGET: the smoke profile on the copy, runs in $tmp/runs
     make -s -C "$ROOT" --no-print-directory BUILD="$BUILD" PROFILE=smoke TRAIN_THREADS=1 -j2 LLM=offline \
-        PDE="$tmp/my_helmholtz.pde" RUN=0 RUNS_ROOT="$tmp/runs" "$@"
+        PDE="$F" RUN=0 RUNS_ROOT="$tmp/runs" "$@"
 }
 R=$tmp/runs/helmholtz_2d/pinnforge/run0
 
 run search >"$tmp/out" 2>"$tmp/err"
 eq "a smoke search on the file" "$?" 0
 check "the folder takes the declared name" test -f "$R/final.msgpack"
-check "context.json names the file" grep -q "\"pde\": \"$tmp/my_helmholtz.pde\"" "$R/context.json"
-sha=$(sha256sum <"$tmp/my_helmholtz.pde" | cut -c1-64)
+check "context.json names the file" grep -q "\"pde\": \"$F\"" "$R/context.json"
+sha=$(sha256sum <"$F" | cut -c1-64)
 check "context.json records its SHA-256" grep -q "\"pde_sha256\": \"$sha\"" "$R/context.json"
 check "an MSE" sh -c "'$BIN/pf-inspect' '$R/final.msgpack' | grep -q '\"hf_mse\": [0-9]'"
 
@@ -28,7 +31,7 @@ eq "an unchanged file: make" "$?" 0
 eq "an unchanged file reruns nothing" "$(stat -c %Y.%N "$R/context.json" "$R/knowledge.msgpack")" "$before"
 
 sleep 1
-sed -i 's/^param k = 1$/param k = 2/' "$tmp/my_helmholtz.pde"
+sed -i 's/^param k = 1$/param k = 2/' "$F"
 run "$R/knowledge.msgpack" >"$tmp/out" 2>"$tmp/err"
 eq "an edited coefficient: make" "$?" 0
 check "context.json has the new SHA-256" sh -c "! grep -q '$sha' '$R/context.json'"

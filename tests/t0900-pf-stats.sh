@@ -8,8 +8,10 @@
 # a malformed CSV named with its line, and a two-method runs tree (two
 # finished runs and one unfinished) written into OUT: the files, the
 # unfinished run reported on stderr and left out, the means in main.csv,
-# index.md with --pde. (tests/test_stats.c and test_report.c check the
-# numbers in depth.)
+# index.md with --pde; a run of a .pde file (context.json's "pde" is its
+# path, the folder its declared name) and one of a name not in the
+# registry, tabled under their folders' names after the registry's PDEs.
+# (tests/test_stats.c and test_report.c check the numbers in depth.)
 . "$(dirname "$0")/lib.sh"
 S=$BIN/pf-stats
 T1=$PF_TESTS/fixtures/paper_table1.csv
@@ -54,18 +56,18 @@ sys.path.insert(0, os.environ["PF_TESTS"])
 from msgpack_enc import put  # noqa: E402
 
 root = sys.argv[1]
-def run(method, r, hf):
-    d = "%s/burgers_1d/%s/run%d" % (root, method, r)
+def run(method, r, hf, pde="burgers_1d", folder="burgers_1d"):
+    d = "%s/%s/%s/run%d" % (root, folder, method, r)
     os.makedirs(d, exist_ok=True)
-    json.dump({"pde": "burgers_1d", "method": method, "run": r, "budget": "quick", "llm": "offline"},
+    json.dump({"pde": pde, "method": method, "run": r, "budget": "quick", "llm": "offline"},
               open(d + "/context.json", "w"))
     for k, y in enumerate([0.5, 0.25]):  # generation 0; pf-select makes its selection
         h = "%064x" % (k + 1)
         put(d + "/gen00/cand%d.proposal.msgpack" % k, {"format": "pinnforge.proposal", "version": 1,
-            "pde": "burgers_1d", "generation": 0, "index": k, "slot": "s", "valid": True,
+            "pde": folder, "generation": 0, "index": k, "slot": "s", "valid": True,
             "spec": {"architecture": {"width": k}}, "spec_hash": h})
         put(d + "/gen00/cand%d/evidence.msgpack" % k, {"format": "pinnforge.evidence", "version": 1, "y": y,
-            "status": "ok", "pde": "burgers_1d", "spec_hash": h})
+            "status": "ok", "pde": folder, "spec_hash": h})
     if hf is not None:
         put(d + "/final.msgpack", {"format": "pinnforge.final", "version": 1, "hf_mse": hf,
             "budget": {"optimizer_steps": {"low_fidelity": 1600, "high_fidelity": 3000}}})
@@ -73,20 +75,26 @@ run("pinnforge", 0, 0.001)
 run("pinnforge", 1, 0.003)
 run("pinnforge", 2, None)
 run("ropinn", 0, 0.004)
+run("pinnforge", 0, 0.02, "/home/someone/a/rather/long/path/to/where/the/equations/live/my_heat.pde", "my_heat")
+run("pinnforge", 0, 0.03, "aardvark_2d", "aardvark_2d")
 PY
 python3 "$tmp/mk.py" "$tmp/runs"
 for d in "$tmp"/runs/*/*/run*; do "$BIN/pf-select" --run "$d" --generation 0 --quiet || echo "pf-select failed in $d"; done
 expect_rc 0 "tables from runs" "$S" --runs "$tmp/runs" --out "$tmp/rep"
-check "counts the runs" grep -q "^pf-stats: 4 runs under $tmp/runs, 3 finished" "$tmp/err"
+check "counts the runs" grep -q "^pf-stats: 6 runs under $tmp/runs, 5 finished" "$tmp/err"
 check "names the unfinished run" grep -q "left out of the means (no final.msgpack yet): $tmp/runs/burgers_1d/pinnforge/run2" "$tmp/err"
 check "a line per file written (the library's log through pf-stats's sink)" grep -q "^pf-stats: wrote $tmp/rep/main.md$" "$tmp/err"
 eq "files" "$(ls "$tmp/rep" | tr '\n' ' ')" "budget.csv budget.md budget.tex main.csv main.md main.tex statistics.json trajectory.csv trajectory.md trajectory.tex "
 check "main.csv: the means" grep -q "^burgers_1d,pinnforge,2,2.000000000e-03,1.414213562e-03$" "$tmp/rep/main.csv"
+eq "main.csv: the PDEs, the registry's first" "$(cut -d, -f1 "$tmp/rep/main.csv" | uniq | tr '\n' ' ')" "pde burgers_1d aardvark_2d my_heat "
+check "main.csv: the file PDE's run under its declared name" grep -q "^my_heat,pinnforge,1,2.000000000e-02," "$tmp/rep/main.csv"
 check "main.md: the best in bold" grep -q "| burgers_1d | 4.00E-03 | \*\*2.00E-03 ± 1.41E-03\*\* |" "$tmp/rep/main.md"
 check "main.tex: booktabs" grep -q '^\\toprule$' "$tmp/rep/main.tex"
 expect_rc 0 "one PDE, quiet" "$S" --runs "$tmp/runs" --pde burgers_1d --out "$tmp/rep1" --quiet
 check "--quiet: nothing on stderr" test ! -s "$tmp/err"
 check "index.md: the unfinished run" grep -q "not finished (no final.msgpack)" "$tmp/rep1/index.md"
 check "index.md: links the tables" grep -q "^- \[main\](main.md)" "$tmp/rep1/index.md"
+expect_rc 0 "the file PDE alone" "$S" --runs "$tmp/runs" --pde my_heat --out "$tmp/rep2" --quiet
+check "index.md: the file PDE's run" grep -q "final high-fidelity MSE 2.000e-02" "$tmp/rep2/index.md"
 eq "no temp files left" "$(ls "$tmp/rep" "$tmp/rep1" | grep -c '\.tmp\.')" 0
 finish

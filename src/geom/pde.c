@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/rng.h"
 #include "geom/geometry.h"
 #include "geom/sample.h"
 #include "io/data_dir.h"
@@ -360,6 +361,43 @@ bool pf_constraint_in_interior(const pf_constraint *c)
     return c->kind == PF_CON_INEQUALITY && !c->parts;
 }
 
+#define WHERE_BATCHES 1000 /* a condition that holds at under 1 in WHERE_BATCHES points is refused */
+
+/* n points of c->parts where c->where holds: batches of n boundary points
+ * (seeds derived from `seed`), the points kept in order, until there are n. */
+static pf_status sample_where(const pf_pde *p, const pf_geom *g, const pf_constraint *c, int n, uint64_t seed,
+                              pf_point_set *ps)
+{
+    int d = p->d_in, kept = 0;
+    pf_point_set b;
+    pf_point_set_init(&b);
+    pf_point_set_release(ps);
+    ps->dim = d;
+    ps->x = malloc(sizeof(pf_real) * (size_t)n * (size_t)d);
+    ps->normal = malloc(sizeof(pf_real) * (size_t)n * (size_t)d);
+    ps->part = malloc(sizeof(int) * (size_t)n);
+    if (!ps->x || !ps->normal || !ps->part) return pf_fail(PF_ERR_NOMEM, "out of memory for %d points", n);
+    pf_status st = PF_OK;
+    for (int batch = 0; st == PF_OK && kept < n && batch < WHERE_BATCHES; batch++) {
+        char tag[32];
+        snprintf(tag, sizeof tag, "where.%d", batch);
+        st = pf_sample_boundary(g, c->parts, n, pf_rng_derive(seed, tag), PF_SAMPLE_NORMALS, &b);
+        for (int i = 0; st == PF_OK && i < b.n && kept < n; i++) {
+            const pf_real *x = b.x + (size_t)i * d;
+            if (!c->where(p, c, x)) continue;
+            memcpy(ps->x + (size_t)kept * d, x, sizeof(pf_real) * (size_t)d);
+            memcpy(ps->normal + (size_t)kept * d, b.normal + (size_t)i * d, sizeof(pf_real) * (size_t)d);
+            ps->part[kept++] = b.part[i];
+        }
+    }
+    pf_point_set_release(&b);
+    ps->n = kept;
+    if (st == PF_OK && kept < n)
+        st = pf_fail(PF_ERR_INVALID, "%s: constraint %s's condition holds at %d of %d points of %s (under 1 in %d)",
+                     p->name, c->name, kept, n * WHERE_BATCHES, c->parts, WHERE_BATCHES);
+    return st;
+}
+
 pf_status pf_pde_constraint_points(const pf_pde *p, const pf_geom *g, const pf_constraint *c,
                                    int method, int n, uint64_t seed, pf_point_set *ps, pf_real **v)
 {
@@ -383,6 +421,7 @@ pf_status pf_pde_constraint_points(const pf_pde *p, const pf_geom *g, const pf_c
         return pf_sample_initial(g, (pf_sample_method)method, n, seed, PF_SAMPLE_NORMALS, ps);
     if (pf_constraint_in_interior(c))
         return pf_sample_interior(g, (pf_sample_method)method, n, seed, ps);
+    if (c->where && n > 0) return sample_where(p, g, c, n, seed, ps);
     return pf_sample_boundary(g, c->parts, n, seed, PF_SAMPLE_NORMALS, ps);
 }
 

@@ -230,6 +230,9 @@ typedef struct pf_constraint {
     int order;                /* highest derivative the residual needs (0 or 1) */
     /* The residual on the sampled points, n x 1 value-only. */
     pf_node *(*residual)(pf_pde_ctx *c);
+    /* Boundary constraints: whether the point x (d_in coordinates) of
+     * c->parts belongs to the constraint; NULL: every point does. */
+    bool (*where)(const pf_pde *p, const struct pf_constraint *c, const pf_real *x);
     /* PF_CON_POINTS at fixed points (a gauge): npoints x d_in coordinates. */
     int npoints;
     const double *points;
@@ -357,7 +360,9 @@ bool pf_constraint_in_interior(const pf_constraint *c);
  *     part: n points on the initial slice by `method`;
  *   - an inequality without parts: n interior points by `method`;
  *   - otherwise n boundary points on c->parts (uniform, by measure), with
- *     normals (a periodic constraint's parts are its <input>_lo face).
+ *     normals (a periodic constraint's parts are its <input>_lo face);
+ *     with c->where, n of those where it holds (drawn in batches,
+ *     PF_ERR_INVALID when it holds at too few: under 1 in 1,000).
  * *v is NULL unless the constraint observes. */
 pf_status pf_pde_constraint_points(const pf_pde *p, const struct pf_geom *g, const pf_constraint *c,
                                    int method, int n, uint64_t seed, struct pf_point_set *ps,

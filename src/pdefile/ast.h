@@ -169,6 +169,9 @@ typedef struct pf_pdefile_constraint {
     int order;          /* after check: highest derivative the residual needs */
     int output;         /* after check: PERIODIC, OBSERVE: the output compared */
     int periodic_input; /* after check: PERIODIC */
+    int nobs;           /* after compile: OBSERVE, the rows of the file (observe.h) */
+    double *obs_x;      /* nobs x inputs, in the arena */
+    double *obs_v;      /* nobs observed values of the output, in the arena */
 } pf_pdefile_constraint;
 
 /* `out = EXPR` in a hard transform or an exact solution. */

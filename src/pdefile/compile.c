@@ -9,6 +9,7 @@
 #include "geom/geometry.h"
 #include "geom/sample.h"
 #include "pdefile/eval.h"
+#include "pdefile/observe.h"
 #include "pdefile/pdefile.h"
 
 /* the seed of the interior evaluation points of a non-box domain */
@@ -174,7 +175,26 @@ static pf_node *constraint(pf_pde_ctx *c, int n)
     const pf_pdefile_constraint *k = &file_of(c->pde)->con[n];
     if (k->kind == PF_PDEFILE_CON_PERIODIC)
         return pf_sub(c->g, pf_pde_d(c, k->output, 0, 0), pf_pde_pair(c, k->output));
+    if (k->kind == PF_PDEFILE_CON_OBSERVE) return pf_sub(c->g, pf_pde_d(c, k->output, 0, 0), pf_pde_target(c));
     return build(c, k->e, false, NULL);
+}
+
+/* An observation constraint's points and values, as read at compile time. */
+static pf_status observations(const pf_pde *p, int n, int *count, pf_real **x, pf_real **v)
+{
+    const pf_pdefile_constraint *k = &file_of(p)->con[n];
+    size_t d = (size_t)p->d_in;
+    *count = k->nobs;
+    *x = malloc((size_t)k->nobs * d * sizeof **x);
+    *v = malloc((size_t)k->nobs * sizeof **v);
+    if (!*x || !*v) {
+        free(*x), free(*v);
+        *x = *v = NULL;
+        return pf_fail(PF_ERR_NOMEM, "%s: out of memory for %d observations", p->name, k->nobs);
+    }
+    for (size_t i = 0; i < (size_t)k->nobs * d; i++) (*x)[i] = (pf_real)k->obs_x[i];
+    for (int i = 0; i < k->nobs; i++) (*v)[i] = (pf_real)k->obs_v[i];
+    return PF_OK;
 }
 
 /* constraint and transform hooks get no index: one fixed trampoline each */
@@ -189,6 +209,42 @@ CON(1) CON(2) CON(3) CON(4) CON(5) CON(6) CON(7) CON(8) CON(9) CON(10) CON(11)
     static pf_node *(*const con_hook[])(pf_pde_ctx *) = {con0, con1, con2, con3, con4,  con5,
                                                          con6, con7, con8, con9, con10, con11};
 _Static_assert(sizeof con_hook / sizeof *con_hook == PF_PDE_MAX_CONSTRAINTS, "one hook per constraint");
+
+/* the observations carry no noise: the seed is not used */
+#define OBS(n)                                                                                                         \
+    static pf_status obs##n(const pf_pde *p, uint64_t seed, int *count, pf_real **x, pf_real **v)                      \
+    {                                                                                                                  \
+        (void)seed;                                                                                                    \
+        return observations(p, n, count, x, v);                                                                        \
+    }
+OBS(0)
+OBS(1) OBS(2) OBS(3) OBS(4) OBS(5) OBS(6) OBS(7) OBS(8) OBS(9) OBS(10) OBS(11)
+#undef OBS
+    static pf_status (*const obs_hook[])(const pf_pde *, uint64_t, int *, pf_real **, pf_real **) = {
+        obs0, obs1, obs2, obs3, obs4, obs5, obs6, obs7, obs8, obs9, obs10, obs11};
+_Static_assert(sizeof obs_hook / sizeof *obs_hook == PF_PDE_MAX_CONSTRAINTS, "one hook per constraint");
+
+/* The `where` part a constraint is on (its only part), or NULL. */
+static const pf_pdefile_part *where_part(const pf_pdefile *f, const pf_pdefile_constraint *k)
+{
+    if (k->on.n != 1) return NULL;
+    for (int p = 0; p < f->nparts; p++)
+        if (!strcmp(f->parts[p].name, k->on.v[0])) return f->parts[p].where ? &f->parts[p] : NULL;
+    return NULL;
+}
+
+/* Whether the boundary point x of constraint c lies where its part's
+ * condition holds (the checker let only inputs and constants in). */
+static bool where(const pf_pde *p, const pf_constraint *c, const pf_real *x)
+{
+    const pf_pdefile *f = file_of(p);
+    const pf_pdefile_part *pt = where_part(f, &f->con[c - p->con]);
+    double xd[PF_PDE_MAX_IN], v;
+    for (int i = 0; i < p->d_in; i++) xd[i] = (double)x[i];
+    if (pf_pdefile_eval(f, pt->where, xd, NULL, &v) != PF_OK)
+        PF_ABORT("%s:%d:%d: a checked condition has no value: %s", f->path, pt->pos.line, pt->pos.col, pf_errmsg());
+    return v != 0;
+}
 
 /* Each output from its formula, or net()'s channel when the transform does
  * not set it. */
@@ -343,7 +399,9 @@ static pf_status expand(const pf_pdefile *f, const char *name, list *l)
     for (int p = 0; p < f->nparts; p++) {
         const pf_pdefile_part *pt = &f->parts[p];
         if (strcmp(pt->name, name)) continue;
-        if (pt->where) return unsupported(f, pt->pos, "a part with a `where` condition");
+        if (pt->where)
+            return unsupported(f, pt->pos,
+                               "a part with a `where` condition among other parts, or inside another part,");
         for (int j = 0; j < pt->of.n; j++) PF_TRY(expand(f, pt->of.v[j], l));
         return PF_OK;
     }
@@ -370,14 +428,27 @@ static pf_status constraint_desc(pf_pdefile *f, int n, pf_constraint *out)
         PF_TRY(append(f, &parts, lo));
         break;
     }
-    case PF_PDEFILE_CON_OBSERVE: return unsupported(f, k->pos, "an observation constraint (`observe`)");
+    case PF_PDEFILE_CON_OBSERVE: {
+        const char *dot = strrchr(k->file, '.');
+        if (strcmp(dot, ".csv")) return unsupported(f, k->file_pos, "observations from a .dat or .h5 file");
+        out->kind = PF_CON_POINTS, out->observe = obs_hook[n];
+        return pf_pdefile_read_observations(f, &f->con[n]);
+    }
     case PF_PDEFILE_CON_DIRICHLET:
     case PF_PDEFILE_CON_NEUMANN:
     case PF_PDEFILE_CON_ROBIN:
         out->kind = k->kind == PF_PDEFILE_CON_DIRICHLET ? PF_CON_DIRICHLET
                     : k->kind == PF_PDEFILE_CON_NEUMANN ? PF_CON_NEUMANN
                                                         : PF_CON_ROBIN;
-        for (int j = 0; j < k->on.n; j++) PF_TRY(expand(f, k->on.v[j], &parts));
+        const pf_pdefile_part *wp = where_part(f, k);
+        if (wp) {
+            for (int j = 0; j < wp->of.n; j++) PF_TRY(expand(f, wp->of.v[j], &parts));
+            if (listed(&parts, "initial") || listed(&parts, "final"))
+                return unsupported(f, wp->pos, "a `where` part of the initial or final slice");
+            out->where = where;
+        } else {
+            for (int j = 0; j < k->on.n; j++) PF_TRY(expand(f, k->on.v[j], &parts));
+        }
         break;
     default: PF_ABORT("constraint kind %d", (int)k->kind);
     }

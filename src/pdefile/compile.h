@@ -12,9 +12,14 @@
  *   initial_rate N: u_t = g PF_CON_NEUMANN on "initial", order 1
  *   dirichlet / neumann / robin N on P: ...
  *                           PF_CON_DIRICHLET / _NEUMANN / _ROBIN on P, a
- *                           defined part written out as the parts it unites
+ *                           defined part written out as the parts it unites;
+ *                           on a `where` part (its only part), those parts
+ *                           with the condition as the constraint's `where`
  *   periodic N along x: u   PF_CON_PERIODIC on x_lo (u - u at the image on
  *                           x_hi), period[x] = hi - lo
+ *   observe N: u from "F.csv"
+ *                           PF_CON_POINTS at the file's points (observe.h),
+ *                           read when compiling; u - the observed value
  *   hard N satisfies ...    a transform: each output set by its formula in
  *                           net(), the inputs (as jets) and bubble(); the
  *                           others are net()'s channel
@@ -32,10 +37,11 @@
  * the checker keeps them out of hard transforms and exact solutions); a < b
  * is 1 - step(a - b), a <= b step(b - a), `and` a product, `or` s + t - s t.
  *
- * Not compiled yet (PF_ERR_UNSUPPORTED naming the file's line): parts with a
- * `where` condition, observations (`observe`), reference files other than
- * PINNacle .dat files in PF_DATA_DIR with the columns in the order inputs
- * then outputs, and a time input that is not the last input (the geometry
+ * Not compiled yet (PF_ERR_UNSUPPORTED naming the file's line): a `where`
+ * part among a constraint's other parts, inside another part or of the
+ * initial or final slice, observations from a .dat or .h5 file, reference
+ * files other than PINNacle .dat files in PF_DATA_DIR with the columns in
+ * the order inputs then outputs, and a time input that is not the last input (the geometry
  * puts time last).
  *
  *     const pf_pde *p;
@@ -53,7 +59,7 @@
 /* Compile the checked file f into *out (caller frees with
  * pf_pdefile_pde_free, which frees f too: the descriptor owns it, also on
  * failure). PF_ERR_UNSUPPORTED for what is not compiled yet (above),
- * PF_ERR_NOMEM. */
+ * observe.h's errors for an observation file, PF_ERR_NOMEM. */
 pf_status pf_pdefile_compile(pf_pdefile *f, pf_pde **out);
 
 /* Free a compiled descriptor and its file; NULL is a no-op. */

@@ -59,7 +59,9 @@
  *                           with `as`; polygon edges are edge0, edge1, ...
  *                           unless named; a name used twice makes one part
  *   part NAME = A, B [where COND]   a part made of others, or the points of
- *                           them where COND holds (inputs and constants)
+ *                           them where COND holds (inputs and constants;
+ *                           a `where` part is a constraint's only part, and
+ *                           not of the initial or final slice)
  *   equation [NAME:] EXPR [= EXPR]  a residual; up to 4
  *   initial NAME: u = EXPR            u on the initial slice
  *   initial_rate NAME: u_t = EXPR     u_t on the initial slice
@@ -68,6 +70,9 @@
  *   robin NAME on P: dn(u) = EXPR     EXPR may involve u
  *   periodic NAME along x: u          u(x_lo face) = u(x_hi face)
  *   observe NAME: u from "F.csv"      point observations of u from a file
+ *                           (a CSV with a header naming the inputs and u,
+ *                           beside the .pde file unless F is absolute:
+ *                           observe.h)
  *                           (a constraint reads lhs = rhs: residual lhs - rhs;
  *                           up to 12 constraints)
  *   hard NAME satisfies C1, C2: u = EXPR [, v = EXPR]

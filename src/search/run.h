@@ -62,7 +62,8 @@ typedef struct pf_run {
  * method, budget and proposer names (the statistics read runs of any
  * method, baselines from other tools included, this way). */
 typedef struct pf_run_context {
-    char pde[64], method[64], budget[32], llm[16];
+    char pde[4096];           /* a built-in's name or a .pde file's path (pipeline.mk's PDE) */
+    char method[64], budget[32], llm[16];
     char eval[16];            /* "paper" when the file has none */
     int run;
 } pf_run_context;

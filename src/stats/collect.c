@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "pdefile/pdefile.h"
 #include "registry.h"
 #include "search/artifact.h"
 #include "stats/describe.h"
@@ -96,6 +97,27 @@ static pf_status trajectory(pf_run_summary *s)
     return PF_OK;
 }
 
+/* A file PDE's runs are filed under the name the file declares
+ * (pipeline.mk: <root>/<name>/<method>/run<R>) while context.json holds the
+ * file's path: the name is the run folder's grandparent. */
+static pf_status filed_name(const char *dir, const char *path, char *out, size_t cap)
+{
+    size_t end = strlen(dir), start = end;
+    for (int up = 0; up < 3; up++) {
+        while (end > 0 && dir[end - 1] == '/') end--;
+        start = end;
+        while (start > 0 && dir[start - 1] != '/') start--;
+        if (start == end) break;
+        if (up < 2) end = start;
+    }
+    size_t len = end - start;
+    if (!len || len >= cap || (dir[start] == '.' && (len == 1 || (len == 2 && dir[start + 1] == '.'))))
+        return pf_fail(PF_ERR_INVALID, "run folder '%s' of the PDE file '%s' is not <pde>/<method>/run<R>", dir, path);
+    memcpy(out, dir + start, len);
+    out[len] = '\0';
+    return PF_OK;
+}
+
 pf_status pf_run_summarize(const char *dir, pf_run_summary *s)
 {
     memset(s, 0, sizeof *s);
@@ -106,7 +128,10 @@ pf_status pf_run_summarize(const char *dir, pf_run_summary *s)
     s->wall_lf_s = s->wall_hf_s = s->llm_s = NAN;
     pf_run_context ctx; /* plain strings: any method name, baselines from other tools included */
     PF_TRY(pf_run_context_read(dir, &ctx));
-    memcpy(s->pde, ctx.pde, sizeof s->pde);
+    if (pf_pdefile_is_path(ctx.pde))
+        PF_TRY(filed_name(dir, ctx.pde, s->pde, sizeof s->pde));
+    else if (snprintf(s->pde, sizeof s->pde, "%s", ctx.pde) >= (int)sizeof s->pde)
+        return pf_fail(PF_ERR_INVALID, "%s/context.json: \"pde\" '%s' is too long for a PDE name", dir, ctx.pde);
     memcpy(s->method, ctx.method, sizeof s->method);
     snprintf(s->profile, sizeof s->profile, "%s", ctx.budget);
     snprintf(s->llm, sizeof s->llm, "%s", ctx.llm);

@@ -59,7 +59,10 @@ double pf_collection_mse(const pf_collection *c, const pf_run_summary *s);
 double pf_collection_optimism_gap(const pf_collection *c, int *n);
 
 /* One run folder (it must have context.json): its settings, trajectory and,
- * once final.msgpack exists, the final figures. PF_ERR_IO naming an
+ * once final.msgpack exists, the final figures. The PDE is context.json's
+ * name, any name (one not in the registry is tabled after the registry's);
+ * for a .pde file's path there, the run's <pde> folder, the name the file
+ * declares (dir must then be <pde>/<method>/run<R>). PF_ERR_IO naming an
  * artifact that cannot be read. */
 pf_status pf_run_summarize(const char *dir, pf_run_summary *s);
 
