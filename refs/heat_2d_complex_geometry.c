@@ -116,15 +116,6 @@ static pf_status solve(const char *edp, const char *dir, const char *pts, const 
     return st;
 }
 
-static pf_status write_points(const char *path, const layout *L)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) return pf_fail(PF_ERR_IO, "cannot write '%s'", path);
-    fprintf(f, "%d\n", L->nodes);
-    for (int q = 0; q < L->nodes; q++) fprintf(f, "%.17g %.17g\n", L->xy[2 * q], L->xy[2 * q + 1]);
-    return fclose(f) == 0 ? PF_OK : pf_fail(PF_ERR_IO, "cannot write '%s'", path);
-}
-
 static pf_status write_reference(const pf_pde *p, const layout *L, const pf_refs_args *a, const run *coarse,
                                  const run *fine)
 {
@@ -175,11 +166,10 @@ int main(int argc, char **argv)
             return 0;
         }
     pf_refs_args a = {.n = 32, .substeps = 4};
-    char edp[PF_FF_PATH_MAX], ff[PF_FF_PATH_MAX];
+    char edp[PF_FF_PATH_MAX];
     pf_status st = pf_refs_parse_args(argc, argv, &a);
     if (st == PF_OK && a.n > 512) st = pf_fail(PF_ERR_USAGE, "--n %ld: at most 512", a.n);
-    if (st == PF_OK) st = pf_ff_find(ff, sizeof ff);
-    if (st == PF_OK) st = pf_ff_script(PDE ".edp", edp, sizeof edp);
+    if (st == PF_OK) st = pf_ff_prepare(PDE ".edp", edp, sizeof edp);
     if (st != PF_OK) {
         fprintf(stderr, "pf-ref-" PDE ": %s\n", pf_errmsg());
         if (st == PF_ERR_USAGE) usage(stderr);
@@ -188,19 +178,14 @@ int main(int argc, char **argv)
     const pf_pde *p;
     layout L = {0};
     run coarse = {.n = a.n, .substeps = a.substeps}, fine = {.n = 2 * a.n, .substeps = 2 * a.substeps};
-    const char *tmp = getenv("TMPDIR");
-    char dir[PF_FF_PATH_MAX], pts[PF_FF_PATH_MAX + 16];
-    snprintf(dir, sizeof dir, "%s/pf-ref-heat-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    const char *tmpdir = mkdtemp(dir);
-    st = tmpdir ? PF_OK : pf_fail(PF_ERR_IO, "cannot make a temporary folder %s", dir);
-    if (st == PF_OK) st = pf_pdes_lookup(PDE, &p);
+    pf_ff_work w = {0};
+    st = pf_pdes_lookup(PDE, &p);
     if (st == PF_OK) st = layout_build(p, &L);
-    snprintf(pts, sizeof pts, "%s/points.txt", dir);
-    if (st == PF_OK) st = write_points(pts, &L);
-    if (st == PF_OK) st = solve(edp, dir, pts, &L, &coarse);
-    if (st == PF_OK) st = solve(edp, dir, pts, &L, &fine);
+    if (st == PF_OK) st = pf_ff_work_open(&w, "heat", (size_t)L.nodes, 2, L.xy);
+    if (st == PF_OK) st = solve(edp, w.dir, w.pts, &L, &coarse);
+    if (st == PF_OK) st = solve(edp, w.dir, w.pts, &L, &fine);
     if (st == PF_OK) st = write_reference(p, &L, &a, &coarse, &fine);
-    if (tmpdir) unlink(pts), rmdir(dir);
+    pf_ff_work_close(&w);
     free(coarse.u), free(fine.u), free(L.xy);
     if (st != PF_OK) fprintf(stderr, "pf-ref-" PDE ": %s\n", pf_errmsg());
     return st == PF_OK ? 0 : 1;

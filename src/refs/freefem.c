@@ -57,6 +57,37 @@ pf_status pf_ff_script(const char *name, char *buf, size_t cap)
     return pf_asset_path("refs", name, "PF_REFS_EDP_DIR", buf, cap);
 }
 
+pf_status pf_ff_prepare(const char *name, char *buf, size_t cap)
+{
+    char exe[PF_FF_PATH_MAX];
+    PF_TRY(pf_ff_find(exe, sizeof exe));
+    return pf_ff_script(name, buf, cap);
+}
+
+pf_status pf_ff_work_open(pf_ff_work *w, const char *tag, size_t n, int d, const double *x)
+{
+    memset(w, 0, sizeof *w);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(w->dir, sizeof w->dir, "%s/pf-ref-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", tag);
+    if (!mkdtemp(w->dir)) return pf_fail(PF_ERR_IO, "cannot make a temporary folder %s: %s", w->dir, strerror(errno));
+    w->open = 1;
+    snprintf(w->pts, sizeof w->pts, "%s/points.txt", w->dir);
+    FILE *f = fopen(w->pts, "w");
+    if (!f) return pf_fail(PF_ERR_IO, "cannot write '%s'", w->pts);
+    fprintf(f, "%zu\n", n);
+    for (size_t q = 0; q < n; q++)
+        for (int i = 0; i < d; i++) fprintf(f, "%.17g%c", x[q * d + i], i + 1 < d ? ' ' : '\n');
+    return fclose(f) == 0 ? PF_OK : pf_fail(PF_ERR_IO, "cannot write '%s'", w->pts);
+}
+
+void pf_ff_work_close(pf_ff_work *w)
+{
+    if (!w->open) return;
+    unlink(w->pts);
+    rmdir(w->dir);
+    w->open = 0;
+}
+
 /* The last lines of the log (at most cap - 1 bytes), for messages. */
 static void log_tail(const char *path, char *buf, size_t cap)
 {

@@ -3,11 +3,14 @@
  * the finite-element references (`make refs`), and reading what they write.
  *
  *     char edp[PF_FF_PATH_MAX];
- *     PF_TRY(pf_ff_script("heat_2d_complex_geometry.edp", edp, sizeof edp));
- *     const char *args[] = {"-n", "32", "-pts", pts, "-out", out, NULL};
+ *     PF_TRY(pf_ff_prepare("heat_2d_complex_geometry.edp", edp, sizeof edp));
+ *     pf_ff_work w;
+ *     PF_TRY(pf_ff_work_open(&w, "heat", nodes, 2, xy));   // $TMPDIR/pf-ref-heat-XXXXXX/points.txt
+ *     const char *args[] = {"-n", "32", "-pts", w.pts, "-out", out, NULL};
  *     PF_TRY(pf_ff_run(edp, args, log));                  // FreeFem++ -nw -ne edp args...
  *     pf_ff_table t;
  *     PF_TRY(pf_ff_table_read(out, &t));                  // "rows cols", rows, "end"
+ *     pf_ff_work_close(&w);
  *
  * FreeFem++ (Debian package freefem++, scripts/install-deps.sh) is found on
  * PATH, or is $PF_FREEFEM when set; it runs through posix_spawn, no shell,
@@ -34,6 +37,26 @@ pf_status pf_ff_find(char *buf, size_t cap);
  * the first of up to four folders above the executable (build/bin/pf-ref-x
  * finds the checkout's refs/). PF_ERR_IO naming the places looked at. */
 pf_status pf_ff_script(const char *name, char *buf, size_t cap);
+
+/* pf_ff_find (into a buffer of its own: only that it exists matters here),
+ * then pf_ff_script(name): what every solver checks before any work, so
+ * that a missing FreeFem++ or script is one message and exit 2. */
+pf_status pf_ff_prepare(const char *name, char *buf, size_t cap);
+
+/* A solver's working folder: $TMPDIR/pf-ref-<tag>-XXXXXX (/tmp without
+ * TMPDIR), holding pts, the points file the scripts read with -pts: the
+ * line "n", then n lines of d coordinates x[q * d + i]. */
+typedef struct pf_ff_work {
+    char dir[PF_FF_PATH_MAX];
+    char pts[PF_FF_PATH_MAX + 16];
+    int open;
+} pf_ff_work;
+
+/* PF_ERR_IO naming the folder or file that could not be made. */
+pf_status pf_ff_work_open(pf_ff_work *w, const char *tag, size_t n, int d, const double *x);
+/* Removes the points file and the folder, which stays when the solver
+ * left its logs there (kept after a failure, for a look). */
+void pf_ff_work_close(pf_ff_work *w);
 
 /* Runs `FreeFem++ -nw -ne script args...` (args NULL-terminated), its
  * stdout and stderr into log (created or truncated). A non-zero exit or a
