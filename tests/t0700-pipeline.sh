@@ -51,8 +51,9 @@ mkdir -p "$tmp/c" && cp -r "$tmp/a/poisson_5d" "$tmp/c/"
 C=$tmp/c/poisson_5d/pinnforge/run0
 ntr=$(ls "$C/llm" | wc -l)
 ( run "$tmp/c" LLM=replay >/dev/null 2>&1 & echo $! >"$tmp/pid"; wait ) &
-for i in $(seq 1 300); do # until generation 1 trains again (the context changed), at most 30 s
-    find "$C/gen01" -name evidence.msgpack -newer "$C/context.json" 2>/dev/null | grep -q . && break
+for i in $(seq 1 300); do # until generation 1 trains again under the new context, at most 30 s
+    grep -q '"llm": "replay"' "$C/context.json" &&
+        find "$C/gen01" -name evidence.msgpack -newer "$C/context.json" 2>/dev/null | grep -q . && break
     sleep 0.1
 done
 pkill -TERM -P "$(cat "$tmp/pid")" 2>/dev/null; kill "$(cat "$tmp/pid")" 2>/dev/null
