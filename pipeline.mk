@@ -74,7 +74,8 @@ RUNS_ROOT ?= runs
 # A PDE is a built-in's name or a path to a .pde file (src/pdefile/pdefile.h),
 # which the stages take as they take a name. Folders use the file's declared
 # name (its `pde NAME` line, read once per path), and context.json records
-# the file's SHA-256, so editing the file reruns what depends on it.
+# the file's SHA-256 and its observation files' (scripts/pde-context.sh), so
+# editing either reruns what depends on them.
 pde_file  = $(filter %.pde,$(1))
 pde_name  = $(if $(call pde_file,$(1)),$(or $(pde_name_$(1)),$(eval pde_name_$(1) := $(call pde_declared,$(1)))$(pde_name_$(1))),$(1))
 pde_declared = $(or $(shell sed -n 's/^pde[[:space:]][[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' $(1) 2>/dev/null | head -n 1),\
@@ -119,7 +120,7 @@ $(call run_dir,$(1),$(2),$(3))/context.json: FORCE
 	@mkdir -p $$(@D)
 	@printf '{"pde": "%s", "method": "%s", "run": %s, "budget": "%s", "llm": "%s", "eval": "%s"%s}\n' \
 	  $(1) $(2) $(3) $(PROFILE) $(LLM) $(EVAL) \
-	  "$(if $(call pde_file,$(1)),$$$$(sha256sum < $(1) | cut -c1-64 | sed 's/.*/, "pde_sha256": "&"/'))" > $$@.tmp
+	  "$(if $(call pde_file,$(1)),$$$$(scripts/pde-context.sh $(1)))" > $$@.tmp
 	@if cmp -s $$@.tmp $$@; then rm -f $$@.tmp; else mv $$@.tmp $$@; fi
 
 endef
