@@ -566,6 +566,22 @@ Test(refs, freefem_scripts_are_found_in_refs_or_the_variables_folder)
     unsetenv("PF_REFS_EDP_DIR");
 }
 
+/* A cross-check's set-up: the PDE's PINNacle reference into r and the
+ * script's path into edp (PF_FF_PATH_MAX); skips the test, saying why,
+ * without FreeFem++ or the file. */
+static void ff_cross_check(const char *pde, const char *script, pf_reference *r, char *edp)
+{
+    char exe[PF_FF_PATH_MAX];
+    if (pf_ff_find(exe, sizeof exe) != PF_OK) cr_skip_test("%s", pf_errmsg());
+    const pf_pde *p;
+    cr_assert_eq(pf_pdes_lookup(pde, &p), PF_OK);
+    if (pf_pde_reference(p, r) != PF_OK) {
+        pf_reference_release(r);
+        cr_skip_test("no reference file of %s: %s", pde, pf_errmsg());
+    }
+    cr_assert_eq(pf_ff_script(script, edp, PF_FF_PATH_MAX), PF_OK, "%s", pf_errmsg());
+}
+
 /* poisson_2d_classic's rel L2 difference to PINNacle's COMSOL file at its
  * points, by the FreeFEM machinery of the finite-element references
  * (refs/poisson_2d_classic.edp through pf_ff_run, points and values files
@@ -602,16 +618,9 @@ static double freefem_poisson_classic(const pf_reference *r, const char *dir, co
  * the polygonal circles' error). Skipped without FreeFem++ or the file. */
 Test(refs, freefem_poisson_2d_classic_matches_pinnacles_comsol_file)
 {
-    char exe[PF_FF_PATH_MAX], edp[PF_FF_PATH_MAX];
-    if (pf_ff_find(exe, sizeof exe) != PF_OK) cr_skip_test("%s", pf_errmsg());
-    const pf_pde *p;
-    cr_assert_eq(pf_pdes_lookup("poisson_2d_classic", &p), PF_OK);
+    char edp[PF_FF_PATH_MAX];
     pf_reference r;
-    if (pf_pde_reference(p, &r) != PF_OK) {
-        pf_reference_release(&r);
-        cr_skip_test("no poisson1_cg_data.dat: %s", pf_errmsg());
-    }
-    cr_assert_eq(pf_ff_script("poisson_2d_classic.edp", edp, sizeof edp), PF_OK, "%s", pf_errmsg());
+    ff_cross_check("poisson_2d_classic", "poisson_2d_classic.edp", &r, edp);
     cr_assert_eq(r.n, 1246);
     char dir[] = "/tmp/pf_test_ffpc_XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
@@ -671,17 +680,10 @@ static void freefem_cavity(const pf_reference *r, const char *dir, const char *e
  * or the file. */
 Test(refs, freefem_navier_stokes_cavity_matches_pinnacles_comsol_file, .timeout = 120)
 {
-    char exe[PF_FF_PATH_MAX], edp[PF_FF_PATH_MAX];
-    if (pf_ff_find(exe, sizeof exe) != PF_OK) cr_skip_test("%s", pf_errmsg());
+    char edp[PF_FF_PATH_MAX];
     if (sizeof(pf_real) != 4) cr_skip_test("the float build runs it (FreeFEM's solution is the same in both)");
-    const pf_pde *p;
-    cr_assert_eq(pf_pdes_lookup("navier_stokes_2d_classic", &p), PF_OK);
     pf_reference r;
-    if (pf_pde_reference(p, &r) != PF_OK) {
-        pf_reference_release(&r);
-        cr_skip_test("no lid_driven_a4.dat: %s", pf_errmsg());
-    }
-    cr_assert_eq(pf_ff_script("navier_stokes_2d_classic.edp", edp, sizeof edp), PF_OK, "%s", pf_errmsg());
+    ff_cross_check("navier_stokes_2d_classic", "navier_stokes_2d_classic.edp", &r, edp);
     cr_assert_eq(r.n, 10201);
     cr_assert_eq(r.d_out, 3);
     setenv("OMP_NUM_THREADS", "1", 0), setenv("OPENBLAS_NUM_THREADS", "1", 0); /* as pf-ref-* do */
@@ -757,16 +759,9 @@ static double freefem_snapshots(const pf_reference *r, const char *dir, const ch
  * approach it as the mesh is refined. */
 Test(refs, freefem_heat_2d_long_time_approaches_pinnacles_comsol_file)
 {
-    char exe[PF_FF_PATH_MAX], edp[PF_FF_PATH_MAX];
-    if (pf_ff_find(exe, sizeof exe) != PF_OK) cr_skip_test("%s", pf_errmsg());
-    const pf_pde *p;
-    cr_assert_eq(pf_pdes_lookup("heat_2d_long_time", &p), PF_OK);
+    char edp[PF_FF_PATH_MAX];
     pf_reference r;
-    if (pf_pde_reference(p, &r) != PF_OK) {
-        pf_reference_release(&r);
-        cr_skip_test("no heat_longtime.dat: %s", pf_errmsg());
-    }
-    cr_assert_eq(pf_ff_script("heat_2d_long_time.edp", edp, sizeof edp), PF_OK, "%s", pf_errmsg());
+    ff_cross_check("heat_2d_long_time", "heat_2d_long_time.edp", &r, edp);
     cr_assert_eq(r.n, 192 * 501);
     char dir[] = "/tmp/pf_test_fflt_XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
@@ -790,16 +785,9 @@ Test(refs, freefem_heat_2d_long_time_approaches_pinnacles_comsol_file)
  * rest is read as the file's own error at the jumps of c. */
 Test(refs, freefem_heat_2d_varying_coefficient_matches_pinnacles_comsol_file_with_a_two_valued_c)
 {
-    char exe[PF_FF_PATH_MAX], edp[PF_FF_PATH_MAX];
-    if (pf_ff_find(exe, sizeof exe) != PF_OK) cr_skip_test("%s", pf_errmsg());
-    const pf_pde *p;
-    cr_assert_eq(pf_pdes_lookup("heat_2d_varying_coefficient", &p), PF_OK);
+    char edp[PF_FF_PATH_MAX];
     pf_reference r;
-    if (pf_pde_reference(p, &r) != PF_OK) {
-        pf_reference_release(&r);
-        cr_skip_test("no heat_darcy.dat: %s", pf_errmsg());
-    }
-    cr_assert_eq(pf_ff_script("heat_2d_varying_coefficient.edp", edp, sizeof edp), PF_OK, "%s", pf_errmsg());
+    ff_cross_check("heat_2d_varying_coefficient", "heat_2d_varying_coefficient.edp", &r, edp);
     cr_assert_eq(r.n, 983 * 51);
     char dir[] = "/tmp/pf_test_ffvc_XXXXXX", coef[64];
     cr_assert_not_null(mkdtemp(dir));
