@@ -5,7 +5,8 @@
 #   make study [PDES="..."] [METHODS="..."] [RUNS="0 1 ..."] [PROFILE=paper|quick|smoke] -j N
 #   make study-status [the same variables] [WATCH=S]
 #
-#   PDES      default: all 25 benchmark PDEs
+#   PDES      default: all 25 benchmark PDEs; a path to a .pde file stands for
+#             the PDE it declares (pipeline.mk)
 #   METHODS   default: every method (pinnforge, the three ablations, the four baselines)
 #   RUNS      default for a study: 0 .. 9 (RUN and RUNS given on the command line win)
 #   LAUNCH    local (default) or slurm: see pipeline.mk and the README's "On a cluster"
@@ -21,8 +22,8 @@ PDES    ?= $(ALL_PDES)
 METHODS ?= $(ALL_METHODS)
 
 ifneq ($(filter study study-cells study-status,$(MAKECMDGOALS)),)
-ifneq ($(filter-out $(ALL_PDES),$(PDES)),)
-$(error PDES: unknown $(filter-out $(ALL_PDES),$(PDES)) (known: $(ALL_PDES)))
+ifneq ($(filter-out $(ALL_PDES) $(wildcard $(filter %.pde,$(PDES))),$(PDES)),)
+$(error PDES: unknown $(filter-out $(ALL_PDES) $(wildcard $(filter %.pde,$(PDES))),$(PDES)) (known: $(ALL_PDES), or a path to a .pde file))
 endif
 ifneq ($(filter-out $(ALL_METHODS),$(METHODS)),)
 $(error METHODS: unknown $(filter-out $(ALL_METHODS),$(METHODS)) (known: $(ALL_METHODS)))

@@ -1,7 +1,9 @@
 /*
  * pf-pde — inspect the PDE library.
  *
- *   pf-pde list [--json]    name, inputs -> outputs, tags, reference status
+ *   pf-pde list [--json] [FILE.pde ...]
+ *                           name, inputs -> outputs, tags, reference status:
+ *                           the built-ins, then the files named
  *   pf-pde show NAME        statement, constraints, hard transforms, reference
  *   pf-pde check NAME|FILE  a built-in PDE's data files, or a .pde file parsed,
  *                           checked and compiled (src/pdefile/pdefile.h)
@@ -30,7 +32,7 @@
 
 static void usage(FILE *to)
 {
-    fprintf(to, "usage: pf-pde list [--json]\n"
+    fprintf(to, "usage: pf-pde list [--json] [FILE.pde ...]\n"
                 "       pf-pde show NAME\n"
                 "       pf-pde check NAME|FILE.pde\n"
                 "       pf-pde name NAME|FILE.pde\n"
@@ -38,6 +40,8 @@ static void usage(FILE *to)
                 "Lists the benchmark PDEs (name, inputs -> outputs, tags, reference) or shows\n"
                 "one: its statement, residuals, constraints, hard-constraint transforms and\n"
                 "reference. Reference files are looked up in $PF_DATA_DIR (default data/ref).\n"
+                "list lists the .pde files named after the built-ins, as a built-in (JSON:\n"
+                "with \"file\", the path).\n"
                 "NAME may also be a path to a PDE written as text (a .pde file: the format is\n"
                 "in src/pdefile/pdefile.h, examples in examples/pdes/); name prints the name\n"
                 "it declares (what run folders are called).\n"
@@ -79,6 +83,7 @@ static const char *ref_status(const pf_pde *p, char *path, size_t cap)
     path[0] = 0;
     if (p->ref == PF_REF_ANALYTIC) return "analytic";
     if (p->ref == PF_REF_MISSING) return "missing";
+    if (p->ref == PF_REF_TABLE) return "data";
     bool generated = p->ref == PF_REF_GENERATED;
     if (pf_data_path(p->ref_file, path, cap) == PF_OK) return generated ? "data (generated)" : "data";
     if (generated)
@@ -112,50 +117,68 @@ static void tags_of(const pf_pde *p, const char **out, int *n)
         if (p->tags & (1u << b)) out[(*n)++] = pf_pde_tag_name(b);
 }
 
-static int list(int json)
+/* One PDE's line (or JSON object) of `pf-pde list`. */
+static void list_one(const pf_pde *p, bool json)
 {
-    if (!json)
-        printf("%-28s %-24s %-52s %7s  %s\n", "name", "inputs -> outputs", "tags", "eval", "reference");
-    for (int i = 0; i < pf_pdes_count(); i++) {
-        const pf_pde *p = pf_pdes_at(i);
-        char in[128], out[64], tg[256], path[PF_DATA_PATH_MAX];
-        const char *tags[PF_TAG_COUNT];
-        int nt;
-        tags_of(p, tags, &nt);
-        const char *ref = ref_status(p, path, sizeof path);
-        int neval = eval_points(p);
-        if (json) {
-            json_t *o = json_object(), *ji = json_array(), *jo = json_array(), *jt = json_array();
-            for (int k = 0; k < p->d_in; k++) json_array_append_new(ji, json_string(p->inputs[k]));
-            for (int k = 0; k < p->d_out; k++) json_array_append_new(jo, json_string(p->outputs[k]));
-            for (int k = 0; k < nt; k++) json_array_append_new(jt, json_string(tags[k]));
-            json_object_set_new(o, "name", json_string(p->name));
-            json_object_set_new(o, "inputs", ji);
-            json_object_set_new(o, "outputs", jo);
-            json_object_set_new(o, "tags", jt);
-            /* "data" only when the file is there: a missing file is "missing";
-             * a present file of `make refs` is "generated" */
-            const char *jref = !strcmp(ref, "data-missing") ? "missing"
-                               : p->ref == PF_REF_GENERATED ? "generated" : ref;
-            json_object_set_new(o, "reference", json_string(jref));
-            json_object_set_new(o, "eval_points", neval >= 0 ? json_integer(neval) : json_null());
-            char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-            puts(s);
-            free(s);
-            json_decref(o);
-            continue;
+    char in[128], out[64], tg[256], path[PF_DATA_PATH_MAX];
+    const char *tags[PF_TAG_COUNT];
+    int nt;
+    tags_of(p, tags, &nt);
+    const char *ref = ref_status(p, path, sizeof path);
+    int neval = eval_points(p);
+    if (json) {
+        json_t *o = json_object(), *ji = json_array(), *jo = json_array(), *jt = json_array();
+        for (int k = 0; k < p->d_in; k++) json_array_append_new(ji, json_string(p->inputs[k]));
+        for (int k = 0; k < p->d_out; k++) json_array_append_new(jo, json_string(p->outputs[k]));
+        for (int k = 0; k < nt; k++) json_array_append_new(jt, json_string(tags[k]));
+        json_object_set_new(o, "name", json_string(p->name));
+        json_object_set_new(o, "inputs", ji);
+        json_object_set_new(o, "outputs", jo);
+        json_object_set_new(o, "tags", jt);
+        /* "data" only when the file is there: a missing file is "missing";
+         * a present file of `make refs` is "generated" */
+        const char *jref = !strcmp(ref, "data-missing") ? "missing" : p->ref == PF_REF_GENERATED ? "generated" : ref;
+        json_object_set_new(o, "reference", json_string(jref));
+        json_object_set_new(o, "eval_points", neval >= 0 ? json_integer(neval) : json_null());
+        const pf_pdefile *file = pf_pdefile_of(p);
+        if (file) json_object_set_new(o, "file", json_string(file->path));
+        char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        puts(s);
+        free(s);
+        json_decref(o);
+        return;
+    }
+    join(in, sizeof in, p->inputs, p->d_in, ",");
+    join(out, sizeof out, p->outputs, p->d_out, ",");
+    join(tg, sizeof tg, tags, nt, ",");
+    char io[200];
+    snprintf(io, sizeof io, "%s -> %s", in, out);
+    char ne[16] = "-";
+    if (neval >= 0) snprintf(ne, sizeof ne, "%d", neval);
+    if (strcmp(ref, "data-missing"))
+        printf("%-28s %-24s %-52s %7s  %s\n", p->name, io, tg, ne, ref);
+    else
+        printf("%-28s %-24s %-52s %7s  missing (%s)\n", p->name, io, tg, ne, path);
+}
+
+/* The built-in PDEs, then the .pde files named (each compiled: a file that
+ * is not valid ends the listing with its errors, exit 1). */
+static int list(int argc, char **argv)
+{
+    bool json = false;
+    for (int a = 0; a < argc; a++) json |= !strcmp(argv[a], "--json");
+    if (!json) printf("%-28s %-24s %-52s %7s  %s\n", "name", "inputs -> outputs", "tags", "eval", "reference");
+    for (int i = 0; i < pf_pdes_count(); i++) list_one(pf_pdes_at(i), json);
+    for (int a = 0; a < argc; a++) {
+        if (!strcmp(argv[a], "--json")) continue;
+        const pf_pde *p;
+        if (!pf_pdefile_is_path(argv[a]) || pf_pdefile_open(argv[a], &p) != PF_OK) {
+            fflush(stdout);
+            fprintf(stderr, "pf-pde list: %s\n",
+                    pf_pdefile_is_path(argv[a]) ? pf_errmsg() : "arguments after list are .pde files");
+            return 1;
         }
-        join(in, sizeof in, p->inputs, p->d_in, ",");
-        join(out, sizeof out, p->outputs, p->d_out, ",");
-        join(tg, sizeof tg, tags, nt, ",");
-        char io[200];
-        snprintf(io, sizeof io, "%s -> %s", in, out);
-        char ne[16] = "-";
-        if (neval >= 0) snprintf(ne, sizeof ne, "%d", neval);
-        if (strcmp(ref, "data-missing"))
-            printf("%-28s %-24s %-52s %7s  %s\n", p->name, io, tg, ne, ref);
-        else
-            printf("%-28s %-24s %-52s %7s  missing (%s)\n", p->name, io, tg, ne, path);
+        list_one(p, json);
     }
     return 0;
 }
@@ -586,8 +609,7 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (argc == 2 && !strcmp(argv[1], "list")) return list(0);
-    if (argc == 3 && !strcmp(argv[1], "list") && !strcmp(argv[2], "--json")) return list(1);
+    if (argc >= 2 && !strcmp(argv[1], "list")) return list(argc - 2, argv + 2);
     if (argc == 3 && !strcmp(argv[1], "show")) return show(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "check")) return check(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "name")) return name(argv[2]);

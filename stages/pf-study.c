@@ -80,6 +80,7 @@ int main(int argc, char **argv)
                2;
 
     char *pw[MAX_WORDS], *mw[MAX_WORDS], *rw[MAX_WORDS];
+    const char *names[MAX_WORDS];
     int runs[MAX_WORDS];
     pf_study s = {.root = root};
     s.npdes = split(pdes, pw), s.nmethods = split(methods, mw), s.nruns = split(numbers, rw);
@@ -90,8 +91,10 @@ int main(int argc, char **argv)
                        MAX_WORDS),
                2;
     const pf_pde *p;
-    for (int i = 0; i < s.npdes; i++)
+    for (int i = 0; i < s.npdes; i++) {
         if (pf_pdes_lookup(pw[i], &p) != PF_OK) return fprintf(stderr, "pf-study: %s\n", pf_errmsg()), 2;
+        names[i] = p->name; /* a .pde file's runs are under its declared name */
+    }
     for (int i = 0; i < s.nruns; i++) {
         char *end;
         errno = 0;
@@ -100,7 +103,7 @@ int main(int argc, char **argv)
             return fprintf(stderr, "pf-study: run number '%s' is not 0..9999\n", rw[i]), 2;
         runs[i] = (int)r;
     }
-    s.pdes = (const char *const *)pw, s.methods = (const char *const *)mw, s.runs = runs;
+    s.pdes = names, s.methods = (const char *const *)mw, s.runs = runs;
     if (pf_budget_lookup(budget, &s.budget) != PF_OK) return fprintf(stderr, "pf-study: %s\n", pf_errmsg()), 2;
 
     int redraw = watch > 0 && isatty(STDOUT_FILENO);

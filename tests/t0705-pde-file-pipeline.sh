@@ -3,7 +3,8 @@
 # issue 21): make PDE=path/to/file.pde runs a smoke search end to end in a
 # folder named after the file's declared name, context.json records the
 # file's SHA-256, a second make does nothing, and editing one coefficient
-# of the file, or the CSV of its observations, reruns what depends on it. The file lies in a deep folder:
+# of the file, or of its observations or reference table, reruns what depends
+# on it. The file lies in a deep folder:
 # context.json holds its path, however long. Float build only (the pipeline is
 # precision-blind).
 . "$(dirname "$0")/lib.sh"
@@ -37,18 +38,21 @@ eq "an edited coefficient: make" "$?" 0
 check "context.json has the new SHA-256" sh -c "! grep -q '$sha' '$R/context.json'"
 check "what depends on the file reruns" test "$R/knowledge.msgpack" -nt "$R/final.msgpack"
 
-# observations: their CSV is part of the context too (scripts/pde-context.sh)
+# observations and a reference: their files are part of the context too
+# (scripts/pde-context.sh)
 O=$tmp/obs/observed_1d.pde
 mkdir -p "$tmp/obs"
 printf '%s\n' 'pde observed_1d' 'statement "s"' 'inputs x' 'outputs u' 'domain interval(0, 1)' \
-    'equation u_xx = -pi^2*sin(pi*x)' 'observe data: u from "obs.csv"' 'exact u = sin(pi*x)' >"$O"
+    'equation u_xx = -pi^2*sin(pi*x)' 'observe data: u from "obs.csv"' 'reference "ref.csv"' >"$O"
 printf 'x,u\n0.25,0.7071067811865476\n0.5,1\n' >"$tmp/obs/obs.csv"
+printf 'u,x\n0,0\n0.7071067811865476,0.25\n1,0.5\n0.7071067811865476,0.75\n0,1\n' >"$tmp/obs/ref.csv"
 RO=$tmp/runs/observed_1d/pinnforge/run0
 run PDE="$O" "$RO/knowledge.msgpack" >"$tmp/out" 2>"$tmp/err"
 eq "a file with observations: make" "$?" 0
 sleep 1
 touch "$O.stamp"
-check "context.json records the observations' SHA-256" grep -q '"observe_sha256": "[0-9a-f]\{64\}"' "$RO/context.json"
+check "context.json records the data files' SHA-256" grep -q '"data_sha256": "[0-9a-f]\{64\}"' "$RO/context.json"
+check "pf-pde list counts the reference's rows" sh -c "'$BIN/pf-pde' list '$O' | grep -q 'observed_1d .* 5  data$'"
 before=$(stat -c %Y.%N "$RO/context.json" "$RO/knowledge.msgpack")
 run PDE="$O" "$RO/knowledge.msgpack" >"$tmp/out" 2>"$tmp/err"
 eq "unchanged observations rerun nothing" "$(stat -c %Y.%N "$RO/context.json" "$RO/knowledge.msgpack")" "$before"
@@ -58,6 +62,12 @@ run PDE="$O" "$RO/knowledge.msgpack" >"$tmp/out" 2>"$tmp/err"
 eq "an edited CSV: make" "$?" 0
 check "an edited CSV reruns what depends on it" test "$RO/knowledge.msgpack" -nt "$O.stamp"
 check "context.json's other fields are unchanged" grep -q "\"pde_sha256\": \"$(sha256sum <"$O" | cut -c1-64)\"" "$RO/context.json"
+sleep 1
+touch "$O.stamp"
+printf '0.9510565162951535,0.4\n' >>"$tmp/obs/ref.csv"
+run PDE="$O" "$RO/knowledge.msgpack" >"$tmp/out" 2>"$tmp/err"
+eq "an edited reference: make" "$?" 0
+check "an edited reference reruns what depends on it" test "$RO/knowledge.msgpack" -nt "$O.stamp"
 
 run PDE="$tmp/none.pde" search >"$tmp/out" 2>"$tmp/err"
 check "a missing file: make fails" test $? -ne 0

@@ -553,16 +553,16 @@ Test(pde_file, observations_come_from_a_csv_beside_the_file)
     cr_expect_eq(system(path), 0);
 }
 
-/* What is wrong with the file, at its line; a .dat file is not read yet. */
+/* What is wrong with the file, at its line. */
 Test(pde_file, bad_observations_say_where)
 {
     static const struct {
         const char *csv, *error;
     } cases[] = {
-        {"u, y\n1, 2\n", "obs.csv:1: no column 'x' (the header must name the inputs and u)"},
+        {"u, y\n1, 2\n", "obs.csv:1: no column 'x' (the header must name x, u)"},
         {"x, u\n0.5, 1\n0.25, one\n", "obs.csv:3: 'one' is not a number"},
         {"x, u\n0.5\n", "obs.csv:2: 1 fields where the header names 2"},
-        {"# nothing\nx, u\n", "obs.csv: no observations (a header, then one row each)"},
+        {"# nothing\nx, u\n", "obs.csv: no rows"},
     };
     char dir[] = "/tmp/pf_observe_XXXXXX", pde[512], text[512];
     cr_assert(mkdtemp(dir));
@@ -581,11 +581,7 @@ Test(pde_file, bad_observations_say_where)
     snprintf(text, sizeof text, obs_pde, "missing.csv");
     cr_assert_eq(pf_pdefile_load_text(pde, text, strlen(text), &f), PF_OK, "%s", pf_errmsg());
     cr_expect_eq(pf_pdefile_compile(f, &p), PF_ERR_IO);
-    cr_expect(strstr(pf_errmsg(), "o.pde:7:22: cannot open the observations"), "%s", pf_errmsg());
-    snprintf(text, sizeof text, obs_pde, "obs.dat");
-    cr_assert_eq(pf_pdefile_load_text(pde, text, strlen(text), &f), PF_OK, "%s", pf_errmsg());
-    cr_expect_eq(pf_pdefile_compile(f, &p), PF_ERR_UNSUPPORTED);
-    cr_expect(strstr(pf_errmsg(), "observations from a .dat or .h5 file cannot be compiled yet"), "%s", pf_errmsg());
+    cr_expect(strstr(pf_errmsg(), "o.pde:7:22: cannot read the observations: cannot open"), "%s", pf_errmsg());
     snprintf(text, sizeof text, "rm -r '%s'", dir);
     cr_expect_eq(system(text), 0);
 }

@@ -288,6 +288,14 @@ static pf_status data_reference(const pf_pde *p, pf_reference *out)
     return st;
 }
 
+static pf_status table_reference(const pf_pde *p, pf_reference *out)
+{
+    PF_TRY(reference_alloc(out, p->ref_rows, p->d_in, p->d_out));
+    for (size_t i = 0; i < (size_t)p->ref_rows * (size_t)p->d_in; i++) out->x[i] = (pf_real)p->ref_x[i];
+    for (size_t i = 0; i < (size_t)p->ref_rows * (size_t)p->d_out; i++) out->u[i] = (pf_real)p->ref_u[i];
+    return PF_OK;
+}
+
 /* A file of `make refs`: read as PINNacle's once built; until then the PDE
  * has no reference (trainable, no MSE), as before the solvers existed. */
 static pf_status generated_reference(const pf_pde *p, pf_reference *out)
@@ -306,6 +314,7 @@ pf_status pf_pde_reference(const pf_pde *p, pf_reference *out)
     case PF_REF_ANALYTIC: return analytic_reference(p, out);
     case PF_REF_DATA: return data_reference(p, out);
     case PF_REF_GENERATED: return generated_reference(p, out);
+    case PF_REF_TABLE: return table_reference(p, out);
     case PF_REF_MISSING: break;
     }
     return pf_fail(PF_ERR_UNSUPPORTED, "%s has no reference solution (its file is not available); "

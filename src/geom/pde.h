@@ -275,6 +275,9 @@ typedef enum pf_ref_kind {
     PF_REF_GENERATED, /* our solver's file in PF_REFS_DIR (`make refs`,
                          refs/), read like PF_REF_DATA; until it is built the
                          PDE behaves as PF_REF_MISSING */
+    PF_REF_TABLE,     /* the descriptor's own evaluation set in memory
+                         (a .pde file's reference file, read when the file
+                         is compiled): ref_rows, ref_x, ref_u */
     PF_REF_MISSING,   /* no reference: trainable, no MSE */
 } pf_ref_kind;
 
@@ -310,6 +313,9 @@ struct pf_pde {
     pf_ref_kind ref;
     const char *ref_file;     /* PF_REF_DATA, _GENERATED: file name in PF_DATA_DIR */
     pf_dat_layout ref_layout; /* PF_REF_DATA, _GENERATED: steady rows or COMSOL time snapshots */
+    int ref_rows;             /* PF_REF_TABLE: evaluation points, */
+    const double *ref_x;      /* ref_rows x d_in, */
+    const double *ref_u;      /* and the reference there, ref_rows x d_out */
     /* Files from PF_DATA_DIR that the aux and observe hooks read
      * (comma-separated; NULL = none). pf_pde_data_check says if one is missing. */
     const char *data_files;
@@ -389,7 +395,8 @@ typedef struct pf_reference {
 /* Build a PDE's evaluation set: for an analytic reference, the points of
  * pdes.md 0.3 (or eval_points) with u* there; for data, the PINNacle file
  * from PF_DATA_DIR (PF_ERR_IO naming file and folder when absent); for a
- * generated reference, its file read the same way. A PDE without a
+ * generated reference, its file read the same way; for a table, its rows
+ * (rounded to pf_real). A PDE without a
  * reference, or whose generated file is not built yet, fails with
  * PF_ERR_UNSUPPORTED (the latter's message says to run `make refs`). Release with
  * pf_reference_release (also after a failure). */

@@ -500,6 +500,15 @@ static void declarations(checker *ck)
     if (f->time) {
         f->time_input = find(&f->inputs, f->time);
         if (f->time_input < 0) pf_pdefile_error(f, f->time_pos, "time '%s' is not one of the inputs", f->time);
+        /* time goes last, as in every PDE of the contract (the network's
+         * input order; data and formulas refer to inputs by name) */
+        for (int i = f->time_input; i >= 0 && i + 1 < f->inputs.n && i + 1 < PF_PDE_MAX_IN; i++) {
+            const char *v = f->inputs.v[i];
+            pf_pdefile_pos pos = f->inputs.pos[i];
+            f->inputs.v[i] = f->inputs.v[i + 1], f->inputs.pos[i] = f->inputs.pos[i + 1];
+            f->inputs.v[i + 1] = v, f->inputs.pos[i + 1] = pos;
+            f->time_input = i + 1;
+        }
     }
     for (int i = 0; i < f->nparams; i++) {
         const char *s = f->param_name[i];
@@ -716,8 +725,9 @@ static void reference(checker *ck)
         if (!dot || (strcmp(dot, ".csv") && strcmp(dot, ".dat") && strcmp(dot, ".h5") && strcmp(dot, ".hdf5")))
             pf_pdefile_error(f, r->pos, "a reference file is .dat, .csv or .h5, not '%s'", r->file);
         for (int j = 0; j < r->columns.n; j++)
-            if (find(&f->inputs, r->columns.v[j]) < 0 && find(&f->outputs, r->columns.v[j]) < 0)
-                pf_pdefile_error(f, r->columns.pos[j], "column '%s' is not an input or output", r->columns.v[j]);
+            for (int k = 0; k < j; k++)
+                if (!strcmp(r->columns.v[j], r->columns.v[k]))
+                    pf_pdefile_error(f, r->columns.pos[j], "column '%s' named twice", r->columns.v[j]);
         for (int l = 0; l < 2 && r->columns.n; l++) {
             const pf_pdefile_names *names = l ? &f->outputs : &f->inputs;
             for (int i = 0; i < names->n; i++)

@@ -5,12 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "geom/geometry.h"
 #include "geom/sample.h"
 #include "pdefile/eval.h"
 #include "pdefile/observe.h"
 #include "pdefile/pdefile.h"
+#include "pdefile/table.h"
 
 /* the seed of the interior evaluation points of a non-box domain */
 #define EVAL_SEED 20260421u
@@ -429,8 +431,6 @@ static pf_status constraint_desc(pf_pdefile *f, int n, pf_constraint *out)
         break;
     }
     case PF_PDEFILE_CON_OBSERVE: {
-        const char *dot = strrchr(k->file, '.');
-        if (strcmp(dot, ".csv")) return unsupported(f, k->file_pos, "observations from a .dat or .h5 file");
         out->kind = PF_CON_POINTS, out->observe = obs_hook[n];
         return pf_pdefile_read_observations(f, &f->con[n]);
     }
@@ -490,6 +490,53 @@ static char *equations(pf_pdefile *f)
     return arena_str(f, buf);
 }
 
+/* A reference file beside the .pde (or at an absolute path), read now
+ * into the arena: a PINNacle snapshot file, or a table whose columns are
+ * named by `columns` (a .dat's, in order) or by the inputs and outputs. */
+static pf_status reference_table(pf_pdefile *f, const char *path, pf_pde *p)
+{
+    const pf_pdefile_ref *r = &f->ref;
+    int d = f->inputs.n, m = f->outputs.n, rows;
+    double *v = NULL;
+    pf_status st;
+    if (r->snapshots) {
+        pf_dat *dat = NULL;
+        st = pf_dat_read(path, d, m, PF_DAT_LAYOUT_SNAPSHOTS, &dat);
+        if (st == PF_OK && dat->n > (size_t)1 << 30) st = pf_fail(PF_ERR_INVALID, "%s: too many rows", path);
+        if (st == PF_OK && !(v = malloc(dat->n * (size_t)(d + m) * sizeof *v)))
+            st = pf_fail(PF_ERR_NOMEM, "%s: out of memory for %zu rows", path, dat->n);
+        for (size_t i = 0; st == PF_OK && i < dat->n; i++)
+            for (int j = 0; j < d + m; j++)
+                v[i * (size_t)(d + m) + (size_t)j] =
+                    j < d ? dat->inputs[i * (size_t)d + (size_t)j] : dat->outputs[i * (size_t)m + (size_t)(j - d)];
+        rows = st == PF_OK ? (int)dat->n : 0;
+        pf_dat_free(dat);
+    } else {
+        const char *want[PF_PDE_MAX_IN + PF_PDE_MAX_OUT];
+        for (int j = 0; j < d + m; j++) want[j] = j < d ? f->inputs.v[j] : f->outputs.v[j - d];
+        bool named = r->columns.n > 0;
+        st = pf_pdefile_table_read(path, want, d + m, named ? (const char *const *)r->columns.v : want,
+                                   named ? r->columns.n : d + m, &v, &rows);
+    }
+    if (st == PF_ERR_IO)
+        st = pf_fail(PF_ERR_IO, "%s:%d:%d: cannot read the reference: %s", f->path, r->pos.line, r->pos.col,
+                     pf_errmsg());
+    double *x = NULL, *u = NULL;
+    if (st == PF_OK) {
+        x = pf_pdefile_arena(f, (size_t)rows * (size_t)d * sizeof *x);
+        u = pf_pdefile_arena(f, (size_t)rows * (size_t)m * sizeof *u);
+        if (!x || !u) st = pf_fail(PF_ERR_NOMEM, "%s: out of memory for %d reference rows", path, rows);
+    }
+    for (size_t i = 0; st == PF_OK && i < (size_t)rows; i++) {
+        memcpy(x + i * (size_t)d, v + i * (size_t)(d + m), (size_t)d * sizeof *x);
+        memcpy(u + i * (size_t)m, v + i * (size_t)(d + m) + d, (size_t)m * sizeof *u);
+    }
+    free(v);
+    PF_TRY(st);
+    p->ref = PF_REF_TABLE, p->ref_rows = rows, p->ref_x = x, p->ref_u = u;
+    return PF_OK;
+}
+
 static pf_status reference(pf_pdefile *f, pf_pde *p)
 {
     const pf_pdefile_ref *r = &f->ref;
@@ -500,17 +547,22 @@ static pf_status reference(pf_pdefile *f, pf_pde *p)
         return PF_OK;
     case PF_PDEFILE_REF_DATA: break;
     }
+    char path[2048];
+    PF_TRY(pf_pdefile_data_path(f, r->file, path, sizeof path));
+    if (r->file[0] == '/' || access(path, F_OK) == 0) return reference_table(f, path, p);
+    /* not beside the file: a PINNacle file in PF_DATA_DIR, read when needed */
     const char *dot = strrchr(r->file, '.');
     if (!dot || strcmp(dot, ".dat"))
-        return unsupported(f, r->pos, "a reference file other than a PINNacle .dat file in PF_DATA_DIR");
+        return pf_fail(PF_ERR_IO, "%s:%d:%d: no reference file '%s' (a relative name is looked up beside the .pde "
+                       "file, then, for a .dat file, in PF_DATA_DIR)",
+                       f->path, r->pos.line, r->pos.col, path);
     if (!r->snapshots)
         for (int j = 0; j < r->columns.n; j++) {
             int want = j < f->inputs.n ? j : j - f->inputs.n;
             const pf_pdefile_names *l = j < f->inputs.n ? &f->inputs : &f->outputs;
-            if (strcmp(r->columns.v[j], l->v[want]))
+            if (want >= l->n || strcmp(r->columns.v[j], l->v[want]))
                 return unsupported(f, r->columns.pos[j],
-                                   "reference columns in another order than the inputs, "
-                                   "then the outputs,");
+                                   "a PF_DATA_DIR reference whose columns are not the inputs, then the outputs,");
         }
     p->ref = PF_REF_DATA, p->ref_file = r->file;
     p->ref_layout = r->snapshots ? PF_DAT_LAYOUT_SNAPSHOTS : PF_DAT_LAYOUT_STEADY;
@@ -519,8 +571,6 @@ static pf_status reference(pf_pdefile *f, pf_pde *p)
 
 static pf_status fill(pf_pdefile *f, pf_pde *p)
 {
-    if (f->time_input >= 0 && f->time_input != f->inputs.n - 1)
-        return unsupported(f, f->time_pos, "a time input that is not the last input");
     p->name = f->name;
     p->title = f->title ? f->title : f->name;
     p->statement = f->statement;

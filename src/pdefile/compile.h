@@ -17,9 +17,9 @@
  *                           with the condition as the constraint's `where`
  *   periodic N along x: u   PF_CON_PERIODIC on x_lo (u - u at the image on
  *                           x_hi), period[x] = hi - lo
- *   observe N: u from "F.csv"
- *                           PF_CON_POINTS at the file's points (observe.h),
- *                           read when compiling; u - the observed value
+ *   observe N: u from "F"   PF_CON_POINTS at the file's points (observe.h,
+ *                           a .csv, .h5 or .dat table), read when
+ *                           compiling; u - the observed value
  *   hard N satisfies ...    a transform: each output set by its formula in
  *                           net(), the inputs (as jets) and bubble(); the
  *                           others are net()'s channel
@@ -28,8 +28,13 @@
  *                           grid rule (`evaluate grid N`: about N points) for
  *                           a box, else on N (2500 for two inputs, else
  *                           20000) seeded uniform interior points
- *   reference "F" snapshots | columns <inputs> <outputs>
- *                           PF_REF_DATA: a PINNacle .dat file in PF_DATA_DIR
+ *   reference "F" [snapshots | columns a, b, u]
+ *                           F beside the .pde (or absolute): PF_REF_TABLE,
+ *                           its rows read when compiling (table.h; a
+ *                           snapshot file as PINNacle reads it); else
+ *                           PF_REF_DATA: a PINNacle .dat file in PF_DATA_DIR,
+ *                           read when evaluating, columns the inputs, then
+ *                           the outputs
  *   domain                  geometry: geom/geometry.h's shapes and CSG, faces
  *                           named <input>_lo/_hi, times [t0, t1]
  *
@@ -39,10 +44,10 @@
  *
  * Not compiled yet (PF_ERR_UNSUPPORTED naming the file's line): a `where`
  * part among a constraint's other parts, inside another part or of the
- * initial or final slice, observations from a .dat or .h5 file, reference
- * files other than PINNacle .dat files in PF_DATA_DIR with the columns in
- * the order inputs then outputs, and a time input that is not the last input (the geometry
- * puts time last).
+ * initial or final slice, and a PF_DATA_DIR reference whose `columns` are
+ * not the inputs, then the outputs. A time input declared before others
+ * becomes the last input (the checker moves it: the geometry puts time
+ * last); files and formulas name inputs, so they follow.
  *
  *     const pf_pde *p;
  *     if (pf_pdefile_open("examples/pdes/helmholtz_2d.pde", &p) != PF_OK)
@@ -59,7 +64,8 @@
 /* Compile the checked file f into *out (caller frees with
  * pf_pdefile_pde_free, which frees f too: the descriptor owns it, also on
  * failure). PF_ERR_UNSUPPORTED for what is not compiled yet (above),
- * observe.h's errors for an observation file, PF_ERR_NOMEM. */
+ * table.h's errors for a data file (PF_ERR_IO naming the .pde line when
+ * it cannot be read), PF_ERR_NOMEM. */
 pf_status pf_pdefile_compile(pf_pdefile *f, pf_pde **out);
 
 /* Free a compiled descriptor and its file; NULL is a no-op. */

@@ -666,8 +666,8 @@ static void statement(parser *p)
         } else if (is_word(p, "columns")) {
             next(p);
             names(p, &f->ref.columns, "a column's name");
-        } else {
-            expected(p, "'snapshots' (PINNacle's layout) or 'columns' and their names");
+        } else if (!is(p, PF_TOK_NEWLINE) && !is(p, PF_TOK_EOF)) {
+            expected(p, "'snapshots' (PINNacle's layout), 'columns' and their names, or the end of the line");
         }
     } else if (!strcmp(kw, "evaluate")) {
         if (is_word(p, "rows")) {

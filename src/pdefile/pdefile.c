@@ -244,8 +244,10 @@ char *pf_pdefile_describe(const pf_pdefile *f)
         add(&t, "reference: data file %s, ", r->file);
         if (r->snapshots)
             add(&t, "PINNacle snapshots");
-        else
+        else if (r->columns.n)
             add(&t, "columns "), names(&t, &r->columns);
+        else
+            add(&t, "columns named as the inputs and outputs");
         add(&t, ", evaluated at its rows\n");
     } else {
         add(&t, "reference: none (trains without an error measure)\n");

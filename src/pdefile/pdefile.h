@@ -41,7 +41,9 @@
  *   inputs x, y, t          up to 8; outputs u, v: up to 4
  *   time t in [t0, t1]      which input is time, and its interval (the
  *                           domain is then space x [t0, t1], with the parts
- *                           "initial" and "final")
+ *                           "initial" and "final"); time becomes the last
+ *                           input wherever it is declared (the network's
+ *                           input order; files and formulas name inputs)
  *   param NAME = EXPR       a named constant (numbers, pi, earlier params);
  *                           any number of lines
  *   domain SHAPE            the spatial domain, over the spatial inputs in
@@ -69,18 +71,26 @@
  *   neumann NAME on P: dn(u) = EXPR   outward normal derivative on parts
  *   robin NAME on P: dn(u) = EXPR     EXPR may involve u
  *   periodic NAME along x: u          u(x_lo face) = u(x_hi face)
- *   observe NAME: u from "F.csv"      point observations of u from a file
- *                           (a CSV with a header naming the inputs and u,
- *                           beside the .pde file unless F is absolute:
- *                           observe.h)
+ *   observe NAME: u from "F"          point observations of u from a file
+ *                           (table.h: a .csv whose header names the inputs
+ *                           and u, an .h5 with a dataset per name, or a
+ *                           .dat with the inputs, then u; beside the .pde
+ *                           file unless F is absolute)
  *                           (a constraint reads lhs = rhs: residual lhs - rhs;
  *                           up to 12 constraints)
  *   hard NAME satisfies C1, C2: u = EXPR [, v = EXPR]
  *                           an exact transform built from net(u), the inputs
  *                           and bubble(); outputs not set keep net(); up to 2
  *   exact u = EXPR [, v = EXPR]       the exact solution (reference)
- *   reference "F" snapshots           a PINNacle .dat file (COMSOL snapshots)
- *   reference "F" columns x, t, u     a .csv/.dat/.h5 file with named columns
+ *   reference "F" [columns x, t, u]   a .csv/.h5/.dat file (table.h) beside
+ *                           the .pde (or absolute): columns found by the
+ *                           inputs' and outputs' names in a .csv header or
+ *                           .h5 datasets; a .dat's named in order by
+ *                           `columns` (default: the inputs, then the
+ *                           outputs). Not beside it: a PINNacle .dat file
+ *                           in PF_DATA_DIR (its columns in that order)
+ *   reference "F" snapshots           a PINNacle .dat file of COMSOL
+ *                           snapshots, beside the .pde or in PF_DATA_DIR
  *   evaluate grid N | evaluate rows   where the reference is evaluated
  *                           (default: PINNacle's grid rule for exact
  *                           solutions, the file's rows for data)

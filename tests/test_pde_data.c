@@ -1,0 +1,253 @@
+/*
+ * test_pde_data.c — the data files a .pde file names (src/pdefile/table.h):
+ * observations and a reference from .csv, .h5 and .dat files beside it,
+ * with their columns in any order, give the same points and values; a time
+ * input declared first becomes the last input, and its data and formulas
+ * follow it by name; what is wrong with a file is said with its name.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "geom/geometry.h"
+#include "geom/pde.h"
+#include "geom/sample.h"
+#include "io/h5.h"
+#include "pdefile/compile.h"
+#include "pdefile/pdefile.h"
+
+#define NROWS 7
+#define PI 3.14159265358979323846
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Columns as HDF5 datasets at the root, one per name. */
+static void write_h5(const char *dir, const char *name, int ncol, const char *const *names, const double *cols,
+                     const int *len)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    pf_h5 *h;
+    cr_assert_eq(pf_h5_create(path, &h), PF_OK, "%s", pf_errmsg());
+    for (int j = 0; j < ncol; j++) {
+        char ds[64];
+        snprintf(ds, sizeof ds, "/%s", names[j]);
+        cr_assert_eq(pf_h5_write_f64(h, ds, cols + (size_t)j * NROWS, (size_t)len[j]), PF_OK, "%s", pf_errmsg());
+    }
+    cr_assert_eq(pf_h5_close(h), PF_OK, "%s", pf_errmsg());
+}
+
+static pf_status compile_file(const char *dir, const char *name, const char *text, pf_pde **p)
+{
+    char path[512];
+    write_file(dir, name, text);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    pf_pdefile *f;
+    cr_assert_eq(pf_pdefile_load_text(path, text, strlen(text), &f), PF_OK, "%s: %s", name,
+                 f ? f->errors : pf_errmsg());
+    return pf_pdefile_compile(f, p); /* frees f on failure */
+}
+
+static void remove_dir(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -r '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
+/* ------------------------------------------------------------ observations */
+
+static const char obs_pde[] = "pde observed_1d\nstatement \"s\"\ninputs x\noutputs u\ndomain interval(0, 1)\n"
+                              "equation u_xx = -pi^2*sin(pi*x)\nobserve data: u from \"%s\"\n"
+                              "exact u = sin(pi*x)\n";
+
+/* The points and values of the observation constraint of obs_pde with F. */
+static void observations(const char *dir, const char *file, pf_real *x, pf_real *v)
+{
+    char text[512];
+    snprintf(text, sizeof text, obs_pde, file);
+    pf_pde *p;
+    cr_assert_eq(compile_file(dir, "o.pde", text, &p), PF_OK, "%s: %s", file, pf_errmsg());
+    pf_geom *g;
+    cr_assert_eq(p->geometry(p, &g), PF_OK, "%s", pf_errmsg());
+    pf_point_set ps;
+    pf_real *obs;
+    pf_point_set_init(&ps);
+    cr_assert_eq(pf_pde_constraint_points(p, g, &p->con[0], PF_SAMPLE_UNIFORM, 8, 1, &ps, &obs), PF_OK, "%s",
+                 pf_errmsg());
+    cr_assert_eq(ps.n, NROWS, "%s: %d observations", file, ps.n);
+    memcpy(x, ps.x, sizeof *x * NROWS);
+    memcpy(v, obs, sizeof *v * NROWS);
+    free(obs);
+    pf_point_set_release(&ps);
+    pf_geom_free(g);
+    pf_pdefile_pde_free(p);
+}
+
+Test(pde_data, observations_read_the_same_from_csv_h5_and_dat)
+{
+    char dir[] = "/tmp/pf_pde_data_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    double col[3][NROWS]; /* u, x, an unused column */
+    char csv[1024] = "# sin(pi x)\nu, x, other\n", dat[1024] = "% x u\n";
+    for (int i = 0; i < NROWS; i++) {
+        double xi = (i + 0.5) / NROWS;
+        col[0][i] = sin(PI * xi), col[1][i] = xi, col[2][i] = -i;
+        snprintf(csv + strlen(csv), sizeof csv - strlen(csv), "%.17g, %.17g, %d\n", col[0][i], xi, -i);
+        snprintf(dat + strlen(dat), sizeof dat - strlen(dat), "%.17g\t%.17g\n", xi, col[0][i]);
+    }
+    write_file(dir, "obs.csv", csv);
+    write_file(dir, "obs.dat", dat);
+    static const char *const names[] = {"u", "x", "other"};
+    const int len[] = {NROWS, NROWS, NROWS};
+    write_h5(dir, "obs.h5", 3, names, &col[0][0], len);
+
+    pf_real x[3][NROWS], v[3][NROWS];
+    observations(dir, "obs.csv", x[0], v[0]);
+    observations(dir, "obs.h5", x[1], v[1]);
+    observations(dir, "obs.dat", x[2], v[2]);
+    for (int i = 0; i < NROWS; i++) {
+        cr_expect_eq(x[0][i], (pf_real)col[1][i]);
+        cr_expect_eq(v[0][i], (pf_real)col[0][i]);
+        cr_expect_eq(x[1][i], x[0][i], "h5 row %d", i);
+        cr_expect_eq(v[1][i], v[0][i], "h5 row %d", i);
+        /* PINNacle's .dat reader rounds to float32 */
+        cr_expect_eq(x[2][i], (pf_real)(float)col[1][i], "dat row %d", i);
+        cr_expect_eq(v[2][i], (pf_real)(float)col[0][i], "dat row %d", i);
+    }
+    remove_dir(dir);
+}
+
+/* ------------------------------------------------------------ references */
+
+/* The heat equation with its time input declared first. */
+static const char heat_pde[] = "pde heat_tfirst\nstatement \"s\"\ninputs t, x\noutputs u\ntime t in [0, 0.5]\n"
+                               "domain interval(0, 1)\nequation u_t = u_xx\ninitial ic: u = sin(pi*x)\n"
+                               "dirichlet bc on x_lo, x_hi: u = 0\n%s\n";
+
+static double heat(double x, double t)
+{
+    return exp(-PI * PI * t) * sin(PI * x);
+}
+
+/* Its reference from the .pde's last line: every row is (x, t) -> u(x, t). */
+static void check_reference(const char *dir, const char *line, double tol)
+{
+    char text[1024];
+    snprintf(text, sizeof text, heat_pde, line);
+    pf_pde *p;
+    cr_assert_eq(compile_file(dir, "h.pde", text, &p), PF_OK, "%s: %s", line, pf_errmsg());
+    cr_assert_eq(p->d_in, 2);
+    cr_expect_str_eq(p->inputs[0], "x");
+    cr_expect_str_eq(p->inputs[1], "t");
+    cr_expect_eq(p->time_input, 1);
+    cr_expect_eq(p->lo[1], 0);
+    cr_expect_eq(p->hi[1], 0.5);
+    cr_expect_eq(p->ref, PF_REF_TABLE, "%s", line);
+    pf_reference r;
+    cr_assert_eq(pf_pde_reference(p, &r), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(r.n, NROWS, "%s", line);
+    for (int i = 0; i < r.n; i++) {
+        double x = (double)r.x[2 * i], t = (double)r.x[2 * i + 1];
+        cr_expect_leq(fabs((double)r.u[i] - heat(x, t)), tol, "%s: row %d (%g, %g): %g vs %g", line, i, x, t,
+                      (double)r.u[i], heat(x, t));
+        cr_expect(t >= 0 && t <= 0.5 && x > 0 && x < 1, "%s: row %d is (%g, %g)", line, i, x, t);
+    }
+    pf_reference_release(&r);
+    pf_pdefile_pde_free(p);
+}
+
+Test(pde_data, a_reference_reads_from_csv_h5_and_dat_with_time_first)
+{
+    char dir[] = "/tmp/pf_pde_data_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    double col[3][NROWS]; /* t, u, x */
+    char csv[1024] = "u,t,x\n", dat[1024] = "% t u x\n";
+    for (int i = 0; i < NROWS; i++) {
+        double x = (i + 0.5) / NROWS, t = 0.5 * i / NROWS;
+        col[0][i] = t, col[1][i] = heat(x, t), col[2][i] = x;
+        snprintf(csv + strlen(csv), sizeof csv - strlen(csv), "%.17g,%.17g,%.17g\n", col[1][i], t, x);
+        snprintf(dat + strlen(dat), sizeof dat - strlen(dat), "%.17g %.17g %.17g\n", t, col[1][i], x);
+    }
+    write_file(dir, "ref.csv", csv);
+    write_file(dir, "ref.dat", dat);
+    static const char *const names[] = {"t", "u", "x"};
+    const int len[] = {NROWS, NROWS, NROWS};
+    write_h5(dir, "ref.h5", 3, names, &col[0][0], len);
+
+#ifdef PF_DOUBLE
+    double tol = 1e-15;
+#else
+    double tol = 1e-7;
+#endif
+    check_reference(dir, "reference \"ref.csv\"", tol);
+    check_reference(dir, "reference \"ref.h5\" columns x, t, u", tol);
+    check_reference(dir, "reference \"ref.dat\" columns t, u, x", 1e-7); /* float32, as PINNacle reads it */
+
+    /* the exact solution written with t first agrees with the file */
+    char text[1024];
+    snprintf(text, sizeof text, heat_pde, "exact u = exp(-pi^2*t)*sin(pi*x)");
+    pf_pde *p;
+    cr_assert_eq(compile_file(dir, "e.pde", text, &p), PF_OK, "%s", pf_errmsg());
+    for (int i = 0; i < NROWS; i++) {
+        double xt[2] = {col[2][i], col[0][i]}, u;
+        p->exact(p, xt, &u);
+        cr_expect_leq(fabs(u - col[1][i]), 1e-15, "row %d: %g vs %g", i, u, col[1][i]);
+    }
+    pf_pdefile_pde_free(p);
+    remove_dir(dir);
+}
+
+/* What is wrong with a data file, naming it. */
+Test(pde_data, bad_data_files_say_what_and_where)
+{
+    char dir[] = "/tmp/pf_pde_data_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    write_file(dir, "nou.csv", "t, x\n0, 0.5\n");
+    write_file(dir, "short.dat", "0 0.5\n0.1 0.4\n");
+    write_file(dir, "empty.csv", "u, t, x\n");
+    static const char *const names[] = {"t", "u", "x"};
+    const double cols[3][NROWS] = {{0}};
+    const int len[] = {NROWS, NROWS - 1, NROWS};
+    write_h5(dir, "ragged.h5", 3, names, &cols[0][0], len);
+    static const struct {
+        const char *line, *error;
+        pf_status st;
+    } cases[] = {
+        {"reference \"nou.csv\"", "nou.csv:1: no column 'u' (the header must name x, t, u)", PF_ERR_INVALID},
+        {"reference \"short.dat\" columns t, x, u", "short.dat: 2 columns where 3 are named", PF_ERR_INVALID},
+        {"reference \"empty.csv\"", "empty.csv: no rows", PF_ERR_INVALID},
+        {"reference \"ragged.h5\"", "ragged.h5: dataset '/u' has 6 values where '/x' has 7", PF_ERR_INVALID},
+        {"reference \"ragged.h5\" columns t, u", "h.pde:10:11: the columns do not name input 'x'", PF_ERR_INVALID},
+        {"reference \"none.csv\"", "h.pde:10:11: no reference file", PF_ERR_IO},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[1024], path[512];
+        snprintf(text, sizeof text, heat_pde, cases[i].line);
+        snprintf(path, sizeof path, "%s/h.pde", dir);
+        pf_pdefile *f;
+        pf_pde *p = NULL;
+        char msg[1024] = "";
+        pf_status st = pf_pdefile_load_text(path, text, strlen(text), &f);
+        if (st != PF_OK) {
+            snprintf(msg, sizeof msg, "%s", f ? f->errors : pf_errmsg());
+            pf_pdefile_free(f);
+        } else if ((st = pf_pdefile_compile(f, &p)) != PF_OK) {
+            snprintf(msg, sizeof msg, "%s", pf_errmsg());
+        }
+        pf_pdefile_pde_free(p);
+        cr_expect_eq(st, cases[i].st, "%s: status %d: %s", cases[i].line, st, msg);
+        cr_expect(strstr(msg, cases[i].error), "%s: '%s'", cases[i].line, msg);
+    }
+    remove_dir(dir);
+}
