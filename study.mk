@@ -39,17 +39,20 @@ else
 $(call cell_rules,$(PDE),$(METHOD),$(RUNS))
 endif
 
+# The study's progress table (pf-study), after a study and for study-status.
+study_progress = $(B)/pf-study --runs $(RUNS_ROOT) --pdes "$(PDES)" --methods "$(METHODS)" \
+  --run-numbers "$(STUDY_RUNS)" --budget $(PROFILE)
+
 .PHONY: study study-cells study-status
 study-cells: $(STUDY_FINALS)
 
 study: $(STAGES) $(B)/pf-stats $(B)/pf-study
 	@echo "study: $(words $(PDES)) PDEs x $(words $(METHODS)) methods x $(words $(STUDY_RUNS)) runs, profile $(PROFILE), launch $(LAUNCH)" >&2
 	$(Q)rc=0; $(MAKE) --no-print-directory -k study-cells || rc=$$?; \
-	  $(B)/pf-study --runs $(RUNS_ROOT) --pdes "$(PDES)" --methods "$(METHODS)" --run-numbers "$(STUDY_RUNS)" --budget $(PROFILE); \
+	  $(study_progress); \
 	  $(MAKE) --no-print-directory tables || rc=1; \
 	  [ $$rc -eq 0 ] || echo "study: some cells failed (above; make study-status); make study again retries them" >&2; \
 	  exit $$rc
 
 study-status: $(B)/pf-study
-	$(Q)$(B)/pf-study --runs $(RUNS_ROOT) --pdes "$(PDES)" --methods "$(METHODS)" --run-numbers "$(STUDY_RUNS)" \
-	  --budget $(PROFILE) $(if $(WATCH),--watch $(WATCH))
+	$(Q)$(study_progress) $(if $(WATCH),--watch $(WATCH))
