@@ -361,10 +361,11 @@ static pf_status geometry(const pf_pde *p, pf_geom **out)
 
 /* -------------------------------------------------------------- compiling */
 
-static pf_status unsupported(const pf_pdefile *f, pf_pdefile_pos pos, const char *what)
+/* "FILE:L:C: <what> cannot be compiled yet: <instead>" */
+static pf_status unsupported(const pf_pdefile *f, pf_pdefile_pos pos, const char *what, const char *instead)
 {
-    return pf_fail(PF_ERR_UNSUPPORTED, "%s:%d:%d: %s cannot be compiled yet (issue 21's next step)", f->path, pos.line,
-                   pos.col, what);
+    return pf_fail(PF_ERR_UNSUPPORTED, "%s:%d:%d: %s cannot be compiled yet: %s", f->path, pos.line, pos.col, what,
+                   instead);
 }
 
 /* A growing comma-separated list in a fixed buffer. */
@@ -403,7 +404,8 @@ static pf_status expand(const pf_pdefile *f, const char *name, list *l)
         if (strcmp(pt->name, name)) continue;
         if (pt->where)
             return unsupported(f, pt->pos,
-                               "a part with a `where` condition among other parts, or inside another part,");
+                               "a part with a `where` condition among other parts, or inside another part,",
+                               "give it a constraint of its own");
         for (int j = 0; j < pt->of.n; j++) PF_TRY(expand(f, pt->of.v[j], l));
         return PF_OK;
     }
@@ -444,7 +446,9 @@ static pf_status constraint_desc(pf_pdefile *f, int n, pf_constraint *out)
         if (wp) {
             for (int j = 0; j < wp->of.n; j++) PF_TRY(expand(f, wp->of.v[j], &parts));
             if (listed(&parts, "initial") || listed(&parts, "final"))
-                return unsupported(f, wp->pos, "a `where` part of the initial or final slice");
+                return unsupported(f, wp->pos,
+                                   "a `where` part of the initial or final slice",
+                                   "write the condition into the constraint's formula with if()");
             out->where = where;
         } else {
             for (int j = 0; j < k->on.n; j++) PF_TRY(expand(f, k->on.v[j], &parts));
@@ -562,7 +566,8 @@ static pf_status reference(pf_pdefile *f, pf_pde *p)
             const pf_pdefile_names *l = j < f->inputs.n ? &f->inputs : &f->outputs;
             if (want >= l->n || strcmp(r->columns.v[j], l->v[want]))
                 return unsupported(f, r->columns.pos[j],
-                                   "a PF_DATA_DIR reference whose columns are not the inputs, then the outputs,");
+                                   "a PF_DATA_DIR reference whose columns are not the inputs, then the outputs,",
+                                   "put the file beside the .pde");
         }
     p->ref = PF_REF_DATA, p->ref_file = r->file;
     p->ref_layout = r->snapshots ? PF_DAT_LAYOUT_SNAPSHOTS : PF_DAT_LAYOUT_STEADY;
