@@ -113,6 +113,13 @@ launch = LAUNCH=$(LAUNCH) TRAIN_THREADS=$(TRAIN_THREADS) PF_DEVICE=$(DEVICE) PF_
 .PHONY: search status
 search: $(RUN_FINALS)
 
+# A launcher killed after its training's outputs were in place leaves its
+# launch.txt behind ("running local <host> <pid>" of a dead process), and
+# make never reruns that training: the stage that reads the trainings'
+# outputs (pf-select, pf-final) removes those records first, since it runs
+# only once every one of them has its outputs. $(call clear_launch,DIRS)
+clear_launch = rm -f $(addsuffix /launch.txt,$(1))
+
 # Rules of one run: $(call run_rules,P,M,R). Each define ends with an empty
 # line, so the texts that foreach joins stay separate lines.
 define context_rule
@@ -137,6 +144,7 @@ $(foreach g,$(GENS),$(call gen_rules,$(1),$(2),$(3),$(g)))
 
 $(foreach k,0 1 2,$(call hifi_rules,$(1),$(2),$(3),$(k)))
 $(call run_dir,$(1),$(2),$(3))/final.msgpack: $(foreach k,0 1 2,$(foreach f,evidence.msgpack result.h5,$(call run_dir,$(1),$(2),$(3))/hifi/top$(k)/$(f)))
+	$(Q)$(call clear_launch,$(foreach k,0 1 2,$(call run_dir,$(1),$(2),$(3))/hifi/top$(k)))
 	$(Q)$(B)/pf-final --run $(call run_dir,$(1),$(2),$(3)) --last-generation $(LAST)
 
 endef
@@ -158,6 +166,7 @@ define gen_rules
 $(foreach k,$(call slots,$(4)),$(call cand_rules,$(1),$(2),$(3),$(4),$(k)))
 
 $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/select.msgpack: $(foreach k,$(call slots,$(4)),$(foreach f,evidence.msgpack result.h5,$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(k)/$(f)))
+	$(Q)$(call clear_launch,$(foreach k,$(call slots,$(4)),$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(k)))
 	$(Q)$(B)/pf-select --run $(call run_dir,$(1),$(2),$(3)) --generation $(4)
 
 $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/memory.msgpack: $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/select.msgpack
@@ -192,6 +201,7 @@ define baseline_rules
 $(call context_rule,$(1),$(2),$(3))
 $(foreach c,$(call baseline_cands,$(2)),$(call baseline_cand_rules,$(1),$(2),$(3),$(c)))
 $(call run_dir,$(1),$(2),$(3))/final.msgpack: $(foreach c,$(call baseline_cands,$(2)),$(foreach f,evidence.msgpack result.h5,$(call cand_dir,$(1),$(2),$(3),$(c))/$(f)))
+	$(Q)$(call clear_launch,$(foreach c,$(call baseline_cands,$(2)),$(call cand_dir,$(1),$(2),$(3),$(c))))
 	$(Q)$(B)/pf-final --run $(call run_dir,$(1),$(2),$(3))
 
 endef

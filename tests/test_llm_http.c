@@ -690,6 +690,28 @@ static pf_status call_into(llm_fixture *f, const char *dir, pf_llm_response *r)
     return st;
 }
 
+/* A stage killed after a stored call, then rerun, asks it again: the stored
+ * answer is returned and the server sees no second request. */
+Test(llm_http, a_stored_call_is_not_sent_again)
+{
+    setenv("PF_LLM_API_KEY", KEY, 1);
+    llm_fixture_reply script[] = {{200, NULL, OK_BODY, 0}, {500, NULL, "{}", 0}};
+    llm_fixture *f = llm_fixture_start(script, 2);
+    char dir[] = "/tmp/pf_llm_again_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    pf_llm_response r, again;
+    cr_assert_eq(call_into(f, dir, &r), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(call_into(f, dir, &again), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(llm_fixture_count(f), 1);
+    cr_assert_str_eq(again.text, r.text);
+    cr_assert_eq(again.prompt_tokens, r.prompt_tokens);
+    cr_assert_eq(llm_test_count_files(dir), 1);
+    pf_llm_response_release(&r);
+    pf_llm_response_release(&again);
+    llm_fixture_stop(f);
+    llm_test_remove_dir(dir);
+}
+
 Test(llm_http, an_answer_that_repeats_the_key_is_stored_without_it)
 {
     setenv("PF_LLM_API_KEY", LONG_KEY, 1);

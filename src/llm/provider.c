@@ -210,6 +210,11 @@ pf_status pf_llm_complete(pf_llm_provider *p, const pf_llm_request *q, pf_llm_re
 
 pf_status pf_llm_call(pf_llm_provider *p, const pf_llm_request *q, pf_llm_response *r)
 {
+    /* A stage killed after an http call was stored, before its own output,
+     * asks the same question when make reruns it: the stored answer is that
+     * call, so a completed call is never paid for (or answered anew) twice. */
+    if (p->kind == PF_LLM_HTTP && p->transcripts && pf_transcript_exists(p->transcripts, q))
+        return pf_transcript_read(p->transcripts, q, r);
     PF_TRY(pf_llm_complete(p, q, r));
     if (p->kind == PF_LLM_REPLAY || !p->transcripts) return PF_OK;
     pf_status st = pf_transcript_write(p->transcripts, q, r);

@@ -85,7 +85,10 @@ const char *pf_llm_provider_describe(const pf_llm_provider *p);
 pf_status pf_llm_complete(pf_llm_provider *p, const pf_llm_request *q, pf_llm_response *r);
 
 /* pf_llm_complete(), then pf_transcript_write() under o.transcripts (unless
- * the provider is replay or no folder was given). */
+ * the provider is replay or no folder was given). The http provider first
+ * looks in o.transcripts: a request already stored there (a stage killed
+ * after the call, before its output, and rerun) is answered from it, not
+ * sent again. */
 pf_status pf_llm_call(pf_llm_provider *p, const pf_llm_request *q, pf_llm_response *r);
 
 /* ---- for the provider implementations (provider.c dispatches) ---- */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "io/msgpack_json.h"
 
@@ -83,6 +84,14 @@ pf_status pf_transcript_write(const char *dir, const pf_llm_request *q, const pf
                                                  "encoded (out of memory, or text that is not UTF-8)", hex);
     json_decref(t);
     return st;
+}
+
+bool pf_transcript_exists(const char *dir, const pf_llm_request *q)
+{
+    char hex[PF_SHA256_HEX], path[4096];
+    if (pf_llm_request_hash(q, hex) != PF_OK) return false;
+    path_of(path, sizeof path, dir, hex);
+    return access(path, F_OK) == 0;
 }
 
 pf_status pf_transcript_read(const char *dir, const pf_llm_request *q, pf_llm_response *r)

@@ -33,6 +33,7 @@
 #define PF_LLM_TRANSCRIPT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "core/sha256.h"
 #include "core/status.h"
@@ -71,6 +72,9 @@ pf_status pf_llm_request_hash(const pf_llm_request *q, char hex[PF_SHA256_HEX]);
 
 /* Store the call in dir/<hash>.msgpack (dir must exist), atomically. */
 pf_status pf_transcript_write(const char *dir, const pf_llm_request *q, const pf_llm_response *r);
+
+/* Whether dir holds a transcript at q's address (dir/<hash>.msgpack). */
+bool pf_transcript_exists(const char *dir, const pf_llm_request *q);
 
 /* The stored response to q. A miss is PF_ERR_IO naming the request hash
  * and the folder; a file whose request differs from q (a hash collision or
