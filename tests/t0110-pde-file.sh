@@ -10,7 +10,8 @@
 # its PINNacle reference file when that is not in PF_DATA_DIR; a broken
 # file fails with exit 1 and FILE:LINE:COL messages on stderr, nothing on
 # stdout; no argument is a usage error (2). A part with a `where`
-# condition compiles; among other parts it is named as not compiled yet.
+# condition compiles, also among other parts; inside another `where` part
+# it is named as not compiled yet.
 . "$(dirname "$0")/lib.sh"
 PF_PDE=$BIN/pf-pde
 # the exit code of checking an example whose reference is PINNacle file $1
@@ -63,8 +64,10 @@ dirichlet bc on inflow: u = 1
 PDE
 expect_rc 0 "a part with a condition compiles" "$PF_PDE" check "$tmp/where.pde"
 sed -i 's/^dirichlet bc on inflow:/dirichlet bc on inflow, x_hi:/' "$tmp/where.pde"
+expect_rc 0 "among other parts it compiles" "$PF_PDE" check "$tmp/where.pde"
+sed -i 's/^dirichlet bc on inflow, x_hi:/part low = inflow where x < 0.5\ndirichlet bc on low:/' "$tmp/where.pde"
 expect_rc 1 "what does not compile yet fails" "$PF_PDE" check "$tmp/where.pde"
-check "names it at its line:col" grep -qx "$tmp/where.pde:6:6: a part with a .where. condition among other parts, or inside another part, cannot be compiled yet.*" "$tmp/err"
+check "names it at its line:col" grep -qx "$tmp/where.pde:6:6: a part with a .where. condition inside another one cannot be compiled yet: join the two conditions with .and. in one part" "$tmp/err"
 
 cat >"$tmp/bad.pde" <<'PDE'
 pde bad

@@ -420,9 +420,9 @@ static pf_status compile_text(const char *text, pf_pde **p)
 }
 
 /* A constraint on a `where` part gets points of the part's parts where the
- * condition holds, n of them, with their normals; a condition that never
- * holds says so; a `where` part among others, or of the initial slice, is
- * not compiled yet. */
+ * condition holds, n of them, with their normals; among other parts, the
+ * others whole; a condition that never holds says so; a `where` part in
+ * another, or of the initial slice, is not compiled yet. */
 Test(pde_file, where_parts_keep_the_points_where_the_condition_holds)
 {
     static const char head[] = "pde w\nstatement \"s\"\ninputs x, y\noutputs u\ndomain box([0, 1], [0, 1])\n";
@@ -468,12 +468,35 @@ Test(pde_file, where_parts_keep_the_points_where_the_condition_holds)
     pf_geom_free(geo);
     pf_pdefile_pde_free(p);
 
+    /* among other parts, directly or inside a part: those parts whole */
+    static const char *const among[] = {"dirichlet bc on lower, x_hi: u = 0\n",
+                                        "part both = x_hi, lower\ndirichlet bc on both: u = 0\n"};
+    for (int a = 0; a < 2; a++) {
+        snprintf(text, sizeof text, "%spart lower = x_lo where y < 0.5\nequation lap(u)\n%s", head, among[a]);
+        cr_assert_eq(compile_text(text, &p), PF_OK, "%s", pf_errmsg());
+        cr_assert(p->con[0].where);
+        cr_assert_eq(p->geometry(p, &geo), PF_OK, "%s", pf_errmsg());
+        cr_assert_eq(pf_pde_constraint_points(p, geo, &p->con[0], PF_SAMPLE_UNIFORM, 300, 5, &ps, &v), PF_OK, "%s",
+                     pf_errmsg());
+        int hi = 0, lo_low = 0;
+        for (int i = 0; i < ps.n; i++) {
+            pf_real x = ps.x[2 * i], y = ps.x[2 * i + 1];
+            cr_expect(x == 1 || (x == 0 && y < 0.5), "%d: point %d: (%g, %g)", a, i, (double)x, (double)y);
+            hi += x == 1, lo_low += x == 0 && y < 0.5;
+        }
+        /* uniform by length over x_hi (1) and the lower half of x_lo (0.5) */
+        cr_expect(hi > 150 && hi < 250 && lo_low == ps.n - hi, "%d: %d on x_hi, %d on x_lo", a, hi, lo_low);
+        pf_point_set_release(&ps);
+        pf_geom_free(geo);
+        pf_pdefile_pde_free(p);
+    }
     snprintf(text, sizeof text,
-             "%spart lower = x_lo where y < 0.5\nequation lap(u)\n"
-             "dirichlet bc on lower, x_hi: u = 0\n",
+             "%spart lower = x_lo where y < 0.5\npart left = lower where x < 0.5\nequation lap(u)\n"
+             "dirichlet bc on left: u = 0\n",
              head);
     cr_expect_eq(compile_text(text, &p), PF_ERR_UNSUPPORTED);
-    cr_expect(strstr(pf_errmsg(), "w.pde:6:6: a part with a `where` condition among other parts"), "%s", pf_errmsg());
+    cr_expect(strstr(pf_errmsg(), "w.pde:6:6: a part with a `where` condition inside another one"), "%s",
+              pf_errmsg());
     snprintf(text, sizeof text,
              "pde w\nstatement \"s\"\ninputs x, t\noutputs u\ntime t in [0, 1]\n"
              "domain interval(0, 1)\npart early = initial where x < 0.5\nequation u_t - u_xx\n"

@@ -393,7 +393,7 @@ static pf_status sample_where(const pf_pde *p, const pf_geom *g, const pf_constr
         st = pf_sample_boundary(g, c->parts, n, pf_rng_derive(seed, tag), PF_SAMPLE_NORMALS, &b);
         for (int i = 0; st == PF_OK && i < b.n && kept < n; i++) {
             const pf_real *x = b.x + (size_t)i * d;
-            if (!c->where(p, c, x)) continue;
+            if (!c->where(p, c, pf_geom_part_name(g, b.part[i]), x)) continue;
             memcpy(ps->x + (size_t)kept * d, x, sizeof(pf_real) * (size_t)d);
             memcpy(ps->normal + (size_t)kept * d, b.normal + (size_t)i * d, sizeof(pf_real) * (size_t)d);
             ps->part[kept++] = b.part[i];

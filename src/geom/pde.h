@@ -230,9 +230,10 @@ typedef struct pf_constraint {
     int order;                /* highest derivative the residual needs (0 or 1) */
     /* The residual on the sampled points, n x 1 value-only. */
     pf_node *(*residual)(pf_pde_ctx *c);
-    /* Boundary constraints: whether the point x (d_in coordinates) of
-     * c->parts belongs to the constraint; NULL: every point does. */
-    bool (*where)(const pf_pde *p, const struct pf_constraint *c, const pf_real *x);
+    /* Boundary constraints: whether the point x (d_in coordinates) on the
+     * part called `part` (one of c->parts) belongs to the constraint;
+     * NULL: every point does. */
+    bool (*where)(const pf_pde *p, const struct pf_constraint *c, const char *part, const pf_real *x);
     /* PF_CON_POINTS at fixed points (a gauge): npoints x d_in coordinates. */
     int npoints;
     const double *points;

@@ -172,6 +172,12 @@ typedef struct pf_pdefile_constraint {
     int nobs;           /* after compile: OBSERVE, the rows of the file (observe.h) */
     double *obs_x;      /* nobs x inputs, in the arena */
     double *obs_v;      /* nobs observed values of the output, in the arena */
+    /* after compile: DIRICHLET, NEUMANN, ROBIN with a `where` part, its
+     * domain parts each with the condition its points meet there (NULL:
+     * every point); a part listed twice takes either */
+    int nwhere;
+    const char *where_part[PF_PDEFILE_MAX_ALL_PARTS];
+    const pf_pdefile_expr *where_cond[PF_PDEFILE_MAX_ALL_PARTS];
 } pf_pdefile_constraint;
 
 /* `out = EXPR` in a hard transform or an exact solution. */

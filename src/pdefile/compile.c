@@ -226,26 +226,25 @@ OBS(1) OBS(2) OBS(3) OBS(4) OBS(5) OBS(6) OBS(7) OBS(8) OBS(9) OBS(10) OBS(11)
         obs0, obs1, obs2, obs3, obs4, obs5, obs6, obs7, obs8, obs9, obs10, obs11};
 _Static_assert(sizeof obs_hook / sizeof *obs_hook == PF_PDE_MAX_CONSTRAINTS, "one hook per constraint");
 
-/* The `where` part a constraint is on (its only part), or NULL. */
-static const pf_pdefile_part *where_part(const pf_pdefile *f, const pf_pdefile_constraint *k)
-{
-    if (k->on.n != 1) return NULL;
-    for (int p = 0; p < f->nparts; p++)
-        if (!strcmp(f->parts[p].name, k->on.v[0])) return f->parts[p].where ? &f->parts[p] : NULL;
-    return NULL;
-}
-
-/* Whether the boundary point x of constraint c lies where its part's
- * condition holds (the checker let only inputs and constants in). */
-static bool where(const pf_pde *p, const pf_constraint *c, const pf_real *x)
+/* Whether the boundary point x on `part` belongs to constraint c: some
+ * entry of the part in its where list has no condition, or one that holds
+ * there (the checker let only inputs and constants in). */
+static bool where(const pf_pde *p, const pf_constraint *c, const char *part, const pf_real *x)
 {
     const pf_pdefile *f = file_of(p);
-    const pf_pdefile_part *pt = where_part(f, &f->con[c - p->con]);
+    const pf_pdefile_constraint *k = &f->con[c - p->con];
     double xd[PF_PDE_MAX_IN], v;
     for (int i = 0; i < p->d_in; i++) xd[i] = (double)x[i];
-    if (pf_pdefile_eval(f, pt->where, xd, NULL, &v) != PF_OK)
-        PF_ABORT("%s:%d:%d: a checked condition has no value: %s", f->path, pt->pos.line, pt->pos.col, pf_errmsg());
-    return v != 0;
+    for (int j = 0; j < k->nwhere; j++) {
+        if (strcmp(k->where_part[j], part)) continue;
+        const pf_pdefile_expr *cond = k->where_cond[j];
+        if (!cond) return true;
+        if (pf_pdefile_eval(f, cond, xd, NULL, &v) != PF_OK)
+            PF_ABORT("%s:%d:%d: a checked condition has no value: %s", f->path, cond->pos.line, cond->pos.col,
+                     pf_errmsg());
+        if (v != 0) return true;
+    }
+    return false;
 }
 
 /* Each output from its formula, or net()'s channel when the transform does
@@ -396,19 +395,28 @@ static pf_status append(const pf_pdefile *f, list *l, const char *name)
     return PF_OK;
 }
 
-/* Part `name`, a defined part written out as the parts it unites. */
-static pf_status expand(const pf_pdefile *f, const char *name, list *l)
+/* Part `name`, a defined part written out as the domain parts it unites,
+ * into l and k's where list with the condition of the `where` part wp it
+ * is in (NULL outside one). */
+static pf_status expand(const pf_pdefile *f, const char *name, const pf_pdefile_part *wp, list *l,
+                        pf_pdefile_constraint *k)
 {
     for (int p = 0; p < f->nparts; p++) {
         const pf_pdefile_part *pt = &f->parts[p];
         if (strcmp(pt->name, name)) continue;
-        if (pt->where)
-            return unsupported(f, pt->pos,
-                               "a part with a `where` condition among other parts, or inside another part,",
-                               "give it a constraint of its own");
-        for (int j = 0; j < pt->of.n; j++) PF_TRY(expand(f, pt->of.v[j], l));
+        if (pt->where && wp)
+            return unsupported(f, pt->pos, "a part with a `where` condition inside another one",
+                               "join the two conditions with `and` in one part");
+        for (int j = 0; j < pt->of.n; j++) PF_TRY(expand(f, pt->of.v[j], pt->where ? pt : wp, l, k));
         return PF_OK;
     }
+    if (wp && (!strcmp(name, "initial") || !strcmp(name, "final")))
+        return unsupported(f, wp->pos, "a `where` part of the initial or final slice",
+                           "write the condition into the constraint's formula with if()");
+    if (k->nwhere == PF_PDEFILE_MAX_ALL_PARTS)
+        return pf_fail(PF_ERR_UNSUPPORTED, "%s: constraint %s names more than %d parts", f->path, k->name,
+                       PF_PDEFILE_MAX_ALL_PARTS);
+    k->where_part[k->nwhere] = name, k->where_cond[k->nwhere++] = wp ? wp->where : NULL;
     return append(f, l, name);
 }
 
@@ -419,7 +427,7 @@ static char *arena_str(pf_pdefile *f, const char *s)
 
 static pf_status constraint_desc(pf_pdefile *f, int n, pf_constraint *out)
 {
-    const pf_pdefile_constraint *k = &f->con[n];
+    pf_pdefile_constraint *k = &f->con[n];
     list parts = {.len = 0};
     *out = (pf_constraint){.name = k->name, .order = k->order, .residual = con_hook[n]};
     switch (k->kind) {
@@ -442,17 +450,10 @@ static pf_status constraint_desc(pf_pdefile *f, int n, pf_constraint *out)
         out->kind = k->kind == PF_PDEFILE_CON_DIRICHLET ? PF_CON_DIRICHLET
                     : k->kind == PF_PDEFILE_CON_NEUMANN ? PF_CON_NEUMANN
                                                         : PF_CON_ROBIN;
-        const pf_pdefile_part *wp = where_part(f, k);
-        if (wp) {
-            for (int j = 0; j < wp->of.n; j++) PF_TRY(expand(f, wp->of.v[j], &parts));
-            if (listed(&parts, "initial") || listed(&parts, "final"))
-                return unsupported(f, wp->pos,
-                                   "a `where` part of the initial or final slice",
-                                   "write the condition into the constraint's formula with if()");
-            out->where = where;
-        } else {
-            for (int j = 0; j < k->on.n; j++) PF_TRY(expand(f, k->on.v[j], &parts));
-        }
+        k->nwhere = 0;
+        for (int j = 0; j < k->on.n; j++) PF_TRY(expand(f, k->on.v[j], NULL, &parts, k));
+        for (int j = 0; j < k->nwhere; j++)
+            if (k->where_cond[j]) out->where = where;
         break;
     default: PF_ABORT("constraint kind %d", (int)k->kind);
     }

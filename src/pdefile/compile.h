@@ -13,8 +13,10 @@
  *   dirichlet / neumann / robin N on P: ...
  *                           PF_CON_DIRICHLET / _NEUMANN / _ROBIN on P, a
  *                           defined part written out as the parts it unites;
- *                           on a `where` part (its only part), those parts
- *                           with the condition as the constraint's `where`
+ *                           with `where` parts among them, the constraint's
+ *                           `where` keeps a point of a domain part when the
+ *                           part comes without a condition, or with one
+ *                           that holds there
  *   periodic N along x: u   PF_CON_PERIODIC on x_lo (u - u at the image on
  *                           x_hi), period[x] = hi - lo
  *   observe N: u from "F"   PF_CON_POINTS at the file's points (observe.h,
@@ -42,8 +44,8 @@
  * the checker keeps them out of hard transforms and exact solutions); a < b
  * is 1 - step(a - b), a <= b step(b - a), `and` a product, `or` s + t - s t.
  *
- * Not compiled yet (PF_ERR_UNSUPPORTED naming the file's line): a `where`
- * part among a constraint's other parts, inside another part or of the
+ * Not compiled yet (PF_ERR_UNSUPPORTED naming the file's line, and what to
+ * write instead): a `where` part inside another `where` part or of the
  * initial or final slice, and a PF_DATA_DIR reference whose `columns` are
  * not the inputs, then the outputs. A time input declared before others
  * becomes the last input (the checker moves it: the geometry puts time

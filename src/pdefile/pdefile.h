@@ -62,8 +62,9 @@
  *                           unless named; a name used twice makes one part
  *   part NAME = A, B [where COND]   a part made of others, or the points of
  *                           them where COND holds (inputs and constants;
- *                           a `where` part is a constraint's only part, and
- *                           not of the initial or final slice)
+ *                           it may stand among a constraint's other parts
+ *                           or in a part, not in another `where` part nor
+ *                           on the initial or final slice)
  *   equation [NAME:] EXPR [= EXPR]  a residual; up to 4
  *   initial NAME: u = EXPR            u on the initial slice
  *   initial_rate NAME: u_t = EXPR     u_t on the initial slice
