@@ -17,6 +17,7 @@
 #include "io/h5.h"
 #include "pdefile/compile.h"
 #include "pdefile/pdefile.h"
+#include "registry.h"
 
 #define NROWS 7
 #define PI 3.14159265358979323846
@@ -126,6 +127,96 @@ Test(pde_data, observations_read_the_same_from_csv_h5_and_dat)
         cr_expect_eq(v[2][i], (pf_real)(float)col[0][i], "dat row %d", i);
     }
     remove_dir(dir);
+}
+
+/* The file's rows, beside the .pde, in any column order with other columns
+ * and comments: the points and values of a PF_CON_POINTS constraint whose
+ * residual is u - the value, 0 for the exact solution. */
+Test(pde_file, observations_come_from_a_csv_beside_the_file)
+{
+    char dir[] = "/tmp/pf_observe_XXXXXX", path[512], text[512];
+    cr_assert(mkdtemp(dir));
+    write_file(dir, "obs.csv",
+               "# sin(pi x) at three points\nu, source, x\n0.7071067811865476, a, 0.25\n\n"
+               "1, b, 0.5\n0.7071067811865476, c, 0.75\n");
+    snprintf(text, sizeof text, obs_pde, "obs.csv");
+    write_file(dir, "observed_1d.pde", text);
+    snprintf(path, sizeof path, "%s/observed_1d.pde", dir);
+    const pf_pde *p;
+    cr_assert_eq(pf_pdes_lookup(path, &p), PF_OK, "%s", pf_errmsg());
+    const pf_constraint *k = &p->con[0];
+    cr_assert_eq(k->kind, PF_CON_POINTS);
+    cr_assert(k->observe && !k->parts);
+
+    pf_geom *geo;
+    cr_assert_eq(p->geometry(p, &geo), PF_OK, "%s", pf_errmsg());
+    pf_point_set ps;
+    pf_real *v;
+    pf_point_set_init(&ps);
+    cr_assert_eq(pf_pde_constraint_points(p, geo, k, PF_SAMPLE_UNIFORM, 8, 1, &ps, &v), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(ps.n, 3);
+    const pf_real want_x[3] = {0.25, 0.5, 0.75},
+                  want_v[3] = {(pf_real)0.7071067811865476, 1, (pf_real)0.7071067811865476};
+    for (int i = 0; i < 3; i++) {
+        cr_expect_eq(ps.x[i], want_x[i], "point %d", i);
+        cr_expect_eq(v[i], want_v[i], "value %d", i);
+    }
+
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_graph_set_chunk_bytes(g, 0);
+    pf_pde_ctx c;
+    int orders[PF_PDE_MAX_IN] = {0};
+    pf_pde_ctx_init(&c, p, g, orders, false, ps.n);
+    c.target = pf_input(g, "target", ps.n, 1, NULL, NULL);
+    c.u = p->exact_fields(&c);
+    pf_node *r = k->residual(&c);
+    pf_loss(g, "r", pf_mean_square(g, r, NULL));
+    cr_assert_eq(pf_graph_compile(g, 1), PF_OK, "%s", pf_errmsg());
+    pf_graph_set_input(g, c.x, ps.x);
+    pf_graph_set_input(g, c.target, v);
+    pf_graph_forward(g);
+    pf_real res[3];
+    pf_graph_read(g, r, res);
+    for (int i = 0; i < 3; i++) cr_expect_lt(fabs((double)res[i]), 1e-6, "residual %d: %g", i, (double)res[i]);
+    pf_graph_free(g);
+    free(v);
+    pf_point_set_release(&ps);
+    pf_geom_free(geo);
+    snprintf(path, sizeof path, "rm -r '%s'", dir);
+    cr_expect_eq(system(path), 0);
+}
+
+/* What is wrong with the file, at its line. */
+Test(pde_file, bad_observations_say_where)
+{
+    static const struct {
+        const char *csv, *error;
+    } cases[] = {
+        {"u, y\n1, 2\n", "obs.csv:1: no column 'x' (the header must name x, u)"},
+        {"x, u\n0.5, 1\n0.25, one\n", "obs.csv:3: 'one' is not a number"},
+        {"x, u\n0.5\n", "obs.csv:2: 1 fields where the header names 2"},
+        {"# nothing\nx, u\n", "obs.csv: no rows"},
+    };
+    char dir[] = "/tmp/pf_observe_XXXXXX", pde[512], text[512];
+    cr_assert(mkdtemp(dir));
+    snprintf(pde, sizeof pde, "%s/o.pde", dir);
+    snprintf(text, sizeof text, obs_pde, "obs.csv");
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        write_file(dir, "obs.csv", cases[i].csv);
+        pf_pdefile *f;
+        cr_assert_eq(pf_pdefile_load_text(pde, text, strlen(text), &f), PF_OK, "%s", pf_errmsg());
+        pf_pde *p;
+        cr_expect_eq(pf_pdefile_compile(f, &p), PF_ERR_INVALID);
+        cr_expect(strstr(pf_errmsg(), cases[i].error), "case %zu: %s", i, pf_errmsg());
+    }
+    pf_pdefile *f;
+    pf_pde *p;
+    snprintf(text, sizeof text, obs_pde, "missing.csv");
+    cr_assert_eq(pf_pdefile_load_text(pde, text, strlen(text), &f), PF_OK, "%s", pf_errmsg());
+    cr_expect_eq(pf_pdefile_compile(f, &p), PF_ERR_IO);
+    cr_expect(strstr(pf_errmsg(), "o.pde:7:22: cannot read the observations: cannot open"), "%s", pf_errmsg());
+    snprintf(text, sizeof text, "rm -r '%s'", dir);
+    cr_expect_eq(system(text), 0);
 }
 
 /* ------------------------------------------------------------ references */
