@@ -11,6 +11,7 @@
 #   make demo            train one PINN candidate on Poisson-5D
 #   make refs            our references of the PDEs whose PINNacle files are lost
 #                        (refs/), into $PF_REFS_DIR (data/generated); PDE=name for one
+#   make fuzz            libFuzzer over every parser, FUZZ_SECONDS each (see fuzz.mk)
 #   make hdr-check       every header of src/ pdes/ tests/ kernels/ compiles on its own
 #   make clang-check     clang's warnings over every C file (part of make test)
 #   make help            this text
@@ -290,7 +291,7 @@ test:
 CLANG ?= $(shell command -v clang 2>/dev/null)
 clang-check:
 ifneq ($(CLANG),)
-	$(Q)for f in $(LIB_SRC) $(STAGE_SRC) $(REFS_SRC) $(TEST_SRC) bench/pf-bench.c; do \
+	$(Q)for f in $(LIB_SRC) $(STAGE_SRC) $(REFS_SRC) $(TEST_SRC) $(FUZZ_SRC) $(FUZZ_SUPPORT) bench/pf-bench.c; do \
 	  $(CLANG) $(subst -fopenmp,-fopenmp=libgomp,$(filter-out -march=% -fopenmp=libgomp,$(CFLAGS_ALL))) -march=$(ARCH) -fsyntax-only $$f || exit 1; done
 	@echo "clang-check: no warnings from $(notdir $(CLANG))"
 else
@@ -398,5 +399,6 @@ clean:
 
 include pipeline.mk
 include study.mk
+include fuzz.mk
 
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) $(STAGE_SRC:stages/%.c=$(BUILD)/obj/stages/%.d) $(CU_OBJ:.o=.d) $(BUILD)/obj/bench/pf-bench.d

@@ -3,12 +3,15 @@
 #
 #   scripts/install-deps.sh          build + test dependencies
 #   scripts/install-deps.sh bench    also the PyTorch comparator (python3-torch)
+#   scripts/install-deps.sh fuzz     also clang and its libFuzzer runtime
+#                                    (libclang-rt-dev), for make fuzz
 #
 # Make runs this when pkg-config cannot find a library (or h5dump, gnuplot or
 # python3 is missing), make refs when FreeFem++ is (the finite-element
 # references), and make test when FreeFem++ or Slurm's daemons are (the
 # tests that run them; slurm-wlm and munge: a one-node cluster in
-# tests/t0760-study-slurm.sh). It looks up which of the packages below are not
+# tests/t0760-study-slurm.sh), and make fuzz when clang cannot link
+# libFuzzer. It looks up which of the packages below are not
 # installed (dpkg-query); when none is missing it does nothing. Otherwise it
 # first prints the packages and the exact apt-get command, then acts on
 # INSTALL_DEPS (the Makefile passes its knob of that name):
@@ -34,6 +37,7 @@ pkgs="pkg-config libopenblas-openmp-dev libhdf5-dev hdf5-tools libmsgpack-dev
 libcurl4-openssl-dev libjansson-dev libgsl-dev libssl-dev libcriterion-dev libfftw3-dev libsuitesparse-dev gnuplot-nox
 python3 freefem++ libfreefem++ slurm-wlm munge"
 [ "${1:-}" = bench ] && pkgs="$pkgs python3-torch"
+[ "${1:-}" = fuzz ] && pkgs="$pkgs clang libclang-rt-dev"
 
 missing=""
 for p in $pkgs; do

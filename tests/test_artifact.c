@@ -323,6 +323,30 @@ Test(artifact, result_h5_untrained_meta)
     pf_result_meta_release(&m);
 }
 
+/* A result.h5 whose checksum matches but whose "seed" is no integer: refused,
+ * holding nothing (the spec read before the seed leaked; guarded also by
+ * tests/fuzz/regressions/h5/seed_not_int.h5 through fuzz_h5.c). */
+Test(artifact, result_h5_meta_with_a_bad_seed_is_refused_and_holds_nothing)
+{
+    char a[256];
+    path_of(a, "result.h5");
+    pf_h5 *f;
+    cr_assert_eq(pf_h5_create(a, &f), PF_OK, "%s", pf_errmsg());
+    pf_h5_attr_str(f, "/", "format", "pinnforge.result");
+    pf_h5_attr_i64(f, "/", "version", PF_ARTIFACT_VERSION);
+    pf_h5_attr_str(f, "/", "status", "ok");
+    pf_h5_attr_str(f, "/", "pde", "burgers_1d");
+    pf_h5_attr_str(f, "/", "spec_hash", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+    pf_h5_attr_str(f, "/", "fidelity", "low");
+    pf_h5_attr_str(f, "/", "spec", "{}");
+    pf_h5_attr_str(f, "/", "seed", "not an integer");
+    cr_assert_eq(pf_h5_close(f), PF_OK, "%s", pf_errmsg());
+    pf_result_meta m;
+    cr_assert_neq(pf_result_read_meta(a, &m), PF_OK);
+    cr_expect(strstr(pf_errmsg(), "seed"), "%s", pf_errmsg());
+    cr_expect(m.spec == NULL);
+}
+
 /* One changed byte in result.h5, in its header or in HDF5's part: refused
  * as corrupt with the file named (issue 24), before HDF5 opens it. */
 Test(artifact, result_h5_corrupt_is_refused_with_the_file_named)

@@ -142,6 +142,38 @@ Test(knowledge, good_record_parses)
     remove_dir(dir);
 }
 
+/* pf_kb_parse: one file's text, as pf_kb_load reads a file (the fuzzer's
+ * entry point): the same record, the label as its file, errors naming the
+ * label and line, and text that is not NUL-terminated read to len only. */
+Test(knowledge, parse_reads_one_text_as_a_file)
+{
+    pf_kb *kb;
+    cr_assert_eq(pf_kb_parse("mem/a.kb", GOOD, strlen(GOOD), &kb), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_kb_count(kb), 1);
+    const pf_kb_record *e = pf_kb_entry(kb, 0);
+    cr_assert_str_eq(e->id, "good-one");
+    cr_assert_str_eq(e->text, "Do this and that.");
+    cr_assert_str_eq(e->file, "mem/a.kb");
+    cr_assert_eq(e->line, 2);
+    pf_kb_hit hit[2];
+    int n;
+    cr_assert_eq(pf_kb_search(kb, "title", 0, 2, hit, &n), PF_OK);
+    cr_assert_eq(n, 1);
+    pf_kb_free(kb);
+
+    size_t cut = strlen(GOOD) - strlen("  and that.\n");
+    cr_assert_eq(pf_kb_parse("mem/a.kb", GOOD, cut, &kb), PF_OK, "%s", pf_errmsg());
+    cr_assert_str_eq(pf_kb_entry(kb, 0)->text, "Do this");
+    pf_kb_free(kb);
+
+    kb = (pf_kb *)1;
+    cr_assert_eq(pf_kb_parse("mem/b.kb", "id: x\nbogus line\n", 17, &kb), PF_ERR_INVALID);
+    cr_assert_null(kb);
+    cr_assert(strstr(pf_errmsg(), "mem/b.kb:2: expected 'key: value'"), "%s", pf_errmsg());
+    cr_assert_eq(pf_kb_parse("mem/c.kb", "# only a comment\n", 17, &kb), PF_ERR_INVALID);
+    cr_assert(strstr(pf_errmsg(), "mem/c.kb: no knowledge entries"), "%s", pf_errmsg());
+}
+
 Test(knowledge, missing_required_key)
 {
     expect_error("m.kb", "# c\n\nid: x-1\ntitle: T\ntags: loss\nrationale: R\n", 3,

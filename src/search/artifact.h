@@ -199,7 +199,8 @@ pf_status pf_result_write(const char *path, const pf_pde *p, const pf_train_resu
 /* The root attributes only, for a proposal that was not trained. */
 pf_status pf_result_write_untrained(const char *path, const char *status, const char *why);
 
-/* The root attributes, format and version checked. */
+/* The root attributes, format and version checked. On failure *m holds
+ * nothing (spec NULL): there is nothing to release. */
 pf_status pf_result_read_meta(const char *path, pf_result_meta *m);
 void pf_result_meta_release(pf_result_meta *m);
 

@@ -256,7 +256,11 @@ pf_status pf_result_read_meta(const char *path, pf_result_meta *m)
     if (pf_h5_read_attr_str(path, "/", "spec", &m->spec) != PF_OK) m->spec = strdup("");
     if (!m->spec) return pf_fail(PF_ERR_NOMEM, "out of memory");
     int64_t seed = 0;
-    if (m->spec[0]) PF_TRY(pf_h5_read_attr_i64(path, "/", "seed", &seed));
+    pf_status st = m->spec[0] ? pf_h5_read_attr_i64(path, "/", "seed", &seed) : PF_OK;
+    if (st != PF_OK) {
+        pf_result_meta_release(m); /* *m holds nothing on failure */
+        return st;
+    }
     m->seed = (uint64_t)seed;
     return PF_OK;
 }

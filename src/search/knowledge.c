@@ -288,11 +288,9 @@ static pf_status parse_line(pf_kb *kb, const char *path, int ln, const char *s, 
     return PF_OK;
 }
 
-static pf_status load_file(pf_kb *kb, const char *path)
+/* The records of one file's text[0..len); path names it in messages. */
+static pf_status load_text(pf_kb *kb, const char *path, const char *text, size_t len)
 {
-    char *text;
-    size_t len;
-    PF_TRY(pf_file_read(path, &text, &len));
     record r;
     memset(&r, 0, sizeof r);
     r.last_key = -1;
@@ -313,6 +311,15 @@ static pf_status load_file(pf_kb *kb, const char *path)
     }
     if (st == PF_OK) st = finish_record(kb, path, &r);
     record_reset(&r);
+    return st;
+}
+
+static pf_status load_file(pf_kb *kb, const char *path)
+{
+    char *text;
+    size_t len;
+    PF_TRY(pf_file_read(path, &text, &len));
+    pf_status st = load_text(kb, path, text, len);
     free(text);
     return st;
 }
@@ -408,6 +415,25 @@ pf_status pf_kb_load(const char *dir, pf_kb **out)
     for (int f = 0; st == PF_OK && f < kb->nfiles; f++) st = load_file(kb, kb->files[f]);
     if (st == PF_OK && kb->n == 0)
         st = pf_fail(PF_ERR_INVALID, "%s: no knowledge entries (no *.kb file holds one)", dir);
+    if (st == PF_OK) st = build_index(kb);
+    if (st != PF_OK) {
+        pf_kb_free(kb);
+        return st;
+    }
+    *out = kb;
+    return PF_OK;
+}
+
+pf_status pf_kb_parse(const char *label, const char *text, size_t len, pf_kb **out)
+{
+    *out = NULL;
+    pf_kb *kb = calloc(1, sizeof *kb);
+    if (!kb) return nomem();
+    pf_status st = PF_OK;
+    if (!(kb->files = malloc(sizeof *kb->files)) || !(kb->files[0] = strdup(label))) st = nomem();
+    else kb->nfiles = 1;
+    if (st == PF_OK) st = load_text(kb, kb->files[0], text, len);
+    if (st == PF_OK && kb->n == 0) st = pf_fail(PF_ERR_INVALID, "%s: no knowledge entries", label);
     if (st == PF_OK) st = build_index(kb);
     if (st != PF_OK) {
         pf_kb_free(kb);

@@ -101,6 +101,11 @@ int pf_kb_tag_count(void);
 
 /* Load every *.kb file in dir (see above). *out NULL on failure. */
 pf_status pf_kb_load(const char *dir, pf_kb **out);
+/* A knowledge base of one file's text[0..len) (need not be NUL-terminated),
+ * read as pf_kb_load reads each file, `label` naming it in messages and in
+ * the records' `file` (e.g. "dir/name.kb"). For text that does not come
+ * from a folder: a test's or a fuzzer's. */
+pf_status pf_kb_parse(const char *label, const char *text, size_t len, pf_kb **out);
 void pf_kb_free(pf_kb *kb);
 
 int pf_kb_count(const pf_kb *kb);
