@@ -216,11 +216,8 @@ pf_status pf_propose(pf_llm_provider *llm, const char *model, const char *prompt
     }
     for (int i = 0; i < nowned; i++) free(owned[i]);
     pf_prompt_release(&pr);
-    if (st != PF_OK) {
-        pf_proposal_release(out);
-        return pf_fail(st, "slot %s: %s", slot, pf_errmsg());
-    }
-    return PF_OK;
+    if (st != PF_OK) pf_proposal_release(out); /* pf_errmsg() as the failing call left it: pf-propose names the slot */
+    return st;
 }
 
 pf_status pf_summarize(pf_llm_provider *llm, const char *model, const char *prompts_dir, const json_t *ctx,
