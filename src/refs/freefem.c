@@ -42,8 +42,9 @@ pf_status pf_ff_find(char *buf, size_t cap)
     for (const char *s = path && *path ? path : NULL; s;) {
         const char *end = strchr(s, ':');
         size_t n = end ? (size_t)(end - s) : strlen(s);
-        int w = snprintf(buf, cap, "%.*s%sFreeFem++", (int)n, s, n ? "/" : "");
-        if (w > 0 && (size_t)w < cap && access(buf, X_OK) == 0 && is_file(buf)) return PF_OK;
+        char cand[PF_FF_PATH_MAX];
+        int w = snprintf(cand, sizeof cand, "%.*s%sFreeFem++", (int)n, s, n ? "/" : "");
+        if (w > 0 && (size_t)w < sizeof cand && access(cand, X_OK) == 0 && is_file(cand)) return put(buf, cap, cand);
         s = end ? end + 1 : NULL;
     }
     return pf_fail(PF_ERR_EXTERNAL,
