@@ -406,15 +406,12 @@ static pf_status build_index(pf_kb *kb)
     return st;
 }
 
-pf_status pf_kb_load(const char *dir, pf_kb **out)
+/* What pf_kb_load and pf_kb_parse end with, after reading with status st:
+ * no entry is an error naming `where` (then `hint`), then the index; *out
+ * is kb, or kb is freed on failure. */
+static pf_status finish(pf_kb *kb, pf_status st, const char *where, const char *hint, pf_kb **out)
 {
-    *out = NULL;
-    pf_kb *kb = calloc(1, sizeof *kb);
-    if (!kb) return nomem();
-    pf_status st = list_files(kb, dir);
-    for (int f = 0; st == PF_OK && f < kb->nfiles; f++) st = load_file(kb, kb->files[f]);
-    if (st == PF_OK && kb->n == 0)
-        st = pf_fail(PF_ERR_INVALID, "%s: no knowledge entries (no *.kb file holds one)", dir);
+    if (st == PF_OK && kb->n == 0) st = pf_fail(PF_ERR_INVALID, "%s: no knowledge entries%s", where, hint);
     if (st == PF_OK) st = build_index(kb);
     if (st != PF_OK) {
         pf_kb_free(kb);
@@ -422,6 +419,16 @@ pf_status pf_kb_load(const char *dir, pf_kb **out)
     }
     *out = kb;
     return PF_OK;
+}
+
+pf_status pf_kb_load(const char *dir, pf_kb **out)
+{
+    *out = NULL;
+    pf_kb *kb = calloc(1, sizeof *kb);
+    if (!kb) return nomem();
+    pf_status st = list_files(kb, dir);
+    for (int f = 0; st == PF_OK && f < kb->nfiles; f++) st = load_file(kb, kb->files[f]);
+    return finish(kb, st, dir, " (no *.kb file holds one)", out);
 }
 
 pf_status pf_kb_parse(const char *label, const char *text, size_t len, pf_kb **out)
@@ -433,14 +440,7 @@ pf_status pf_kb_parse(const char *label, const char *text, size_t len, pf_kb **o
     if (!(kb->files = malloc(sizeof *kb->files)) || !(kb->files[0] = strdup(label))) st = nomem();
     else kb->nfiles = 1;
     if (st == PF_OK) st = load_text(kb, kb->files[0], text, len);
-    if (st == PF_OK && kb->n == 0) st = pf_fail(PF_ERR_INVALID, "%s: no knowledge entries", label);
-    if (st == PF_OK) st = build_index(kb);
-    if (st != PF_OK) {
-        pf_kb_free(kb);
-        return st;
-    }
-    *out = kb;
-    return PF_OK;
+    return finish(kb, st, label, "", out);
 }
 
 /* ------------------------------------------------------------- retrieval */
