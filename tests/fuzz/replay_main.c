@@ -22,45 +22,20 @@
 #include <sys/stat.h>
 
 #include "input.h"
+#include "io/msgpack_json.h"
 
 static bool verbose;
 
-static int read_all(const char *path, uint8_t **out, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return -1;
-    size_t cap = 4096, n = 0;
-    uint8_t *buf = malloc(cap);
-    for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
-        n += got;
-        if (n == cap) {
-            uint8_t *b = realloc(buf, cap *= 2);
-            if (!b) free(buf);
-            buf = b;
-        }
-    }
-    int bad = ferror(f) || !buf;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        if (!errno) errno = ENOMEM;
-        return -1;
-    }
-    *out = buf;
-    *len = n;
-    return 0;
-}
-
 static int replay_file(const char *path)
 {
-    uint8_t *data;
+    char *data;
     size_t len;
-    if (read_all(path, &data, &len) != 0) {
-        fprintf(stderr, "pf-fuzz-replay: cannot read '%s': %s\n", path, strerror(errno));
+    if (pf_file_read(path, &data, &len) != PF_OK) {
+        fprintf(stderr, "pf-fuzz-replay: %s\n", pf_errmsg());
         return -1;
     }
     if (verbose) fprintf(stderr, "replaying %s (%zu bytes)\n", path, len);
-    LLVMFuzzerTestOneInput(data, len);
+    LLVMFuzzerTestOneInput((const uint8_t *)data, len);
     free(data);
     return 1;
 }
