@@ -4,11 +4,14 @@
  * why (errors holds its FILE:LINE:COL lines). For a file that checks:
  * pf_pdefile_describe, the value of every exact solution and hard
  * transform at the centre of the domain's box (pf_pdefile_eval), and
- * pf_pdefile_compile into the PDE contract. Files with `observe`
- * constraints are not compiled: compiling reads the data file they name,
- * and the harness reads no file that its input names.
+ * pf_pdefile_compile into the PDE contract. The input is said to lie in
+ * the harness's empty temporary folder, so the data files it names
+ * (observations, a reference table) are looked up there and missing; a
+ * file naming one by an absolute path is not compiled, so the harness
+ * opens no file of the machine's that its input names.
  */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "input.h"
@@ -26,17 +29,23 @@ static void eval_values(const pf_pdefile *f)
         for (int i = 0; i < f->hard[h].n; i++) pf_pdefile_eval(f, f->hard[h].set[i].e, x, u, &v);
 }
 
-static bool observes(const pf_pdefile *f)
+/* Whether f names a data file by an absolute path (observations, a
+ * reference table). Relative names resolve in the harness's own empty
+ * folder, where the input is said to lie; an absolute one is not opened. */
+static bool names_absolute_files(const pf_pdefile *f)
 {
+    if (f->ref.kind == PF_PDEFILE_REF_DATA && f->ref.file[0] == '/') return true;
     for (int i = 0; i < f->ncon; i++)
-        if (f->con[i].kind == PF_PDEFILE_CON_OBSERVE) return true;
+        if (f->con[i].kind == PF_PDEFILE_CON_OBSERVE && f->con[i].file[0] == '/') return true;
     return false;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    static char path[4200];
+    if (!path[0]) snprintf(path, sizeof path, "%s/fuzz.pde", pf_fuzz_dir());
     pf_pdefile *f = NULL;
-    pf_status st = pf_pdefile_load_text("fuzz.pde", (const char *)data, size, &f);
+    pf_status st = pf_pdefile_load_text(path, (const char *)data, size, &f);
     if (!f) return 0; /* out of memory, or longer than PF_PDEFILE_MAX_BYTES */
     if (st != PF_OK) {
         if (f->nerrors < 1 || !f->errors) abort(); /* a rejection names its lines */
@@ -46,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = pf_pdefile_describe(f); /* of a checked file */
     free(text);
     eval_values(f);
-    if (observes(f)) {
+    if (names_absolute_files(f)) {
         pf_pdefile_free(f);
         return 0;
     }
