@@ -4,6 +4,8 @@
 #   make test            build and run the Criterion suite and the shell tests
 #                        (float with the CUDA backend when nvcc exists, double without)
 #   make test-gpu        the GPU tests alone (tests/gpu/; skipped without a GPU)
+#   make gpu-check       on a GPU machine: test-gpu, compute-sanitizer on one
+#                        training, and the bench on the GPU (docs/gpu.md)
 #   make bench           time training steps against the PyTorch comparator
 #   make PDE=P RUN=R     a search run; `make tables`, `make report PDE=P` (see pipeline.mk)
 #   make study           every PDE x method x run, then tables; LAUNCH=slurm for a
@@ -186,7 +188,7 @@ LINK_DEPS := $(LIB) $(if $(filter 1,$(USE_CUDA)),$(CUDA_LIB))
 BENCH_BIN := $(BUILD)/bin/pf-bench
 FLAGS_FILE := $(BUILD)/FLAGS
 
-.PHONY: all lib test test-run test-deps test-gpu bench clean hdr-check clang-check help cuda refs
+.PHONY: all lib test test-run test-deps test-gpu gpu-check bench clean hdr-check clang-check help cuda refs
 .DEFAULT_GOAL := all
 # Objects are kept (never deleted as intermediates). Listed by name: a bare
 # .SECONDARY would make every file intermediate, and Make re-walks the
@@ -328,6 +330,26 @@ test-gpu: $(GPU_TEST_BIN)
 	@echo "== GPU tests ($(PRECISION)) =="
 	$(Q)out=$$($(GPU_TEST_BIN) --jobs 1 --verbose $(GPU_TEST_ARGS) 2>&1); rc=$$?; \
 	  printf '%s\n' "$$out" | grep -v '^\[RUN \]'; exit $$rc
+
+# The checks to run first on a machine with a GPU, in one go: the GPU tests,
+# compute-sanitizer's memcheck over one quick training (burgers_1d, the
+# quick-budget spec data/specs/quick.json) and the bench on the GPU beside
+# PyTorch's. Output under $(BUILD)/gpu-check/. docs/gpu.md has the figures
+# of its runs.
+COMPUTE_SANITIZER ?= $(shell command -v compute-sanitizer 2>/dev/null || ls $(CUDA_HOME)/bin/compute-sanitizer 2>/dev/null)
+gpu-check: $(GPU_TEST_BIN) $(BUILD)/bin/pf-train $(BENCH_BIN)
+ifneq ($(USE_CUDA),1)
+	$(error gpu-check needs the CUDA backend (nvcc and its cuBLAS); this build is CUDA=0)
+endif
+	$(Q)mkdir -p $(BUILD)/gpu-check
+	$(Q)$(MAKE) --no-print-directory test-gpu
+	@echo "== compute-sanitizer (memcheck) on one quick training =="
+	$(Q)$(if $(COMPUTE_SANITIZER),$(COMPUTE_SANITIZER) --tool memcheck --error-exitcode 1 $(BUILD)/bin/pf-train \
+	  data/specs/quick.json --pde burgers_1d --seed 0 --out $(BUILD)/gpu-check/memcheck --device cuda --budget quick --quiet,\
+	  echo "gpu-check: compute-sanitizer not found: memcheck skipped")
+	@echo "== bench on the GPU =="
+	$(Q)INSTALL_DEPS='$(INSTALL_DEPS)' scripts/install-deps.sh bench
+	$(Q)$(BENCH_BIN) --device cuda --out $(BUILD)/gpu-check/bench.jsonl $(BENCH_ARGS)
 
 # ---------------------------------------------------------------- refs
 # `make refs` writes the reference of every PDE with a solver in refs/ (one

@@ -366,10 +366,11 @@ static double time_torch(const char *script, const bench_case *c, int threads, i
                          int steps, int compiled, long *nparams)
 {
     char cmd[1024];
+    const char *py = getenv("PF_PYTHON");
     snprintf(cmd, sizeof cmd,
-             "/usr/bin/python3 '%s' --threads %d --blas-threads 1 --no-flops --cases %s "
+             "%s '%s' --threads %d --blas-threads 1 --no-flops --cases %s "
              "--steps %d --warmup %d --device %s%s",
-             script, threads, c->name, steps < 20 ? 20 : steps, warmup, bench_be->name,
+             py && *py ? py : "python3", script, threads, c->name, steps < 20 ? 20 : steps, warmup, bench_be->name,
              compiled ? " --compile" : "");
     FILE *p = popen(cmd, "r");
     if (!p) return -1;
@@ -447,7 +448,8 @@ static void usage(FILE *to)
             "and a GPU is visible, else cpu); --compile also times the comparator under\n"
             "torch.compile (torch_c_ms, ratio_c). ms/step is also seconds per 1,000 steps.\n"
             "Defaults: --rounds 5 --steps 25 --warmup 5 --threads 2\n"
-            "          --torch ../shared/bench/torch_pinn_step.py (or $PF_TORCH_BENCH)\n");
+            "          --torch ../shared/bench/torch_pinn_step.py (or $PF_TORCH_BENCH)\n"
+            "The comparators run under $PF_PYTHON (default: python3 on PATH).\n");
 }
 
 /* An integer option in lo..hi into *v; false (after saying why) otherwise. */
@@ -581,6 +583,7 @@ int main(int argc, char **argv)
                     nc ? cms / ms : -1.0, c->seq ? -1.0 : bound, c->seq ? -1.0 : gf / (ms * 1e-3),
                     c->seq ? -1.0 : gf, threads, nr, steps, PF_REAL_NAME, loss, bench_be->name,
                     info.name, np, tnp);
+        if (js) fflush(js); /* each case kept if the run is stopped */
     }
     if (strcmp(candidates, "none")) {
         /* pf-train sits beside pf-bench in the build's bin folder */

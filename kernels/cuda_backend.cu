@@ -25,11 +25,15 @@ struct cuda_state {
 
 cuda_state S;
 
-pf_status cuda_alloc(size_t bytes, void **out)
+// Zeroed on the work stream: a plain cudaMemset runs on the legacy default
+// stream, which the non-blocking work stream does not wait for, so the
+// clearing could land after the uploads and kernels that follow it (it did,
+// on the first run on a GPU: losses read back as 0).
+pf_status alloc_on(cudaStream_t stream, size_t bytes, void **out)
 {
     *out = nullptr;
     cudaError_t e = cudaMalloc(out, bytes ? bytes : 1);
-    if (e == cudaSuccess) e = cudaMemset(*out, 0, bytes);
+    if (e == cudaSuccess) e = cudaMemsetAsync(*out, 0, bytes, stream);
     if (e != cudaSuccess) {
         if (*out) cudaFree(*out);
         *out = nullptr;
@@ -40,6 +44,8 @@ pf_status cuda_alloc(size_t bytes, void **out)
     }
     return PF_OK;
 }
+
+pf_status cuda_alloc(size_t bytes, void **out) { return alloc_on(S.ctx.stream, bytes, out); }
 
 void cuda_free(void *p)
 {
@@ -273,12 +279,12 @@ extern "C" pf_status pf_cuda_backend_open(const pf_backend **out)
         if (st == PF_OK) {
             PF_CUBLAS_CHECK(cublasSetStream(s.ctx.blas, s.ctx.stream));
             PF_CUBLAS_CHECK(cublasSetPointerMode(s.ctx.blas, CUBLAS_POINTER_MODE_HOST));
-            st = cuda_alloc(BLAS_WORKSPACE, &s.blas_ws);
+            st = alloc_on(s.ctx.stream, BLAS_WORKSPACE, &s.blas_ws);
         }
         if (st == PF_OK) {
             PF_CUBLAS_CHECK(cublasSetWorkspace(s.ctx.blas, s.blas_ws, BLAS_WORKSPACE));
             void *part = nullptr;
-            st = cuda_alloc((PF_CUDA_RED_BLOCKS + 1) * sizeof(double), &part);
+            st = alloc_on(s.ctx.stream, (PF_CUDA_RED_BLOCKS + 1) * sizeof(double), &part);
             s.part = (double *)part;
         }
         if (st != PF_OK) {
