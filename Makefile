@@ -145,16 +145,17 @@ PKG_LIBS   := $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS) 2>/dev/n
 # One OpenMP runtime: OpenBLAS uses GNU libgomp, so clang must too (its own
 # libomp would add a second thread pool, which oversubscribes the cores).
 OPENMP   := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),-fopenmp=libgomp,-fopenmp)
-# With CUDA every program links the backend (tensor/device.c names it under
-# PF_WITH_CUDA), cuBLAS and the CUDA runtime; nothing touches the GPU unless
-# a run asks for it (tensor/device.h).
+# With CUDA the backend is its own shared library, $(BUILD)/lib/
+# libpinnforge_cuda.so, the only thing that links cuBLAS and the CUDA
+# runtime: tensor/device.c (PF_WITH_CUDA) loads it when a run asks for a
+# GPU (tensor/device.h), so no other process pays for loading them.
 CUDA_DEF  := $(if $(filter 1,$(USE_CUDA)),-DPF_WITH_CUDA=1 -Ikernels)
-CUDA_LINK := $(if $(filter 1,$(USE_CUDA)),$(BUILD)/lib/libpinnforge_cuda.a -L$(CUDA_LIBDIR) -Wl$(comma)-rpath$(comma)$(CUDA_LIBDIR) -lcublas -lcudart -lstdc++)
+CUDA_LINK := $(if $(filter 1,$(USE_CUDA)),-ldl)
 CFLAGS_ALL := $(CSTD) $(OPT) -g -march=$(ARCH) -fno-math-errno $(OPENMP) $(WARN) $(PREC_DEF) $(CUDA_DEF) $(SAN) -Isrc -Ipdes $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(SAN) $(OPENMP) $(CUDA_LINK) $(PKG_LIBS) -lmvec -lm $(LDLIBS)
 
 NVCCFLAGS ?= -O2 -std=c++17 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
-NVCC_ALL  := $(NVCCFLAGS) $(PREC_DEF) -Isrc -Ikernels -Xcompiler -Wall,-Werror
+NVCC_ALL  := $(NVCCFLAGS) $(PREC_DEF) -Isrc -Ikernels -Xcompiler -Wall,-Werror,-fPIC,-fvisibility=hidden
 
 # quiet output unless V=1
 ifeq ($(V),1)
@@ -180,7 +181,7 @@ REFS_BIN  := $(REFS_SRC:refs/%.c=$(BUILD)/bin/pf-ref-%)
 TEST_OBJ  := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 CU_OBJ    := $(CU_SRC:%.cu=$(BUILD)/obj/%.o)
 LIB       := $(BUILD)/lib/libpinnforge.a
-CUDA_LIB  := $(BUILD)/lib/libpinnforge_cuda.a
+CUDA_LIB  := $(BUILD)/lib/libpinnforge_cuda.so
 TEST_BIN  := $(BUILD)/bin/pf-tests
 GPU_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/%.o)
 GPU_TEST_BIN := $(BUILD)/bin/pf-gpu-tests
@@ -225,7 +226,7 @@ $(LIB): $(LIB_OBJ)
 
 $(CUDA_LIB): $(CU_OBJ)
 	@mkdir -p $(@D)
-	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
+	$(call say,LINK,$@)$(NVCC) -shared -o $@ $^ -L$(CUDA_LIBDIR) -Xlinker -rpath,$(CUDA_LIBDIR) -lcublas -lcudart
 
 $(BUILD)/bin/%: $(BUILD)/obj/stages/%.o $(LINK_DEPS)
 	@mkdir -p $(@D)
@@ -257,15 +258,29 @@ $(BENCH_BIN): $(BUILD)/obj/bench/pf-bench.o $(LINK_DEPS)
 # sanitizer builds. Where nvcc exists the float build has the CUDA backend
 # (kernels compiled, every program linked with it, then the GPU tests) and
 # the double build is CUDA=0, so both kinds of build are checked each run.
-PF_DATA_DIR ?= $(if $(wildcard ../shared/data/pinnacle),$(abspath ../shared/data/pinnacle),$(abspath data/ref))
+#
+# The data, never committed: PINNacle's reference files (PF_DATA_DIR,
+# io/data_dir.h; data/pinnacle.sha256) and PINNsAgent's knowledge base
+# (PF_PINNSAGENT_DIR, search/pinnsagent_db.h; data/pinnsagent.sha256). Each
+# is the team's ../shared/data/pinnacle or ../shared/data/pinnsagent when
+# that holds every file of its manifest (read in place), else the
+# checkout's git-ignored data/ref or data/ref/pinnsagent, which `make data`
+# (scripts/fetch-data.sh) fills: from ../shared when it has a file, else
+# from the network. `make test` runs `make data` first, and goes on without
+# what it cannot get: the tests that need it skip, saying "data missing:".
+data_listed = $(shell sed -n 's/^[0-9a-f]\{64\}  *//p' data/$(1).sha256 2>/dev/null)
+data_shared = $(if $(strip $(foreach f,$(call data_listed,$(1)),$(if $(wildcard ../shared/data/$(1)/$(f)),,$(f)))),,$(abspath ../shared/data/$(1)))
+ifeq ($(origin PF_DATA_DIR),undefined)
+PF_DATA_DIR := $(or $(call data_shared,pinnacle),$(abspath data/ref))
+endif
 export PF_DATA_DIR
+ifeq ($(origin PF_PINNSAGENT_DIR),undefined)
+PF_PINNSAGENT_DIR := $(or $(call data_shared,pinnsagent),$(abspath data/ref/pinnsagent))
+endif
+export PF_PINNSAGENT_DIR
 # Our own references (make refs; io/data_dir.h): in the checkout, git-ignored.
 PF_REFS_DIR ?= $(abspath data/generated)
 export PF_REFS_DIR
-# PINNsAgent's released knowledge base (search/pinnsagent_db.h): never
-# committed; the tests that need it skip, saying why, when it is absent.
-PF_PINNSAGENT_DIR ?= $(abspath ../shared/data/pinnsagent)
-export PF_PINNSAGENT_DIR
 TEST_JOBS ?= 2
 
 # With SANITIZE=1, leak checking is on whatever the environment says
@@ -286,6 +301,8 @@ san_check  = $(if $(filter 1,$(SANITIZE)),if ls $(SAN_LOG)/* >/dev/null 2>&1; th
                echo "$(1): sanitizer reports above (also in $(SAN_LOG))" >&2; exit 1; fi,:)
 
 test:
+	$(Q)$(MAKE) --no-print-directory data || \
+	  echo "make test: going on without the data above; the tests that need them skip (\"data missing:\")" >&2
 	$(Q)$(MAKE) --no-print-directory PRECISION=float test-run
 	$(Q)$(MAKE) --no-print-directory PRECISION=double CUDA=0 test-run
 	$(Q)$(MAKE) --no-print-directory clang-check
@@ -295,8 +312,8 @@ test:
 CLANG ?= $(shell command -v clang 2>/dev/null)
 clang-check:
 ifneq ($(CLANG),)
-	$(Q)for f in $(LIB_SRC) $(STAGE_SRC) $(REFS_SRC) $(TEST_SRC) $(FUZZ_SRC) $(FUZZ_SUPPORT) bench/pf-bench.c; do \
-	  $(CLANG) $(subst -fopenmp,-fopenmp=libgomp,$(filter-out -march=% -fopenmp=libgomp,$(CFLAGS_ALL))) -march=$(ARCH) -fsyntax-only $$f || exit 1; done
+	$(Q)printf '%s\n' $(LIB_SRC) $(STAGE_SRC) $(REFS_SRC) $(TEST_SRC) $(FUZZ_SRC) $(FUZZ_SUPPORT) bench/pf-bench.c | \
+	  xargs -P $(TEST_JOBS) -n 8 $(CLANG) $(subst -fopenmp,-fopenmp=libgomp,$(filter-out -march=% -fopenmp=libgomp,$(CFLAGS_ALL))) -march=$(ARCH) -fsyntax-only
 	@echo "clang-check: no warnings from $(notdir $(CLANG))"
 else
 	@echo "clang-check: clang not found, skipped"
@@ -313,15 +330,27 @@ test-deps:
 	  [ -z "$$missing" ] || { echo "make test: not found:$$missing; running scripts/install-deps.sh (INSTALL_DEPS=$(INSTALL_DEPS))" >&2; \
 	  INSTALL_DEPS='$(INSTALL_DEPS)' scripts/install-deps.sh || echo "make test: not installed; the tests that need them will skip" >&2; }
 
+# The tests skipped for want of data (tests/data_fixture.h, tests/lib.sh's
+# data_missing) are counted, one line at the end (also after a failure):
+# the Criterion skips whose message starts "data missing:", from a TAP
+# report the run writes beside its usual output, and the shell tests'
+# lines in $(DATA_SKIPS).log (PF_DATA_SKIPS).
+DATA_SKIPS := $(abspath $(BUILD))/data-skips
+data_skips = c=$$(grep -c '\# SKIP data missing:' $(DATA_SKIPS).tap 2>/dev/null); s=$$(cat $(DATA_SKIPS).log 2>/dev/null | wc -l); \
+  if [ "$${c:-0}" -gt 0 ] || [ "$$s" -gt 0 ]; then echo "make test ($(PRECISION)): $$(($${c:-0} + s)) skipped for want of data: \
+  $${c:-0} Criterion tests, $$s parts of shell tests (run \`make data\`, or set PF_DATA_DIR / PF_PINNSAGENT_DIR)"; \
+  else echo "make test ($(PRECISION)): none skipped for want of data"; fi
 test-run: all $(TEST_BIN) $(if $(filter 1,$(USE_CUDA)),$(GPU_TEST_BIN)) test-deps
 	@echo "== tests ($(PRECISION)$(if $(filter 1,$(SANITIZE)), + sanitizers), $(if $(filter 1,$(USE_CUDA)),with,without) the CUDA backend) =="
-	$(Q)$(san_reset) $(SAN_ENV) OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(TEST_BIN) --jobs $(TEST_JOBS) $(TEST_ARGS); \
-	  rc=$$?; $(call san_check,pf-tests); exit $$rc
-	$(Q)for t in $(TEST_SH); do $(SAN_ENV) OMP_NUM_THREADS=1 $$t $(BUILD)/bin $(PRECISION) || exit 1; \
-	  $(call san_check,$$t); done
+	$(Q)rm -f $(DATA_SKIPS).tap $(DATA_SKIPS).log; \
+	  $(san_reset) $(SAN_ENV) OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(TEST_BIN) --jobs $(TEST_JOBS) --tap=$(DATA_SKIPS).tap $(TEST_ARGS); \
+	  rc=$$?; $(call san_check,pf-tests); [ $$rc -eq 0 ] || { $(data_skips); }; exit $$rc
+	$(Q)for t in $(TEST_SH); do PF_DATA_SKIPS=$(DATA_SKIPS).log $(SAN_ENV) OMP_NUM_THREADS=1 $$t $(BUILD)/bin $(PRECISION) || \
+	  { $(data_skips); exit 1; }; $(call san_check,$$t); done
 ifeq ($(USE_CUDA),1)
 	$(Q)$(MAKE) --no-print-directory test-gpu
 endif
+	$(Q)$(data_skips)
 
 # The GPU tests (tests/gpu/): CUDA backend against the CPU one. Their own
 # binary, one test per process, each initialising CUDA itself; without a

@@ -6,7 +6,7 @@
 #                                      (make test runs them: tests/t1010-fuzz-replay.sh)
 #
 # One libFuzzer harness per parser, tests/fuzz/fuzz_<name>.c, over the real
-# entry points of libpinnforge (README "Fuzzing" lists what each covers),
+# entry points of libpinnforge (docs/building.md, "Fuzzing", lists what each covers),
 # with a seed corpus of real inputs in tests/fuzz/corpus/<name>/ and the
 # inputs of fixed findings in tests/fuzz/regressions/<name>/.
 #

@@ -68,7 +68,11 @@ pad   = $(if $(filter 0 1 2 3 4 5 6 7 8 9,$(1)),0$(1),$(1))
 prev  = $(word $(1),$(GENS))
 slots = $(if $(filter 0,$(1)),0 1 2 3 4 5 6 7,0 1 2 3 4)
 B     := $(BUILD)/bin
-STAGES := $(addprefix $(B)/,pf-knowledge pf-propose pf-train pf-select pf-posterior pf-final)
+# Every program a rule of pipeline.mk or study.mk runs: all of stages/ (the
+# Makefile's STAGE_BIN), so a stage or tool added there is built before any
+# rule can call it. Each rule below that runs one has `| $(TOOLS)`: order-
+# only, so rebuilding a program never redoes a run.
+TOOLS := $(STAGE_BIN)
 
 RUNS_ROOT ?= runs
 # A PDE is a built-in's name or a path to a .pde file (src/pdefile/pdefile.h),
@@ -122,19 +126,28 @@ clear_launch = rm -f $(addsuffix /launch.txt,$(1))
 
 # Rules of one run: $(call run_rules,P,M,R). Each define ends with an empty
 # line, so the texts that foreach joins stay separate lines.
+# A .pde file is recorded by one name however it was given (PDE=a/b.pde,
+# ../x/a/b.pde, a link to it): its real path, relative to the checkout when
+# inside it. When a finished or started run's settings change (PROFILE, LLM,
+# EVAL, the file), make says so: everything after context.json is redone.
+pde_key = $(if $(call pde_file,$(1)),$(patsubst $(CURDIR)/%,%,$(or $(realpath $(1)),$(1))),$(1))
 define context_rule
 $(call run_dir,$(1),$(2),$(3))/context.json: FORCE
 	@mkdir -p $$(@D)
 	@printf '{"pde": "%s", "method": "%s", "run": %s, "budget": "%s", "llm": "%s", "eval": "%s"%s}\n' \
-	  $(1) $(2) $(3) $(PROFILE) $(LLM) $(EVAL) \
+	  $(call pde_key,$(1)) $(2) $(3) $(PROFILE) $(LLM) $(EVAL) \
 	  "$(if $(call pde_file,$(1)),$$$$(scripts/pde-context.sh $(1)))" > $$@.tmp
-	@if cmp -s $$@.tmp $$@; then rm -f $$@.tmp; else mv $$@.tmp $$@; fi
+	@if cmp -s $$@.tmp $$@; then rm -f $$@.tmp; else \
+	  if [ -f $$@ ]; then echo "$$(@D): its settings changed, so the run starts again from the beginning" \
+	    "(its files are replaced as they are remade; copy the folder first to keep them):" >&2; \
+	    echo "  was: $$$$(cat $$@)" >&2; echo "  now: $$$$(cat $$@.tmp)" >&2; fi; \
+	  mv $$@.tmp $$@; fi
 
 endef
 
 define run_rules
 $(call context_rule,$(1),$(2),$(3))
-$(call run_dir,$(1),$(2),$(3))/knowledge.msgpack: $(call run_dir,$(1),$(2),$(3))/context.json | $(STAGES)
+$(call run_dir,$(1),$(2),$(3))/knowledge.msgpack: $(call run_dir,$(1),$(2),$(3))/context.json | $(TOOLS)
 	$(Q)$(B)/pf-pde check $(1) >&2
 	@echo "pf-knowledge: start $(1)" >&2
 	$(Q)$(B)/pf-knowledge --pde $(1) --out $$@ > /dev/null
@@ -143,7 +156,7 @@ $(call run_dir,$(1),$(2),$(3))/knowledge.msgpack: $(call run_dir,$(1),$(2),$(3))
 $(foreach g,$(GENS),$(call gen_rules,$(1),$(2),$(3),$(g)))
 
 $(foreach k,0 1 2,$(call hifi_rules,$(1),$(2),$(3),$(k)))
-$(call run_dir,$(1),$(2),$(3))/final.msgpack: $(foreach k,0 1 2,$(foreach f,evidence.msgpack result.h5,$(call run_dir,$(1),$(2),$(3))/hifi/top$(k)/$(f)))
+$(call run_dir,$(1),$(2),$(3))/final.msgpack: $(foreach k,0 1 2,$(foreach f,evidence.msgpack result.h5,$(call run_dir,$(1),$(2),$(3))/hifi/top$(k)/$(f))) | $(TOOLS)
 	$(Q)$(call clear_launch,$(foreach k,0 1 2,$(call run_dir,$(1),$(2),$(3))/hifi/top$(k)))
 	$(Q)$(B)/pf-final --run $(call run_dir,$(1),$(2),$(3)) --last-generation $(LAST)
 
@@ -151,10 +164,10 @@ endef
 
 # High-fidelity retraining of Top-3 design K: $(call hifi_rules,P,M,R,K)
 define hifi_rules
-$(call run_dir,$(1),$(2),$(3))/hifi/top$(4).proposal.msgpack: $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(LAST))/select.msgpack
+$(call run_dir,$(1),$(2),$(3))/hifi/top$(4).proposal.msgpack: $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(LAST))/select.msgpack | $(TOOLS)
 	$(Q)$(B)/pf-final --run $(call run_dir,$(1),$(2),$(3)) --last-generation $(LAST) --hifi-proposal $(4)
 
-$(call run_dir,$(1),$(2),$(3))/hifi/top$(4)/evidence.msgpack $(call run_dir,$(1),$(2),$(3))/hifi/top$(4)/result.h5 &: $(call run_dir,$(1),$(2),$(3))/hifi/top$(4).proposal.msgpack
+$(call run_dir,$(1),$(2),$(3))/hifi/top$(4)/evidence.msgpack $(call run_dir,$(1),$(2),$(3))/hifi/top$(4)/result.h5 &: $(call run_dir,$(1),$(2),$(3))/hifi/top$(4).proposal.msgpack | $(TOOLS)
 	$(Q)$(call launch,$$(@D),high) $(B)/pf-train $$< --pde $(1) --fidelity high --budget $(PROFILE) --threads $(TRAIN_THREADS) \
 	  --eval $(EVAL) --physics-check \
 	  --seed $$$$(( $(3) * 100000 + 9900 + $(4) )) --out $$(@D) --progress-every 1000000000
@@ -165,11 +178,11 @@ endef
 define gen_rules
 $(foreach k,$(call slots,$(4)),$(call cand_rules,$(1),$(2),$(3),$(4),$(k)))
 
-$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/select.msgpack: $(foreach k,$(call slots,$(4)),$(foreach f,evidence.msgpack result.h5,$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(k)/$(f)))
+$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/select.msgpack: $(foreach k,$(call slots,$(4)),$(foreach f,evidence.msgpack result.h5,$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(k)/$(f))) | $(TOOLS)
 	$(Q)$(call clear_launch,$(foreach k,$(call slots,$(4)),$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(k)))
 	$(Q)$(B)/pf-select --run $(call run_dir,$(1),$(2),$(3)) --generation $(4)
 
-$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/memory.msgpack: $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/select.msgpack
+$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/memory.msgpack: $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/select.msgpack | $(TOOLS)
 	$(Q)$(B)/pf-posterior --run $(call run_dir,$(1),$(2),$(3)) --generation $(4)
 
 endef
@@ -179,10 +192,10 @@ endef
 # $(call cand_rules,P,M,R,G,K)
 define cand_rules
 $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5).proposal.msgpack: $(call run_dir,$(1),$(2),$(3))/knowledge.msgpack \
-  $(if $(filter 0,$(4)),,$(foreach f,select memory,$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(call prev,$(4)))/$(f).msgpack))
+  $(if $(filter 0,$(4)),,$(foreach f,select memory,$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(call prev,$(4)))/$(f).msgpack)) | $(TOOLS)
 	$(Q)$(B)/pf-propose --run $(call run_dir,$(1),$(2),$(3)) --generation $(4) --slot $(5)
 
-$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5)/evidence.msgpack $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5)/result.h5 &: $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5).proposal.msgpack
+$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5)/evidence.msgpack $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5)/result.h5 &: $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5).proposal.msgpack | $(TOOLS)
 	$(Q)$(call launch,$$(@D),low) $(B)/pf-train $$< --pde $(1) --fidelity low --budget $(PROFILE) --threads $(TRAIN_THREADS) \
 	  --eval $(EVAL) --seed $$$$(( $(3) * 100000 + $(4) * 100 + $(5) )) --out $$(@D) --progress-every 1000000000
 
@@ -200,7 +213,7 @@ cand_dir = $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(call cand_g,$(4)))/can
 define baseline_rules
 $(call context_rule,$(1),$(2),$(3))
 $(foreach c,$(call baseline_cands,$(2)),$(call baseline_cand_rules,$(1),$(2),$(3),$(c)))
-$(call run_dir,$(1),$(2),$(3))/final.msgpack: $(foreach c,$(call baseline_cands,$(2)),$(foreach f,evidence.msgpack result.h5,$(call cand_dir,$(1),$(2),$(3),$(c))/$(f)))
+$(call run_dir,$(1),$(2),$(3))/final.msgpack: $(foreach c,$(call baseline_cands,$(2)),$(foreach f,evidence.msgpack result.h5,$(call cand_dir,$(1),$(2),$(3),$(c))/$(f))) | $(TOOLS)
 	$(Q)$(call clear_launch,$(foreach c,$(call baseline_cands,$(2)),$(call cand_dir,$(1),$(2),$(3),$(c))))
 	$(Q)$(B)/pf-final --run $(call run_dir,$(1),$(2),$(3))
 
@@ -210,11 +223,11 @@ endef
 # planned candidate (G > 0) waits for the one before.
 define baseline_cand_rules
 $(call cand_dir,$(1),$(2),$(3),$(4)).proposal.msgpack: $(call run_dir,$(1),$(2),$(3))/context.json \
-  $(if $(filter 0,$(call cand_g,$(4))),,$(call cand_dir,$(1),$(2),$(3),$(call prev,$(call cand_g,$(4))).0)/evidence.msgpack) | $(STAGES)
+  $(if $(filter 0,$(call cand_g,$(4))),,$(call cand_dir,$(1),$(2),$(3),$(call prev,$(call cand_g,$(4))).0)/evidence.msgpack) | $(TOOLS)
 	$(Q)$(B)/pf-pde check $(1) >&2
 	$(Q)$(B)/pf-propose --run $(call run_dir,$(1),$(2),$(3)) --generation $(call cand_g,$(4)) --slot $(call cand_k,$(4))
 
-$(call cand_dir,$(1),$(2),$(3),$(4))/evidence.msgpack $(call cand_dir,$(1),$(2),$(3),$(4))/result.h5 &: $(call cand_dir,$(1),$(2),$(3),$(4)).proposal.msgpack
+$(call cand_dir,$(1),$(2),$(3),$(4))/evidence.msgpack $(call cand_dir,$(1),$(2),$(3),$(4))/result.h5 &: $(call cand_dir,$(1),$(2),$(3),$(4)).proposal.msgpack | $(TOOLS)
 	$(Q)$(call launch,$$(@D),baseline) $(B)/pf-train $$< --pde $(1) --fidelity baseline --budget $(PROFILE) --threads $(TRAIN_THREADS) \
 	  --eval $(EVAL) --physics-check --seed $$$$(( $(3) * 100000 + $(call cand_g,$(4)) * 100 + $(call cand_k,$(4)) )) \
 	  --out $$(@D) --progress-every 1000000000
@@ -225,17 +238,17 @@ endef
 cell_rules = $(foreach p,$(1),$(foreach m,$(2),$(foreach r,$(3),$(eval $(call \
   $(if $(filter $(m),$(BASELINE_METHODS)),baseline_rules,run_rules),$(p),$(m),$(r))))))
 
-status: $(B)/pf-final
+status: | $(TOOLS)
 	$(Q)for r in $(RUNS); do d=$(call run_dir,$(PDE),$(METHOD),$$r); [ -d $$d ] && $(B)/pf-final --run $$d --status || true; done
 
 # Tables and plots from the runs that exist; nothing is trained (src/stats/).
 REPORTS_ROOT ?= reports
 REFERENCE ?= pinnforge
 .PHONY: tables report
-tables: $(B)/pf-stats
+tables: | $(TOOLS)
 	$(Q)$(B)/pf-stats --runs $(RUNS_ROOT) --out $(REPORTS_ROOT) --reference $(REFERENCE)
 
-report: $(B)/pf-stats $(B)/pf-plot
+report: | $(TOOLS)
 	$(Q)[ -d $(RUNS_ROOT)/$(call pde_name,$(PDE)) ] || { echo "make report: no runs of $(PDE) in $(RUNS_ROOT)/ (make PDE=$(PDE) RUN=0 first)" >&2; exit 1; }
 	$(Q)for d in $(RUNS_ROOT)/$(call pde_name,$(PDE))/*/run*; do \
 	  [ -f $$d/context.json ] || continue; \
@@ -244,18 +257,21 @@ report: $(B)/pf-stats $(B)/pf-plot
 	$(Q)$(B)/pf-stats --runs $(RUNS_ROOT) --pde $(call pde_name,$(PDE)) --out $(REPORTS_ROOT)/$(call pde_name,$(PDE)) --reference $(REFERENCE)
 	@echo "report: $(REPORTS_ROOT)/$(call pde_name,$(PDE))/index.md"
 
-# Reference data: the PINNacle files, downloaded where a network exists and
-# verified by SHA-256 (data/pinnacle.sha256), into $(PF_DATA_DIR).
+# The data: PINNacle's reference files into $(PF_DATA_DIR) and PINNsAgent's
+# knowledge base into $(PF_PINNSAGENT_DIR), each verified by its SHA-256
+# (data/pinnacle.sha256, data/pinnsagent.sha256): copied from the team's
+# ../shared/data when it has them, else downloaded at pinned commits
+# (scripts/fetch-data.sh). `make test` runs it first.
 .PHONY: data
 data:
-	$(Q)scripts/fetch-data.sh "$(PF_DATA_DIR)"
+	$(Q)scripts/fetch-data.sh "$(PF_DATA_DIR)" "$(PF_PINNSAGENT_DIR)"
 
 DEMO_PDE ?= poisson_5d
 DEMO_SPEC ?= data/specs/typical.json
 DEMO_OUT := runs/demo/$(DEMO_PDE)
 
 .PHONY: demo
-demo: $(BUILD)/bin/pf-train $(BUILD)/bin/pf-inspect
+demo: | $(TOOLS)
 	$(Q)$(BUILD)/bin/pf-train $(DEMO_SPEC) --pde $(DEMO_PDE) --seed 0 --out $(DEMO_OUT) $(DEMO_ARGS)
 	$(Q)$(BUILD)/bin/pf-inspect $(DEMO_OUT)/evidence.msgpack
 	@echo "(written to $(DEMO_OUT)/result.h5 and evidence.msgpack; pf-inspect reads both)"

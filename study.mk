@@ -9,7 +9,7 @@
 #             the PDE it declares (pipeline.mk)
 #   METHODS   default: every method (pinnforge, the three ablations, the four baselines)
 #   RUNS      default for a study: 0 .. 9 (RUN and RUNS given on the command line win)
-#   LAUNCH    local (default) or slurm: see pipeline.mk and the README's "On a cluster"
+#   LAUNCH    local (default) or slurm: see pipeline.mk and docs/study.md, "On a Slurm cluster"
 #
 # `make study` keeps going when a training fails (make -k inside): every other
 # cell is built, then `make tables` from the runs that finished; it exits 1
@@ -46,7 +46,7 @@ study_progress = $(B)/pf-study --runs $(RUNS_ROOT) --pdes "$(PDES)" --methods "$
 .PHONY: study study-cells study-status
 study-cells: $(STUDY_FINALS)
 
-study: $(STAGES) $(B)/pf-stats $(B)/pf-study
+study: | $(TOOLS)
 	@echo "study: $(words $(PDES)) PDEs x $(words $(METHODS)) methods x $(words $(STUDY_RUNS)) runs, profile $(PROFILE), launch $(LAUNCH)" >&2
 	$(Q)rc=0; $(MAKE) --no-print-directory -k study-cells || rc=$$?; \
 	  $(study_progress); \
@@ -54,5 +54,5 @@ study: $(STAGES) $(B)/pf-stats $(B)/pf-study
 	  [ $$rc -eq 0 ] || echo "study: some cells failed (above; make study-status); make study again retries them" >&2; \
 	  exit $$rc
 
-study-status: $(B)/pf-study
+study-status: | $(TOOLS)
 	$(Q)$(study_progress) $(if $(WATCH),--watch $(WATCH))

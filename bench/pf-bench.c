@@ -1,13 +1,15 @@
 /*
  * pf-bench — time full PINN training steps (forward, backward, Adam) of the
- * engine on the cases of the PyTorch comparator (../shared/bench/
- * torch_pinn_step.py), alternating with the comparator in the same run, and
- * print one table plus JSON lines.
+ * engine on the cases below, alternating with a PyTorch comparator of the
+ * same cases in the same run, and print one table plus JSON lines. The
+ * comparators are ours, beside this file: bench/torch_pinn_step.py for the
+ * MLP cases (--torch or $PF_TORCH_BENCH name another) and
+ * bench/torch_pinnsformer_step.py for pinnsformer.
  *
  * The bound: the GEMMs a Taylor-mode forward + reverse pass must do at least
- * (the comparator's `taylor_min_gflop`), timed here with the same BLAS on the
- * same shapes. A step can't beat it; the ratio ms / bound_ms says how much
- * the elementwise jet work and the rest cost on top.
+ * (taylor_min_flop below), timed here with the same BLAS on the same
+ * shapes. A step can't beat it; the ratio ms / bound_ms says how much the
+ * elementwise jet work and the rest cost on top.
  *
  * The pinnsformer case is PINNsFormer (the released sizes) on burgers_1d,
  * compared with our own bench/torch_pinnsformer_step.py; it has no such
@@ -53,8 +55,10 @@ typedef struct bench_case {
     bool seq; /* PINNsFormer (released sizes) instead of a tanh MLP */
 } bench_case;
 
-/* Comparator of the sequence cases (ours, beside this file); the MLP cases
- * use the shared one (--torch). */
+/* The comparators, relative to the repository root (where make bench runs
+ * pf-bench): the MLP cases' (the default of --torch and $PF_TORCH_BENCH)
+ * and the sequence cases'. */
+#define MLP_TORCH_SCRIPT "bench/torch_pinn_step.py"
 #define SEQ_TORCH_SCRIPT "bench/torch_pinnsformer_step.py"
 
 static const bench_case cases[] = {
@@ -105,9 +109,12 @@ static int selected(const char *list, const char *name)
 
 static int input_dim(const bench_case *c) { return c->pde == PDE_POISSON5D ? 5 : 2; }
 
-/* The comparator's Taylor-mode minimum GEMM FLOPs per step, for the MLP
- * cases only: a sequence case's attention is no GEMM, so it has no such
- * bound here (the table prints "-"). */
+/* The Taylor-mode minimum GEMM FLOPs per step, for the MLP cases only:
+ * layer 1 (d -> w) a forward on the values and its weight gradient, every
+ * later layer a forward, a weight gradient and an input adjoint over the K
+ * jet streams of each collocation point (one stream at a boundary point).
+ * A sequence case's attention is no GEMM, so it has no such bound here (the
+ * table prints "-"). */
 static double taylor_min_flop(const bench_case *c)
 {
     double d = input_dim(c), w = c->width, first = 2 * d * w;
@@ -360,27 +367,68 @@ static double time_engine(const bench_case *c, int warmup, int steps, double *lo
     return med;
 }
 
-/* Run the comparator for one case; returns its median ms or -1, and its
- * trainable parameter count in *nparams (-1 if it gave none). */
-static double time_torch(const char *script, const bench_case *c, int threads, int warmup,
-                         int steps, int compiled, long *nparams)
+/* The Python the comparators run under: $PF_PYTHON when set; else python3
+ * on PATH when it imports torch, else /usr/bin/python3 (Debian's
+ * python3-torch, which make bench installs) when that does; else python3,
+ * whose error the comparator's run then shows. Probed once. */
+static const char *torch_python(void)
 {
-    char cmd[1024];
-    const char *py = getenv("PF_PYTHON");
+    static const char *py;
+    if (py) return py;
+    const char *env = getenv("PF_PYTHON");
+    if (env && *env) return py = env;
+    static const char *const cand[] = {"python3", "/usr/bin/python3"};
+    for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "%s -c 'import torch' >/dev/null 2>&1", cand[i]);
+        if (system(cmd) == 0) {
+            if (i) fprintf(stderr, "pf-bench: python3 on PATH has no torch; the comparators run under %s\n", cand[i]);
+            return py = cand[i];
+        }
+    }
+    return py = "python3";
+}
+
+/* Run the comparator for one case; returns its median ms or -1, and its
+ * trainable parameter count in *nparams (-1 if it gave none). The
+ * comparator prints one JSON line per case; one that cannot time the case
+ * under torch.compile (PyTorch < 2.0, or no double backward through the
+ * compiled graph) gives no "ms_per_step_median" but "compile_error" and
+ * exits 0: its reason goes to why (empty otherwise), and the time is -1,
+ * as for a comparator that failed. */
+static double time_torch(const char *script, const bench_case *c, int threads, int warmup,
+                         int steps, int compiled, long *nparams, char *why, size_t nwhy)
+{
+    char cmd[2048];
     snprintf(cmd, sizeof cmd,
              "%s '%s' --threads %d --blas-threads 1 --no-flops --cases %s "
-             "--steps %d --warmup %d --device %s%s",
-             py && *py ? py : "python3", script, threads, c->name, steps < 20 ? 20 : steps, warmup, bench_be->name,
-             compiled ? " --compile" : "");
+             "--steps %d --warmup %d --device %s%s%s",
+             torch_python(), script, threads, c->name, steps < 20 ? 20 : steps, warmup, bench_be->name,
+             compiled ? " --compile" : "",
+#ifdef PF_DOUBLE
+             " --double"
+#else
+             ""
+#endif
+    );
+    if (nwhy) why[0] = 0;
     FILE *p = popen(cmd, "r");
     if (!p) return -1;
     char line[4096];
     double ms = -1;
     while (fgets(line, sizeof line, p)) {
-        const char *k = strstr(line, "\"ms_per_step_median\":");
-        if (k) ms = atof(k + strlen("\"ms_per_step_median\":"));
-        const char *np = strstr(line, "\"params\":");
-        if (np) *nparams = atol(np + strlen("\"params\":"));
+        json_t *o = json_loads(line, 0, NULL);
+        if (!json_is_object(o)) {
+            json_decref(o);
+            continue;
+        }
+        json_t *v = json_object_get(o, "ms_per_step_median");
+        if (json_is_number(v)) ms = json_number_value(v);
+        v = json_object_get(o, "params");
+        if (json_is_integer(v)) *nparams = (long)json_integer_value(v);
+        v = json_object_get(o, "compile_error");
+        if (json_is_string(v) && nwhy) snprintf(why, nwhy, "%s", json_string_value(v));
+        json_decref(o);
     }
     if (pclose(p) != 0) return -1;
     return ms;
@@ -437,8 +485,9 @@ static void usage(FILE *to)
             "--threads T --blas-threads 1), and prints case, our median ms/step,\n"
             "PyTorch's, their ratio, our GEMM GFLOP/s and the Taylor-mode GEMM bound\n"
             "(\"-\" for pinnsformer: attention has no such bound; -1 in the JSON).\n"
-            "The pinnsformer case (PINNsFormer, burgers_1d) is compared with\n"
-            SEQ_TORCH_SCRIPT " (run from the repository root), the others with --torch.\n"
+            "The comparators are ours, relative to the repository root (run pf-bench\n"
+            "there, as make bench does): the pinnsformer case (PINNsFormer, burgers_1d)\n"
+            "is compared with " SEQ_TORCH_SCRIPT ", the others with --torch.\n"
             "--profile prints the time per graph node (stderr); --chunk-kib sets the\n"
             "graph's chunk size (0: no chunks; default: the graph's own).\n"
             "Then one full low-fidelity candidate (pf-train on data/specs/typical.json)\n"
@@ -446,10 +495,14 @@ static void usage(FILE *to)
             "time, split into optimizer steps and the rest.\n"
             "--device: where both sides run (default auto: $PF_DEVICE, else cuda when built in\n"
             "and a GPU is visible, else cpu); --compile also times the comparator under\n"
-            "torch.compile (torch_c_ms, ratio_c). ms/step is also seconds per 1,000 steps.\n"
+            "torch.compile (torch_c_ms, ratio_c; nan, with the reason on stderr, where\n"
+            "the comparator cannot: PyTorch < 2.0 has none, and torch.compile has no\n"
+            "double backward). ms/step is also seconds per 1,000 steps.\n"
             "Defaults: --rounds 5 --steps 25 --warmup 5 --threads 2\n"
-            "          --torch ../shared/bench/torch_pinn_step.py (or $PF_TORCH_BENCH)\n"
-            "The comparators run under $PF_PYTHON (default: python3 on PATH).\n");
+            "          --torch " MLP_TORCH_SCRIPT " (or $PF_TORCH_BENCH)\n"
+            "The comparators run under $PF_PYTHON (default: python3 on PATH if it has\n"
+            "torch, else /usr/bin/python3), in float32 (float64 in a PRECISION=double\n"
+            "build: --double).\n");
 }
 
 /* An integer option in lo..hi into *v; false (after saying why) otherwise. */
@@ -470,7 +523,7 @@ int main(int argc, char **argv)
     const char *candidates = "poisson_5d,burgers_1d";
     int rounds = 5, steps = 25, warmup = 5, threads = 2, torch = 1, compiled = 0;
     const char *device = NULL;
-    if (!script) script = "../shared/bench/torch_pinn_step.py";
+    if (!script || !*script) script = MLP_TORCH_SCRIPT;
     static const struct option opts[] = {
         {"out", required_argument, 0, 'o'},    {"cases", required_argument, 0, 'c'},
         {"rounds", required_argument, 0, 'r'}, {"steps", required_argument, 0, 's'},
@@ -510,13 +563,13 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    FILE *probe = torch ? fopen(script, "r") : NULL;
-    if (torch && !probe) {
-        fprintf(stderr, "pf-bench: comparator '%s' not found; set PF_TORCH_BENCH or use --no-torch\n",
-                script);
+    for (int i = 0; torch && i < NCASES; i++) { /* the comparators of the cases asked for */
+        const char *cmp = cases[i].seq ? SEQ_TORCH_SCRIPT : script;
+        if (!selected(only, cases[i].name) || !access(cmp, R_OK)) continue;
+        fprintf(stderr, "pf-bench: comparator '%s' not found (run pf-bench from the repository root%s), or %s\n", cmp,
+                cases[i].seq ? "" : "; or name it with --torch or $PF_TORCH_BENCH", "use --no-torch");
         return 2;
     }
-    if (probe) fclose(probe);
     if (pf_device_open(device, &bench_be) != PF_OK) {
         fprintf(stderr, "pf-bench: %s\n", pf_errmsg());
         return 2;
@@ -532,6 +585,7 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "pf-bench: %s on %s (%s), %d threads, %d rounds x %d steps (after %d warm-up)\n",
             PF_REAL_NAME, bench_be->name, info.name, threads, rounds, steps, warmup);
+    if (torch) torch_python(); /* probed once, before the first case */
     printf("%-24s %10s %10s %7s %10s %7s %9s %10s %8s\n", "case", "ms/step", "torch_ms",
            "ratio", "torch_c_ms", "ratio_c", "GFLOP/s", "bound_ms", "x_bound");
     for (int i = 0; i < NCASES; i++) {
@@ -543,15 +597,16 @@ int main(int argc, char **argv)
         int nt = 0, nc = 0, nr = rounds < 16 ? rounds : 16;
         size_t np = 0;
         long tnp = -1;
+        char why[320] = "";
         const char *cmp = c->seq ? SEQ_TORCH_SCRIPT : script;
         for (int r = 0; r < nr; r++) {
             ours[r] = time_engine(c, warmup, steps, &loss, &np);
             if (torch) {
-                double t = time_torch(cmp, c, threads, warmup, steps, 0, &tnp);
+                double t = time_torch(cmp, c, threads, warmup, steps, 0, &tnp, NULL, 0);
                 if (t > 0) theirs[nt++] = t;
             }
             if (torch && compiled) {
-                double t = time_torch(cmp, c, threads, warmup, steps, 1, &tnp);
+                double t = time_torch(cmp, c, threads, warmup, steps, 1, &tnp, why, sizeof why);
                 if (t > 0) comp[nc++] = t;
             }
             bounds[r] = c->seq ? NAN : gemm_bound_ms(c);
@@ -563,6 +618,9 @@ int main(int argc, char **argv)
                     c->name);
             return 1;
         }
+        if (torch && compiled && nc == 0)
+            fprintf(stderr, "pf-bench: %s: no compiled PyTorch time (%s)\n", c->name,
+                    why[0] ? why : "the comparator failed with --compile; run it by hand to see why");
         double ms = median(ours, nr), tms = nt ? median(theirs, nt) : NAN;
         double cms = nc ? median(comp, nc) : NAN;
         double bound = c->seq ? NAN : median(bounds, nr), gf = c->seq ? NAN : taylor_min_flop(c) * 1e-9;

@@ -3,9 +3,13 @@
 training step of PINNsFormer (Zhao et al., ICLR 2024, the released sizes) on
 Burgers-1D, on the CPU (or a GPU with --device cuda).
 
-The command line and the JSON line it prints follow ../shared/bench/
-torch_pinn_step.py (pf-bench's time_torch reads "ms_per_step_median" and
-"params"), so pf-bench runs either the same way.
+The command line and the JSON line it prints follow bench/
+torch_pinn_step.py, the MLP cases' comparator (pf-bench's time_torch reads
+"ms_per_step_median" and "params"), so pf-bench runs either the same way;
+--compile too: where torch.compile is missing (PyTorch < 2.0) or the
+compiled loss cannot be differentiated twice (aot_autograd has no double
+backward), the line has no ms_per_step_median but "compile_error", and
+the script exits 0.
 
 Network (per point, a pseudo-sequence of k = 5 tokens (x, t + i dt),
 dt = 1e-4; every `a` below is a WaveAct of its own, w1 sin + w2 cos with
@@ -30,10 +34,8 @@ Adam. float32 unless --double (pf-bench's engine runs in its build's
 pf_real, float by default).
 """
 import argparse
-import json
 import math
 import os
-import time
 
 
 def parse_args():
@@ -55,13 +57,15 @@ def parse_args():
 
 ARGS = parse_args()
 # Debian's torch calls OpenBLAS, whose own pool torch.set_num_threads does
-# not govern: fix both before torch loads (as the shared comparator does).
+# not govern: fix both before torch loads (as the MLP comparator does; but
+# see openblas_threads).
 BLAS_THREADS = ARGS.threads if ARGS.blas_threads is None else ARGS.blas_threads
 os.environ["OPENBLAS_NUM_THREADS"] = str(BLAS_THREADS)
 os.environ["OMP_NUM_THREADS"] = str(ARGS.threads)
 
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
+from torch_timing import compiled, say, timed  # noqa: E402
 try:  # torch >= 2.3; older ones (Debian 12's 1.13) have no fused attention
     from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
@@ -73,12 +77,38 @@ except ImportError:
     plain_attention = contextlib.nullcontext
 
 torch.set_num_threads(ARGS.threads)
+
+
+def openblas_threads():
+    """The thread count of the OpenBLAS torch's GEMMs run in, as OpenBLAS
+    reports it, or None where torch runs no OpenBLAS. Debian's default
+    OpenBLAS is the OpenMP build, which ignores OPENBLAS_NUM_THREADS and
+    follows OMP_NUM_THREADS (--threads), so there --blas-threads has no
+    effect here; unlike bench/torch_pinn_step.py this script does not set
+    the count (the figures in the README were measured so)."""
+    import ctypes
+
+    libs = []
+    try:
+        with open("/proc/self/maps") as maps:  # the one torch loaded
+            libs = sorted({ln.split()[-1] for ln in maps if "/libopenblas" in ln and ".so" in ln})
+    except OSError:
+        pass
+    for name in libs + ["libopenblas.so.0"]:
+        try:
+            return int(ctypes.CDLL(name).openblas_get_num_threads())
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+OPENBLAS_THREADS = openblas_threads()
 DEV = torch.device(ARGS.device)
 DTYPE = torch.float64 if ARGS.double else torch.float32
 
 SEQ_LEN, SEQ_DT = 5, 1e-4
 D_MODEL, D_FF, D_HIDDEN, HEADS = 32, 256, 512, 2
-N_IC, N_BC = 512, 512  # as the shared comparator's Burgers cases
+N_IC, N_BC = 512, 512  # as pf-bench's cases[] has them
 
 
 class WaveAct(nn.Module):
@@ -181,8 +211,26 @@ def run_case(name):
     torch.manual_seed(ARGS.seed)
     net, loss_fn = make_case(ARGS.n)
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
-    if ARGS.compile:
-        loss_fn = torch.compile(loss_fn)
+    out = {
+        "case": name,
+        "threads": ARGS.threads,
+        "blas_threads": BLAS_THREADS,
+        "openblas_threads": OPENBLAS_THREADS,
+        "torch": torch.__version__,
+        "steps": ARGS.steps,
+        "warmup": ARGS.warmup,
+        "n_colloc": ARGS.n,
+        "tokens": SEQ_LEN,
+        "n_ic": N_IC,
+        "n_bc": N_BC,
+        "device": str(DEV),
+        "dtype": str(DTYPE).replace("torch.", ""),
+        "model": "pinnsformer",
+        "params": sum(p.numel() for p in net.parameters()),
+    }
+    loss_fn = compiled(out, loss_fn, ARGS)
+    if loss_fn is None:
+        return
 
     def step():
         opt.zero_grad(set_to_none=True)
@@ -195,42 +243,8 @@ def run_case(name):
         opt.step()
         return loss.item()
 
-    def sync():
-        if DEV.type == "cuda":
-            torch.cuda.synchronize()
-
-    for _ in range(ARGS.warmup):
-        step()
-    times = []
-    for _ in range(ARGS.steps):
-        sync()
-        t0 = time.perf_counter()
-        loss = step()
-        sync()
-        times.append(time.perf_counter() - t0)
-    times.sort()
-    k = len(times)
-    med = times[k // 2] if k % 2 else 0.5 * (times[k // 2 - 1] + times[k // 2])
-    print(json.dumps({
-        "case": name,
-        "ms_per_step_median": round(med * 1e3, 3),
-        "ms_min": round(times[0] * 1e3, 3),
-        "ms_max": round(times[-1] * 1e3, 3),
-        "threads": ARGS.threads,
-        "blas_threads": BLAS_THREADS,
-        "torch": torch.__version__,
-        "steps": ARGS.steps,
-        "warmup": ARGS.warmup,
-        "n_colloc": ARGS.n,
-        "tokens": SEQ_LEN,
-        "n_ic": N_IC,
-        "n_bc": N_BC,
-        "device": str(DEV),
-        "dtype": str(DTYPE).replace("torch.", ""),
-        "model": "pinnsformer",
-        "params": sum(p.numel() for p in net.parameters()),
-        "final_loss": loss,
-    }), flush=True)
+    if timed(out, step, ARGS, DEV) is not None:
+        say(out)
 
 
 def main():

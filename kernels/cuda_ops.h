@@ -17,7 +17,7 @@
  * blocks with a fixed tree, then add the block sums in a fixed order; no
  * atomics in any accumulation. cuBLAS calls run on ctx->stream.
  *
- * Each op family follows three layers (style.md 2): a `static __global__`
+ * Each op family follows three layers (docs/architecture.md, "Style: three layers per CUDA op"): a `static __global__`
  * kernel, a `static` launcher that sizes its grid from a named block-size
  * constant and checks the launch (PF_CUDA_CHECK(cudaGetLastError())), and
  * the entry below.

@@ -1,4 +1,4 @@
-/* allen_cahn_1d — from the paper only (pdes.md section 22). */
+/* allen_cahn_1d — from the paper only (docs/pdes.md section 22). */
 #include "geom/lift.h"
 #include "pde_ops.h"
 #include "registry.h"

@@ -1,4 +1,4 @@
-/* burgers_1d — PINNacle Burgers1D (pdes.md section 1). */
+/* burgers_1d — PINNacle Burgers1D (docs/pdes.md section 1). */
 #include "geom/lift.h"
 #include "pde_ops.h"
 #include "registry.h"

@@ -1,10 +1,10 @@
-/* burgers_2d — PINNacle Burgers2D, data index 0 (pdes.md section 2): the
+/* burgers_2d — PINNacle Burgers2D, data index 0 (docs/pdes.md section 2): the
  * initial fields u0, v0 are the closed form of section R.2
  * (pf_burgers2d_ic_eval, within ~0.01 of PINNacle's linear interpolation of
  * the 512^2 grid), handed to the constraints as auxiliary fields. Periodic
  * in x and y (value only), as four PF_CON_PERIODIC terms. PINNacle's
  * reference (burgers2d_0.dat) is lost; ours is a pseudo-spectral solution
- * (refs/ref_burgers2d.c, `make refs`). */
+ * (refs/burgers_2d.c, `make refs`). */
 #include "burgers_2d.h"
 
 #include "io/coef_field.h"
@@ -67,7 +67,7 @@ const pf_pde pf_pde_burgers_2d = {
             {.name = "periodic_y_v", .kind = PF_CON_PERIODIC, .parts = "y_lo", .residual = per_v,
              .periodic_input = 1}},
     .naux = 2, .aux_names = {"u0", "v0"}, .aux = aux,
-    /* time snapshots at the grid rule's points (pdes.md 0.3, n = 20000) */
+    /* time snapshots at the grid rule's points (docs/pdes.md 0.3, n = 20000) */
     .ref = PF_REF_GENERATED, .ref_file = "generated/burgers_2d.dat",
     .ref_layout = PF_DAT_LAYOUT_SNAPSHOTS,
 };

@@ -1,4 +1,4 @@
-/* darcy_flow_2d — from the paper only (pdes.md section 23): a smooth
+/* darcy_flow_2d — from the paper only (docs/pdes.md section 23): a smooth
  * variable coefficient, written out in divergence form. */
 #include "pde_ops.h"
 #include "registry.h"

@@ -1,4 +1,4 @@
-/* gray_scott_2d — PINNacle GrayScottEquation (pdes.md section 3). As in the
+/* gray_scott_2d — PINNacle GrayScottEquation (docs/pdes.md section 3). As in the
  * benchmark, there is no spatial boundary term. PINNacle's reference
  * (grayscott.dat, COMSOL) is lost; ours is a cosine-spectral solution with
  * zero-flux walls, our assumption (refs/gray_scott_2d.c, `make refs`). */
@@ -85,7 +85,7 @@ const pf_pde pf_pde_gray_scott_2d = {
                       "along t (boundary data only): both initial conditions",
               .satisfies = "ic_u,ic_v", .apply = hard}},
     /* rows (x, y, t, u, v): 21 times t = 0, 10, .., 200 by 100 x 100 nodes
-     * on linspace(-1, 1, 100), t slowest, x fastest (pdes.md section 3) */
+     * on linspace(-1, 1, 100), t slowest, x fastest (docs/pdes.md section 3) */
     .ref = PF_REF_GENERATED, .ref_file = "generated/gray_scott_2d.dat",
     .ref_layout = PF_DAT_LAYOUT_STEADY,
 };

@@ -1,4 +1,4 @@
-/* heat_2d_complex_geometry — PINNacle Heat2D_ComplexGeometry (pdes.md
+/* heat_2d_complex_geometry — PINNacle Heat2D_ComplexGeometry (docs/pdes.md
  * section 4): a rectangle with 17 holes, Robin conditions whose data depend
  * on the hole's radius. Normals point out of the domain, so into the holes;
  * this is what PINNacle implements (its "sign needs to be checked" comment

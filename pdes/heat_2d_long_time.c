@@ -1,4 +1,4 @@
-/* heat_2d_long_time — PINNacle Heat2D_LongTime (pdes.md section 5). */
+/* heat_2d_long_time — PINNacle Heat2D_LongTime (docs/pdes.md section 5). */
 #include "geom/lift.h"
 #include "pde_ops.h"
 #include "registry.h"

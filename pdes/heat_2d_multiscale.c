@@ -1,4 +1,4 @@
-/* heat_2d_multiscale — PINNacle Heat2D_Multiscale (pdes.md section 6). */
+/* heat_2d_multiscale — PINNacle Heat2D_Multiscale (docs/pdes.md section 6). */
 #include "geom/lift.h"
 #include "pde_ops.h"
 #include "registry.h"

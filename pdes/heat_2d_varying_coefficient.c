@@ -1,4 +1,4 @@
-/* heat_2d_varying_coefficient — PINNacle Heat2D_VaryingCoef (pdes.md
+/* heat_2d_varying_coefficient — PINNacle Heat2D_VaryingCoef (docs/pdes.md
  * section 7): kappa(x, y) = exp(GRF) from the regenerated heat_2d_coef_256
  * field (section R.1), looked up at the nearest node, as an auxiliary field. */
 #include "io/coef_field.h"

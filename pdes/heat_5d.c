@@ -1,4 +1,4 @@
-/* heat_5d — PINNacle HeatND(dim=5, T=1) (pdes.md section 8): the unit
+/* heat_5d — PINNacle HeatND(dim=5, T=1) (docs/pdes.md section 8): the unit
  * 5-ball times [0, 1], a Neumann condition on the sphere. */
 #include <stdlib.h>
 
@@ -48,7 +48,7 @@ static pf_status geometry(const pf_pde *p, pf_geom **out)
     return pf_geom_space_time_alloc(ball, p->lo[5], p->hi[5], out);
 }
 
-/* PINNacle's evaluation set (pdes.md section 8): 800 points uniform in the
+/* PINNacle's evaluation set (docs/pdes.md section 8): 800 points uniform in the
  * ball times 25 levels t = 1, 0.96, ..., 0.04, time-major. PINNacle draws
  * the points unseeded; we fix seed 2026, so the set is reproducible. */
 #define H5D_EVAL_SEED 2026

@@ -1,4 +1,4 @@
-/* heat_inverse_2d — PINNacle HeatInv (pdes.md section 9): recover the
+/* heat_inverse_2d — PINNacle HeatInv (docs/pdes.md section 9): recover the
  * conductivity a(x, y) from noisy observations of u. There is no initial or
  * boundary condition on u; a is pinned to a* on the spatial boundary. */
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* kovasznay_flow_2d — from the paper only (pdes.md section 25): steady
+/* kovasznay_flow_2d — from the paper only (docs/pdes.md section 25): steady
  * Navier-Stokes at Re = 40 with Kovasznay's exact solution. */
 #include "geom/lift.h"
 #include "pde_ops.h"

@@ -1,4 +1,4 @@
-/* kuramoto_sivashinsky_1d — PINNacle KuramotoSivashinskyEquation (pdes.md
+/* kuramoto_sivashinsky_1d — PINNacle KuramotoSivashinskyEquation (docs/pdes.md
  * section 10). The solution is 2 pi-periodic in x (hence .period), but, as
  * in PINNacle and the paper, only the initial condition is a constraint:
  * there is no boundary term. */
@@ -60,7 +60,7 @@ const pf_pde pf_pde_kuramoto_sivashinsky_1d = {
               .what = "u = L + t N, L the initial data cos(x)(1 + sin x) on the initial slice, carried "
                       "along t (boundary data only): the initial condition",
               .satisfies = "ic", .apply = hard}},
-    /* our ETDRK4 solution (refs/ref_ks.c, `make refs`): 512 nodes x = 2 pi i / 512
+    /* our ETDRK4 solution (refs/kuramoto_sivashinsky_1d.c, `make refs`): 512 nodes x = 2 pi i / 512
      * by 251 times t = k / 250, rows (x, t, u) x-major */
     .ref = PF_REF_GENERATED, .ref_file = "generated/kuramoto_sivashinsky_1d.dat",
     .ref_layout = PF_DAT_LAYOUT_STEADY,

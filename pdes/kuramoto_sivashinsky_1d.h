@@ -1,5 +1,5 @@
 /* kuramoto_sivashinsky_1d's coefficients and initial data, shared by its
- * PDE file and its reference solver (refs/ref_ks.c). */
+ * PDE file and its reference solver (refs/kuramoto_sivashinsky_1d.c). */
 #ifndef PF_PDES_KURAMOTO_SIVASHINSKY_1D_H
 #define PF_PDES_KURAMOTO_SIVASHINSKY_1D_H
 

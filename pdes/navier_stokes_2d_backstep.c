@@ -1,5 +1,5 @@
 /* navier_stokes_2d_backstep — PINNacle NS2D_BackStep without obstacles
- * (pdes.md section 11): steady flow over a backward-facing step. */
+ * (docs/pdes.md section 11): steady flow over a backward-facing step. */
 #include "geom/geometry.h"
 #include "pde_ops.h"
 #include "registry.h"

@@ -1,4 +1,4 @@
-/* navier_stokes_2d_classic — PINNacle NS2D_LidDriven(a=4) (pdes.md section
+/* navier_stokes_2d_classic — PINNacle NS2D_LidDriven(a=4) (docs/pdes.md section
  * 12): the lid-driven cavity at Re = 100 with a parabolic lid. */
 #include "geom/lift.h"
 #include "pde_ops.h"

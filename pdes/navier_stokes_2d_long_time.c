@@ -1,4 +1,4 @@
-/* navier_stokes_2d_long_time — PINNacle NS2D_LongTime (pdes.md section 13):
+/* navier_stokes_2d_long_time — PINNacle NS2D_LongTime (docs/pdes.md section 13):
  * channel flow driven by a pulsating inlet and a body force. */
 #include "geom/lift.h"
 #include "pde_ops.h"

@@ -1,4 +1,4 @@
-/* poisson_2d_classic — PINNacle Poisson2D_Classic(scale=1) (pdes.md section
+/* poisson_2d_classic — PINNacle Poisson2D_Classic(scale=1) (docs/pdes.md section
  * 14): Laplace's equation on a square with four holes. */
 #include "geom/geometry.h"
 #include "pde_ops.h"

@@ -1,4 +1,4 @@
-/* poisson_2d_many_area — PINNacle Poisson2D_ManyArea (pdes.md section 16):
+/* poisson_2d_many_area — PINNacle Poisson2D_ManyArea (docs/pdes.md section 16):
  * a 5 x 5 checkerboard of constant coefficients a and block-local sources f
  * from poisson_a_coef.dat and poisson_f_coef.dat, both auxiliary fields.
  * PINNacle's reference (poisson_manyarea.dat) is lost; ours is a

@@ -1,4 +1,4 @@
-/* poisson_3d_complex_geometry — PINNacle Poisson3D_ComplexGeometry (pdes.md
+/* poisson_3d_complex_geometry — PINNacle Poisson3D_ComplexGeometry (docs/pdes.md
  * section 17): a screened Poisson equation in a cube with four spherical
  * holes, whose screening coefficient jumps at z = 0.5. */
 #include "geom/geometry.h"

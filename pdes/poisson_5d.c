@@ -1,4 +1,4 @@
-/* poisson_5d — PINNacle PoissonND(dim=5) (pdes.md section 18). */
+/* poisson_5d — PINNacle PoissonND(dim=5) (docs/pdes.md section 18). */
 #include "geom/lift.h"
 #include "pde_ops.h"
 #include "registry.h"

@@ -1,4 +1,4 @@
-/* poisson_boltzmann_2d — PINNacle PoissonBoltzmann2D (pdes.md section 15):
+/* poisson_boltzmann_2d — PINNacle PoissonBoltzmann2D (docs/pdes.md section 15):
  * a screened Poisson equation (A = 10, mu = (1, 4), k = 8) on a square with
  * four holes of different sizes. */
 #include "geom/geometry.h"

@@ -1,4 +1,4 @@
-/* poisson_inverse_2d — PINNacle PoissonInv (pdes.md section 19): recover
+/* poisson_inverse_2d — PINNacle PoissonInv (docs/pdes.md section 19): recover
  * the coefficient a(x, y) from noisy observations of u. f is the paper's
  * (2x - 1, 2y - 1; PINNacle's code has + 1, which makes u*, a* no
  * solution). There is no condition on u; a is pinned to a* on the boundary. */

@@ -7,7 +7,7 @@
 #include "pdefile/compile.h"
 #include "pdefile/pdefile.h"
 
-/* in the order of pdes.md's numbering (its section numbers on the right) */
+/* in the order of docs/pdes.md's numbering (its section numbers on the right) */
 static const pf_pde *const all[] = {
     &pf_pde_burgers_1d,                   /*  1 */
     &pf_pde_burgers_2d,                   /*  2 */

@@ -1,4 +1,4 @@
-/* shallow_water_2d — from the paper only (pdes.md section 24): the
+/* shallow_water_2d — from the paper only (docs/pdes.md section 24): the
  * conservative shallow-water system, started from a uniform state, whose
  * solution is that state (a constant).
  *

@@ -1,4 +1,4 @@
-/* wave_1d — PINNacle Wave1D(C=2, a=4) (pdes.md section 20). Coded, like
+/* wave_1d — PINNacle Wave1D(C=2, a=4) (docs/pdes.md section 20). Coded, like
  * PINNacle, as a box in (x, t): "Neumann 0 on the t = 0 face" is u_t = 0. */
 #include "geom/lift.h"
 #include "pde_ops.h"

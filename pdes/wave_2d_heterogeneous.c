@@ -1,4 +1,4 @@
-/* wave_2d_heterogeneous — PINNacle Wave2D_Heterogeneous (pdes.md section
+/* wave_2d_heterogeneous — PINNacle Wave2D_Heterogeneous (docs/pdes.md section
  * 21): the wave speed field c(x, y) in {1, 12} (thresholded GRF, the
  * regenerated darcy_2d_coef_256 of section R.1), piecewise-linear at
  * ((x+1)/2, (y+1)/2), as an auxiliary field. Coded, like PINNacle, as a box

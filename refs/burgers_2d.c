@@ -1,7 +1,7 @@
 /*
  * pf-ref-burgers_2d — the reference of burgers_2d (`make refs`): Fourier
  * pseudo-spectral, 2/3-rule dealiased, ETDRK4 (refs/spectral.h) from the
- * closed-form initial fields of pdes.md R.2 (io/coef_field.h), with the
+ * closed-form initial fields of docs/pdes.md R.2 (io/coef_field.h), with the
  * PDE's viscosity and time span, at two resolutions.
  *
  *   pf-ref-burgers_2d --out F.dat --manifest F.json [--n N] [--substeps S]
@@ -12,8 +12,8 @@
  * solution keeps period 1, and its Fourier series on [0,1]^2 is its value
  * on the PDE's [0,4]^2 (16 times fewer unknowns for the same resolution).
  *
- * Layout: pdes.md gives none (the lost file's node and snapshot counts are
- * unknown), so the grid rule of pdes.md 0.3 (pf_sample_grid_pinnacle, n =
+ * Layout: docs/pdes.md gives none (the lost file's node and snapshot counts are
+ * unknown), so the grid rule of docs/pdes.md 0.3 (pf_sample_grid_pinnacle, n =
  * 20000): 24 x 24 interior nodes by 36 times t = 1/36 .. 1, written as time
  * snapshots (u and v interleaved per snapshot), as PINNacle's file was.
  * The solution is summed from its spectrum at each point (exact
@@ -155,11 +155,11 @@ static pf_status write_reference(const pf_pde *p, const layout *L, const pf_refs
                           "Fourier pseudo-spectral on one period cell [0,1]^2, 2/3-rule dealiasing, ETDRK4 "
                           "(Kassam & Trefethen 2005, contour-integral coefficients), FFTW double",
                           "equation", "u_t + u u_x + v u_y = nu Lap u, v_t + u v_x + v v_y = nu Lap v", "nu",
-                          B2_NU, "initial_condition", "closed form of pdes.md R.2 (pf_burgers2d_ic_eval)",
+                          B2_NU, "initial_condition", "closed form of docs/pdes.md R.2 (pf_burgers2d_ic_eval)",
                           "boundary_condition",
                           "periodic: the initial fields have period 1, so the solution does; solved on [0,1]^2",
                           "layout",
-                          "time snapshots (x, y, u@t, v@t, ...): the grid rule of pdes.md 0.3 with n = 20000, "
+                          "time snapshots (x, y, u@t, v@t, ...): the grid rule of docs/pdes.md 0.3 with n = 20000, "
                           "24 x 24 interior nodes by 36 times t = 1/36 .. 1");
     pf_refs_run rc = {coarse->n, coarse->h, coarse->substeps * L->K, coarse->wall};
     pf_refs_run rf = {fine->n, fine->h, fine->substeps * L->K, fine->wall};

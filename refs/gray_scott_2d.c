@@ -14,7 +14,7 @@
  * 1e-8 wherever |x| or |y| > 0.8, so the walls see the uniform state
  * u = 1, v = 0 and any other wall condition would change little.
  *
- * Layout (pdes.md section 3): rows (x, y, t, u, v), 21 times t = 0, 10,
+ * Layout (docs/pdes.md section 3): rows (x, y, t, u, v), 21 times t = 0, 10,
  * .., 200 by the 100 x 100 nodes of linspace(-1, 1, 100), t slowest, then
  * y, x fastest: 210,000 rows. The coarse run has n x n cells and S steps
  * per 10 time units, the fine (written) one 2n and 2S.

@@ -15,9 +15,9 @@
  * u = 0 (the script's header says how). FreeFem++ (Debian freefem++) must
  * be on PATH; without it the program says so and exits 2.
  *
- * Layout: pdes.md gives the lost COMSOL file's times, 31 snapshots
+ * Layout: docs/pdes.md gives the lost COMSOL file's times, 31 snapshots
  * t = 0, 0.1, ..., 3, but not its 13,312 nodes. So those times, and as
- * nodes the spatial points of the grid rule of pdes.md 0.3 (n = 20000 for
+ * nodes the spatial points of the grid rule of docs/pdes.md 0.3 (n = 20000 for
  * three inputs) on the bounding box, 33 x 49, without the 169 inside a hole:
  * 1448 nodes. At t = 0 the file has the initial condition, 0. The solution
  * there is the P2 field evaluated at the points.
@@ -125,8 +125,8 @@ static pf_status write_reference(const pf_pde *p, const layout *L, const pf_refs
     double conv = pf_refs_rel_l2(coarse->u, fine->u, (size_t)L->nodes * (K + 1));
     char lay[300], mesh[200];
     snprintf(lay, sizeof lay,
-             "time snapshots (x, y, u@t, ...): PINNacle's 31 times t = 0, 0.1, .., 3 (pdes.md 4); as nodes the "
-             "grid rule of pdes.md 0.3 with n = 20000 on the bounding box (33 x 49) less the points in holes: %d",
+             "time snapshots (x, y, u@t, ...): PINNacle's 31 times t = 0, 0.1, .., 3 (docs/pdes.md 4); as nodes the "
+             "grid rule of docs/pdes.md 0.3 with n = 20000 on the bounding box (33 x 49) less the points in holes: %d",
              L->nodes);
     snprintf(mesh, sizeof mesh,
              "coarse: %ld vertices, %ld P2 dofs; fine: %ld vertices, %ld P2 dofs (boundary segments 16/n on the "

@@ -5,8 +5,8 @@
  *
  *   pf-ref-kuramoto_sivashinsky_1d --out F.dat --manifest F.json [--n N] [--substeps S]
  *
- * Layout (pdes.md section 10: rows (x, t, u), x-major, 251 times): the 512
- * nodes x_i = 2 pi i / 512 by t_k = k / 250. pdes.md does not give the
+ * Layout (docs/pdes.md section 10: rows (x, t, u), x-major, 251 times): the 512
+ * nodes x_i = 2 pi i / 512 by t_k = k / 250. docs/pdes.md does not give the
  * node count; 512 periodic nodes is what the lost file's size implies
  * (9,831,145 B = 512 x 251 rows of numpy's "%.18e" with CRLF, 76.5 B a
  * row). The coarse run has n grid points and S steps per 1/250; the fine

@@ -15,9 +15,9 @@
  * script's header says why). FreeFem++ (Debian freefem++) must be on
  * PATH; without it the program says so and exits 2.
  *
- * Layout: pdes.md gives the lost COMSOL file's times, 51 snapshots
+ * Layout: docs/pdes.md gives the lost COMSOL file's times, 51 snapshots
  * t = 0, 0.1, ..., 5, but not its 5,157 nodes. So those times, and as
- * nodes the spatial points of the grid rule of pdes.md 0.3 (n = 20000 for
+ * nodes the spatial points of the grid rule of docs/pdes.md 0.3 (n = 20000 for
  * three inputs) on the domain, 14 x 7 = 98 nodes, each with u, v, p. At
  * t = 0 the file has the initial condition, 0. The solution there is the
  * finite-element field evaluated at the points.
@@ -138,8 +138,8 @@ static pf_status write_reference(const pf_pde *p, const layout *L, const pf_refs
     double conv = field_rel_l2(L, coarse, fine, -1);
     char lay[300], mesh[300];
     snprintf(lay, sizeof lay,
-             "time snapshots (x, y, u@t, v@t, p@t, ...): PINNacle's 51 times t = 0, 0.1, .., 5 (pdes.md 13); "
-             "as nodes the grid rule of pdes.md 0.3 with n = 20000 on the domain: %d",
+             "time snapshots (x, y, u@t, v@t, p@t, ...): PINNacle's 51 times t = 0, 0.1, .., 5 (docs/pdes.md 13); "
+             "as nodes the grid rule of docs/pdes.md 0.3 with n = 20000 on the domain: %d",
              L->nodes);
     snprintf(mesh, sizeof mesh,
              "coarse: %ld vertices, %ld unknowns (%ld factorisations); fine: %ld vertices, %ld unknowns (%ld); "

@@ -17,8 +17,8 @@
  * within 1e-5 of 4 k - 10) fall on cell faces, where the scheme is second
  * order.
  *
- * Layout: pdes.md gives the lost file's columns, x y u (steady), but not
- * its nodes, so the grid rule of pdes.md 0.3 (pf_sample_grid_pinnacle,
+ * Layout: docs/pdes.md gives the lost file's columns, x y u (steady), but not
+ * its nodes, so the grid rule of docs/pdes.md 0.3 (pf_sample_grid_pinnacle,
  * n = 2500 for two inputs): 50 x 50 interior points, x = -10 + 20 k / 51.
  * The solution there is the bilinear interpolant of the cell values.
  */
@@ -91,7 +91,7 @@ static pf_status write_reference(const pf_pde *p, const pf_point_set *ev, const 
         "equation", "div(a grad u) + f = 0 (a Lap u + f = 0 in each block; u and a du/dn continuous across blocks)",
         "coefficients", "the PDE's aux fields a and f (poisson_a_coef.dat, poisson_f_coef.dat) at the cell centres",
         "boundary_condition", "Robin du/dn = -u on the four sides", "cell_width_fine", fine->gr.side / fine->gr.n,
-        "layout", "steady x y u: the grid rule of pdes.md 0.3 with n = 2500, 50 x 50 interior points");
+        "layout", "steady x y u: the grid rule of docs/pdes.md 0.3 with n = 2500, 50 x 50 interior points");
     pf_refs_run rc = {coarse->gr.n, 0, 0, coarse->wall}, rf = {fine->gr.n, 0, 0, fine->wall};
     st = pf_refs_finish(p->name, a, m, &text, &rc, &rf, conv);
     json_decref(m);

@@ -15,8 +15,8 @@
  * tetgen and Element_P3 (Debian libfreefem++) loadable; without either the
  * program says so and exits 2.
  *
- * Layout: the lost COMSOL file had 65,202 nodes, which pdes.md does not
- * list, so the grid rule of pdes.md 0.3 (n = 20000 for three inputs) on the
+ * Layout: the lost COMSOL file had 65,202 nodes, which docs/pdes.md does not
+ * list, so the grid rule of docs/pdes.md 0.3 (n = 20000 for three inputs) on the
  * bounding box, 28 x 28 x 28 points k/29, without the 1844 inside a ball:
  * 20108 rows (x, y, z, u). The solution there is the P3 field evaluated at
  * the points.
@@ -152,7 +152,7 @@ static pf_status write_reference(const pf_pde *p, const layout *L, const pf_refs
     double conv = pf_refs_rel_l2(coarse->u, fine->u, (size_t)L->n);
     char lay[300], mesh[300];
     snprintf(lay, sizeof lay,
-             "steady x y z u: the grid rule of pdes.md 0.3 with n = 20000 on the bounding box (28 x 28 x 28 "
+             "steady x y z u: the grid rule of docs/pdes.md 0.3 with n = 20000 on the bounding box (28 x 28 x 28 "
              "points k/29) less the points in balls: %d (the COMSOL file's 65,202 nodes are unknown)",
              L->n);
     snprintf(mesh, sizeof mesh,
@@ -166,7 +166,7 @@ static pf_status write_reference(const pf_pde *p, const layout *L, const pf_refs
         "z < 0.5 and z > 0.5 meshed apart with the same triangles on z = 0.5 (kappa exact on every element), "
         "each sphere a polyhedron with the ball's volume (vertices on a sphere slightly larger), conjugate "
         "gradients (diagonal preconditioner) to a relative residual of 1e-10; the field evaluated at the points",
-        "equation", "-Lap u + kappa u = f, kappa = 64 (z < 0.5), 100 (z >= 0.5), f of pdes.md 17", "boundary_condition",
+        "equation", "-Lap u + kappa u = f, kappa = 64 (z < 0.5), 100 (z >= 0.5), f of docs/pdes.md 17", "boundary_condition",
         "du/dn = 0 on the cube's faces and the spheres (natural: nothing imposed)", "mesh", mesh, "layout", lay,
         "freefem",
         "FreeFem++ -nw -ne with the plugins msh3, tetgen, Element_P3, from scripts/install-deps.sh's freefem++ and "

@@ -3,15 +3,15 @@
  * (`make refs`): leapfrog on a vertex-centred grid with mirrored zero-flux
  * walls (refs/leapfrog.h), u_tt = c Lap u with the PDE's speed field c in
  * {1, 12} (io/coef_field.h's pf_wave2d_c: the regenerated darcy field of
- * pdes.md R.1, linear at ((x+1)/2, (y+1)/2)) at the nodes, from the pulse
- * of pdes.md 21 at rest (u_t = 0: the Taylor first step), at two
+ * docs/pdes.md R.1, linear at ((x+1)/2, (y+1)/2)) at the nodes, from the pulse
+ * of docs/pdes.md 21 at rest (u_t = 0: the Taylor first step), at two
  * resolutions (the fine one doubles the cells and the steps).
  *
  *   pf-ref-wave_2d_heterogeneous --out F.dat --manifest F.json [--n N] [--substeps S]
  *
  * n is the cells per axis (n + 1 nodes), S the steps per interval between
- * evaluation times. Layout: pdes.md gives none (the lost file's node and
- * snapshot counts are unknown), so the grid rule of pdes.md 0.3
+ * evaluation times. Layout: docs/pdes.md gives none (the lost file's node and
+ * snapshot counts are unknown), so the grid rule of docs/pdes.md 0.3
  * (pf_sample_grid_pinnacle, n = 20000), written as time snapshots of u, as
  * PINNacle's file was; the solution there is the bilinear interpolant of
  * the node values.
@@ -116,14 +116,14 @@ static pf_status write_reference(const pf_pde *p, const layout *L, const pf_refs
     PF_TRY(pf_refs_snapshots_text((size_t)L->nodes, 2, space, L->xy, L->K, L->times, 1, names, fine->u, &text));
     double conv = pf_refs_rel_l2(coarse->u, fine->u, (size_t)L->nodes * L->K);
     char lay[200];
-    snprintf(lay, sizeof lay, "time snapshots (x, y, u@t, ...): the grid rule of pdes.md 0.3 with n = 20000, "
+    snprintf(lay, sizeof lay, "time snapshots (x, y, u@t, ...): the grid rule of docs/pdes.md 0.3 with n = 20000, "
              "%d nodes by %d times t = 5/%d .. 5", L->nodes, L->K, L->K);
     json_t *m = json_pack(
         "{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "pde", p->name, "solver",
         "leapfrog, five-point Laplacian on a vertex-centred grid, double; bilinear interpolation to the "
         "evaluation points",
         "equation", "u_tt = c(x,y) (u_xx + u_yy)", "coefficients",
-        "c in {1, 12}: pf_wave2d_c (the regenerated darcy_2d_coef_256 of pdes.md R.1, linear) at the nodes",
+        "c in {1, 12}: pf_wave2d_c (the regenerated darcy_2d_coef_256 of docs/pdes.md R.1, linear) at the nodes",
         "initial_condition", "u = exp(-((x+0.5)^2 + y^2) / (2 0.3^2)), u_t = 0 (Taylor first step)",
         "boundary_condition", "du/dn = 0 on the four sides (mirrored neighbours)", "layout", lay);
     pf_refs_run rc = {coarse->gr.n, coarse->dt, coarse->substeps * L->K, coarse->wall};

@@ -10,7 +10,7 @@
 # python3 is missing), make refs when FreeFem++ is (the finite-element
 # references), and make test when FreeFem++ or Slurm's daemons are (the
 # tests that run them; slurm-wlm and munge: a one-node cluster in
-# tests/t0760-study-slurm.sh), and make fuzz when clang cannot link
+# tests/t1200-study-slurm.sh), and make fuzz when clang cannot link
 # libFuzzer. It looks up which of the packages below are not
 # installed (dpkg-query); when none is missing it does nothing. Otherwise it
 # first prints the packages and the exact apt-get command, then acts on

@@ -86,9 +86,11 @@ static const char *ref_status(const pf_pde *p, char *path, size_t cap)
     if (p->ref == PF_REF_TABLE) return "data";
     bool generated = p->ref == PF_REF_GENERATED;
     if (pf_data_path(p->ref_file, path, cap) == PF_OK) return generated ? "data (generated)" : "data";
-    if (generated)
-        snprintf(path, cap, "%s/%s not built: run make refs PDE=%s", pf_data_dir(), p->ref_file, p->name);
-    else
+    if (generated) { /* path: where pf_data_path looked (PF_REFS_DIR, as make refs writes) */
+        char looked[PF_DATA_PATH_MAX];
+        snprintf(looked, sizeof looked, "%s", path);
+        snprintf(path, cap, "%.3900s not built: run make refs PDE=%s", looked, p->name);
+    } else
         snprintf(path, cap, "%s", pf_errmsg());
     return "data-missing";
 }

@@ -25,8 +25,8 @@ static void usage(FILE *to)
                 "with its best run; default K 3, PDEs whose best MSE is above 1 dropped), then\n"
                 "its memory-tree importance scores (the mean over the other PDEs), with the\n"
                 "UCT bonus of a parameter set N times (default 0: none).\n"
-                "Data: $PF_PINNSAGENT_DIR (default ../shared/data/pinnsagent) and\n"
-                "data/pinnsagent/labels.tsv.\n"
+                "Data: $PF_PINNSAGENT_DIR (default data/ref/pinnsagent, which `make data`\n"
+                "fills) and data/pinnsagent/labels.tsv.\n"
                 "Exit codes: 0 printed, 1 failure (missing or wrong data), 2 bad usage or unknown PDE.\n");
 }
 

@@ -1,5 +1,6 @@
 /*
- * pf-propose — settle one proposal slot of a generation (design.md section 8).
+ * pf-propose — settle one proposal slot of a generation (docs/architecture.md,
+ * "Design targets: stages, artifacts and Make").
  *
  *   pf-propose --run RUN --generation G --slot K
  *
@@ -45,8 +46,8 @@ static void usage(FILE *to)
             "attempts, requests, usage, latency_s, provider, ...}; every call is stored in\n"
             "RUN/llm/. The proposer comes from the run's \"llm\" setting (offline, http,\n"
             "replay, auto) and PF_LLM_URL, PF_LLM_MODEL, PF_LLM_API_KEY, PF_LLM_TIMEOUT,\n"
-            "PF_LLM_RETRIES (see the README).\n"
-            "A baseline run (method vanilla or ropinn) has 5 slots in generation 0 and asks no\n"
+            "PF_LLM_RETRIES (see docs/llm.md).\n"
+            "A baseline run (vanilla, ropinn or pinnsformer) has 5 slots in generation 0 and asks no\n"
             "one: each proposal is the method's spec (five independently initialized\n"
             "candidates; pf-final reports the lowest MSE). It needs no knowledge.msgpack.\n"
             "A pinnsagent run has one slot in each of generations 0..4: PINNsAgent's planner,\n"

@@ -1,6 +1,7 @@
 /*
  * pf-train — train one candidate spec on one PDE and write its result and
- * evidence (design.md section 6).
+ * evidence (docs/architecture.md, "Design targets:
+ * training one candidate and its evidence").
  *
  *   pf-train SPEC --pde P --fidelity low|high|baseline --seed S --out DIR [--budget paper|quick|smoke]
  *

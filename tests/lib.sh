@@ -4,6 +4,8 @@
 #   check "file exists" test -f "$tmp/x"
 #   eq "exit code" "$rc" 0
 #   expect_rc 2 "no arguments" "$BIN/pf-x"     # stdout/stderr in $tmp/out, $tmp/err
+#   if has_data burgers1d.dat; then ...; else data_missing "burgers1d.dat"; fi
+#   need_data burgers1d.dat pinnsagent/pde_labels.tsv   # or the test ends here
 #   finish
 #
 # Sets BIN, PRECISION, ROOT, BUILD, tmp (removed on exit), exports PF_TESTS (this folder,
@@ -46,12 +48,54 @@ BUILD=$(dirname "$BIN")
 pipeline() {
     make -s -C "$ROOT" --no-print-directory BUILD="$BUILD" PROFILE=quick TRAIN_THREADS=1 -j2 "$@"
 }
+# data_missing WHAT: the checks that need WHAT (a file of PINNacle's or
+# PINNsAgent's that is absent) are skipped: one line saying so, with
+# "data missing:" and how to get it, also appended to $PF_DATA_SKIPS when
+# set (make test counts them; see the Makefile's test-run).
+data_missing() {
+    echo "$TEST_NAME: data missing: $*; the checks that need it are skipped" \
+        "(run \`make data\`, or set PF_DATA_DIR / PF_PINNSAGENT_DIR to the folders with the files)"
+    if [ -n "${PF_DATA_SKIPS:-}" ]; then echo "$TEST_NAME: $*" >>"$PF_DATA_SKIPS"; fi
+}
+# has_data NAME: PINNacle's file NAME is in PF_DATA_DIR (else data/ref, as
+# the programs look); has_pa_data NAME: PINNsAgent's in PF_PINNSAGENT_DIR
+# (else data/ref/pinnsagent).
+has_data() { [ -f "${PF_DATA_DIR:-data/ref}/$1" ]; }
+has_pa_data() { [ -f "${PF_PINNSAGENT_DIR:-data/ref/pinnsagent}/$1" ]; }
+# need_data FILE...: the whole test needs these files (PINNacle's, or
+# PINNsAgent's written pinnsagent/NAME); unless all are there it ends here,
+# saying data_missing.
+need_data() {
+    miss=
+    for f in "$@"; do
+        case $f in
+        pinnsagent/*) has_pa_data "${f#pinnsagent/}" || miss="$miss $f" ;;
+        *) has_data "$f" || miss="$miss $f" ;;
+        esac
+    done
+    [ -n "$miss" ] || return 0
+    data_missing "${miss# } (PF_DATA_DIR ${PF_DATA_DIR:-data/ref}, PF_PINNSAGENT_DIR ${PF_PINNSAGENT_DIR:-data/ref/pinnsagent})"
+    finish
+    exit
+}
 float_only() {
     if [ "$PRECISION" != float ]; then
         echo "$TEST_NAME: runs in the float build only"
         finish
         exit 0
     fi
+}
+# until_new DIR NAME MARK: wait (at most 2 minutes) until a file NAME under
+# DIR is newer than the file MARK (touch it before starting the work): e.g.
+# the first training of a run started in the background, to kill it then.
+until_new() {
+    n=0
+    while [ "$n" -lt 1200 ]; do
+        [ -n "$(find "$1" -name "$2" -newer "$3" 2>/dev/null | head -n 1)" ] && return 0
+        sleep 0.1
+        n=$((n + 1))
+    done
+    return 1
 }
 finish() {
     echo "$TEST_NAME: $((count - fails))/$count passed ($(($(date +%s) - started)) s)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A loopback OpenAI-compatible chat server for the pipeline's http tests
-(tests/t0770-chaos.sh): it answers POST /v1/chat/completions from a table
+(tests/t1300-chaos.sh): it answers POST /v1/chat/completions from a table
 of recorded answers, so a run with LLM=http repeats a recorded run exactly.
 
     llm_loopback_server.py ANSWERS PORT_FILE LOG [--port P]

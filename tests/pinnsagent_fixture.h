@@ -1,8 +1,9 @@
 /*
  * pinnsagent_fixture.h — PINNsAgent's shared data for the tests of
  * search/pinnsagent_db.h, pinnsagent_labels.h, pgkr.h and memory_tree.h:
- * the released files from $PF_PINNSAGENT_DIR (the test skips, saying why,
- * when they are absent; a file that is there but wrong fails), the
+ * the released files from $PF_PINNSAGENT_DIR (the test skips, saying
+ * "data missing:" and why, when they are absent: data_fixture.h; a file
+ * that is there but wrong fails), the
  * committed fixtures, and small files written for one test.
  *
  *     pf_pa_db *db = shared_db();          // skips without the shared data
@@ -18,21 +19,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "data_fixture.h"
 #include "search/pinnsagent_db.h"
 #include "search/pinnsagent_labels.h"
 
 #define PA_FIXTURES "tests/fixtures/pinnsagent"
 
-/* Skip the test, with pf_pa_path's reason, unless the shared `name` exists. */
-static inline void require_shared(const char *name)
-{
-    char path[PF_PA_PATH_MAX];
-    if (pf_pa_path(name, path, sizeof path) != PF_OK) cr_skip_test("%s", pf_errmsg());
-}
-
 static inline pf_pa_db *shared_db(void)
 {
-    require_shared(PF_PA_DB_FILE);
+    require_pa_data(PF_PA_DB_FILE);
     pf_pa_db *db = NULL;
     cr_assert_eq(pf_pa_db_open(&db), PF_OK, "%s", pf_errmsg());
     return db;
@@ -40,7 +35,7 @@ static inline pf_pa_db *shared_db(void)
 
 static inline pf_pa_labels *shared_labels(void)
 {
-    require_shared(PF_PA_LABEL_FILE);
+    require_pa_data(PF_PA_LABEL_FILE);
     pf_pa_labels *ls = NULL;
     cr_assert_eq(pf_pa_labels_open(&ls), PF_OK, "%s", pf_errmsg());
     return ls;

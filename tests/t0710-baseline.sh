@@ -1,6 +1,6 @@
 #!/bin/sh
 # Baseline runs end to end (pipeline.mk, METHOD=vanilla|ropinn; search/baseline.h):
-# quick runs on burgers_1d train five candidates each, final.msgpack lists
+# smoke runs (quick's sizes, a tenth of its steps) on burgers_1d train five candidates each, final.msgpack lists
 # their five MSEs and reports the lowest, the budget is 5 x the baseline
 # steps, a second make does nothing, a deleted candidate is retrained alone,
 # replay on a copy killed and resumed gives the same answer, make status
@@ -9,9 +9,10 @@
 # the Friedman and Wilcoxon rows. Float build only (precision-blind).
 . "$(dirname "$0")/lib.sh"
 float_only
+need_data burgers1d.dat
 mk() { # mk METHOD [make args...]
     m=$1; shift
-    pipeline PDE=burgers_1d RUN=1 METHOD="$m" RUNS_ROOT="$tmp/runs" "$@"
+    pipeline PDE=burgers_1d RUN=1 METHOD="$m" PROFILE=smoke RUNS_ROOT="$tmp/runs" "$@"
 }
 field() { "$BIN/pf-inspect" "$1" | sed -n "s/^  \"$2\": \\(.*\\),\$/\\1/p"; }
 
@@ -22,7 +23,7 @@ for m in vanilla ropinn; do
     check "$m: final.msgpack" test -f "$R/final.msgpack"
     check "$m: five proposals, no more" test "$(ls "$R"/gen00/cand*.proposal.msgpack | wc -l)" -eq 5
     check "$m: no search" test ! -e "$R/gen00/select.msgpack" -a ! -e "$R/hifi" -a ! -e "$R/knowledge.msgpack"
-    check "$m: five trainings at fidelity baseline" test "$(grep -c "pf-train: start burgers_1d, spec [0-9a-f]*, baseline fidelity (1000 steps)" "$tmp/err")" -eq 5
+    check "$m: five trainings at fidelity baseline" test "$(grep -c "pf-train: start burgers_1d, spec [0-9a-f]*, baseline fidelity (100 steps)" "$tmp/err")" -eq 5
     "$BIN/pf-inspect" "$R/final.msgpack" >"$tmp/final.json"
     check "$m: the numbers of final.msgpack" python3 -c '
 import json, sys
@@ -36,7 +37,7 @@ k = [e["y"] for e in c].index(f["hf_mse"])
 assert f["found_in"] == "gen00/init%d" % k and f["result"] == "gen00/cand%d/result.h5" % k, f["found_in"]
 assert f["lf_mse"] is None and f["top3"] == [] and f["generations"] == 0
 b = f["budget"]
-assert b["optimizer_steps"] == {"low_fidelity": 0, "high_fidelity": 0, "baseline": 5000}, b
+assert b["optimizer_steps"] == {"low_fidelity": 0, "high_fidelity": 0, "baseline": 500}, b
 assert b["wall_s"]["baseline"] > 0 and b["llm"]["calls"] == 0 and b["candidates"] == 5
 assert f["report_mse"] == f["hf_mse"] and "residual_rms" in f["physics_check"]
 assert f["spec"]["sampling"]["method"] == "hammersley"
@@ -68,8 +69,9 @@ expect_rc 2 "pf-propose past the five slots" "$BIN/pf-propose" --run "$R" --gene
 # training is a pure function of its seed), no temp file left
 mkdir -p "$tmp/c" && cp -r "$tmp/runs/burgers_1d" "$tmp/c/"
 C=$tmp/c/burgers_1d/vanilla/run1
+touch "$tmp/mark"
 ( mk vanilla RUNS_ROOT="$tmp/c" LLM=replay search >/dev/null 2>&1 & echo $! >"$tmp/pid"; wait ) &
-sleep 4
+until_new "$C" evidence.msgpack "$tmp/mark" # the first of five trainings done
 pkill -TERM -P "$(cat "$tmp/pid")" 2>/dev/null; kill "$(cat "$tmp/pid")" 2>/dev/null
 wait
 check "killed before the end" test ! -f "$C/final.msgpack" -o "$C/final.msgpack" -ot "$C/context.json"
@@ -96,5 +98,5 @@ check "the Friedman row" grep -Eq "^\| Friedman avg. rank \| (1.88|2.00) \| (2.8
 check "the Wilcoxon row" grep -q "^| Wilcoxon vs. PINNForge | + | + | -- |$" "$tmp/rep/main.md"
 check "says RoPINN is a reconstruction" grep -q "RoPINN is a reconstruction" "$tmp/rep/main.md"
 check "the real baseline runs are in" grep -q "^burgers_1d,vanilla,2," "$tmp/rep/main.csv"
-check "budget: the baseline steps" grep -q "| burgers_1d | Vanilla PINN | 2 | .* | 2500 |" "$tmp/rep/budget.md"
+check "budget: the baseline steps" grep -q "| burgers_1d | Vanilla PINN | 2 | .* | 250 |" "$tmp/rep/budget.md"
 finish

@@ -5,9 +5,9 @@
 #
 # Exit codes (0 printed, 1 missing or wrong data, 2 usage / unknown PDE);
 # a folder without the data and a CSV that is not the released one are
-# refused with the reason; with the shared data ($PF_PINNSAGENT_DIR, else
-# ../shared/data/pinnsagent): burgers_1d's three neighbours and ten scores,
-# the UCT bonus with --visits, a PDE only we have (allen_cahn_1d).
+# refused with the reason; with PINNsAgent's files ($PF_PINNSAGENT_DIR, else
+# data/ref/pinnsagent; `make data`): burgers_1d's three neighbours and ten
+# scores, the UCT bonus with --visits, a PDE only we have (allen_cahn_1d).
 . "$(dirname "$0")/lib.sh"
 P=$BIN/pf-pinnsagent-db
 
@@ -27,14 +27,15 @@ expect_rc 2 "unknown option" "$P" --pde burgers_1d --frobnicate
 expect_rc 1 "no data folder" env PF_PINNSAGENT_DIR="$tmp/none" "$P" --pde burgers_1d
 check "no data: names the file and the variable" \
     grep -q "PINNsAgent file 'dataset_for_retrieval.csv' not found in '$tmp/none' (PF_PINNSAGENT_DIR)" "$tmp/err"
+check "no data: says make data" grep -q "run \`make data\`" "$tmp/err"
 mkdir -p "$tmp/other"
 printf 'task,run_time,mse\nBurgers1D,1,1\n' >"$tmp/other/dataset_for_retrieval.csv"
 expect_rc 1 "another CSV" env PF_PINNSAGENT_DIR="$tmp/other" "$P" --pde burgers_1d
 check "another CSV: refused by its SHA-256" grep -q "is not PINNsAgent's released dataset_for_retrieval.csv" "$tmp/err"
 
-# ------------------------------------------------------------ the shared data
-DIR=${PF_PINNSAGENT_DIR:-../shared/data/pinnsagent}
-if [ -f "$DIR/dataset_for_retrieval.csv" ] && [ -f "$DIR/pde_labels.tsv" ]; then
+# ------------------------------------------------------------ PINNsAgent's files
+DIR=${PF_PINNSAGENT_DIR:-data/ref/pinnsagent}
+if has_pa_data dataset_for_retrieval.csv && has_pa_data pde_labels.tsv; then
     expect_rc 0 "burgers_1d" "$P" --pde burgers_1d --quiet
     check "quiet: nothing on stderr" test ! -s "$tmp/err"
     check "labels line" grep -q '^burgers_1d: Burgers parabolic 1d nonlinear time-dependent dirichlet' "$tmp/out"
@@ -52,6 +53,6 @@ if [ -f "$DIR/dataset_for_retrieval.csv" ] && [ -f "$DIR/pde_labels.tsv" ]; then
     check "allen_cahn_1d: burgers_1d first" grep -q '^  1\. burgers_1d (Burgers1D) cosine 0\.9000' "$tmp/out"
     check "allen_cahn_1d: over all 17" grep -q '^memory tree: mean over 17 other PDEs$' "$tmp/out"
 else
-    echo "t0720-pf-pinnsagent-db: no PINNsAgent data in '$DIR'; the checks that need it are skipped"
+    data_missing "PINNsAgent's dataset_for_retrieval.csv and pde_labels.tsv not both in $DIR (PF_PINNSAGENT_DIR)"
 fi
 finish

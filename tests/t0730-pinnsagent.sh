@@ -1,6 +1,6 @@
 #!/bin/sh
 # PINNsAgent end to end (pipeline.mk, METHOD=pinnsagent; search/pinnsagent_plan.h):
-# a quick offline run on burgers_1d plans five iterations, one per
+# a smoke offline run (quick's sizes, a tenth of its steps) on burgers_1d plans five iterations, one per
 # generation, each after the one before has trained; iteration 1 replays the
 # best configuration of the most similar PDE; every planner call is a
 # transcript; final.msgpack reports the lowest of the five MSEs; LLM=replay
@@ -8,9 +8,10 @@
 # new. Float build only (precision-blind).
 . "$(dirname "$0")/lib.sh"
 float_only
+need_data burgers1d.dat pinnsagent/dataset_for_retrieval.csv pinnsagent/pde_labels.tsv
 mk() { # mk RUNS_ROOT [make args...]
     r=$1; shift
-    pipeline PDE=burgers_1d RUN=1 METHOD=pinnsagent RUNS_ROOT="$r" "$@" search
+    pipeline PDE=burgers_1d RUN=1 METHOD=pinnsagent PROFILE=smoke RUNS_ROOT="$r" "$@" search
 }
 field() { "$BIN/pf-inspect" "$1" | sed -n "s/^  \"$2\": \\(.*\\),\$/\\1/p"; }
 R=$tmp/a/burgers_1d/pinnsagent/run1
@@ -63,8 +64,9 @@ check "status line" grep -q "pinnsagent: 5 of 5 candidates trained, best .* fina
 mkdir -p "$tmp/c" && cp -r "$tmp/a/burgers_1d" "$tmp/c/"
 C=$tmp/c/burgers_1d/pinnsagent/run1
 ntr=$(ls "$C/llm" | wc -l)
+touch "$tmp/mark"
 ( mk "$tmp/c" LLM=replay >/dev/null 2>&1 & echo $! >"$tmp/pid"; wait ) &
-sleep 6
+until_new "$C" evidence.msgpack "$tmp/mark" # the first of five trainings done
 pkill -TERM -P "$(cat "$tmp/pid")" 2>/dev/null; kill "$(cat "$tmp/pid")" 2>/dev/null
 wait
 check "killed before the end" test ! -f "$C/final.msgpack" -o "$C/final.msgpack" -ot "$C/context.json"

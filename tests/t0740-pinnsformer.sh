@@ -7,6 +7,7 @@
 # says it is a reconstruction. Float build only (precision-blind).
 . "$(dirname "$0")/lib.sh"
 float_only
+need_data burgers1d.dat
 R=$tmp/runs/burgers_1d/pinnsformer/run1
 pipeline PDE=burgers_1d RUN=1 METHOD=pinnsformer PROFILE=smoke RUNS_ROOT="$tmp/runs" search >"$tmp/out" 2>"$tmp/err"
 eq "the run" "$?" 0

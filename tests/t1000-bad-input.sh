@@ -151,8 +151,8 @@ expect_rc 0 "pf-stats: a runs tree without runs" "$BIN/pf-stats" --runs "$tmp/no
 # ------------------------------------------------------------ a reference file with bytes 0xff 0xfe
 # poisson_2d_classic reads poisson1_cg_data.dat; line 13 gets the bytes,
 # so the file no longer matches data/pinnacle.sha256 and nothing is trained.
-ref=${PF_DATA_DIR:-}/poisson1_cg_data.dat
-if [ -f "$ref" ]; then
+ref=${PF_DATA_DIR:-data/ref}/poisson1_cg_data.dat
+if has_data poisson1_cg_data.dat; then
     mkdir -p "$tmp/data"
     python3 - "$ref" "$tmp/data/poisson1_cg_data.dat" <<'PY'
 import sys
@@ -166,6 +166,6 @@ PY
         grep -q "poisson1_cg_data.dat' in '$tmp/data' does not match its SHA-256" "$tmp/err"
     check "bad reference: no evidence written" test ! -e "$tmp/ref/evidence.msgpack"
 else
-    echo "t1000-bad-input: no PF_DATA_DIR with poisson1_cg_data.dat; the reference-file check is skipped"
+    data_missing "poisson1_cg_data.dat not in ${PF_DATA_DIR:-data/ref} (PF_DATA_DIR)"
 fi
 finish

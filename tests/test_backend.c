@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data_fixture.h"
 #include "registry.h"
 #include "spec_configs.h"
 #include "spec/spec.h"
@@ -301,6 +302,7 @@ static void train_with_stages(const char *loss, const char *training, const char
 {
     const pf_pde *p;
     cr_assert_eq(pf_pdes_lookup("burgers_1d", &p), PF_OK);
+    require_pde_data(p);
     char text[1024];
     snprintf(text, sizeof text,
              "{\"representation\": {}, \"architecture\": {\"depth\": 2, \"width\": 16},"

@@ -4,7 +4,7 @@
  * Expected values come from outside the library: the reference MT19937
  * (seed 5489), well-known NumPy/Python outputs (RandomState(0), random.seed(0)),
  * NumPy 1.24.2 and SciPy 1.10.1 run on an AVX-512 machine (hex literals below),
- * shared/docs/pdes.md §R.1-§R.2 (check values, Burgers coefficients), and the
+ * docs/pdes.md §R.1-§R.2 (check values, Burgers coefficients), and the
  * regenerated .dat files, which the GRF must reproduce character for character.
  */
 #include <criterion/criterion.h>
@@ -16,6 +16,7 @@
 #include "core/real.h"
 #include "core/status.h"
 #include "io/coef_field.h"
+#include "data_fixture.h"
 
 #define assert_close(actual, expected, tol, ...)                                    \
     do {                                                                           \
@@ -134,15 +135,15 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
-/* $PF_DATA_DIR/regenerated/<name>, or skip the test */
+/* $PF_DATA_DIR/regenerated/<name>, or skip the test (data_fixture.h) */
 static char *regenerated(const char *name, size_t *len)
 {
-    const char *dir = getenv("PF_DATA_DIR");
-    if (!dir || !*dir) cr_skip_test("PF_DATA_DIR is not set");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/regenerated/%s", dir, name);
+    require_regenerated(name);
+    char rel[256], path[PF_DATA_PATH_MAX];
+    snprintf(rel, sizeof rel, "regenerated/%s", name);
+    cr_assert_eq(pf_data_path(rel, path, sizeof path), PF_OK, "%s", pf_errmsg());
     char *buf = slurp(path, len);
-    if (!buf) cr_skip_test("'%s' is absent", path);
+    cr_assert_not_null(buf, "cannot read '%s'", path);
     return buf;
 }
 
@@ -193,7 +194,7 @@ Test(coef_field, darcy_file_reproduced_exactly, .timeout = 60)
     pf_coef_field_free(f);
 }
 
-/* pdes.md §R.1's check values, which hold without the files */
+/* docs/pdes.md §R.1's check values, which hold without the files */
 Test(coef_field, grf_check_values)
 {
     pf_coef_field *heat, *darcy;
@@ -335,7 +336,7 @@ Test(coef_field, linear_gradient_matches_differences)
 
 /* ---------------------------------------------------- Burgers-2D (§R.2) --- */
 
-/* pdes.md §R.2's table, except two entries that pdes.md prints one digit
+/* docs/pdes.md §R.2's table, except two entries that docs/pdes.md prints one digit
  * short of NumPy's repr, which name different doubles: A_u[3][1]
  * (-0.00572499491770993) and B_u[2][1] (0.00821437099036224). */
 
@@ -385,7 +386,7 @@ Test(coef_field, burgers_grid_fields, .timeout = 60)
     cr_assert_eq(pf_coef_field_alloc(PF_COEF_BURGERS_V0, &v), PF_OK);
     cr_assert_eq(u->n, 512);
     cr_assert(u->x[511] == 4.0 && same_bits(u->x[1], 4.0 / 511), "np.linspace(0, 4, 512)");
-    /* pdes.md's check values: exact, since sin(0) and cos(0) are */
+    /* docs/pdes.md's check values: exact, since sin(0) and cos(0) are */
     cr_assert(same_bits(u->v[0], 0.6093427685800314), "u0(0,0) = %.17g", u->v[0]);
     cr_assert(same_bits(v->v[0], 1.3944564496783616), "v0(0,0) = %.17g", v->v[0]);
     double ulo = INFINITY, uhi = -INFINITY, vlo = INFINITY, vhi = -INFINITY;

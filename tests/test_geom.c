@@ -1,7 +1,7 @@
 /*
  * test_geom.c — geometry and samplers (src/geom/geometry.h, sample.h).
  *
- * The shapes are the benchmark domains of pdes.md: an interval x time, boxes
+ * The shapes are the benchmark domains of docs/pdes.md: an interval x time, boxes
  * in 2, 3 and 5 dimensions, the unit 5-ball (heat_5d), squares and a
  * rectangle with disk holes (poisson_2d_classic, poisson_boltzmann_2d,
  * heat_2d_complex_geometry), a cube with ball holes (poisson_3d), the
@@ -627,7 +627,7 @@ Test(geom, grid_has_the_requested_counts_and_coordinates)
     pf_geom_free(g);
 }
 
-/* The evaluation sets pdes.md 0.3 lists for PINNacle's analytic problems. */
+/* The evaluation sets docs/pdes.md 0.3 lists for PINNacle's analytic problems. */
 Test(geom, pinnacle_grids_reproduce_the_documented_sets)
 {
     pf_point_set ps = {0};

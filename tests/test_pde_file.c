@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/rng.h"
+#include "data_fixture.h"
 #include "geom/geometry.h"
 #include "geom/sample.h"
 #include "io/asset_dir.h"
@@ -265,11 +266,16 @@ Test(pde_file, rewrites_give_the_c_constraints_and_their_points)
 Test(pde_file, rewrites_give_the_c_evaluation_points)
 {
     int compared = 0;
+    data_gaps gaps = {0};
     for (size_t r = 0; r < sizeof rewrites / sizeof *rewrites; r++) {
         const pf_pde *c, *f = example(rewrites[r]);
         cr_assert_eq(pf_pdes_lookup(rewrites[r], &c), PF_OK);
+        if (pde_data_absent(c)) { /* a PINNacle file not in PF_DATA_DIR: never faked */
+            data_gap(&gaps, c->name);
+            continue;
+        }
         pf_reference rc, rf;
-        if (pf_pde_reference(c, &rc) != PF_OK) { /* a PINNacle file not in PF_DATA_DIR: never faked */
+        if (pf_pde_reference(c, &rc) != PF_OK) { /* a generated one not made (make refs) */
             cr_log_info("%s skipped: %s", c->name, pf_errmsg());
             pf_reference_release(&rc);
             continue;
@@ -286,6 +292,7 @@ Test(pde_file, rewrites_give_the_c_evaluation_points)
         compared++;
     }
     cr_expect_geq(compared, 1, "no reference compared");
+    data_gaps_skip(&gaps, "PDEs");
 }
 
 /* -------------------------------------------------------- exact solutions */

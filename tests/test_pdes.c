@@ -13,6 +13,7 @@
 #include "geom/geometry.h"
 #include "geom/sample.h"
 #include "io/coef_field.h"
+#include "data_fixture.h"
 #include "registry.h"
 
 /* Residual RMS over the RMS of u* and every derivative stream of u* on n
@@ -53,12 +54,14 @@ static void residual_ratios(const pf_pde *p, bool collapse, double *ratio)
     pf_graph_free(g);
 }
 
-/* Whether the files p's hooks read are in PF_DATA_DIR; says which is missing
- * when not (the caller then skips p, as the tests never fake data). */
-static bool data_present(const pf_pde *p)
+/* Whether the files p's hooks read are in PF_DATA_DIR; when not, p is a
+ * gap in g: the caller leaves p out, and the test ends in data_gaps_skip
+ * (data_fixture.h), as the tests never fake data. A file that is there but
+ * damaged is read, and fails the test. */
+static bool data_present(const pf_pde *p, data_gaps *g)
 {
-    if (pf_pde_data_check(p) == PF_OK) return true;
-    cr_log_info("%s skipped: %s", p->name, pf_errmsg());
+    if (!pde_data_files_absent(p)) return true;
+    data_gap(g, p->name);
     return false;
 }
 
@@ -213,10 +216,11 @@ static double constraint_ratio(const pf_pde *p, const pf_geom *geo, const pf_con
 
 Test(pdes, exact_solutions_satisfy_the_constraints)
 {
+    data_gaps gaps = {0};
     int checked = 0;
     for (int i = 0; i < pf_pdes_count(); i++) {
         const pf_pde *p = pf_pdes_at(i);
-        if (p->ref != PF_REF_ANALYTIC || !data_present(p)) continue;
+        if (p->ref != PF_REF_ANALYTIC || !data_present(p, &gaps)) continue;
         pf_geom *geo;
         cr_assert_eq(p->geometry(p, &geo), PF_OK, "%s: %s", p->name, pf_errmsg());
         for (int k = 0; k < p->ncon; k++, checked++) {
@@ -227,6 +231,7 @@ Test(pdes, exact_solutions_satisfy_the_constraints)
         pf_geom_free(geo);
     }
     cr_expect_geq(checked, 8, "only %d constraints checked", checked);
+    data_gaps_skip(&gaps, "PDEs");
 }
 
 Test(pdes, hard_transforms_satisfy_their_constraints)
@@ -453,7 +458,7 @@ Test(pdes, geometries_build_and_name_the_constraint_parts)
 
 /* ------------------------------------------------ manufactured residuals
  * The residuals of the problems without an analytic solution, checked on a
- * smooth field against the formulas of pdes.md written out again in double:
+ * smooth field against the formulas of docs/pdes.md written out again in double:
  * channel k is u_k = a_k + sin(phi_k), phi_k = sum_i w_i x_i + 0.3 k + 0.2,
  * so d^m u_k / dx_i^m = w_i^m sin^(m)(phi_k). The frequencies differ per
  * input and the offsets per output, so a swapped derivative or channel
@@ -701,10 +706,11 @@ static const struct {
 
 Test(pdes, residuals_match_the_formulas_on_a_manufactured_field)
 {
+    data_gaps gaps = {0};
     for (size_t m = 0; m < sizeof manufactured / sizeof manufactured[0]; m++) {
         const pf_pde *p;
         cr_assert_eq(pf_pdes_lookup(manufactured[m].name, &p), PF_OK, "%s", pf_errmsg());
-        if (!data_present(p)) continue;
+        if (!data_present(p, &gaps)) continue;
         for (int collapse = 0; collapse <= (p->laplacian_only ? 1 : 0); collapse++) {
             double ratio[PF_PDE_MAX_EQ];
             manufactured_ratios(p, collapse, 257, NULL, manufactured[m].expect, ratio);
@@ -713,6 +719,7 @@ Test(pdes, residuals_match_the_formulas_on_a_manufactured_field)
                              collapse ? "collapsed" : "per-input", e, ratio[e]);
         }
     }
+    data_gaps_skip(&gaps, "PDEs");
 }
 
 /* kappa of poisson_3d_complex_geometry jumps from 64 to 100 exactly at
@@ -768,7 +775,7 @@ Test(pdes, shallow_water_positivity_is_max_of_zero_and_the_deficit)
 
 /* ------------------------------------------------ manufactured constraints
  * The same field on points sampled where each constraint of those problems
- * holds, against pdes.md's formulas: u_k - c - g(x), or for the normal-
+ * holds, against docs/pdes.md's formulas: u_k - c - g(x), or for the normal-
  * derivative kinds the formula itself (mc_* below). Every constraint of a
  * listed problem must have its line. */
 typedef double (*mc_fn)(const double *x, const double *n, const mfield *f);
@@ -835,7 +842,7 @@ static double mc_hmin(const double *x, const double *n, const mfield *f)
     return mf_u(f, 0) - fmax(0, 1e-3 - mf_u(f, 0));
 }
 
-/* Burgers-2D's initial fields (the closed form of pdes.md R.2) */
+/* Burgers-2D's initial fields (the closed form of docs/pdes.md R.2) */
 static double mc_burgers(const double *x, int comp)
 {
     static pf_burgers2d_ic ic;
@@ -981,12 +988,13 @@ static double mc_ratio(const pf_pde *p, const pf_geom *geo, const pf_constraint 
 
 Test(pdes, constraints_match_the_formulas_on_a_manufactured_field)
 {
+    data_gaps gaps = {0};
     int nrows = (int)(sizeof mc_table / sizeof mc_table[0]);
     for (int i = 0; i < pf_pdes_count(); i++) {
         const pf_pde *p = pf_pdes_at(i);
         bool listed_pde = false;
         for (int r = 0; r < nrows; r++) listed_pde |= !strcmp(mc_table[r].pde, p->name);
-        if (!listed_pde || !data_present(p)) continue;
+        if (!listed_pde || !data_present(p, &gaps)) continue;
         pf_geom *geo;
         cr_assert_eq(p->geometry(p, &geo), PF_OK, "%s: %s", p->name, pf_errmsg());
         for (int k = 0; k < p->ncon; k++) {
@@ -1001,11 +1009,12 @@ Test(pdes, constraints_match_the_formulas_on_a_manufactured_field)
         }
         pf_geom_free(geo);
     }
+    data_gaps_skip(&gaps, "PDEs");
 }
 
 /* ---------------------------------------------------------------- references */
 
-/* Evaluation-set sizes from pdes.md (0 = not documented: only n > 0). */
+/* Evaluation-set sizes from docs/pdes.md (0 = not documented: only n > 0). */
 static int documented_size(const char *name)
 {
     static const struct { const char *name; int n; } t[] = {
@@ -1051,7 +1060,7 @@ Test(pdes, analytic_references_match_both_exact_forms)
         pf_reference r;
         cr_assert_eq(pf_pde_reference(p, &r), PF_OK, "%s: %s", p->name, pf_errmsg());
         int want = documented_size(p->name);
-        if (want) cr_expect_eq(r.n, want, "%s: %d evaluation points, pdes.md says %d", p->name, r.n, want);
+        if (want) cr_expect_eq(r.n, want, "%s: %d evaluation points, docs/pdes.md says %d", p->name, r.n, want);
         else cr_expect_gt(r.n, 0, "%s: no evaluation points", p->name);
         double e = exact_forms_disagree(p, &r);
         cr_expect_lt(e, 1e-5, "%s: exact_fields and exact differ by %.2e (relative to max |u*|)",
@@ -1060,21 +1069,28 @@ Test(pdes, analytic_references_match_both_exact_forms)
     }
 }
 
+/* Every PINNacle reference there is checked, and every generated one made
+ * (make refs); then the test skips, "data missing:", when a PINNacle one
+ * was absent (data_fixture.h): the ones there were checked all the same. */
 Test(pdes, data_references_load_and_lie_in_their_domains)
 {
-    int loaded = 0;
+    data_gaps gaps = {0};
     for (int i = 0; i < pf_pdes_count(); i++) {
         const pf_pde *p = pf_pdes_at(i);
         if (p->ref != PF_REF_DATA && p->ref != PF_REF_GENERATED) continue;
+        if (p->ref == PF_REF_DATA && pde_data_absent(p)) {
+            data_gap(&gaps, p->name);
+            continue;
+        }
         pf_reference r;
-        if (pf_pde_reference(p, &r) != PF_OK) { /* file absent (or not generated): say so, check nothing */
+        if (pf_pde_reference(p, &r) != PF_OK) { /* not generated: say so, check nothing */
+            cr_assert_eq(p->ref, PF_REF_GENERATED, "%s: %s", p->name, pf_errmsg());
             cr_log_info("%s: %s", p->name, pf_errmsg());
             pf_reference_release(&r);
             continue;
         }
-        loaded++;
         int want = documented_size(p->name);
-        if (want) cr_expect_eq(r.n, want, "%s: %d rows, pdes.md says %d", p->name, r.n, want);
+        if (want) cr_expect_eq(r.n, want, "%s: %d rows, docs/pdes.md says %d", p->name, r.n, want);
         pf_geom *geo;
         cr_assert_eq(p->geometry(p, &geo), PF_OK, "%s: %s", p->name, pf_errmsg());
         int outside = 0, first = -1;
@@ -1088,7 +1104,7 @@ Test(pdes, data_references_load_and_lie_in_their_domains)
         pf_geom_free(geo);
         pf_reference_release(&r);
     }
-    if (!loaded) cr_skip_test("no reference file in PF_DATA_DIR (%s)", getenv("PF_DATA_DIR"));
+    data_gaps_skip(&gaps, "PINNacle references");
 }
 
 /* ------------------------------------------------ observations (inverse problems)
@@ -1099,12 +1115,13 @@ Test(pdes, data_references_load_and_lie_in_their_domains)
  * test.) */
 Test(pdes, observations_are_u_star_plus_gaussian_noise)
 {
+    data_gaps gaps = {0};
     int checked = 0;
     for (int i = 0; i < pf_pdes_count(); i++) {
         const pf_pde *p = pf_pdes_at(i);
         for (int k = 0; k < p->ncon; k++) {
             const pf_constraint *con = &p->con[k];
-            if (!con->observe || !data_present(p)) continue;
+            if (!con->observe || !data_present(p, &gaps)) continue;
             cr_assert_eq(p->ref, PF_REF_ANALYTIC, "%s: observations need u*", p->name);
             int n, n2;
             pf_real *x, *v, *x2, *v2;
@@ -1142,8 +1159,9 @@ Test(pdes, observations_are_u_star_plus_gaussian_noise)
     /* heat_inverse_2d's points come from a file; poisson_inverse_2d's are a grid */
     const pf_pde *hi;
     cr_assert_eq(pf_pdes_lookup("heat_inverse_2d", &hi), PF_OK);
-    int want = pf_pde_data_check(hi) == PF_OK ? 2 : 1;
+    int want = pde_data_files_absent(hi) ? 1 : 2;
     cr_expect_eq(checked, want, "observation constraints checked: %d of %d", checked, want);
+    data_gaps_skip(&gaps, "PDEs");
 }
 
 /* ------------------------------------------------ periodic constraints
@@ -1229,7 +1247,7 @@ Test(pdes, periodic_constraints_vanish_on_a_periodic_field)
 }
 
 /* ------------------------------------------------ auxiliary fields
- * Values pinned by pdes.md: heat's kappa at node (0,0) (first row of
+ * Values pinned by docs/pdes.md: heat's kappa at node (0,0) (first row of
  * heat_2d_coef_256.dat), darcy's c = 12 at node (0,0), i.e. (x,y) = (-1,-1)
  * for wave_2d_heterogeneous; Burgers' u0(0,0), v0(0,0) (section R.2) and
  * their 4-periodicity; poisson_2d_many_area's a = A[ix][iy] (rows are
@@ -1261,7 +1279,8 @@ Test(pdes, auxiliary_fields_match_documented_values)
 
     const pf_pde *ma;
     cr_assert_eq(pf_pdes_lookup("poisson_2d_many_area", &ma), PF_OK);
-    if (!data_present(ma)) return; /* the coefficient files are PINNacle's */
+    if (pde_data_files_absent(ma)) /* the coefficient files are PINNacle's: the rest is checked */
+        cr_skip_test(PF_DATA_MISSING "%s: %s", ma->name, pf_errmsg());
     pf_dat *A, *C;
     cr_assert_eq(pf_dat_load("poisson_a_coef.dat", 0, PF_DAT_REST, PF_DAT_LAYOUT_STEADY, &A), PF_OK, "%s",
                  pf_errmsg());

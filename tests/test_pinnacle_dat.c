@@ -2,16 +2,17 @@
  * test_pinnacle_dat.c — the PINNacle reference reader (src/io/pinnacle_dat.h)
  * and the data folder (src/io/data_dir.h).
  *
- * Expected numbers come from shared/docs/pdes.md (row counts, layouts,
+ * Expected numbers come from docs/pdes.md (row counts, layouts,
  * ranges, tolerances) and from the files' own text (spot values, copied by
  * hand from the lines named in the comments). A value v written in a file is
  * expected as (pf_real)(float)v: the compiler rounds the literal to double
  * correctly, and the cast to float is PINNacle's astype(np.float32).
  *
- * Tests that read files from PF_DATA_DIR skip (cr_skip_test, with the
- * reader's own message naming the file and the folder) when the file is
- * absent; test data_dir.missing_file_* checks that message on an empty
- * folder. Synthetic files are written to a fresh mkdtemp() folder.
+ * Tests that read files from PF_DATA_DIR skip (data_fixture.h: "data
+ * missing: " and the reader's own message naming the file, the folder and
+ * `make data`) when the file is absent; test
+ * pinnacle_dat.missing_file_names_file_and_pf_data_dir checks that message
+ * on an empty folder. Synthetic files are written to a fresh mkdtemp() folder.
  */
 #include <criterion/criterion.h>
 #include <locale.h>
@@ -28,6 +29,7 @@
 #include "core/status.h"
 #include "io/data_dir.h"
 #include "io/pinnacle_dat.h"
+#include "data_fixture.h"
 
 #define F32(v) ((pf_real)(float)(v))
 
@@ -67,8 +69,9 @@ static void remove_temp(const char *dir, const char *const *names, int n)
  * reader's message when the file is absent. */
 static pf_dat *load_or_skip(const char *name, int d_in, int d_out, pf_dat_layout layout)
 {
+    require_data(name);
     char path[PF_DATA_PATH_MAX];
-    if (pf_data_path(name, path, sizeof path) != PF_OK) cr_skip_test("%s", pf_errmsg());
+    cr_assert_eq(pf_data_path(name, path, sizeof path), PF_OK, "%s", pf_errmsg());
     pf_dat *d = NULL;
     pf_status st = pf_dat_read(path, d_in, d_out, layout, &d);
     cr_assert_eq(st, PF_OK, "read %s: %s", name, pf_errmsg());
@@ -161,7 +164,7 @@ Test(pinnacle_dat, data_dir_default_and_path_building)
 
 /* ------------------------------------------------------- PINNacle files --- */
 
-/* pdes.md §1: 101 nodes x = -1 + 0.02 i, 11 snapshots t = 0, 0.1, ..., 1,
+/* docs/pdes.md §1: 101 nodes x = -1 + 0.02 i, 11 snapshots t = 0, 0.1, ..., 1,
  * 1,111 rows; the t = 0 column matches -sin(pi x) "within 3e-6". The file
  * says 3.18e-6 (at x = -0.74, from its float64 text), 3.23e-6 after the
  * float32 cast, so the bound here is 3.3e-6. */
@@ -198,7 +201,7 @@ Test(pinnacle_dat, burgers1d_expands_to_1111_rows)
     pf_dat_free(d);
 }
 
-/* pdes.md §5: 192 nodes on the 16x12 cell-centred grid x = (2i+1)/32,
+/* docs/pdes.md §5: 192 nodes on the 16x12 cell-centred grid x = (2i+1)/32,
  * y = (2j+1)/24, 501 snapshots t = 0, 0.2, ..., 100, 96,192 rows. */
 Test(pinnacle_dat, heat_longtime_expands_node_major)
 {
@@ -232,7 +235,7 @@ Test(pinnacle_dat, heat_longtime_expands_node_major)
     pf_dat_free(d);
 }
 
-/* pdes.md §7: 983 unstructured nodes on [0,1]^2, 51 snapshots t = 0, 0.1,
+/* docs/pdes.md §7: 983 unstructured nodes on [0,1]^2, 51 snapshots t = 0, 0.1,
  * ..., 5, 50,133 rows; IC u = 0. */
 Test(pinnacle_dat, heat_darcy_expands_to_50133_rows)
 {
@@ -251,9 +254,9 @@ Test(pinnacle_dat, heat_darcy_expands_to_50133_rows)
     pf_dat_free(d);
 }
 
-/* pdes.md §6: 300x10 cell-centred grid, 26 snapshots t = 0, 0.2, ..., 5,
+/* docs/pdes.md §6: 300x10 cell-centred grid, 26 snapshots t = 0, 0.2, ..., 5,
  * 78,000 rows; differs from sin(20 pi x) sin(pi y) exp(-1.0016 t) with RMS
- * <= 2.5e-3 (the file: 2.18e-3). pdes.md also says "at most 8e-3", but the
+ * <= 2.5e-3 (the file: 2.18e-3). docs/pdes.md also says "at most 8e-3", but the
  * file's largest difference is 1.251e-2 (at t = 0.4; 8e-3 is exceeded for
  * t in 0.2..0.8 and 1.6..2.2), so the bound here is 1.3e-2. */
 Test(pinnacle_dat, heat_multiscale_matches_analytic)
@@ -279,7 +282,7 @@ Test(pinnacle_dat, heat_multiscale_matches_analytic)
     pf_dat_free(d);
 }
 
-/* pdes.md §9: 2,500 observation points x y t, no header; x, y in (-1,1),
+/* docs/pdes.md §9: 2,500 observation points x y t, no header; x, y in (-1,1),
  * t in (0,1). */
 Test(pinnacle_dat, heatinv_points_are_2500_points)
 {
@@ -300,7 +303,7 @@ Test(pinnacle_dat, heatinv_points_are_2500_points)
     pf_dat_free(d);
 }
 
-/* pdes.md §11: steady, 12,910 nodes of the L-shaped domain, x y u v p; the
+/* docs/pdes.md §11: steady, 12,910 nodes of the L-shaped domain, x y u v p; the
  * inlet profile u = 4y(1-y), v = 0 is exact; p in [-0.243, 0.116]; at the
  * outlet |p| <= 0.024 (the file's largest is 0.0240085, so 0.0241 here). */
 Test(pinnacle_dat, ns_backstep_steady_12910_rows)
@@ -334,7 +337,7 @@ Test(pinnacle_dat, ns_backstep_steady_12910_rows)
     pf_dat_free(d);
 }
 
-/* pdes.md §12: 10,201 nodes, x y u v p; p(0,0) = 0; the lid u matches
+/* docs/pdes.md §12: 10,201 nodes, x y u v p; p(0,0) = 0; the lid u matches
  * 4x(1-x) within 3e-4. */
 Test(pinnacle_dat, lid_driven_steady_10201_rows)
 {
@@ -361,7 +364,7 @@ Test(pinnacle_dat, lid_driven_steady_10201_rows)
     pf_dat_free(d);
 }
 
-/* pdes.md §14: 1,246 nodes X Y u on [-0.5,0.5]^2 minus 4 disks of radius 0.1
+/* docs/pdes.md §14: 1,246 nodes X Y u on [-0.5,0.5]^2 minus 4 disks of radius 0.1
  * at (+-0.3, +-0.3); u = 1 on the outer square. The optional
  * poisson_classic.dat has 1,255 rows on another mesh. */
 Test(pinnacle_dat, poisson_classic_files)
@@ -390,7 +393,7 @@ Test(pinnacle_dat, poisson_classic_files)
     pf_dat_free(d);
 }
 
-/* pdes.md §15: 3,236 nodes X Y u; exactly 0.2 on the outer square. */
+/* docs/pdes.md §15: 3,236 nodes X Y u; exactly 0.2 on the outer square. */
 Test(pinnacle_dat, poisson_boltzmann_3236_rows)
 {
     pf_dat *d = load_or_skip("poisson_boltzmann2d.dat", 2, 1, PF_DAT_LAYOUT_STEADY);
@@ -407,7 +410,7 @@ Test(pinnacle_dat, poisson_boltzmann_3236_rows)
     pf_dat_free(d);
 }
 
-/* pdes.md §16: a 5x5 matrix with values in [0.13, 88] and 100 numbers, one
+/* docs/pdes.md §16: a 5x5 matrix with values in [0.13, 88] and 100 numbers, one
  * per line. Read as tables with no inputs. */
 Test(pinnacle_dat, poisson_many_area_coefficients)
 {
@@ -430,12 +433,14 @@ Test(pinnacle_dat, poisson_many_area_coefficients)
     pf_dat_free(f);
 }
 
-/* pdes.md §R.1: 65,536 rows, row r = i*256 + j holds x = j/255, y = i/255;
+/* docs/pdes.md §R.1: 65,536 rows, row r = i*256 + j holds x = j/255, y = i/255;
  * heat: min 0.060428131473654632, max 14.23825016495155, mean
  * 1.6301550250701276, first value 2.644895188888257; darcy: 34,075 nodes equal
  * to 12 and 31,461 equal to 1, node (0,0) is 12. These files use LF. */
 Test(pinnacle_dat, regenerated_coefficient_fields)
 {
+    require_regenerated("heat_2d_coef_256.dat");
+    require_regenerated("darcy_2d_coef_256.dat");
     pf_dat *h = load_or_skip("regenerated/heat_2d_coef_256.dat", 2, 1, PF_DAT_LAYOUT_STEADY);
     cr_assert_eq(h->n, 65536);
     double mn = INFINITY, mx = -INFINITY, sum = 0;
@@ -682,7 +687,8 @@ static void assert_damage_refused(const char *name, int d_in, int d_out, pf_dat_
 {
     char src[PF_DATA_PATH_MAX], home[PF_DATA_PATH_MAX];
     snprintf(home, sizeof home, "%s", pf_data_dir()); /* the real files' folder, restored below */
-    if (pf_data_path(name, src, sizeof src) != PF_OK) cr_skip_test("%s", pf_errmsg());
+    require_data(name);
+    cr_assert_eq(pf_data_path(name, src, sizeof src), PF_OK, "%s", pf_errmsg());
     FILE *f = fopen(src, "rb");
     cr_assert_not_null(f);
     static char text[4 << 20];

@@ -48,7 +48,7 @@ Test(pa_db, shared_file_has_3872_rows_and_17_tasks)
         sum += k->nrows;
     }
     cr_assert_eq(sum, 3872);
-    /* the README's counts: Burgers1D 369 rows ... KS 136 */
+    /* the release's counts (docs/baselines.md): Burgers1D 369 rows ... KS 136 */
     cr_assert_eq(pf_pa_db_task(db, pf_pa_db_find(db, "burgers_1d"))->nrows, 369);
     cr_assert_eq(pf_pa_db_task(db, pf_pa_db_find(db, "KuramotoSivashinskyEquation"))->nrows, 136);
     cr_assert_eq(pf_pa_db_find(db, "Wave2D_LongTime"), -1, "the released table has no Wave2D_LongTime rows");
@@ -281,8 +281,8 @@ Test(pa_db, a_missing_folder_says_where_it_looked)
     pf_pa_db *db;
     cr_assert_eq(pf_pa_db_open(&db), PF_ERR_IO);
     cr_assert_str_eq(pf_errmsg(), "PINNsAgent file 'dataset_for_retrieval.csv' not found in '/nonexistent/pa' "
-                                  "(PF_PINNSAGENT_DIR): No such file or directory; set PF_PINNSAGENT_DIR to the "
-                                  "folder with PINNsAgent's released data");
+                                  "(PF_PINNSAGENT_DIR): No such file or directory; run `make data`, or set "
+                                  "PF_PINNSAGENT_DIR to the folder with PINNsAgent's files");
     unsetenv(PF_PA_DIR_ENV);
     cr_assert_str_eq(pf_pa_dir(), PF_PA_DIR_DEFAULT);
 }

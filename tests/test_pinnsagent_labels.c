@@ -1,7 +1,7 @@
 /*
  * test_pinnsagent_labels.c — PINNsAgent's PDE labels (src/search/pinnsagent_labels.h):
  * all 25 of our PDEs are labelled (17 by the shared file, 8 by ours), the
- * 34-number one-hot encoding as the shared README gives it (the special
+ * 34-number one-hot encoding as docs/baselines.md gives it (the special
  * boundary codes included), the cosine matrix of three PDEs against a hand
  * computation, malformed label files named by file and line.
  */

@@ -35,6 +35,7 @@
 #include "refs/refs_out.h"
 #include "refs/spectral.h"
 #include "registry.h"
+#include "data_fixture.h"
 
 #define PI 3.14159265358979323846
 
@@ -575,10 +576,8 @@ static void ff_cross_check(const char *pde, const char *script, pf_reference *r,
     if (pf_ff_find(exe, sizeof exe) != PF_OK) cr_skip_test("%s", pf_errmsg());
     const pf_pde *p;
     cr_assert_eq(pf_pdes_lookup(pde, &p), PF_OK);
-    if (pf_pde_reference(p, r) != PF_OK) {
-        pf_reference_release(r);
-        cr_skip_test("no reference file of %s: %s", pde, pf_errmsg());
-    }
+    require_pde_data(p);
+    cr_assert_eq(pf_pde_reference(p, r), PF_OK, "%s: %s", pde, pf_errmsg());
     cr_assert_eq(pf_ff_script(script, edp, PF_FF_PATH_MAX), PF_OK, "%s", pf_errmsg());
 }
 
@@ -755,7 +754,7 @@ static double freefem_snapshots(const pf_reference *r, const char *dir, const ch
  * minute at n 32): measured 6.7e-2 at n 16, 2.2e-2 at n 32 (8.5e-3 at n
  * 64; over t <= 100 3.8e-2 at n 32, 3.5e-2 at n 64). The issue's 1e-3 is
  * out of reach: the file itself is not converged (the script's header and
- * README.md say why), so this checks that we solve the file's problem and
+ * docs/references.md say why), so this checks that we solve the file's problem and
  * approach it as the mesh is refined. */
 Test(refs, freefem_heat_2d_long_time_approaches_pinnacles_comsol_file)
 {

@@ -1028,7 +1028,7 @@ Test(spec, region_optimization_off_is_left_out_of_the_canonical_form)
     json_decref(ex);
 }
 
-/* PINNsAgent's options (baselines.md section 3): the new activations,
+/* PINNsAgent's options (docs/baselines.md, "PINNsAgent: search space"): the new activations,
  * initialisations, global adaptation and the sgd and multiadam stages are
  * accepted, normalized (multiadam's betas default to [0.99, 0.99], sgd has
  * no betas) and instantiated; rwf still needs glorot_normal; region

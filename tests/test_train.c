@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "nn/model.h"
+#include "data_fixture.h"
 #include "registry.h"
 #include "spec_configs.h"
 #include "train/adam.h"
@@ -297,6 +298,7 @@ static alloc_watch train_watched(const char *stage, const char *training, const 
 {
     const pf_pde *p;
     cr_assert_eq(pf_pdes_lookup("burgers_1d", &p), PF_OK);
+    require_pde_data(p);
     char text[1024];
     snprintf(text, sizeof text,
              "{\"representation\": {}, \"architecture\": %s,"

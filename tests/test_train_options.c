@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data_fixture.h"
 #include "registry.h"
 #include "spec/spec.h"
 #include "stats/describe.h"
@@ -71,6 +72,7 @@ static const pf_pde *pde(const char *name)
 static trained train_any(const char *pde_name, const char *patch, uint64_t seed, long budget)
 {
     const pf_pde *p = pde(pde_name);
+    require_pde_data(p); /* skips without them */
     json_t *spec = load(p->time_input >= 0
                             ? "{'representation': {}, 'architecture': {'depth': 1, 'width': 8},"
                               " 'sampling': {'interior': 128, 'boundary': 64, 'initial': 64},"

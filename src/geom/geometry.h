@@ -74,7 +74,7 @@
  *                 spatial geometry may not have parts with those two names.
  *
  * Normals are OUTWARD unit normals of the domain. On a hole's boundary they
- * point into the hole (pdes.md 0.1); on spatial parts of a space x time
+ * point into the hole (docs/pdes.md 0.1); on spatial parts of a space x time
  * geometry their time component is 0; "initial" has (0, ..., 0, -1) and
  * "final" (0, ..., 0, 1).
  *

@@ -327,7 +327,7 @@ struct pf_pde {
     const char *aux_names[PF_PDE_MAX_AUX];
     pf_status (*aux)(const pf_pde *p, int k, const pf_real *x, int n, pf_real *out);
     /* PF_REF_ANALYTIC, optional: the evaluation points, where PINNacle's grid
-     * rule (pdes.md 0.3, pf_sample_grid_pinnacle with n = 2500 for two
+     * rule (docs/pdes.md 0.3, pf_sample_grid_pinnacle with n = 2500 for two
      * inputs, else 20000) does not apply to the geometry. */
     pf_status (*eval_points)(const pf_pde *p, const struct pf_geom *g, struct pf_point_set *out);
     /* PF_REF_ANALYTIC: u* on the context's points, n x d_out with x's layout. */
@@ -394,7 +394,7 @@ typedef struct pf_reference {
 } pf_reference;
 
 /* Build a PDE's evaluation set: for an analytic reference, the points of
- * pdes.md 0.3 (or eval_points) with u* there; for data, the PINNacle file
+ * docs/pdes.md 0.3 (or eval_points) with u* there; for data, the PINNacle file
  * from PF_DATA_DIR (PF_ERR_IO naming file and folder when absent); for a
  * generated reference, its file read the same way; for a table, its rows
  * (rounded to pf_real). A PDE without a

@@ -168,7 +168,7 @@ pf_status pf_sample_interior(const pf_geom *g, pf_sample_method method, int n, u
 pf_status pf_sample_grid(const pf_geom *g, const int *counts, pf_grid_kind kind,
                          pf_point_set *out);
 
-/* PINNacle's evaluation set for `n` requested points (pdes.md 0.3), for a box
+/* PINNacle's evaluation set for `n` requested points (docs/pdes.md 0.3), for a box
  * or a box x time:
  *   box:         dx = (volume / n)^(1/dim), m_k = ceil(side_k / dx) interior
  *                grid points per axis, C order;

@@ -2,7 +2,7 @@
  * coef_field.h — PINNacle's generated coefficient fields, rebuilt in C.
  *
  * Three PINNacle problems read fields that PINNacle's data/generate_functions.py
- * draws from NumPy's legacy random generator (shared/docs/pdes.md §R.1, §R.2):
+ * draws from NumPy's legacy random generator (docs/pdes.md §R.1, §R.2):
  *
  *   heat_2d_coef_256.dat     kappa = exp(GRF)        heat_2d_varying_coefficient
  *   darcy_2d_coef_256.dat    c = 12 if GRF > 0 else 1  wave_2d_heterogeneous
@@ -11,8 +11,8 @@
  * This module regenerates them without Python and evaluates them the way
  * PINNacle does:
  *
- *   - the GRF fields reproduce the two files in shared/data/pinnacle/
- *     regenerated/ bit for bit (every printed digit of NumPy's "%.18e"),
+ *   - the GRF fields reproduce PINNacle's two regenerated files
+ *     (regenerated/ in PF_DATA_DIR; docs/pdes.md R.1) bit for bit (every printed digit of NumPy's "%.18e"),
  *     because every step follows NumPy 1.24 on an AVX-512 machine: MT19937
  *     seeded like RandomState(int), the legacy polar Gaussian, pocketfft's
  *     radix-4 inverse FFT, NumPy's buffered pairwise sums in memory order,
@@ -133,7 +133,7 @@ typedef struct pf_coef_field {
 } pf_coef_field;
 
 /* Generate a field (heat and darcy each from a fresh seed PF_COEF_SEED, as
- * pdes.md §R.1 requires; Burgers from §R.2's draws). The caller frees it
+ * docs/pdes.md §R.1 requires; Burgers from §R.2's draws). The caller frees it
  * with pf_coef_field_free. Fails with PF_ERR_NOMEM. */
 pf_status pf_coef_field_alloc(pf_coef_kind kind, pf_coef_field **out);
 void pf_coef_field_free(pf_coef_field *f);
@@ -192,7 +192,7 @@ typedef struct pf_burgers2d_ic {
     double m;           /* max of both raw fields over the 512^2 grid */
 } pf_burgers2d_ic;
 
-/* Draw the coefficients and compute m (pdes.md: 8.151189461937037, at a node
+/* Draw the coefficients and compute m (docs/pdes.md: 8.151189461937037, at a node
  * of v). The raw fields use libm's sin and cos; NumPy's SVML ones differ by a
  * few ulps at some nodes, which leaves m (and so every coefficient of the
  * closed form) unchanged. */

@@ -11,7 +11,10 @@
  * directory; the Makefile exports the checkout's data/generated): the
  * PINNacle folder may well be read-only. A reference names such a file
  * "generated/<pde>.dat", and pf_data_path() finds it there.
- * `make test` exports PF_DATA_DIR=../shared/data/pinnacle when that exists.
+ * The Makefile exports PF_DATA_DIR: the team's ../shared/data/pinnacle when
+ * it holds every file of the manifest, else the checkout's data/ref; `make
+ * test` runs `make data` first (scripts/fetch-data.sh: from ../shared when
+ * it has a file, else the network).
  *
  *     char path[PF_DATA_PATH_MAX];
  *     if (pf_data_path("burgers1d.dat", path, sizeof path) != PF_OK)
@@ -19,7 +22,8 @@
  *     ... open path ...
  *
  * A PDE whose reference is missing fails with that message; its tests skip
- * with it (cr_skip_test), they are never faked.
+ * with it (cr_skip_test, "data missing: ...": tests/data_fixture.h), they
+ * are never faked.
  */
 #ifndef PF_IO_DATA_DIR_H
 #define PF_IO_DATA_DIR_H

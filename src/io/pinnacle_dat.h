@@ -3,7 +3,7 @@
  * points.
  *
  * A reference file becomes a pf_dat: n rows, each with d_in inputs and d_out
- * outputs, in the order PINNacle evaluates them (shared/docs/pdes.md §0.2,
+ * outputs, in the order PINNacle evaluates them (docs/pdes.md §0.2,
  * src/pde/baseclass.py `load_ref_data` and `trans_time_data_to_dataset`).
  *
  *     pf_dat *ref;

@@ -41,8 +41,9 @@
  *     + lin(dm, hid) + lin(hid, hid) + lin(hid, out) + 4
  * For the released sizes (in 2, out 1, d_model 32, d_ff 256, d_hidden
  * 512, 2 heads, one layer each) this is 453,561: the released structure
- * counted module by module. (baselines.md and issue 18 quote 453,553,
- * 8 fewer: the count of four WaveActs.)
+ * counted module by module, the number the released demo prints
+ * (docs/baselines.md, "PINNsFormer: parameter count"; issue 18 quoted
+ * 453,553, which leaves out four WaveActs).
  */
 #ifndef PF_NN_PINNSFORMER_H
 #define PF_NN_PINNSFORMER_H

@@ -212,7 +212,7 @@ typedef struct pf_pdefile_ref {
     pf_pdefile_pos pos;
     bool snapshots;           /* DATA: PINNacle's COMSOL time snapshots layout */
     pf_pdefile_names columns; /* DATA: the named columns (CSV header, HDF5 datasets) */
-    int grid;                 /* `evaluate grid N` (0: PINNacle's rule, pdes.md 0.3) */
+    int grid;                 /* `evaluate grid N` (0: PINNacle's rule, docs/pdes.md 0.3) */
     bool rows;                /* `evaluate rows`: the data file's rows (DATA's default) */
 } pf_pdefile_ref;
 

@@ -239,7 +239,7 @@ char *pf_pdefile_describe(const pf_pdefile *f)
         if (r->grid)
             add(&t, "\n  evaluated on a grid of about %d points\n", r->grid);
         else
-            add(&t, "\n  evaluated on PINNacle's grid (pdes.md 0.3)\n");
+            add(&t, "\n  evaluated on PINNacle's grid (docs/pdes.md 0.3)\n");
     } else if (r->kind == PF_PDEFILE_REF_DATA) {
         add(&t, "reference: data file %s, ", r->file);
         if (r->snapshots)

@@ -1,7 +1,7 @@
 /*
  * memory_tree.h — PINNsAgent's hyperparameter importance scores ("memory
  * tree", database/memory_tree.py of qingpowuwu/PINNsAgent_Codes;
- * baselines.md section 3): how much each of the ten hyperparameters moved
+ * docs/baselines.md, "PINNsAgent: memory-tree scores and UCT"): how much each of the ten hyperparameters moved
  * the MSE on the PDEs of the knowledge base (search/pinnsagent_db.h), and
  * the UCT bonus its prompt adds for parameters already tried.
  *

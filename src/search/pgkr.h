@@ -1,6 +1,6 @@
 /*
  * pgkr.h — PINNsAgent's Physics-Guided Knowledge Replay (agents/retriever.py
- * of qingpowuwu/PINNsAgent_Codes; baselines.md section 3): for a target
+ * of qingpowuwu/PINNsAgent_Codes; docs/baselines.md, "PINNsAgent: knowledge replay (PGKR)"): for a target
  * PDE, the best known configurations of the PDEs that look most like it.
  *
  *     pf_pgkr_hit hit[PF_PGKR_K];

@@ -17,7 +17,7 @@
 
 #define COUNT(a) ((int)(sizeof a / sizeof a[0]))
 
-/* The shared README's mapping. */
+/* The mapping of docs/baselines.md, "PINNsAgent: knowledge base". */
 static const char *const task_map[][2] = {
     {"Burgers1D", "burgers_1d"},
     {"Burgers2D", "burgers_2d"},
@@ -66,8 +66,8 @@ pf_status pf_pa_path(const char *name, char *buf, size_t cap)
     struct stat st;
     if (stat(buf, &st) != 0)
         return pf_fail(PF_ERR_IO,
-                       "PINNsAgent file '%s' not found in '%s' (%s): %s; set " PF_PA_DIR_ENV
-                       " to the folder with PINNsAgent's released data",
+                       "PINNsAgent file '%s' not found in '%s' (%s): %s; run `make data`, or set "
+                       PF_PA_DIR_ENV " to the folder with PINNsAgent's files",
                        name, dir, origin, strerror(errno));
     if (!S_ISREG(st.st_mode))
         return pf_fail(PF_ERR_IO, "PINNsAgent file '%s' in '%s' (%s) is not a regular file", name, dir, origin);

@@ -1,7 +1,7 @@
 /*
  * pinnsagent_db.h — PINNsAgent's knowledge base: the 3,872 PINNacle
- * random-search runs of dataset_for_retrieval.csv (issue 17; the team's
- * baselines.md section 3). The PGKR retrieval (search/pgkr.h) and the
+ * random-search runs of dataset_for_retrieval.csv (issue 17;
+ * docs/baselines.md, "PINNsAgent: knowledge base"). The PGKR retrieval (search/pgkr.h) and the
  * memory-tree scores (search/memory_tree.h) read it.
  *
  *     pf_pa_db *db;
@@ -17,13 +17,19 @@
  *
  * ------------------------------------------------------------- the files
  *
- * The shared data are never part of the project. They live in the folder
- * named by PF_PINNSAGENT_DIR; unset or empty, PF_PA_DIR_DEFAULT relative to
- * the working directory (the Makefile exports the absolute
- * ../shared/data/pinnsagent of the checkout, as it does PF_DATA_DIR). The
- * CSV must be the released one: pf_pa_db_open() refuses a file whose
- * SHA-256 is not PF_PA_DB_SHA256 (qingpowuwu/PINNsAgent_Codes, commit
- * 52fb2b1, data/dataset_for_retrieval.csv).
+ * PINNsAgent's files are never part of the project. They live in the
+ * folder named by PF_PINNSAGENT_DIR; unset or empty, PF_PA_DIR_DEFAULT
+ * relative to the working directory: data/ref/pinnsagent, beside the
+ * PINNacle files and git-ignored like them, which `make data`
+ * (scripts/fetch-data.sh, data/pinnsagent.sha256) fills. The Makefile
+ * exports the absolute path of the checkout's folder, or the team's
+ * ../shared/data/pinnsagent when that holds both files (as it does
+ * PF_DATA_DIR). The CSV must be the released one: pf_pa_db_open() refuses
+ * a file whose SHA-256 is not PF_PA_DB_SHA256 (qingpowuwu/PINNsAgent_Codes
+ * at commit 478d8e4e, data/dataset_for_retrieval.csv). pde_labels.tsv
+ * (search/pinnsagent_labels.h) is no file of that repository: `make data`
+ * derives it from the PDE_LABELS dict of its database/pde_encoder.py
+ * (scripts/pinnsagent-labels.py).
  *
  * ------------------------------------------------------------- the format
  *
@@ -39,7 +45,7 @@
  *   run_time     a finite number >= 0 (seconds)
  *   mse          a finite number >= 0
  *   activation, net, optimizer, initializer
- *                one of the values pf_pa_value_name() lists (the README's
+ *                one of the values pf_pa_value_name() lists (docs/baselines.md's
  *                vocabulary; "Glorot normal" with its space)
  *   lr           a finite number > 0
  *   width        an integer in 1..PF_PA_MAX_INT; depth likewise
@@ -69,9 +75,9 @@
 #include "core/status.h"
 #include "spec/pinnsagent_space.h"
 
-/* Where the shared files are (see above). */
+/* Where PINNsAgent's files are (see above). */
 #define PF_PA_DIR_ENV "PF_PINNSAGENT_DIR"
-#define PF_PA_DIR_DEFAULT "../shared/data/pinnsagent"
+#define PF_PA_DIR_DEFAULT "data/ref/pinnsagent"
 #define PF_PA_DB_FILE "dataset_for_retrieval.csv"
 #define PF_PA_DB_SHA256 "e158dc3c83ae48760efe6d9bb85f8a4fb120854037ffa1fb573b93c8847bdc64"
 #define PF_PA_PATH_MAX 4096
@@ -101,21 +107,23 @@ typedef struct pf_pa_task {
     const int *rows;               /* nrows indexes for pf_pa_db_row() */
 } pf_pa_task;
 
-/* Our PDE name of a PINNacle task name as the shared README maps them
+/* Our PDE name of a PINNacle task name as docs/baselines.md maps them
  * ("Burgers1D" -> "burgers_1d"); NULL for a task that is none of our 25
  * (Wave2D_LongTime) and for an unknown name. The strings are static. */
 const char *pf_pa_task_pde(const char *task);
 
 typedef struct pf_pa_db pf_pa_db;
 
-/* The shared folder: $PF_PINNSAGENT_DIR when set and non-empty, else
+/* PINNsAgent's folder: $PF_PINNSAGENT_DIR when set and non-empty, else
  * PF_PA_DIR_DEFAULT. */
 const char *pf_pa_dir(void);
 
 /* "<dir>/<name>" into buf[0..cap), checked to be a regular file.
  * PF_ERR_IO when it is not, naming the file, the folder and where the
- * folder came from (PF_PINNSAGENT_DIR or the default); buf holds the path
- * even then (when it fits). PF_ERR_INVALID when it does not fit. */
+ * folder came from (PF_PINNSAGENT_DIR or the default), and saying how to
+ * get the files (`make data`, or point PF_PINNSAGENT_DIR at them); buf
+ * holds the path even then (when it fits). PF_ERR_INVALID when it does not
+ * fit. */
 pf_status pf_pa_path(const char *name, char *buf, size_t cap);
 
 /* The SHA-256 of the file at path must be PF_PA_DB_SHA256: PF_ERR_IO

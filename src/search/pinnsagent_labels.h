@@ -2,7 +2,7 @@
  * pinnsagent_labels.h — PINNsAgent's ten physics labels per PDE, their
  * one-hot encoding and the cosine similarity its Physics-Guided Knowledge
  * Replay ranks PDEs by (database/pde_encoder.py, database/similarity.py of
- * qingpowuwu/PINNsAgent_Codes; baselines.md section 3).
+ * qingpowuwu/PINNsAgent_Codes; docs/baselines.md, "PINNsAgent: knowledge base").
  *
  *     pf_pa_labels *ls;
  *     PF_TRY(pf_pa_labels_open(&ls));   // shared pde_labels.tsv + ours

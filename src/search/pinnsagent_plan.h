@@ -1,6 +1,6 @@
 /*
  * pinnsagent_plan.h — one iteration of PINNsAgent's planner (a baseline;
- * baselines.md section 3, spec/pinnsagent_space.h for its space).
+ * docs/baselines.md, "PINNsAgent: planner"; spec/pinnsagent_space.h for its space).
  *
  * A pinnsagent run has five iterations, generation g = 0..4 with one slot
  * ("plan") each. Iteration g's context (task "pinnsagent") carries:

@@ -9,8 +9,11 @@
  * environment variable when it is set, else "cuda" when this build has the
  * CUDA backend (nvcc was found, CUDA=0 not given) and a GPU is visible,
  * else "cpu". Asking for "cuda" where it cannot run is an error, never a
- * silent CPU run. Opening "cuda" initialises the CUDA runtime in this
- * process (a test runner that forks must not do it before forking).
+ * silent CPU run. The CUDA backend is a shared library
+ * (kernels/cuda_backend.h) loaded when "cuda" is opened, or when "auto"
+ * finds the NVIDIA driver's /dev/nvidiactl, so a CPU run never loads
+ * cuBLAS. Opening "cuda" initialises the CUDA runtime in this process (a
+ * test runner that forks must not do it before forking).
  */
 #ifndef PF_TENSOR_DEVICE_H
 #define PF_TENSOR_DEVICE_H

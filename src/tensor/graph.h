@@ -135,7 +135,7 @@ typedef enum pf_unary_op {
  * every derivative is exact: the linear branch has f' = 1 (lambda for selu)
  * and f^(k) = 0 for k >= 2, the exponential branch f^(k) = lambda alpha e^x.
  * SELU's constants are Klambauer et al. 2017's (PyTorch's), the gaussian's
- * width is PINNsAgent's (baselines.md section 3): exp(-x^2 / (2 * 0.1^2)) =
+ * width is PINNsAgent's (docs/baselines.md, "PINNsAgent: search space"): exp(-x^2 / (2 * 0.1^2)) =
  * exp(-50 x^2), whose k-th derivative is (-sqrt 50)^k H_k(sqrt(50) x) times
  * itself (physicists' Hermite polynomials). */
 #define PF_SELU_ALPHA 1.6732632423543772

@@ -172,8 +172,8 @@ typedef struct pf_stage_config {
 
 /* RoPINN's region optimization (Wu, Luo, Wang, Wang & Long, NeurIPS 2024),
  * as reconstructed from its paper and the released code of thuml/RoPINN,
- * which covers three 1-D benchmarks and has no PINNacle driver (see the
- * team's baselines.md, section 1). On every gradient step (adam, adamw, sgd,
+ * which covers three 1-D benchmarks and has no PINNacle driver (see
+ * docs/baselines.md, "RoPINN"). On every gradient step (adam, adamw, sgd,
  * multiadam; L-BFGS stages are left alone):
  *   - the INTERIOR points seen by that step's pass are x + r u, u ~ U[0, 1)^d
  *     per point and coordinate (one-sided, the same radius for every input,

@@ -1,6 +1,7 @@
 /*
  * trainer.h — train one candidate (a PDE, a model, a training config) and
- * gather its execution evidence (design.md section 6).
+ * gather its execution evidence (docs/architecture.md, "Design targets: training one
+ * candidate and its evidence").
  *
  *     pf_train_options o = pf_train_options_default();
  *     o.seed = 3;

@@ -5,7 +5,8 @@
  *
  * Each case builds the same graph on both backends from the same seed and
  * inputs, runs one forward + backward with random loss weights, and compares
- * by normalized MSE, nmse(a, b) = sum (a - b)^2 / sum b^2 (style.md 11):
+ * by normalized MSE, nmse(a, b) = sum (a - b)^2 / sum b^2 (docs/architecture.md, "Style:
+ * testing derivatives, backends and numerics"):
  * the loss values, the flat parameter gradient, and the value and gradient
  * buffers of every node the case records. Tolerances (float build): values
  * and gradients 1e-9 for the light ops (sums, products, copies: they differ

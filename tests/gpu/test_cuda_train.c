@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../data_fixture.h"
 #include "../spec_configs.h"
 #include "registry.h"
 #include "spec/spec.h"
@@ -52,6 +53,7 @@ static void train_stages(const char *pde, const char *loss, const char *stages, 
 {
     const pf_pde *p;
     cr_assert_eq(pf_pdes_lookup(pde, &p), PF_OK, "%s", pf_errmsg());
+    require_pde_data(p); /* skips without them */
     pf_model_config mc;
     pf_train_config tc;
     configs(p, loss, stages, training, &mc, &tc);
@@ -174,6 +176,7 @@ static void train_seq(const pf_backend *be, bool no_capture, pf_train_result *r)
 {
     const pf_pde *p;
     cr_assert_eq(pf_pdes_lookup("burgers_1d", &p), PF_OK, "%s", pf_errmsg());
+    require_pde_data(p);
     pf_model_config mc;
     pf_train_config tc;
     spec_configs("{\"representation\": {}, \"architecture\": {\"type\": \"pinnsformer\", \"depth\": 1, \"width\": 16,"

@@ -1,9 +1,9 @@
 #!/bin/sh
-# t0753-refs-ns.sh — the FreeFEM reference of navier_stokes_2d_long_time
+# t1130-refs-ns.sh — the FreeFEM reference of navier_stokes_2d_long_time
 # (refs/navier_stokes_2d_long_time.edp and pf-ref-navier_stokes_2d_long_time)
 # at coarse resolutions; about 12 s of CPU (33 s with the two cores at load 7).
 #
-#   tests/t0753-refs-ns.sh BUILD/bin float|double     (make test runs it)
+#   tests/t1130-refs-ns.sh BUILD/bin float|double     (make test runs it)
 #
 # Checks:
 # - the script on two manufactured solutions with the PDE's domain,

@@ -1,9 +1,9 @@
 #!/bin/sh
-# t0750-refs.sh — `make refs PDE=kuramoto_sivashinsky_1d` end to end, at a
+# t1100-refs.sh — `make refs PDE=kuramoto_sivashinsky_1d` end to end, at a
 # reduced resolution (the fine run n 1024 with 8 steps per 1/250; a second),
 # into a fresh PF_REFS_DIR.
 #
-#   tests/t0750-refs.sh BUILD/bin float|double     (make test runs it)
+#   tests/t1100-refs.sh BUILD/bin float|double     (make test runs it)
 #
 # Checks: the file and its manifest (SHA-256 of the file, two resolutions,
 # the self-convergence figure), pf-pde list before (missing, run make refs)

@@ -1,9 +1,9 @@
 #!/bin/sh
-# t0752-refs-poisson3d.sh — the FreeFEM reference of poisson_3d_complex_geometry
+# t1120-refs-poisson3d.sh — the FreeFEM reference of poisson_3d_complex_geometry
 # (refs/poisson_3d_complex_geometry.edp and pf-ref-poisson_3d_complex_geometry)
 # at coarse resolutions; about 20 s on two cores (the P3 run at n 16 is most of it).
 #
-#   tests/t0752-refs-poisson3d.sh BUILD/bin float|double     (make test runs it)
+#   tests/t1120-refs-poisson3d.sh BUILD/bin float|double     (make test runs it)
 #
 # Checks:
 # - the script on a manufactured solution, u = cos(3x + 5y + 4z) on the same

@@ -1,9 +1,9 @@
 #!/bin/sh
-# t0751-refs-freefem.sh — the FreeFEM reference of heat_2d_complex_geometry
+# t1110-refs-freefem.sh — the FreeFEM reference of heat_2d_complex_geometry
 # (refs/heat_2d_complex_geometry.edp and pf-ref-heat_2d_complex_geometry)
 # at coarse resolutions; about 10 s on two cores.
 #
-#   tests/t0751-refs-freefem.sh BUILD/bin float|double     (make test runs it)
+#   tests/t1110-refs-freefem.sh BUILD/bin float|double     (make test runs it)
 #
 # Checks:
 # - the script on a manufactured solution, u = cos(0.5 x + 0.3 y - t) on the

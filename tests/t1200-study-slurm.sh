@@ -17,6 +17,7 @@
 # installs them), or when the cluster does not come up. Float build only.
 . "$(dirname "$0")/lib.sh"
 float_only
+need_data burgers1d.dat poisson1_cg_data.dat
 stop_cluster() { :; }
 # --- the same study, locally (always)
 study() { # study RUNS_ROOT LAUNCH [make args]: the tiny study
