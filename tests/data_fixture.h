@@ -110,19 +110,18 @@ static inline void data_gaps_skip(const data_gaps *g, const char *cases)
                      cases, g->first);
 }
 
-/* Skip the test unless `name` is in PF_DATA_DIR/regenerated/: the team's
- * regenerated coefficient fields (docs/pdes.md R.1), which PINNacle lost,
- * so that `make data` cannot fetch them; only a folder such as the team's
- * ../shared/data/pinnacle has them. */
+/* Skip the test unless `name` is in PF_DATA_DIR/regenerated/: coefficient
+ * fields written by PINNacle's own generator under NumPy (docs/pdes.md
+ * R.1), which PINNacle does not publish, so that `make data` cannot fetch
+ * them; the tests compare our port against them where someone has them. */
 static inline void require_regenerated(const char *name)
 {
     char rel[256];
     snprintf(rel, sizeof rel, "regenerated/%s", name);
     if (data_absent(rel))
         cr_skip_test(PF_DATA_MISSING "regenerated coefficient field '%s' not found in '%s/regenerated' "
-                                     "(PF_DATA_DIR); `make data` cannot fetch it (PINNacle lost it): set "
-                                     "PF_DATA_DIR to a folder with regenerated/, such as the team's "
-                                     "../shared/data/pinnacle",
+                                     "(PF_DATA_DIR); `make data` cannot fetch it (PINNacle does not publish "
+                                     "it): set PF_DATA_DIR to a folder with regenerated/ (docs/pdes.md R.1)",
                      name, pf_data_dir());
 }
 

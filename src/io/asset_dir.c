@@ -24,16 +24,9 @@ static bool try_at(char *buf, size_t cap, const char *dir, const char *top, cons
     return n > 0 && (size_t)n < cap && exists(buf, !name);
 }
 
-pf_status pf_asset_path(const char *top, const char *name, const char *env, char *buf, size_t cap)
+bool pf_asset_find(const char *top, const char *name, char *buf, size_t cap)
 {
-    const char *e = env ? getenv(env) : NULL;
-    const char *what = name ? "file" : "folder";
-    if (e && *e) {
-        if (try_at(buf, cap, NULL, e, name)) return PF_OK;
-        return pf_fail(PF_ERR_IO, "%s='%s': no %s '%s%s%s'", env, e, what, e, name ? "/" : "", name ? name : "");
-    }
-    if (try_at(buf, cap, NULL, top, name)) return PF_OK;
-
+    if (try_at(buf, cap, NULL, top, name)) return true;
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) {
@@ -43,9 +36,21 @@ pf_status pf_asset_path(const char *top, const char *name, const char *env, char
             char *slash = strrchr(dir, '/');
             if (!slash || slash == dir) break;
             *slash = '\0';
-            if (try_at(buf, cap, dir, top, name)) return PF_OK;
+            if (try_at(buf, cap, dir, top, name)) return true;
         }
     }
+    return false;
+}
+
+pf_status pf_asset_path(const char *top, const char *name, const char *env, char *buf, size_t cap)
+{
+    const char *e = env ? getenv(env) : NULL;
+    const char *what = name ? "file" : "folder";
+    if (e && *e) {
+        if (try_at(buf, cap, NULL, e, name)) return PF_OK;
+        return pf_fail(PF_ERR_IO, "%s='%s': no %s '%s%s%s'", env, e, what, e, name ? "/" : "", name ? name : "");
+    }
+    if (pf_asset_find(top, name, buf, cap)) return PF_OK;
     const char *hint = !env ? "" : name ? "to the folder that has it" : "to it";
     return pf_fail(PF_ERR_IO,
                    "cannot find the %s %s%s%s: not under the working directory, nor up to four folders above the "

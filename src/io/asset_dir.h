@@ -18,11 +18,17 @@
 #ifndef PF_IO_ASSET_DIR_H
 #define PF_IO_ASSET_DIR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/status.h"
 
 #define PF_ASSET_PATH_MAX 4096
+
+/* <top>/<name> (or the folder <top>) under the working directory or above
+ * the executable, as above but with no variable: true when found (buf holds
+ * it); false, recording nothing (pf_errmsg() is left alone), otherwise. */
+bool pf_asset_find(const char *top, const char *name, char *buf, size_t cap);
 
 /* The file <top>/<name>, or the folder <top> when name is NULL. */
 pf_status pf_asset_path(const char *top, const char *name, const char *env, char *buf, size_t cap);

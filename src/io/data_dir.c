@@ -12,16 +12,32 @@
 #include "core/sha256.h"
 #include "io/asset_dir.h"
 
+/* A default folder: `rel` under the working directory, else in the checkout
+ * above the executable (io/asset_dir.h), found once; else `rel` itself, whose
+ * absence the readers report. */
+static const char *default_dir(const char *rel, char *buf, size_t cap, bool *looked)
+{
+    if (!*looked) {
+        *looked = true;
+        if (!pf_asset_find(rel, NULL, buf, cap)) snprintf(buf, cap, "%s", rel);
+    }
+    return buf;
+}
+
 const char *pf_data_dir(void)
 {
+    static char buf[PF_DATA_PATH_MAX];
+    static bool looked;
     const char *d = getenv(PF_DATA_DIR_ENV);
-    return d && *d ? d : PF_DATA_DIR_DEFAULT;
+    return d && *d ? d : default_dir(PF_DATA_DIR_DEFAULT, buf, sizeof buf, &looked);
 }
 
 const char *pf_refs_dir(void)
 {
+    static char buf[PF_DATA_PATH_MAX];
+    static bool looked;
     const char *d = getenv(PF_REFS_DIR_ENV);
-    return d && *d ? d : PF_REFS_DIR_DEFAULT;
+    return d && *d ? d : default_dir(PF_REFS_DIR_DEFAULT, buf, sizeof buf, &looked);
 }
 
 static bool is_generated(const char *name)

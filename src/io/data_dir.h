@@ -4,12 +4,14 @@
  * Reference files (the PINNacle .dat files, regenerated coefficient fields)
  * are never part of the project. They live in one folder named by the
  * environment variable PF_DATA_DIR; when it is unset or empty the folder is
- * "data/ref", relative to the working directory, which `make data` fills.
- * Our own solutions for PDEs whose PINNacle file is lost, written by `make
- * refs` (refs/, src/refs/), live apart from them, in the folder named by
- * PF_REFS_DIR (default "data/generated", relative to the working
- * directory; the Makefile exports the checkout's data/generated): the
- * PINNacle folder may well be read-only. A reference names such a file
+ * the checkout's "data/ref", which `make data` fills: "data/ref" under the
+ * working directory when there is one, else above the executable (as
+ * io/asset_dir.h finds the project's files), so a program finds the same
+ * files run by make or by hand, from any folder. Our own solutions for PDEs
+ * whose PINNacle file is lost, written by `make refs` (refs/, src/refs/),
+ * live apart from them, in the folder named by PF_REFS_DIR (default the
+ * checkout's "data/generated", found the same way; the Makefile exports
+ * it): the PINNacle folder may well be read-only. A reference names such a file
  * "generated/<pde>.dat", and pf_data_path() finds it there.
  * The Makefile exports PF_DATA_DIR: the team's ../shared/data/pinnacle when
  * it holds every file of the manifest, else the checkout's data/ref; `make
