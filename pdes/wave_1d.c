@@ -1,6 +1,10 @@
-/* wave_1d — PINNacle Wave1D(C=2, a=4) (docs/pdes.md section 20). Coded, like
- * PINNacle, as a box in (x, t): "Neumann 0 on the t = 0 face" is u_t = 0. */
+/* wave_1d — PINNacle Wave1D(C=2, a=4) (docs/pdes.md section 20). PINNacle
+ * codes it as a plain box in (x, t), so "Neumann 0 on the t = 0 face" is
+ * u_t = 0; ours is the interval x time (t the time input), with the
+ * evaluation set PINNacle's box gives (eval_points). */
+#include "geom/geometry.h"
 #include "geom/lift.h"
+#include "geom/sample.h"
 #include "pde_ops.h"
 #include "registry.h"
 
@@ -52,6 +56,20 @@ static pf_node *hard(pf_pde_ctx *c, pf_node *net)
     return ADD(c, pf_pde_lift(c, 0, faces, data, NULL), MUL(c, l, net));
 }
 
+/* PINNacle's evaluation set: its grid rule (docs/pdes.md 0.3) on the plain
+ * box [0,1]^2 in (x, t), 50 x 50 points at k/51 on both axes, x-major; our
+ * space-time geometry would take the rule's space-time branch instead
+ * (levels t = 1, 0.98, .., 0.02). */
+static pf_status eval_points(const pf_pde *p, const pf_geom *g, pf_point_set *out)
+{
+    (void)g;
+    pf_geom *box = NULL;
+    PF_TRY(pf_geom_box_alloc(2, p->lo, p->hi, NULL, &box));
+    pf_status st = pf_sample_grid_pinnacle(box, 2500, out);
+    pf_geom_free(box);
+    return st;
+}
+
 const pf_pde pf_pde_wave_1d = {
     .name = "wave_1d",
     .title = "One-dimensional wave equation with two modes",
@@ -76,4 +94,5 @@ const pf_pde pf_pde_wave_1d = {
                       "zero walls (boundary data only): both initial conditions and the walls",
               .satisfies = "ic,ic_rate,bc", .apply = hard}},
     .ref = PF_REF_ANALYTIC, .exact_fields = exact_fields, .exact = exact,
+    .eval_points = eval_points,
 };

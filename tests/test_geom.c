@@ -16,7 +16,9 @@
 #include "core/real.h"
 #include "core/status.h"
 #include "geom/geometry.h"
+#include "geom/pde.h"
 #include "geom/sample.h"
+#include "registry.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -642,6 +644,20 @@ Test(geom, pinnacle_grids_reproduce_the_documented_sets)
     cr_assert_eq(pf_sample_grid_pinnacle(g, 2500, &ps), PF_OK);
     cr_assert(ps.n == 2500 && fabs(ps.x[2] - 1.0 / 51) < 1e-7 && fabs(ps.x[3] - 2.0 / 51) < 1e-7);
     pf_geom_free(g);
+
+    /* the PDE itself evaluates on that box grid, as PINNacle does, not on the
+     * space-time branch its (x, t) geometry would take (t = 1, .., 0.02) */
+    const pf_pde *wave;
+    pf_reference r;
+    cr_assert_eq(pf_pdes_lookup("wave_1d", &wave), PF_OK);
+    cr_assert_eq(pf_pde_reference(wave, &r), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(r.n, 2500);
+    for (int i = 0; i < r.n; i++)
+        for (int j = 0; j < 2; j++) {
+            double want = (j == 0 ? i / 50 + 1 : i % 50 + 1) / 51.0; /* x-major, k/51 on both axes */
+            cr_assert(fabs(r.x[2 * i + j] - want) < 1e-6, "point %d input %d: %g, want %g", i, j, r.x[2 * i + j], want);
+        }
+    pf_reference_release(&r);
 
     /* heat_2d_multiscale: 8 x 8 interior grid x 313 levels t = 5 (1 - m/313) */
     pf_geom *s = NULL;
