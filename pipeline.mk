@@ -29,6 +29,10 @@
 #   RUNS_ROOT where runs live (default runs; e.g. a copy of a run to replay)
 #   REPORTS_ROOT where tables and plots go (default reports)
 #   REFERENCE the method the statistics compare against (default pinnforge)
+# Each is checked as make reads this file, before any rule runs (below): names are one
+# word of letters, digits and _ . / + - (make passes them to the shell unquoted).
+# One make per run: each run is made by a sub-make that holds RUN/.lock (locked_goal
+# below); a second make on the same run waits for it.
 #
 # The run folder runs/<pde>/<method>/run<R>/ (src/search/run.h):
 #   context.json -> knowledge.msgpack -> gen00: 8 proposals (roles) -> 8 trainings
@@ -59,8 +63,51 @@ ifeq ($(filter $(EVAL),paper heldout),)
 $(error EVAL must be paper or heldout, not '$(EVAL)')
 endif
 TRAIN_THREADS ?= 1
+RUNS_ROOT ?= runs
+REPORTS_ROOT ?= reports
 
 BASELINE_METHODS := vanilla ropinn pinnsagent pinnsformer
+# The benchmark PDEs (pdes/*.c but the registry: `build/bin/pf-pde list`) and the methods.
+ALL_PDES    := $(sort $(filter-out registry,$(basename $(notdir $(wildcard pdes/*.c)))))
+ALL_METHODS := pinnforge no_knowledge no_feedback no_evolution $(BASELINE_METHODS)
+
+# ---- the variables, checked as make reads this file, before any rule runs:
+# names go into recipes and folders unquoted, so only what the shell and make
+# take as one plain word is allowed (letters, digits and _ . / + -: no spaces,
+# quotes, $, ;, & ...), and a PDE, a method and a run number are what they
+# claim to be, so that every run folder lies inside RUNS_ROOT.
+pf_safe_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y Z \
+  0 1 2 3 4 5 6 7 8 9 _ . / + -
+pf_strip = $(if $(2),$(call pf_strip,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
+# $(call pf_check_word,VAR,VALUE): VALUE is one word of those characters
+pf_check_word = $(if $(filter-out 1,$(words $(2)))$(call pf_strip,$(2),$(pf_safe_chars)),$(error $(1)='$(2)': \
+  make passes it to the shell unquoted, so it must be one word of letters, digits and _ . / + - (no spaces, \
+  quotes or other shell characters)))
+# $(call pf_check_pde,VAR,P): P is a built-in PDE or a path to a .pde file (one that does
+# not exist is pde_declared's to report; one that is not a plain file would hang its readers)
+pf_check_pde = $(call pf_check_word,$(1),$(2))$(if $(filter $(ALL_PDES),$(2)),,$(if $(filter %.pde,$(2)),$(if \
+  $(wildcard $(2)),$(if $(shell test -f $(2) && echo y),,$(error $(1)=$(2): not a regular file (a .pde file is \
+  text)))),$(error $(1)=$(2): no such PDE: neither a built-in one (build/bin/pf-pde list \
+  names them) nor a path to a .pde file)))
+# $(call pf_not_number,N): empty when N is a decimal number 0..999999999 without leading zeros
+pf_digits := 0 1 2 3 4 5 6 7 8 9
+pf_not_number = $(call pf_strip,$(1),$(pf_digits))$(filter 0%,$(filter-out 0,$(1)))$(word 10,$(subst 0,0 ,$(subst \
+  1,1 ,$(subst 2,2 ,$(subst 3,3 ,$(subst 4,4 ,$(subst 5,5 ,$(subst 6,6 ,$(subst 7,7 ,$(subst 8,8 ,$(subst 9,9 ,$(1))))))))))))
+# $(call pf_check_runs,VAR,RUNS): one or more run numbers
+pf_check_runs = $(if $(strip $(2)),,$(error $(1) is empty: which run? (RUN=0, RUNS="0 1 2")))$(foreach r,$(2),$(if \
+  $(call pf_not_number,$(r)),$(error $(1): '$(r)' is not a run number (0 to 999999999, no leading zeros))))
+$(call pf_check_pde,PDE,$(PDE))
+$(call pf_check_runs,RUN/RUNS,$(RUNS))
+$(if $(filter-out 1,$(words $(METHOD)))$(filter-out $(ALL_METHODS),$(METHOD)),$(error METHOD='$(METHOD)': \
+  not a method (known: $(ALL_METHODS))))
+$(if $(filter-out 1,$(words $(PROFILE)))$(filter-out paper quick smoke,$(PROFILE)),$(error PROFILE='$(PROFILE)': \
+  paper, quick or smoke))
+$(if $(filter-out 1,$(words $(LLM)))$(filter-out offline http replay,$(LLM)),$(error LLM='$(LLM)': offline, \
+  http or replay))
+$(if $(filter-out 1,$(words $(TRAIN_THREADS)))$(call pf_not_number,$(TRAIN_THREADS))$(filter 0,$(TRAIN_THREADS)),$(error \
+  TRAIN_THREADS='$(TRAIN_THREADS)': a number of threads, 1 or more))
+$(call pf_check_word,RUNS_ROOT,$(RUNS_ROOT))
+$(call pf_check_word,REPORTS_ROOT,$(REPORTS_ROOT))
 
 GENS := 0 1 2 3 4 5 6 7 8 9
 LAST := 9
@@ -74,7 +121,6 @@ B     := $(BUILD)/bin
 # only, so rebuilding a program never redoes a run.
 TOOLS := $(STAGE_BIN)
 
-RUNS_ROOT ?= runs
 # A PDE is a built-in's name or a path to a .pde file (src/pdefile/pdefile.h),
 # which the stages take as they take a name. Folders use the file's declared
 # name (its `pde NAME` line, read once per path), and context.json records
@@ -134,14 +180,17 @@ pde_key = $(if $(call pde_file,$(1)),$(patsubst $(CURDIR)/%,%,$(or $(realpath $(
 define context_rule
 $(call run_dir,$(1),$(2),$(3))/context.json: FORCE
 	@mkdir -p $$(@D)
-	@printf '{"pde": "%s", "method": "%s", "run": %s, "budget": "%s", "llm": "%s", "eval": "%s"%s}\n' \
+	@rm -f $$@.tmp $$@.tmp.*
+	@t=$$$$(mktemp $$@.tmp.XXXXXX 2>&1) || { echo "cannot create $$@.tmp.XXXXXX: $$$${t##*: }" >&2; exit 1; }; \
+	  printf '{"pde": "%s", "method": "%s", "run": %s, "budget": "%s", "llm": "%s", "eval": "%s"%s}\n' \
 	  $(call pde_key,$(1)) $(2) $(3) $(PROFILE) $(LLM) $(EVAL) \
-	  "$(if $(call pde_file,$(1)),$$$$(scripts/pde-context.sh $(1)))" > $$@.tmp
-	@if cmp -s $$@.tmp $$@; then rm -f $$@.tmp; else \
+	  "$(if $(call pde_file,$(1)),$$$$(scripts/pde-context.sh $(1)))" > "$$$$t" && chmod =rw "$$$$t" || \
+	  { rm -f "$$$$t"; exit 1; }; \
+	if cmp -s "$$$$t" $$@; then rm -f "$$$$t"; else \
 	  if [ -f $$@ ]; then echo "$$(@D): its settings changed, so the run starts again from the beginning" \
 	    "(its files are replaced as they are remade; copy the folder first to keep them):" >&2; \
-	    echo "  was: $$$$(cat $$@)" >&2; echo "  now: $$$$(cat $$@.tmp)" >&2; fi; \
-	  mv $$@.tmp $$@; fi
+	    echo "  was: $$$$(cat $$@)" >&2; echo "  now: $$$$(cat "$$$$t")" >&2; fi; \
+	  mv -f "$$$$t" $$@; fi
 
 endef
 
@@ -238,12 +287,40 @@ endef
 cell_rules = $(foreach p,$(1),$(foreach m,$(2),$(foreach r,$(3),$(eval $(call \
   $(if $(filter $(m),$(BASELINE_METHODS)),baseline_rules,run_rules),$(p),$(m),$(r))))))
 
+# One make per run folder at a time. A run's files are made by a make of its
+# own that holds the lock on the folder (RUN/.lock, flock(2), stages/pf-lock.c):
+# the make you start (or `make study`) turns each run it is asked for, and
+# each file of a run named on the command line, into a sub-make
+#   pf-lock RUN -- $(MAKE) PF_RUN_LOCKED=1 PDE=P METHOD=M RUNS=R GOAL
+# which has that run's rules (study.mk evaluates them where PF_RUN_LOCKED is
+# set). A second make on the same run says so and waits for the first, then
+# finds everything made. The lock belongs to the sub-make and what it runs,
+# so it goes when they end or are killed (no stale lock file to remove); the
+# jobserver is shared, so -j N still runs N trainings of one run or of many.
+# Under -n (plan only) no lock is taken.
+pf_dry_run = $(findstring n,$(firstword -$(MAKEFLAGS)))
+# $(call locked_goal,P,M,R,GOAL): GOAL (a file of run P M R) made under the run's lock
+define locked_goal
+.PHONY: $(4)
+$(4): | $(TOOLS)
+	+$(Q)$$(if $$(pf_dry_run),,$(BUILD)/bin/pf-lock $(call run_dir,$(1),$(2),$(3)) --) \
+	  $$(MAKE) --no-print-directory PF_RUN_LOCKED=1 PDE=$(1) METHOD=$(2) RUNS=$(3) $(4)
+
+endef
+ifeq ($(PF_RUN_LOCKED),)
+# the run (of RUNS) whose folder holds the file GOAL, if any: $(call goal_run,GOAL)
+goal_run = $(firstword $(foreach r,$(RUNS),$(if $(filter $(call run_dir,$(PDE),$(METHOD),$(r))/%,$(1)),$(r))))
+PF_LOCKED_GOALS := $(RUN_FINALS) $(foreach g,$(filter-out $(RUN_FINALS),$(MAKECMDGOALS)),$(if $(call goal_run,$(g)),$(g)))
+$(foreach g,$(PF_LOCKED_GOALS),$(eval $(call locked_goal,$(PDE),$(METHOD),$(or $(call goal_run,$(g)),$(error \
+  $(g): no run of PDE=$(PDE) METHOD=$(METHOD) RUNS=$(RUNS))),$(g))))
+endif
+
 status: | $(TOOLS)
 	$(Q)for r in $(RUNS); do d=$(call run_dir,$(PDE),$(METHOD),$$r); [ -d $$d ] && $(B)/pf-final --run $$d --status || true; done
 
 # Tables and plots from the runs that exist; nothing is trained (src/stats/).
-REPORTS_ROOT ?= reports
 REFERENCE ?= pinnforge
+$(call pf_check_word,REFERENCE,$(REFERENCE))
 .PHONY: tables report
 tables: | $(TOOLS)
 	$(Q)$(B)/pf-stats --runs $(RUNS_ROOT) --out $(REPORTS_ROOT) --reference $(REFERENCE)

@@ -16,27 +16,41 @@
 # when a cell failed. A failed training leaves OUT/launch.txt saying so
 # (study-status counts it) and no artifact; rerunning `make study` retries
 # exactly what is missing.
-ALL_PDES    := $(sort $(filter-out registry,$(basename $(notdir $(wildcard pdes/*.c)))))
-ALL_METHODS := pinnforge no_knowledge no_feedback no_evolution $(BASELINE_METHODS)
+# ALL_PDES and ALL_METHODS: pipeline.mk.
 PDES    ?= $(ALL_PDES)
 METHODS ?= $(ALL_METHODS)
 
+# PDES, METHODS and RUNS are checked as pipeline.mk checks PDE, METHOD and
+# RUNS, before any rule runs: one word each of letters, digits and _ . / + -,
+# a PDES entry a built-in PDE or an existing .pde file.
 ifneq ($(filter study study-cells study-status,$(MAKECMDGOALS)),)
+$(foreach p,$(PDES),$(call pf_check_pde,PDES,$(p)))
 ifneq ($(filter-out $(ALL_PDES) $(wildcard $(filter %.pde,$(PDES))),$(PDES)),)
 $(error PDES: unknown $(filter-out $(ALL_PDES) $(wildcard $(filter %.pde,$(PDES))),$(PDES)) (known: $(ALL_PDES), or a path to a .pde file))
+endif
+ifeq ($(strip $(PDES)),)
+$(error PDES is empty: which PDEs? (known: $(ALL_PDES), or a path to a .pde file))
 endif
 ifneq ($(filter-out $(ALL_METHODS),$(METHODS)),)
 $(error METHODS: unknown $(filter-out $(ALL_METHODS),$(METHODS)) (known: $(ALL_METHODS)))
 endif
-STUDY_RUNS := $(if $(filter command line environment,$(origin RUNS) $(origin RUN)),$(RUNS),0 1 2 3 4 5 6 7 8 9)
+ifeq ($(strip $(METHODS)),)
+$(error METHODS is empty: which methods? (known: $(ALL_METHODS)))
 endif
-# The rules of the study's cells only where they are built (parsing all 2,000
-# runs of the full study takes make about 7 s); one run's otherwise.
-ifneq ($(filter study-cells,$(MAKECMDGOALS)),)
-STUDY_FINALS := $(foreach p,$(PDES),$(foreach m,$(METHODS),$(foreach r,$(STUDY_RUNS),$(call run_dir,$(p),$(m),$(r))/final.msgpack)))
-$(call cell_rules,$(PDES),$(METHODS),$(STUDY_RUNS))
-else
+STUDY_RUNS := $(if $(filter command line environment,$(origin RUNS) $(origin RUN)),$(RUNS),0 1 2 3 4 5 6 7 8 9)
+$(call pf_check_runs,RUNS,$(STUDY_RUNS))
+endif
+# The rules of a run only in the make that holds its lock (pipeline.mk,
+# locked_goal): one run's. The study's make has one locked sub-make per cell
+# (parsing all 2,000 runs of the full study at once took make about 7 s;
+# each sub-make parses its own run).
+ifneq ($(PF_RUN_LOCKED),)
 $(call cell_rules,$(PDE),$(METHOD),$(RUNS))
+else ifneq ($(filter study-cells,$(MAKECMDGOALS)),)
+STUDY_FINALS := $(foreach p,$(PDES),$(foreach m,$(METHODS),$(foreach r,$(STUDY_RUNS),$(call run_dir,$(p),$(m),$(r))/final.msgpack)))
+$(foreach p,$(PDES),$(foreach m,$(METHODS),$(foreach r,$(STUDY_RUNS),$(if $(filter \
+  $(call run_dir,$(p),$(m),$(r))/final.msgpack,$(PF_LOCKED_GOALS)),,$(eval $(call \
+  locked_goal,$(p),$(m),$(r),$(call run_dir,$(p),$(m),$(r))/final.msgpack))))))
 endif
 
 # The study's progress table (pf-study), after a study and for study-status.

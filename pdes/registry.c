@@ -1,7 +1,9 @@
 #include "registry.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 
+#include "core/file.h"
 #include "core/names.h"
 #include "geom/geometry.h"
 #include "pdefile/compile.h"
@@ -48,7 +50,14 @@ const pf_pde *pf_pdes_at(int i)
 
 pf_status pf_pdes_lookup(const char *name, const pf_pde **out)
 {
-    if (pf_pdefile_is_path(name)) return pf_pdefile_open(name, out);
+    if (pf_pdefile_is_path(name)) {
+        /* only a regular file of at most 1 MiB: a FIFO named x.pde would
+         * block the reader, /dev/zero would never end (core/file.h); a path
+         * that does not exist is pf_pdefile_open's to name */
+        struct stat sb;
+        if (stat(name, &sb) == 0) PF_TRY(pf_file_check(name, PF_FILE_PDE, NULL));
+        return pf_pdefile_open(name, out);
+    }
     const char *names[NPDES];
     for (int i = 0; i < NPDES; i++) names[i] = all[i]->name;
     int i;

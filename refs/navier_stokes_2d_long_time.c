@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/file.h"
 #include "geom/geometry.h"
 #include "geom/sample.h"
 #include "refs/freefem.h"
@@ -79,7 +80,8 @@ typedef struct run {
  * <factorisations>" and "outlet <max |p| on x = 2>". */
 static void read_summary(const char *log, run *r)
 {
-    FILE *f = fopen(log, "r");
+    FILE *f;
+    if (pf_file_fopen(log, PF_FILE_LOG, &f) != PF_OK) f = NULL;
     char line[256];
     long tri;
     while (f && fgets(line, sizeof line, f)) {

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/file.h"
 #include "geom/geometry.h"
 #include "geom/sample.h"
 #include "io/msgpack_json.h"
@@ -79,7 +80,8 @@ typedef struct run {
 /* The script's summary line "mesh <vertices> <tetrahedra> <dofs>". */
 static void read_summary(const char *log, run *r)
 {
-    FILE *f = fopen(log, "r");
+    FILE *f;
+    if (pf_file_fopen(log, PF_FILE_LOG, &f) != PF_OK) f = NULL;
     char line[256];
     while (f && fgets(line, sizeof line, f))
         if (sscanf(line, "mesh %ld %ld %ld", &r->vertices, &r->tets, &r->dofs) == 3) break;
@@ -104,7 +106,7 @@ static pf_status plugins_missing(const char *log, pf_status st)
 {
     char *text = NULL;
     size_t len = 0;
-    if (st == PF_OK || pf_file_read(log, &text, &len) != PF_OK) return st;
+    if (st == PF_OK || pf_file_read_as(log, PF_FILE_LOG, &text, &len) != PF_OK) return st;
     bool missing = strstr(text, "Load error") != NULL;
     free(text);
     if (!missing) return st;

@@ -29,8 +29,14 @@ out=$1 time=$2
 shift 3
 mkdir -p "$out" || exit 1
 state=$out/launch.txt
-record() { # record LINE: the state, atomically
-    printf '%s\n' "$1" >"$state.tmp" && mv -f "$state.tmp" "$state"
+# The temp files of a launcher killed mid-write: no other launcher runs on
+# OUT (pipeline.mk holds the run's lock, stages/pf-lock.c), so they are stale.
+rm -f "$state.tmp" "$state".tmp.*
+record() { # record LINE: the state, atomically, through a fresh temp file (mktemp: O_EXCL, never a planted one)
+    t=$(mktemp "$state.tmp.XXXXXX") || return 1
+    if printf '%s\n' "$1" >"$t" && chmod =rw "$t" && mv -f "$t" "$state"; then return 0; fi
+    rm -f "$t"
+    return 1
 }
 now() { date +%s; }
 
@@ -51,8 +57,9 @@ slurm)
         --cpus-per-task="${TRAIN_THREADS:-1}" --time="$time" --output="$out/slurm-%j.log" \
         ${PF_SLURM_PARTITION:+--partition="$PF_SLURM_PARTITION"} ${PF_SLURM_ACCOUNT:+--account="$PF_SLURM_ACCOUNT"} \
         $([ "${PF_DEVICE:-}" = cuda ] && echo --gres=gpu:1) ${PF_SLURM_ARGS:-} \
-        sh -c 'printf "running slurm %s %s %s\n" "$SLURM_JOB_ID" "$(hostname)" "$(date +%s)" >"$0.tmp" &&
-               mv -f "$0.tmp" "$0" && exec "$@"' "$state" "$@"
+        sh -c 't=$(mktemp "$0.tmp.XXXXXX") &&
+               printf "running slurm %s %s %s\n" "$SLURM_JOB_ID" "$(hostname)" "$(date +%s)" >"$t" &&
+               chmod =rw "$t" && mv -f "$t" "$0" && exec "$@"' "$state" "$@"
     srun "$@"
     rc=$?
     ;;

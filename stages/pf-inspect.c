@@ -6,7 +6,9 @@
  *
  * Our HDF5 files carry a checksum header (io/h5.h): it is checked before
  * HDF5 reads the file, and a corrupt file is refused (exit 1), never handed
- * to HDF5, which can crash on damaged metadata.
+ * to HDF5, which can crash on damaged metadata. A checksum can be
+ * recomputed, and another tool's file has none: HDF5 reads the file in a
+ * child process, whose crash (or loop) is an error naming the file (exit 1).
  *
  * Exit codes: 0 ok, 1 unreadable file or unknown format, 2 usage error.
  */
@@ -45,7 +47,9 @@ static void usage(FILE *to)
             "  /path  link -> TARGET\n"
             "Files written by PinnForge start with a checksum header (PINNFORGE-H5, in a\n"
             "512-byte user block); a file whose header is damaged or whose checksum does not\n"
-            "match is refused (exit 1) before HDF5 reads it.\n"
+            "match is refused (exit 1) before HDF5 reads it. HDF5 reads every file in a\n"
+            "child process: if it crashes (or loops) on a damaged file, that is exit 1 with\n"
+            "a message naming the file.\n"
             "\n"
             "msgpack: a file of one or more concatenated objects, each a map or an array at\n"
             "the top level, printed as pretty JSON, one document per object. Map keys that are\n"
@@ -493,15 +497,12 @@ static int visit_group(walk *w, hid_t g, const char *prefix)
     return 0;
 }
 
-/* buf[0..len): the file's bytes, checked before HDF5 reads them (a damaged
- * file can crash HDF5; io/h5.h, "checksum"). */
-static int inspect_hdf5(const char *path, const char *buf, size_t len)
+/* The walk of the file `ctx` (its path), in the child process of
+ * pf_h5_isolate(): 0 when every object was printed, else 1. */
+static int walk_file(void *ctx)
 {
+    const char *path = ctx;
     walk w = {path, false};
-    if (pf_h5_verify_bytes(path, buf, len) != PF_OK) {
-        fprintf(stderr, "pf-inspect: %s\n", pf_errmsg());
-        return 1;
-    }
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) {
         fprintf(stderr, "pf-inspect: %s: cannot open as HDF5\n", path);
@@ -516,8 +517,30 @@ static int inspect_hdf5(const char *path, const char *buf, size_t len)
         if (H5Gclose(root) < 0) h5_failed(&w, "close", "/");
     }
     if (H5Fclose(f) < 0) h5_failed(&w, "close", path);
-    fflush(stdout);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "pf-inspect: cannot write the output\n");
+        return 1;
+    }
     return w.failed ? 1 : 0;
+}
+
+/* buf[0..len): the file's bytes, checked before HDF5 reads them (a damaged
+ * file can crash HDF5; io/h5.h, "checksum"). A checksum can be recomputed
+ * and a file of another tool has none, so HDF5 reads the file in a child
+ * process (io/h5.h, "isolation"): its crash, or a loop, is an error naming
+ * the file, exit 1. */
+static int inspect_hdf5(const char *path, const char *buf, size_t len)
+{
+    if (pf_h5_verify_bytes(path, buf, len) != PF_OK) {
+        fprintf(stderr, "pf-inspect: %s\n", pf_errmsg());
+        return 1;
+    }
+    int code = 1;
+    if (pf_h5_isolate(path, walk_file, (void *)path, &code) != PF_OK) {
+        fprintf(stderr, "pf-inspect: %s\n", pf_errmsg());
+        return 1;
+    }
+    return code == 0 ? 0 : 1;
 }
 
 /* ------------------------------------------------------------------ main */

@@ -13,6 +13,7 @@
  * NAME may be a path to a .pde file wherever it stands.
  */
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,6 +23,7 @@
 #include "core/parse.h"
 #include "core/real.h"
 #include "core/rng.h"
+#include "geom/exact_check.h"
 #include "geom/geometry.h"
 #include "geom/sample.h"
 #include "io/data_dir.h"
@@ -244,6 +246,50 @@ static int show(const char *name)
     return 0;
 }
 
+/* Whether a file's exact solution solves its equations and meets its
+ * constraints (geom/exact_check.h): a line on stdout when it does, else
+ * FILE:LINE:COL of the equation, constraint or formula at fault on stderr. */
+static pf_status check_exact(const pf_pdefile *f, const pf_pde *p)
+{
+    pf_exact_check r;
+    pf_exact_check_opts o = {.equation_terms = pf_pdefile_equation_terms,
+                             .constraint_terms = pf_pdefile_constraint_terms};
+    pf_status st = pf_pde_exact_check(p, &o, &r);
+    if (st == PF_OK) {
+        printf("exact solution: satisfies every equation and constraint (largest residual %.2g of the terms' "
+               "scale, at most %g)\n",
+               r.worst_ratio, PF_EXACT_CHECK_TOL);
+        return PF_OK;
+    }
+    pf_pdefile_pos pos = f->ref.nexact ? f->ref.exact[0].pos : f->end;
+    if (r.bad_output >= 0) {
+        const pf_pdefile_assign *a = NULL;
+        for (int j = 0; j < f->ref.nexact; j++)
+            if (f->ref.exact[j].output == r.bad_output) a = &f->ref.exact[j];
+        char formula[2048], pt[512];
+        size_t n = 0;
+        pt[0] = 0;
+        for (int i = 0; i < p->d_in && n < sizeof pt; i++)
+            n += (size_t)snprintf(pt + n, sizeof pt - n, "%s%s = %.6g", i ? ", " : "", p->inputs[i], r.bad_x[i]);
+        double u[PF_PDE_MAX_OUT];
+        char value[32];
+        p->exact(p, r.bad_x, u);
+        if (isnan(u[r.bad_output]))
+            snprintf(value, sizeof value, "NaN");
+        else
+            snprintf(value, sizeof value, "%g", u[r.bad_output]);
+        if (a) pos = a->pos;
+        fprintf(stderr, "%s:%d:%d: exact %s = %s is not finite (%s) at %s, a point of the domain\n", f->path,
+                pos.line, pos.col, p->outputs[r.bad_output],
+                a ? pf_pdefile_expr_str(a->e, formula, sizeof formula) : "?", value, pt);
+        return st;
+    }
+    if (r.failed_eq >= 0) pos = f->eq[r.failed_eq].pos;
+    if (r.failed_con >= 0) pos = f->con[r.failed_con].pos;
+    fprintf(stderr, "%s:%d:%d: %s\n", f->path, pos.line, pos.col, pf_errmsg());
+    return st;
+}
+
 /* A .pde file: parsed, checked and described; every problem on stderr. */
 static int check_file(const char *path)
 {
@@ -277,9 +323,11 @@ static int check_file(const char *path)
     st = pf_pde_inputs_check(p, &neval);
     if (st != PF_OK)
         fprintf(stderr, "pf-pde: %s: %s\n", p->name, pf_errmsg());
-    else if (neval < 0)
+    else if (p->ref == PF_REF_ANALYTIC)
+        st = check_exact(pf_pdefile_of(p), p);
+    if (st == PF_OK && neval < 0)
         printf("%s: ok; no reference (it trains without an MSE)\n", path);
-    else
+    else if (st == PF_OK)
         printf("%s: ok; reference ok (%d evaluation points)\n", path, neval);
     pf_pdefile_pde_free(p);
     return pf_status_exit_code(st);

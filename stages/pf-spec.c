@@ -109,7 +109,7 @@ int main(int argc, char **argv)
     }
     char *text;
     size_t len;
-    if (pf_file_read(file, &text, &len) != PF_OK) {
+    if (pf_file_read_as(file, PF_FILE_SPEC, &text, &len) != PF_OK) {
         fprintf(stderr, "pf-spec: %s\n", pf_errmsg());
         return 1;
     }

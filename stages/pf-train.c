@@ -220,7 +220,7 @@ static int read_spec(opts *o, json_t **raw, pf_proposal_file *prop, const char *
     if (!o->pde) return bad("%s", "--pde is required (a proposal names its PDE; a JSON spec does not)");
     char *text;
     size_t len;
-    if (pf_file_read(o->spec, &text, &len) != PF_OK) return bad("%s", pf_errmsg());
+    if (pf_file_read_as(o->spec, PF_FILE_SPEC, &text, &len) != PF_OK) return bad("%s", pf_errmsg());
     pf_status st = pf_spec_parse(text, raw);
     free(text);
     return st == PF_OK ? 0 : bad("%s", pf_errmsg());

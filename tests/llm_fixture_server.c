@@ -3,7 +3,7 @@
  * provider tests (llm_fixture_server.h), and their folder helpers. No
  * main(), no Test() cases: it links into pf-tests with the rest of tests/.
  */
-#define _GNU_SOURCE /* memmem */
+#define _GNU_SOURCE /* memmem, strcasestr */
 #include "llm_fixture_server.h"
 
 #include <arpa/inet.h>
@@ -196,10 +196,12 @@ static void serve(llm_fixture *f, int c, int idx)
     }
     if (!body) return;
     char head[4096];
+    /* JSON unless the script names another type (a proxy's HTML page) */
+    int typed = r->headers && strcasestr(r->headers, "content-type:") != NULL;
     int n = snprintf(head, sizeof head,
-                     "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
-                     "Connection: close\r\n%s\r\n",
-                     r->status, reason(r->status), strlen(body), r->headers ? r->headers : "");
+                     "HTTP/1.1 %d %s\r\n%sContent-Length: %zu\r\nConnection: close\r\n%s\r\n", r->status,
+                     reason(r->status), typed ? "" : "Content-Type: application/json\r\n", strlen(body),
+                     r->headers ? r->headers : "");
     send_all(c, head, (size_t)n < sizeof head ? (size_t)n : sizeof head - 1);
     send_all(c, body, strlen(body));
     free(body);
@@ -225,6 +227,7 @@ llm_fixture *llm_fixture_start(const llm_fixture_reply *script, int n)
 {
     llm_fixture *f = calloc(1, sizeof *f);
     if (!f) return NULL;
+    f->fd = -1;
     f->script = script;
     f->nscript = n;
     atomic_init(&f->stop, 0);
@@ -241,13 +244,29 @@ llm_fixture *llm_fixture_start(const llm_fixture_reply *script, int n)
         goto fail;
     f->port = ntohs(a.sin_port);
     snprintf(f->url, sizeof f->url, "http://127.0.0.1:%d/v1", f->port);
-    if (pthread_create(&f->thread, NULL, loop, f) != 0) goto fail;
+    int rc = pthread_create(&f->thread, NULL, loop, f);
+    if (rc != 0) {
+        errno = rc;
+        goto fail;
+    }
     return f;
-fail:
+fail:;
+    int err = errno;
     if (f->fd >= 0) close(f->fd);
     pthread_mutex_destroy(&f->mu);
     free(f);
+    errno = err;
     return NULL;
+}
+
+llm_fixture *llm_fixture_start_or_skip(const llm_fixture_reply *script, int n)
+{
+    errno = 0;
+    llm_fixture *f = llm_fixture_start(script, n);
+    if (!f)
+        cr_skip_test("cannot start the loopback LLM server on 127.0.0.1: %s",
+                     errno ? strerror(errno) : "out of memory");
+    return f;
 }
 
 const char *llm_fixture_url(const llm_fixture *f) { return f->url; }

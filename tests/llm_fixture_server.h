@@ -15,7 +15,8 @@
  *     llm_fixture_stop(f);
  *
  * One scripted reply per connection, in order (Connection: close,
- * Content-Length); a connection past the script gets HTTP 500
+ * Content-Length, Content-Type: application/json unless the reply's
+ * headers name another, as a proxy's HTML page does); a connection past the script gets HTTP 500
  * "fixture: unscripted request" and is recorded too. A reply's delay is
  * waited before answering (in short slices, so stopping is never slow).
  * Every request is recorded: method, path, raw header block, body.
@@ -52,8 +53,12 @@ typedef struct llm_fixture_request {
 typedef struct llm_fixture llm_fixture;
 
 /* The script is copied by reference: it must outlive the server. NULL on
- * failure (socket, bind, thread). */
+ * failure (socket, bind, thread), errno saying why. */
 llm_fixture *llm_fixture_start(const llm_fixture_reply *script, int n);
+/* The same, but a server that cannot start skips the calling test, with
+ * the reason (a sandbox without a loopback interface is no failure of
+ * ours); never NULL. */
+llm_fixture *llm_fixture_start_or_skip(const llm_fixture_reply *script, int n);
 const char *llm_fixture_url(const llm_fixture *f);
 /* Requests received so far. */
 int llm_fixture_count(llm_fixture *f);

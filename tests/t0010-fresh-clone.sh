@@ -30,10 +30,12 @@ fi
 (cd "$ROOT" && git ls-files -z --others --exclude-standard | xargs -0 -r tar cf - | (cd "$C" && tar xf -))
 check "no build folder in the clone" test ! -e "$C/build"
 
-# A user's shell: no variables of ours, no make of ours around it.
+# A user's shell: no variables of ours, no make of ours around it (make
+# exports its command line's variables, CUDA=0 or BUILD=..., to the tests),
+# only what a login shell has.
 user() { # user COMMAND... (in the clone)
-    (cd "$C" && env -u PF_DATA_DIR -u PF_REFS_DIR -u PF_PINNSAGENT_DIR -u PF_LLM_URL -u PF_DEVICE \
-        -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEFILES "$@")
+    (cd "$C" && env -i PATH="$PATH" HOME="${HOME:-/root}" USER="${USER:-root}" LANG="${LANG:-C.UTF-8}" \
+        ${TMPDIR:+TMPDIR="$TMPDIR"} "$@")
 }
 
 user make -n study >"$tmp/study.n" 2>"$tmp/err"
@@ -56,8 +58,12 @@ eq "the main command (smoke profile) in the fresh clone: $smoke" "$rc" 0
 [ "$rc" -eq 0 ] || tail -20 "$tmp/main.err" >&2
 F=$C/runs/$pde/pinnforge/run$run/final.msgpack
 check "final.msgpack" test -f "$F"
-hf=$("$C/build/bin/pf-inspect" "$F" 2>/dev/null | sed -n 's/^  "hf_mse": \(.*\),$/\1/p')
-check "hf_mse is a finite number ($hf)" awk -v x="$hf" 'BEGIN { exit !(x ~ /^[0-9.eE+-]+$/ && x + 0 == x + 0 && x + 0 < 1e300) }'
+hf=$("$C/build/bin/pf-inspect" "$F" 2>"$tmp/inspect.err" | sed -n 's/^  "hf_mse": \(.*\),$/\1/p')
+if awk -v x="$hf" 'BEGIN { exit !(x ~ /^[0-9.eE+-]+$/ && x + 0 == x + 0 && x + 0 < 1e300) }'; then ok; else
+    not_ok "hf_mse is a finite number ($hf)"
+    cat "$tmp/inspect.err" >&2
+    "$C/build/bin/pf-inspect" "$F" 2>&1 | grep -e hf_mse -e stop_reason >&2
+fi
 
 # No data at all: the tests that need it skip and say what to run.
 mkdir -p "$tmp/nodata" "$tmp/noagent"

@@ -11,7 +11,11 @@
 # file fails with exit 1 and FILE:LINE:COL messages on stderr, nothing on
 # stdout; no argument is a usage error (2). A part with a `where`
 # condition compiles, also among other parts; inside another `where` part
-# it is named as not compiled yet.
+# it is named as not compiled yet. An exact solution must solve the
+# equations and meet the constraints (else the equation or constraint and
+# the worst point are named) and be finite; data files must hold finite
+# values at points of the domain, each point once; an expression deeper
+# than 256 operations is refused at its line:col.
 . "$(dirname "$0")/lib.sh"
 PF_PDE=$BIN/pf-pde
 # the exit code of checking an example whose reference is PINNacle file $1
@@ -88,6 +92,63 @@ check "nothing on stdout" test ! -s "$tmp/out"
 printf 'pde a\nequation (u\n' >"$tmp/syntax.pde"
 expect_rc 1 "a syntax error fails" "$PF_PDE" check "$tmp/syntax.pde"
 eq "syntax error message" "$(cat "$tmp/err")" "$tmp/syntax.pde:3:1: expected ')' to close the '(' at 2:10, found the end of the file"
+
+# An exact solution is checked against the equations and constraints (the
+# jet engine's residuals at u*) and must be finite on the domain; the data
+# files beside a file must hold finite values at points of the domain.
+expect_rc 0 "helmholtz_2d.pde: its exact solution solves it" "$PF_PDE" check "$ROOT/examples/pdes/helmholtz_2d.pde"
+check "says so" grep -q "^exact solution: satisfies every equation and constraint (largest residual .* of the terms' scale, at most 0.001)$" "$tmp/out"
+sed 's/^equation -lap(u) - k^2\*u = /equation -lap(u) - k^2*u = -/' "$ROOT/examples/pdes/helmholtz_2d.pde" >"$tmp/flip.pde"
+expect_rc 1 "a source term with its sign flipped fails" "$PF_PDE" check "$tmp/flip.pde"
+check "names the equation and the worst point" grep -q "^$tmp/flip.pde:16:1: helmholtz_2d: the exact solution does not satisfy equation 1: its residual is .* of the terms' scale .*, the worst .* at x = .*, y = " "$tmp/err"
+check "flipped: no ok line" sh -c "! grep -q ': ok;' '$tmp/out'"
+cat >"$tmp/bc.pde" <<'PDE'
+pde bcw
+statement "a boundary value the exact solution does not meet"
+inputs x
+outputs u
+domain interval(0, 1)
+equation u_xx = 0
+dirichlet bc on x_lo, x_hi: u = 1
+exact u = x
+PDE
+expect_rc 1 "a constraint u* does not meet fails" "$PF_PDE" check "$tmp/bc.pde"
+check "names the constraint" grep -q "^$tmp/bc.pde:7:1: bcw: the exact solution does not satisfy constraint bc: .*the worst -1 at x = 0$" "$tmp/err"
+sed 's/^exact u = x$/exact u = sqrt(-1 - x)/; s/u = 1$/u = 0/' "$tmp/bc.pde" >"$tmp/nan.pde"
+expect_rc 1 "an exact solution that is not finite fails" "$PF_PDE" check "$tmp/nan.pde"
+check "names the formula and a point" grep -q "^$tmp/nan.pde:8:7: exact u = sqrt(((-1) - x)) is not finite (NaN) at x = " "$tmp/err"
+
+mkdir "$tmp/obs"
+cat >"$tmp/obs/o.pde" <<'PDE'
+pde o
+statement "observations beside the file"
+inputs x
+outputs u
+domain interval(0, 1)
+equation u_xx
+observe data: u from "obs.csv"
+PDE
+for bad in "0.5,inf|obs.csv:2: column 'u': 'inf' is not a finite number" \
+    "0.5,1e39|obs.csv:2: column 'u': '1e39' is beyond float32's range" \
+    "10,1|obs.csv:2: the point x = 10 lies outside the domain (by 9; points on the boundary may lie outside by 1e-05)"; do
+    printf 'x,u\n%s\n' "${bad%%|*}" >"$tmp/obs/obs.csv"
+    expect_rc 1 "observations ${bad%%|*} fail" "$PF_PDE" check "$tmp/obs/o.pde"
+    check "${bad%%|*}: says where" grep -qF "${bad#*|}" "$tmp/err"
+done
+printf 'x,x,u\n0.5,0.5,1\n' >"$tmp/obs/obs.csv"
+expect_rc 1 "a column named twice fails" "$PF_PDE" check "$tmp/obs/o.pde"
+check "names it" grep -qF "obs.csv:1: column 'x' named twice (fields 1 and 2)" "$tmp/err"
+printf 'x,u\n0.5,1\n0.25,0\n0.5,2\n' >"$tmp/obs/obs.csv"
+expect_rc 1 "a point with two values fails" "$PF_PDE" check "$tmp/obs/o.pde"
+check "names both rows" grep -qF "obs.csv:4: the point x = 0.5 is also on line 2, with another value (u = 1 there, 2 here)" "$tmp/err"
+printf '\357\273\277x,u\n0.5,1e-310\n1,0\n' >"$tmp/obs/obs.csv"
+expect_rc 0 "a byte-order mark, a subnormal and a point on the boundary are read" "$PF_PDE" check "$tmp/obs/o.pde"
+
+# 200,000 terms (400 KB): refused at the operator past the limit, not a crash
+{ printf 'pde deep\nstatement "s"\ninputs x\noutputs u\ndomain interval(0, 1)\nequation u_xx\nexact u = x'
+  head -c 400000 /dev/zero | tr '\0' '+' | sed 's/+/+x/g'; echo; } >"$tmp/deep.pde"
+expect_rc 1 "a 200,000-term expression is refused" "$PF_PDE" check "$tmp/deep.pde"
+check "at its line:col, with the limit" grep -qx "$tmp/deep.pde:7:522: expression more than 256 operations deep (.*" "$tmp/err"
 
 head -c 2000000 /dev/zero >"$tmp/huge.pde"
 expect_rc 1 "a huge file is refused" "$PF_PDE" check "$tmp/huge.pde"

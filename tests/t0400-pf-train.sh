@@ -6,8 +6,12 @@
 # Exit codes (0 trained, 2 usage / unknown PDE / invalid spec), the two
 # artifacts (h5dump and pf-inspect read them; the spec hash agrees with
 # pf-spec check), bit-identical datasets for the same seed, progress lines
-# when stderr is not a terminal, and fidelity scaling (a low-fidelity spec
-# run at high fidelity plans 10,000 steps; stopped here by --timeout).
+# when stderr is not a terminal, fidelity scaling (a low-fidelity spec
+# run at high fidelity plans 10,000 steps; stopped here by --timeout), and a
+# full disk: tmpfs mounts (root only, skipped otherwise) at 10 sizes too
+# small for the outputs give exit 1 with a message naming the file, never a
+# signal (HDF5 1.10 crashed at exit after failing to close a file it could
+# not flush), and no temp file.
 . "$(dirname "$0")/lib.sh"
 T=$BIN/pf-train
 
@@ -76,4 +80,54 @@ check "high fidelity: the start line says scaled" grep -q '(10000 steps, scaled)
 "$BIN/pf-inspect" "$tmp/h/evidence.msgpack" >"$tmp/ev" 2>&1
 check "high fidelity: budget 10000" grep -q '^    "budget": 10000,' "$tmp/ev"
 check "high fidelity: status timeout" grep -q '^  "status": "timeout",' "$tmp/ev"
+
+# ------------------------------------------------------------ a full disk
+smoke=$tmp/smoke.json
+cat >"$smoke" <<'EOF'
+{"representation": {}, "architecture": {"depth": 2, "width": 16},
+ "sampling": {"interior": 256, "boundary": 128, "method": "sobol"},
+ "constraints": {}, "loss": {},
+ "optimization": {"stages": [{"optimizer": "adam", "steps": 20, "lr": 0.003}]},
+ "training": {"log_every": 5, "eval_every": 10}}
+EOF
+expect_rc 0 "full disk: the smoke run fits a large disk" "$T" "$smoke" --pde poisson_5d --budget smoke --seed 1 \
+    --out "$tmp/s" --threads 1 --quiet
+need=$(cat "$tmp/s/result.h5" "$tmp/s/evidence.msgpack" | wc -c)
+mnt=$tmp/mnt
+mkdir "$mnt"
+if ! mount -t tmpfs -o size=4k tmpfs "$mnt" 2>/dev/null; then
+    echo "$TEST_NAME: full disk skipped: cannot mount a tmpfs here (needs root)"
+    finish
+    exit
+fi
+umount "$mnt"
+trap 'umount "$mnt" 2>/dev/null; rm -rf "$tmp"' EXIT
+# 10 sizes, 4 KiB to a few pages short of the outputs
+sizes=$(awk -v need="$need" 'BEGIN { m = int(need / 4096) - 3; for (i = 0; i < 10; i++) print 4 * (1 + int(i * (m - 1) / 9)) }')
+signals=0 other=0 unnamed=0 left=0
+for kb in $sizes; do
+    mount -t tmpfs -o size="${kb}k" tmpfs "$mnt"
+    "$T" "$smoke" --pde poisson_5d --budget smoke --seed 1 --out "$mnt/o" --threads 1 --quiet >/dev/null 2>"$tmp/err"
+    rc=$?
+    if [ $rc -ge 128 ]; then
+        signals=$((signals + 1))
+        echo "$TEST_NAME: full disk: ${kb} KiB: pf-train died by signal $((rc - 128))" >&2
+    elif [ $rc -ne 1 ]; then
+        other=$((other + 1))
+        echo "$TEST_NAME: full disk: ${kb} KiB: pf-train exit $rc" >&2
+    fi
+    grep -q "'$mnt/o/[^']*'.*No space left on device" "$tmp/err" || unnamed=$((unnamed + 1))
+    [ -z "$(find "$mnt" -name '*.tmp.*')" ] || left=$((left + 1))
+    umount "$mnt"
+done
+echo "$TEST_NAME: full disk: tmpfs of $(echo $sizes | sed 's/ /, /g') KiB (the outputs take $need bytes): $signals signals, $other other exit codes"
+eq "full disk: no signal" "$signals" 0
+eq "full disk: exit 1" "$other" 0
+eq "full disk: a message naming the file and the full disk" "$unnamed" 0
+eq "full disk: no temp file left" "$left" 0
+mount -t tmpfs -o size=$((need / 1024 + 64))k tmpfs "$mnt"
+expect_rc 0 "full disk: a disk just large enough" "$T" "$smoke" --pde poisson_5d --budget smoke --seed 1 \
+    --out "$mnt/o" --threads 1 --quiet
+eq "full disk: just large enough: both outputs" "$(ls "$mnt/o" | tr '\n' ' ')" "evidence.msgpack result.h5 "
+umount "$mnt"
 finish

@@ -11,6 +11,11 @@
 # is a set-up failure naming the file (exit 1, no evidence; the sanitiser
 # of messages in artifacts is tested in test_artifact.c); and
 # every executable meets missing files, bad options and corrupt files.
+# Issue 33: what is not a regular file (/dev/zero, a FIFO) or is over its
+# kind's limit is refused at once; a link planted under a writer's temp
+# name is never followed; a context.json of another run, a key given twice
+# (context.json, a spec), a negative std and a damaged pde_labels.tsv are
+# refused.
 # Under `make test SANITIZE=1` each of these runs with ASan, LSan and UBSan,
 # and the Makefile fails the test on any report (a leak on an error path).
 . "$(dirname "$0")/lib.sh"
@@ -147,6 +152,70 @@ check "pf-stats: names the corrupt file" grep -q "corrupt msgpack" "$tmp/err"
 expect_rc 2 "pf-stats: unknown option" "$BIN/pf-stats" --frobnicate
 mkdir -p "$tmp/noruns/burgers_1d/pinnforge/notarun"
 expect_rc 0 "pf-stats: a runs tree without runs" "$BIN/pf-stats" --runs "$tmp/noruns" --out "$tmp/reports" --quiet
+
+# ------------------------------------------------------------ what is not a plain file, or too big (issue 33)
+# Every reader takes regular files only, each within its kind's limit
+# (src/core/file.h): /dev/zero used to grow pf-spec to gigabytes, a FIFO
+# given as a spec, a .pde or a table used to block forever (each run under
+# timeout here: 124 would be a hang).
+mkfifo "$tmp/fifo.json" "$tmp/fifo.pde" "$tmp/fifo.csv"
+expect_rc 1 "pf-spec check /dev/zero" timeout 20 "$BIN/pf-spec" check /dev/zero --pde burgers_1d --fidelity low
+check "/dev/zero: a device, not a regular file" grep -q "cannot read '/dev/zero': a character device, not a regular file" "$tmp/err"
+expect_rc 1 "pf-spec check FIFO" timeout 20 "$BIN/pf-spec" check "$tmp/fifo.json" --pde burgers_1d --fidelity low
+check "FIFO spec: says so" grep -q "fifo.json': a FIFO, not a regular file" "$tmp/err"
+expect_rc 2 "pf-train FIFO spec" timeout 20 "$BIN/pf-train" "$tmp/fifo.json" --pde burgers_1d --seed 0 --out "$tmp/t"
+expect_rc 2 "pf-spec --pde FIFO.pde" timeout 20 "$BIN/pf-spec" describe --pde "$tmp/fifo.pde"
+check "FIFO .pde: says so" grep -q "fifo.pde': a FIFO, not a regular file" "$tmp/err"
+printf '%s\n' 'pde fifo_ref' 'statement "s"' 'inputs x' 'outputs u' 'domain interval(0, 1)' \
+    'equation u_xx = -pi^2*sin(pi*x)' 'reference "fifo.csv"' >"$tmp/ref.pde"
+expect_rc 2 "a .pde whose reference table is a FIFO" timeout 20 "$BIN/pf-spec" describe --pde "$tmp/ref.pde"
+check "FIFO table: says so" grep -q "fifo.csv': a FIFO, not a regular file" "$tmp/err"
+expect_rc 1 "pf-stats --from-table FIFO" timeout 20 "$BIN/pf-stats" --from-table "$tmp/fifo.csv"
+head -c 1048577 /dev/zero | tr '\0' ' ' >"$tmp/big.json"
+expect_rc 1 "pf-spec check: a spec over 1 MiB" "$BIN/pf-spec" check "$tmp/big.json" --pde burgers_1d --fidelity low
+check "big spec: names the limit" grep -q "1048577 bytes, more than the 1 MiB a spec may have" "$tmp/err"
+expect_rc 1 "pf-spec check - with endless input" sh -c "timeout 20 cat /dev/zero | '$BIN/pf-spec' check - --pde burgers_1d --fidelity low"
+check "endless input: stops at the limit" grep -q "cannot read '-': more than the 1 MiB a spec may have" "$tmp/err"
+
+# ------------------------------------------------------------ temp files never follow a planted link (issue 33)
+# The writer's temp file used to be "<out>.tmp.<pid>", opened with O_CREAT |
+# O_TRUNC: a link planted under the pid the writer would have (the shell
+# execs it, so the pid is the shell's) made pf-knowledge overwrite its target.
+echo "keep me" >"$tmp/target"
+expect_rc 0 "pf-knowledge beside a planted link" sh -c 'ln -s "$1" "$0.tmp.$$" && exec "$2" --pde burgers_1d --out "$0"' \
+    "$tmp/k.msgpack" "$tmp/target" "$BIN/pf-knowledge"
+eq "the link's target is untouched" "$(cat "$tmp/target")" "keep me"
+check "the knowledge is written" "$BIN/pf-inspect" "$tmp/k.msgpack"
+
+# ------------------------------------------------------------ settings that are not the run's (issue 33)
+C=$tmp/runs/burgers_1d/pinnforge/run1
+mkdir -p "$C"
+echo '{"pde": "poisson_5d", "method": "pinnforge", "run": 1, "budget": "smoke", "llm": "offline"}' >"$C/context.json"
+expect_rc 1 "a context.json of another PDE" "$BIN/pf-propose" --run "$C" --generation 0 --slot 0 --quiet
+check "another PDE: says whose" grep -q "context.json' is the settings of another run: its \"pde\" is poisson_5d" "$tmp/err"
+check "another PDE: nothing written" test ! -e "$C/gen00"
+echo '{"pde": "burgers_1d", "method": "pinnforge", "run": 1, "budget": "smoke", "llm": "offline", "run": 2}' >"$C/context.json"
+expect_rc 1 "a context.json with a key twice" "$BIN/pf-propose" --run "$C" --generation 0 --slot 0 --quiet
+check "a key twice: says so" grep -q "duplicate object key" "$tmp/err"
+printf '{"architecture": {"depth": 2, "width": 8, "depth": 6}}' >"$tmp/dup.json"
+expect_rc 1 "a spec with a key twice" "$BIN/pf-spec" check "$tmp/dup.json" --pde burgers_1d --fidelity low
+check "a spec with a key twice: says so" grep -q "duplicate object key" "$tmp/out"
+printf 'pde,method,mean,std\nburgers_1d,pinnforge,1e-3,-2e-4\nburgers_1d,vanilla,2e-3,1e-4\n' >"$tmp/neg.csv"
+expect_rc 1 "pf-stats: a negative std" "$BIN/pf-stats" --from-table "$tmp/neg.csv"
+check "a negative std: names the line" grep -q "neg.csv:2: std '-2e-4' is not a standard deviation" "$tmp/err"
+
+# ------------------------------------------------------------ PINNsAgent's labels by their SHA-256 (issue 33)
+if has_pa_data pde_labels.tsv && has_pa_data dataset_for_retrieval.csv; then
+    pa=${PF_PINNSAGENT_DIR:-data/ref/pinnsagent}
+    mkdir -p "$tmp/pa"
+    cp "$pa/dataset_for_retrieval.csv" "$tmp/pa/"
+    sed 's/^Heat2D_VaryingCoef\t/,eat2D_VaryingCoef\t/' "$pa/pde_labels.tsv" >"$tmp/pa/pde_labels.tsv"
+    expect_rc 1 "a damaged pde_labels.tsv" env PF_PINNSAGENT_DIR="$tmp/pa" "$BIN/pf-pinnsagent-db" --pde burgers_1d
+    check "damaged labels: not the release" grep -q "pde_labels.tsv' is not PINNsAgent's released pde_labels.tsv" "$tmp/err"
+    expect_rc 0 "the released labels" "$BIN/pf-pinnsagent-db" --pde burgers_1d
+else
+    data_missing "PINNsAgent's pde_labels.tsv or dataset_for_retrieval.csv (PF_PINNSAGENT_DIR): the labels' checksum"
+fi
 
 # ------------------------------------------------------------ a reference file with bytes 0xff 0xfe
 # poisson_2d_classic reads poisson1_cg_data.dat; line 13 gets the bytes,

@@ -9,12 +9,16 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
 #include <hdf5.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/real.h"
@@ -114,24 +118,25 @@ static hid_t open_dataset(hid_t fid, const char *name, int rank, const hsize_t *
     return d;
 }
 
-/* String attribute `key` of `obj`, copied into buf. */
+/* String attribute `key` of `obj`, copied into buf: a fixed-length UTF-8
+ * string of strlen + 1 bytes, NUL-terminated (never a variable-length one,
+ * whose bytes would be in the global heap). */
 static void read_str_attr(hid_t fid, const char *obj, const char *key, char *buf, size_t cap)
 {
     hid_t a = H5Aopen_by_name(fid, obj, key, H5P_DEFAULT, H5P_DEFAULT);
     cr_assert_geq(a, 0, "attribute %s of %s is missing", key, obj);
     hid_t ft = H5Aget_type(a);
     cr_assert_eq(H5Tget_class(ft), H5T_STRING, "%s.%s is not a string", obj, key);
-    cr_assert(H5Tis_variable_str(ft) > 0, "%s.%s: a variable-length string (as h5py writes)",
-              obj, key);
+    cr_assert_eq(H5Tis_variable_str(ft), 0, "%s.%s: a fixed-length string", obj, key);
     cr_assert_eq(H5Tget_cset(ft), H5T_CSET_UTF8, "%s.%s: UTF-8", obj, key);
-    hid_t mt = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mt, H5T_VARIABLE);
-    H5Tset_cset(mt, H5T_CSET_UTF8);
-    char *s = NULL;
-    cr_assert_geq(H5Aread(a, mt, &s), 0, "reading %s.%s", obj, key);
+    cr_assert_eq(H5Tget_strpad(ft), H5T_STR_NULLTERM, "%s.%s: NUL-terminated", obj, key);
+    size_t n = H5Tget_size(ft);
+    char *s = calloc(n + 1, 1);
+    cr_assert_not_null(s);
+    cr_assert_geq(H5Aread(a, ft, s), 0, "reading %s.%s", obj, key);
+    cr_assert_eq(n, strlen(s) + 1, "%s.%s: %zu bytes for \"%s\"", obj, key, n, s);
     snprintf(buf, cap, "%s", s);
-    H5free_memory(s);
-    H5Tclose(mt);
+    free(s);
     H5Tclose(ft);
     H5Aclose(a);
 }
@@ -785,4 +790,264 @@ Test(h5, read_f64_refuses_rank_3)
     cr_expect(strstr(pf_errmsg(), "'/cube'") && strstr(pf_errmsg(), path) && strstr(pf_errmsg(), "rank 3"),
               "%s", pf_errmsg());
     cr_expect(r == NULL && rows == 0 && cols == 0);
+}
+
+/* ========================================================== string limit --- */
+
+/* A string longer than an attribute's header message can hold is refused by
+ * name (HDF5 1.10 would fail without saying why), and spends the handle. */
+Test(h5, a_string_attribute_too_long_is_refused)
+{
+    char *big = malloc(PF_H5_ATTR_STR_MAX + 2);
+    cr_assert_not_null(big);
+    memset(big, 'a', PF_H5_ATTR_STR_MAX);
+    big[PF_H5_ATTR_STR_MAX] = 0;
+    pf_h5 *f = must_create();
+    OK(pf_h5_attr_str(f, "/", "longest", big)); /* the limit itself fits */
+    big[PF_H5_ATTR_STR_MAX] = 'a';
+    big[PF_H5_ATTR_STR_MAX + 1] = 0;
+    cr_assert_eq(pf_h5_attr_str(f, "/", "spec", big), PF_ERR_IO);
+    cr_expect(strstr(pf_errmsg(), "'spec'") && strstr(pf_errmsg(), path) && strstr(pf_errmsg(), "60001 bytes"),
+              "%s", pf_errmsg());
+    cr_assert_eq(pf_h5_close(f), PF_ERR_IO, "the close reports the refusal");
+    char names[512];
+    list_dir(names, sizeof names);
+    cr_assert_str_eq(names, "", "folder holds '%s'", names);
+    free(big);
+}
+
+/* ============================================================ full disk --- */
+
+/* A file of about 60 KB, written through the handle and closed: a small
+ * result.h5's kinds of objects. */
+static pf_status write_60k(const char *p)
+{
+    static double v[1000];
+    for (int i = 0; i < 1000; i++) v[i] = i * 0.5;
+    pf_h5 *f = NULL;
+    PF_TRY(pf_h5_create(p, &f));
+    pf_h5_attr_str(f, "/", "format", "pinnforge.test");
+    pf_h5_attr_i64(f, "/", "version", 1);
+    for (int k = 0; k < 7; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "/g%d/v", k % 3);
+        snprintf(name + strlen(name), sizeof name - strlen(name), "%d", k);
+        pf_h5_write_f64(f, name, v, 1000);
+        pf_h5_attr_str(f, name, "meaning", "a curve");
+    }
+    return pf_h5_close(f);
+}
+
+/* A disk that fills up while a file is written: the writer reports it,
+ * removes its temp file and exits normally, at every size tried. Writes past
+ * RLIMIT_FSIZE fail (EFBIG) as on a full disk (ENOSPC), without root. Each
+ * size runs in a child that then shuts HDF5 down (H5close, what its exit
+ * handler does): HDF5 1.10 crashed there (H5F__close_cb) after a failed
+ * close of a file it could not flush. t0400 does the same with pf-train on
+ * a tmpfs. */
+Test(h5, a_full_disk_is_an_error_not_a_crash)
+{
+    static const rlim_t limits[] = {0, 512, 2048, 4096, 8192, 16384, 24576, 32768, 45056, 57344};
+    for (size_t k = 0; k < sizeof limits / sizeof limits[0]; k++) {
+        fflush(NULL);
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0, "fork: %s", strerror(errno));
+        if (pid == 0) {
+            signal(SIGXFSZ, SIG_IGN);
+            struct rlimit rl = {limits[k], limits[k]};
+            int code = setrlimit(RLIMIT_FSIZE, &rl) == 0 ? 0 : 10;
+            pf_status st = code ? PF_OK : write_60k(path);
+            if (!code && st != PF_ERR_IO) code = 11;
+            if (!code && !(strstr(pf_errmsg(), path) && strstr(pf_errmsg(), strerror(EFBIG)))) code = 12;
+            char tmp[192];
+            snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+            if (!code && (exists(tmp) || exists(path))) code = 13;
+            if (code) fprintf(stderr, "limit %lu: status %d: %s\n", (unsigned long)limits[k], (int)st, pf_errmsg());
+            H5close();
+            _exit(code);
+        }
+        int ws = 0;
+        cr_assert_eq(waitpid(pid, &ws, 0), pid);
+        cr_assert(!WIFSIGNALED(ws), "file size limit %lu bytes: the writer died by signal %d (%s)",
+                  (unsigned long)limits[k], WTERMSIG(ws), strsignal(WTERMSIG(ws)));
+        cr_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 0,
+                  "file size limit %lu bytes: exit %d (10 setrlimit, 11 no I/O error, 12 the message "
+                  "names no file or reason, 13 a file left)",
+                  (unsigned long)limits[k], WEXITSTATUS(ws));
+    }
+    OK(write_60k(path)); /* no limit: written */
+    struct stat sb;
+    cr_assert_eq(stat(path, &sb), 0);
+    cr_assert_gt(sb.st_size, 57344, "the file (%lld bytes) exceeds every limit tried", (long long)sb.st_size);
+    char names[512];
+    list_dir(names, sizeof names);
+    cr_assert_str_eq(names, "out.h5", "folder holds '%s'", names);
+}
+
+/* ================================================ hostile and old files --- */
+
+/* Writes our header into the user block of p: the digest of bytes 512.. */
+static void seal(const char *p)
+{
+    size_t len;
+    unsigned char *b = slurp(p, &len);
+    cr_assert_gt(len, PF_H5_USERBLOCK);
+    char hex[PF_SHA256_HEX];
+    cr_assert_eq(pf_sha256_hex(b + PF_H5_USERBLOCK, len - PF_H5_USERBLOCK, hex), PF_OK);
+    memset(b, 0, PF_H5_USERBLOCK);
+    snprintf((char *)b, PF_H5_USERBLOCK, "%s%s\n", PF_H5_MAGIC, hex);
+    spill(p, b, len);
+    free(b);
+}
+
+/* A file as our writer made them before fixed-length strings (or as another
+ * tool writes one, userblock 0): variable-length UTF-8 string attributes
+ * (in the global heap) "format" on the root and "meaning" on /g/v, and the
+ * dataset /g/v. */
+static void write_vlen_file(const char *p, hsize_t userblock)
+{
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    if (userblock) cr_assert_geq(H5Pset_userblock(fcpl, userblock), 0);
+    hid_t fid = H5Fcreate(p, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+    cr_assert_geq(fid, 0, "H5Fcreate('%s') failed", p);
+    H5Pclose(fcpl);
+    hid_t g = H5Gcreate2(fid, "/g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hsize_t three = 3;
+    hid_t sp = H5Screate_simple(1, &three, NULL);
+    hid_t d = H5Dcreate2(fid, "/g/v", H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const double v[3] = {0.5, 1.5, 2.5};
+    cr_assert_geq(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v), 0);
+    hid_t vt = H5Tcopy(H5T_C_S1);
+    H5Tset_size(vt, H5T_VARIABLE);
+    H5Tset_cset(vt, H5T_CSET_UTF8);
+    hid_t as = H5Screate(H5S_SCALAR);
+    const char *format = "pinnforge.test", *meaning = "a variable-length string";
+    hid_t a = H5Acreate2(fid, "format", vt, as, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert_geq(H5Awrite(a, vt, &format), 0);
+    H5Aclose(a);
+    a = H5Acreate2(d, "meaning", vt, as, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert_geq(H5Awrite(a, vt, &meaning), 0);
+    H5Aclose(a);
+    H5Sclose(as);
+    H5Tclose(vt);
+    H5Dclose(d);
+    H5Sclose(sp);
+    H5Gclose(g);
+    cr_assert_geq(H5Fclose(fid), 0);
+    if (userblock) seal(p);
+}
+
+/* The first object of p's global heap claims 2^44 bytes (a byte changed in
+ * its size), the checksum recomputed when the file has our header: HDF5
+ * 1.10 copies that many bytes into a string's buffer (H5HG_read). */
+static void damage_heap(const char *p, bool ours)
+{
+    size_t len;
+    unsigned char *b = slurp(p, &len);
+    unsigned char *gcol = NULL;
+    for (size_t k = 0; !gcol && k + 4 <= len; k++)
+        if (!memcmp(b + k, "GCOL", 4)) gcol = b + k;
+    cr_assert_not_null(gcol, "no global heap in %s", p);
+    cr_assert_lt((size_t)(gcol - b) + 32, len);
+    gcol[16 + 8 + 5] = 0x10; /* object 1: index, refs, reserved, then its size */
+    spill(p, b, len);
+    free(b);
+    if (ours) seal(p);
+}
+
+/* Our files written before strings were fixed-length hold variable-length
+ * ones: they are still read (in a child process), and the file's numbers
+ * as before. */
+Test(h5, variable_length_strings_of_old_files_are_read)
+{
+    write_vlen_file(path, PF_H5_USERBLOCK);
+    OK(pf_h5_verify(path));
+    char *s;
+    OK(pf_h5_read_attr_str(path, "/", "format", &s));
+    cr_expect_str_eq(s, "pinnforge.test");
+    free(s);
+    OK(pf_h5_read_attr_str(path, "/g/v", "meaning", &s));
+    cr_expect_str_eq(s, "a variable-length string");
+    free(s);
+    double *r;
+    size_t rows, cols;
+    OK(pf_h5_read_f64(path, "/g/v", &r, &rows, &cols));
+    cr_expect(rows == 3 && cols == 1 && r[2] == 2.5);
+    free(r);
+}
+
+/* A file of ours with a byte changed and its checksum recomputed: the
+ * checksum passes, and HDF5 would follow the damaged heap. The string's
+ * read crashes in a child process, and is an error here naming the file
+ * and the attribute; what needs no heap still reads. */
+Test(h5, a_damaged_global_heap_with_its_checksum_recomputed_is_an_error)
+{
+    write_vlen_file(path, PF_H5_USERBLOCK);
+    damage_heap(path, true);
+    OK(pf_h5_verify(path));
+    char *s = (char *)1;
+    cr_assert_eq(pf_h5_read_attr_str(path, "/", "format", &s), PF_ERR_IO);
+    cr_expect(strstr(pf_errmsg(), path) && strstr(pf_errmsg(), "is damaged") &&
+                  strstr(pf_errmsg(), "attribute 'format' of '/'"),
+              "%s", pf_errmsg());
+    cr_expect(s == NULL);
+    cr_log_info("%s", pf_errmsg());
+    double *r;
+    size_t rows, cols;
+    OK(pf_h5_read_f64(path, "/g/v", &r, &rows, &cols));
+    cr_expect(rows == 3 && r[0] == 0.5);
+    free(r);
+}
+
+/* Another tool's file (no header to check) is read in a child process,
+ * whole: intact it reads as before; damaged, HDF5's crash is an error
+ * naming the file, for every reader. */
+Test(h5, foreign_files_are_read_in_a_child)
+{
+    write_vlen_file(path, 0);
+    char *s;
+    OK(pf_h5_read_attr_str(path, "/g/v", "meaning", &s));
+    cr_expect_str_eq(s, "a variable-length string");
+    free(s);
+    char **names;
+    size_t n;
+    OK(pf_h5_list(path, "/g", &names, &n));
+    cr_assert(n == 1 && !strcmp(names[0], "v"));
+    pf_h5_names_free(names, n);
+    int e;
+    OK(pf_h5_exists(path, "/g/v", &e));
+    cr_expect_eq(e, 1);
+
+    damage_heap(path, false);
+    s = (char *)1;
+    cr_assert_eq(pf_h5_read_attr_str(path, "/", "format", &s), PF_ERR_IO);
+    cr_expect(strstr(pf_errmsg(), path) && strstr(pf_errmsg(), "crashed"), "%s", pf_errmsg());
+    cr_expect(s == NULL);
+    double *r = (double *)1;
+    size_t rows = 9, cols = 9;
+    OK(pf_h5_read_f64(path, "/g/v", &r, &rows, &cols)); /* no heap on the way */
+    cr_expect(rows == 3 && cols == 1 && r[1] == 1.5);
+    free(r);
+}
+
+static int crash(void *ctx)
+{
+    (void)ctx;
+    raise(SIGSEGV);
+    return 0;
+}
+
+static int answer(void *ctx) { return *(int *)ctx; }
+
+/* pf_h5_isolate (pf-inspect's walk): the child's exit code comes back; its
+ * crash is an error naming the file. */
+Test(h5, isolate_turns_a_crash_into_an_error)
+{
+    int seven = 7, code = -1;
+    OK(pf_h5_isolate(path, answer, &seven, &code));
+    cr_expect_eq(code, 7);
+    cr_assert_eq(pf_h5_isolate(path, crash, NULL, &code), PF_ERR_IO);
+    cr_expect(strstr(pf_errmsg(), path) && strstr(pf_errmsg(), "crashed reading it") &&
+                  strstr(pf_errmsg(), strsignal(SIGSEGV)),
+              "%s", pf_errmsg());
 }

@@ -209,6 +209,8 @@ Test(msgpack_json, values_without_json_form_are_rejected)
         {"bin", "\xc4\x01x", 3},
         {"ext", "\xd4\x01\x00", 3},
         {"integer key", "\x81\x07\xa1x", 4},
+        {"a key twice (a spec's \"width\" given twice: which holds?)", "\x82\xa1w\x01\xa1w\x02", 7},
+        {"a key twice, deeper", "\x81\xa1s\x82\xa1" "a\xc0\xa1" "a\xc2", 10},
         {"NaN", "\xcb\x7f\xf8\x00\x00\x00\x00\x00\x00", 9},
         {"+Inf", "\xcb\x7f\xf0\x00\x00\x00\x00\x00\x00", 9},
         {"uint64 above INT64_MAX", "\xcf\x80\x00\x00\x00\x00\x00\x00\x00", 9},

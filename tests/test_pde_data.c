@@ -342,3 +342,195 @@ Test(pde_data, bad_data_files_say_what_and_where)
     }
     remove_dir(dir);
 }
+
+/* ------------------------------------------------------ values and points */
+
+/* Compile obs_pde (observations of u from `file`, beside it in dir) or
+ * heat_pde with `line`; the status, and the message in msg. */
+static pf_status try_compile(const char *dir, const char *text, char *msg, size_t cap)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/t.pde", dir);
+    pf_pdefile *f;
+    pf_pde *p = NULL;
+    msg[0] = 0;
+    pf_status st = pf_pdefile_load_text(path, text, strlen(text), &f);
+    if (st != PF_OK) {
+        snprintf(msg, cap, "%s", f ? f->errors : pf_errmsg());
+        pf_pdefile_free(f);
+        return st;
+    }
+    if ((st = pf_pdefile_compile(f, &p)) != PF_OK) snprintf(msg, cap, "%s", pf_errmsg());
+    pf_pdefile_pde_free(p);
+    return st;
+}
+
+typedef struct data_case {
+    const char *name, *content, *error; /* error NULL: accepted */
+} data_case;
+
+/* Each file as observations of u (obs_pde: x on [0, 1]) */
+static void observe_cases(const data_case *cases, size_t n)
+{
+    char dir[] = "/tmp/pf_pde_data_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    for (size_t i = 0; i < n; i++) {
+        char text[512], msg[1024];
+        write_file(dir, cases[i].name, cases[i].content);
+        snprintf(text, sizeof text, obs_pde, cases[i].name);
+        pf_status st = try_compile(dir, text, msg, sizeof msg);
+        if (!cases[i].error) {
+            cr_expect_eq(st, PF_OK, "case %zu (%s): %s", i, cases[i].name, msg);
+            continue;
+        }
+        cr_expect_eq(st, PF_ERR_INVALID, "case %zu (%s) accepted", i, cases[i].name);
+        cr_expect(strstr(msg, cases[i].error), "case %zu: got '%s', want '%s'", i, msg, cases[i].error);
+    }
+    remove_dir(dir);
+}
+
+/* inf, Infinity, -inf, 1e999 and 1e39 (beyond float32) in a .csv or .dat
+ * file, and Inf in an .h5 dataset, are refused with the file, the row and
+ * the column: kept, they trained to "ok" with infinite targets. */
+Test(pde_data, values_that_are_not_finite_are_refused_naming_row_and_column)
+{
+    static const data_case cases[] = {
+        {"a.csv", "x, u\n0.5, inf\n", "a.csv:2: column 'u': 'inf' is not a finite number"},
+        {"b.csv", "x, u\n0.5, 1\n0.25, Infinity\n", "b.csv:3: column 'u': 'Infinity' is not a finite number"},
+        {"c.csv", "# c\nx, u\n0.5, -inf\n", "c.csv:3: column 'u': '-inf' is not a finite number"},
+        {"d.csv", "x, u\n0.5, 1e999\n", "d.csv:2: column 'u': '1e999' is not a finite number"},
+        {"e.csv", "x, u\n0.5, 1e39\n", "e.csv:2: column 'u': '1e39' is beyond float32's range"},
+        {"f.csv", "u, x\n1, inf\n", "f.csv:2: column 'x': 'inf' is not a finite number"},
+        {"g.csv", "x, u, other\n0.5, 1, inf\n", NULL}, /* a column not read */
+        {"a.dat", "% x u\n0.5 inf\n", "a.dat:2: column 'u': 'inf' is not a finite number"},
+        {"b.dat", "% x u\n0.5 1\n\n0.25 1e999\n", "b.dat:4: column 'u': '1e999' is not a finite number"},
+        {"c.dat", "% x u\n0.5 1\n0.25 1e39\n", "c.dat:3: column 'u': '1e39' is beyond float32's range"},
+        {"d.dat", "% x u\nnan inf\n0.5 1\n-inf 2\n", "d.dat:4: column 'x': '-inf' is not a finite number"},
+        {"e.dat", "% x u\n0.5 nan\n0.25 1\n", NULL}, /* a NaN row is dropped, as PINNacle does */
+    };
+    observe_cases(cases, sizeof cases / sizeof *cases);
+
+    char dir[] = "/tmp/pf_pde_data_XXXXXX", text[512], msg[1024];
+    cr_assert(mkdtemp(dir));
+    static const char *const names[] = {"x", "u"};
+    double cols[2][NROWS];
+    for (int i = 0; i < NROWS; i++) cols[0][i] = (i + 0.5) / NROWS, cols[1][i] = i;
+    cols[1][3] = INFINITY;
+    const int len[] = {NROWS, NROWS};
+    write_h5(dir, "inf.h5", 2, names, &cols[0][0], len);
+    snprintf(text, sizeof text, obs_pde, "inf.h5");
+    cr_expect_eq(try_compile(dir, text, msg, sizeof msg), PF_ERR_INVALID);
+    cr_expect(strstr(msg, "inf.h5: dataset '/u' at row 4: inf is not a finite number"), "%s", msg);
+
+    /* a reference table the same way */
+    write_file(dir, "ref.csv", "x, t, u\n0.5, 0.25, 1\n0.5, 0.5, -Infinity\n");
+    snprintf(text, sizeof text, heat_pde, "reference \"ref.csv\"");
+    cr_expect_eq(try_compile(dir, text, msg, sizeof msg), PF_ERR_INVALID);
+    cr_expect(strstr(msg, "ref.csv:3: column 'u': '-Infinity' is not a finite number"), "%s", msg);
+    remove_dir(dir);
+}
+
+/* Points outside the domain (beyond PF_PDEFILE_DOMAIN_TOL of its scale),
+ * a column named twice and one point with two different values are
+ * refused, naming the row; points on the boundary, rounded, and a point
+ * repeated with its value are not. */
+Test(pde_data, points_outside_the_domain_repeated_columns_and_conflicting_points_are_refused)
+{
+    static const data_case cases[] = {
+        {"out.csv", "x, u\n0.5, 1\n10, 1\n", "out.csv:3: the point x = 10 lies outside the domain (by 9"},
+        {"below.csv", "x, u\n-0.001, 1\n", "below.csv:2: the point x = -0.001 lies outside the domain"},
+        {"edge.csv", "x, u\n0, 0\n1, 0\n1.000005, 0\n-0.000005, 0\n", NULL}, /* within 1e-5 of the boundary */
+        {"edge2.csv", "x, u\n1.00002, 0\n", "edge2.csv:2: the point x = 1.00002 lies outside the domain"},
+        {"out.dat", "% x u\n0.5 1\n2 1\n", "out.dat:3: the point x = 2 lies outside the domain"},
+        {"twice.csv", "x, x, u\n0.5, 0.5, 1\n", "twice.csv:1: column 'x' named twice (fields 1 and 2)"},
+        {"twice2.csv", "u, other, x, other\n1, a, 0.5, b\n",
+         "twice2.csv:1: column 'other' named twice (fields 2 and 4)"},
+        {"clash.csv", "x, u\n0.5, 1\n0.25, 3\n0.5, 2\n",
+         "clash.csv:4: the point x = 0.5 is also on line 2, with another value (u = 1 there, 2 here)"},
+        {"same.csv", "x, u\n0.5, 1\n0.25, 3\n0.5, 1\n", NULL},
+        {"clash.dat", "% x u\n0.5 1\n0.5 1.5\n",
+         "clash.dat:3: the point x = 0.5 is also on line 2, with another value (u = 1 there, 1.5 here)"},
+    };
+    observe_cases(cases, sizeof cases / sizeof *cases);
+
+    char dir[] = "/tmp/pf_pde_data_XXXXXX", text[512], msg[1024];
+    cr_assert(mkdtemp(dir));
+    /* an .h5 table's rows are named by number */
+    static const char *const names[] = {"x", "u"};
+    double cols[2][NROWS];
+    for (int i = 0; i < NROWS; i++) cols[0][i] = (i + 0.5) / NROWS, cols[1][i] = i;
+    cols[0][5] = cols[0][1];
+    const int len[] = {NROWS, NROWS};
+    write_h5(dir, "clash.h5", 2, names, &cols[0][0], len);
+    snprintf(text, sizeof text, obs_pde, "clash.h5");
+    cr_expect_eq(try_compile(dir, text, msg, sizeof msg), PF_ERR_INVALID);
+    cr_expect(strstr(msg, "clash.h5: row 6: the point x = 0.2142857 is also on row 2, with another value "
+                          "(u = 1 there, 5 here)"),
+              "%s", msg);
+    /* a reference: time outside [0, 0.5] */
+    write_file(dir, "late.csv", "x, t, u\n0.5, 0.25, 1\n0.5, 0.75, 1\n");
+    snprintf(text, sizeof text, heat_pde, "reference \"late.csv\"");
+    cr_expect_eq(try_compile(dir, text, msg, sizeof msg), PF_ERR_INVALID);
+    cr_expect(strstr(msg, "late.csv:3: the point x = 0.5, t = 0.75 lies outside the domain (by 0.25"), "%s", msg);
+    /* a snapshot file's time comes from its header */
+    write_file(dir, "snap.dat", "% x u @ t=0 u @ t=0.9\n0.5 1 2\n0.25 1 2\n");
+    snprintf(text, sizeof text, heat_pde, "reference \"snap.dat\" snapshots");
+    cr_expect_eq(try_compile(dir, text, msg, sizeof msg), PF_ERR_INVALID);
+    cr_expect(strstr(msg, "snap.dat:2: the point x = 0.5, t = 0.9 lies outside the domain"), "%s", msg);
+    write_file(dir, "snap.dat", "% x u @ t=0 u @ t=0.5\n0.5 1 2\n0.25 1 inf\n");
+    cr_expect_eq(try_compile(dir, text, msg, sizeof msg), PF_ERR_INVALID);
+    cr_expect(strstr(msg, "snap.dat:3: column 'u' at t = 0.5: 'inf' is not a finite number"), "%s", msg);
+    write_file(dir, "snap.dat", "% x u @ t=0 u @ t=0.5\n0.5 1 2\n0.25 1 nan\n");
+    cr_expect_eq(try_compile(dir, text, msg, sizeof msg), PF_OK, "%s", msg);
+    /* on a disk: a point of the bounding box outside the circle */
+    write_file(dir, "d.pde", "");
+    write_file(dir, "disk.csv", "x, y, u\n0, 0, 1\n0.9, 0.9, 1\n");
+    const char disk[] = "pde d\nstatement \"s\"\ninputs x, y\noutputs u\ndomain disk(0, 0, 1)\nequation lap(u)\n"
+                        "observe o: u from \"disk.csv\"\n";
+    cr_expect_eq(try_compile(dir, disk, msg, sizeof msg), PF_ERR_INVALID);
+    cr_expect(strstr(msg, "disk.csv:3: the point x = 0.9, y = 0.9 lies outside the domain"), "%s", msg);
+    remove_dir(dir);
+}
+
+/* The observed value at the one row of obs_pde's file `name` (content). */
+static pf_real observed(const char *dir, const char *name, const char *content, double *x)
+{
+    char text[512];
+    write_file(dir, name, content);
+    snprintf(text, sizeof text, obs_pde, name);
+    pf_pde *p;
+    cr_assert_eq(compile_file(dir, "o.pde", text, &p), PF_OK, "%s: %s", name, pf_errmsg());
+    int n;
+    pf_real *xs, *v;
+    cr_assert_eq(p->con[0].observe(p, 1, &n, &xs, &v), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(n, 1);
+    pf_real out = v[0];
+    *x = (double)xs[0];
+    free(xs), free(v);
+    pf_pdefile_pde_free(p);
+    return out;
+}
+
+/* A .csv file may start with a UTF-8 byte-order mark; a subnormal value
+ * (1e-310) is read as strtod rounds it, and stored as a float it becomes
+ * the nearest float: 0 below 1.4e-45 (table.h). */
+Test(pde_data, a_byte_order_mark_and_subnormal_values_are_read)
+{
+    char dir[] = "/tmp/pf_pde_data_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    double x;
+    pf_real v = observed(dir, "bom.csv", "\xEF\xBB\xBFx, u\n0.5, 2\n", &x);
+    cr_expect_eq(v, 2);
+    cr_expect_eq(x, 0.5);
+    v = observed(dir, "sub.csv", "x, u\n1e-310, 1e-310\n", &x);
+    cr_expect_eq(v, (pf_real)1e-310); /* 1e-310 in double, 0 in float */
+    cr_expect_eq(x, (double)(pf_real)1e-310);
+    v = observed(dir, "tiny.csv", "x, u\n0.5, -1e-400\n", &x);
+    cr_expect_eq(v, 0);
+    v = observed(dir, "fsub.csv", "x, u\n0.5, 1e-40\n", &x);
+    cr_expect_eq(v, (pf_real)1e-40); /* a subnormal float in the float build */
+    cr_expect_gt(v, 0);
+    v = observed(dir, "sub.dat", "% x u\n0.5 1e-310\n", &x);
+    cr_expect_eq(v, 0); /* float32, as PINNacle reads .dat files */
+    remove_dir(dir);
+}

@@ -16,10 +16,12 @@
 
 #include "core/rng.h"
 #include "data_fixture.h"
+#include "geom/exact_check.h"
 #include "geom/geometry.h"
 #include "geom/sample.h"
 #include "io/asset_dir.h"
 #include "pdefile/compile.h"
+#include "pdefile/eval.h"
 #include "pdefile/pdefile.h"
 #include "registry.h"
 
@@ -295,6 +297,51 @@ Test(pde_file, rewrites_give_the_c_evaluation_points)
     data_gaps_skip(&gaps, "PDEs");
 }
 
+/* `evaluate box grid` lays PINNacle's grid rule on the plain box of all
+ * inputs, time one more axis (wave_1d's 50 x 50 at k/51 in (x, t)); without
+ * it, a time-dependent file's exact solution takes the rule's space-time
+ * levels, and `grid N` sets the size. */
+Test(pde_file, evaluate_box_grid_is_the_rule_on_the_box_of_all_inputs)
+{
+    static const char *const tails[] = {"", "evaluate box grid\n", "evaluate box grid 400\n", "evaluate grid\n"};
+    int n[4];
+    double t0[4]; /* the time of the first point */
+    for (int v = 0; v < 4; v++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "pde box\nstatement \"s\"\ninputs x, t\noutputs u\ntime t in [0, 2]\ndomain interval(-1, 1)\n"
+                 "equation u_t + u_x\nexact u = sin(x - t)\n%s",
+                 tails[v]);
+        pf_pdefile *f;
+        cr_assert_eq(pf_pdefile_load_text("box.pde", text, strlen(text), &f), PF_OK, "%s", f ? f->errors : pf_errmsg());
+        pf_pde *p;
+        cr_assert_eq(pf_pdefile_compile(f, &p), PF_OK, "%s", pf_errmsg()); /* p owns f */
+        pf_geom *g;
+        cr_assert_eq(p->geometry(p, &g), PF_OK, "%s", pf_errmsg());
+        pf_point_set s;
+        pf_point_set_init(&s);
+        cr_assert_eq(p->eval_points(p, g, &s), PF_OK, "%s", pf_errmsg());
+        n[v] = s.n;
+        t0[v] = (double)s.x[1];
+        if (v == 1 || v == 2) { /* k/(m+1) on both axes of [-1,1] x [0,2], x-major */
+            int m = v == 1 ? 50 : 20;
+            cr_assert_eq(s.n, m * m, "%d points", s.n);
+            for (int i = 0; i < m; i++)
+                for (int j = 0; j < m; j++) {
+                    const pf_real *x = &s.x[2 * (i * m + j)];
+                    cr_expect_float_eq((double)x[0], -1 + 2.0 * (i + 1) / (m + 1), 1e-6, "point %d,%d", i, j);
+                    cr_expect_float_eq((double)x[1], 2.0 * (j + 1) / (m + 1), 1e-6, "point %d,%d", i, j);
+                }
+        }
+        pf_point_set_release(&s);
+        pf_geom_free(g);
+        pf_pdefile_pde_free(p);
+    }
+    cr_expect(n[0] == n[3] && t0[0] == t0[3], "`evaluate grid` alone is the default rule");
+    cr_expect_gt(fabs(t0[0] - t0[1]), 0.01, "the space-time levels are not the box grid (first t %g and %g)", t0[0],
+                 t0[1]);
+}
+
 /* -------------------------------------------------------- exact solutions */
 
 static const char *const examples[] = {"advection_1d",    "burgers_1d",         "helmholtz_2d",
@@ -510,4 +557,148 @@ Test(pde_file, where_parts_keep_the_points_where_the_condition_holds)
              "dirichlet d on early: u = 0\n");
     cr_expect_eq(compile_text(text, &p), PF_ERR_UNSUPPORTED);
     cr_expect(strstr(pf_errmsg(), "w.pde:7:6: a `where` part of the initial or final slice"), "%s", pf_errmsg());
+}
+
+/* ------------------------------------------------------------- deep input */
+
+/* `first` then n / 2 pairs `a`, `b` (text after head; malloc'ed) */
+static char *pairs(const char *head, const char *first, const char *a, const char *b, int n, const char *tail)
+{
+    size_t len = strlen(head) + strlen(first) + (size_t)n * (strlen(a) + strlen(b)) + strlen(tail) + 1;
+    char *s = malloc(len), *p = s;
+    cr_assert(s);
+    p += sprintf(p, "%s%s", head, first);
+    for (int i = 0; i < n / 2; i++) p += sprintf(p, "%s%s", a, b);
+    strcpy(p, tail);
+    return s;
+}
+
+/* text + more, reallocated */
+static char *append_text(char *text, char *more)
+{
+    char *s = malloc(strlen(text) + strlen(more) + 1);
+    cr_assert(s);
+    strcpy(s, text);
+    strcat(s, more);
+    free(text);
+    free(more);
+    return s;
+}
+
+/* Compile text and check its exact solution with the jet engine: the
+ * compiler builds every residual, constraint and u* from the file's
+ * expressions, and the graph runs them. */
+static void exact_check_passes(const char *name, const char *text)
+{
+    pf_pdefile *f;
+    cr_assert_eq(pf_pdefile_load_text(name, text, strlen(text), &f), PF_OK, "%s", f ? f->errors : pf_errmsg());
+    char *described = pf_pdefile_describe(f);
+    cr_assert(described && strstr(described, "statement: s"));
+    free(described);
+    pf_pde *p;
+    cr_assert_eq(pf_pdefile_compile(f, &p), PF_OK, "%s", pf_errmsg());
+    pf_exact_check r;
+    pf_exact_check_opts o = {.equation_terms = pf_pdefile_equation_terms,
+                             .constraint_terms = pf_pdefile_constraint_terms};
+    cr_expect_eq(pf_pde_exact_check(p, &o, &r), PF_OK, "%s: %s", name, pf_errmsg());
+    pf_pdefile_pde_free(p);
+}
+
+/* Expressions as deep as the language allows — chains of
+ * PF_PDEFILE_MAX_EXPR_DEPTH (256) operations in a parameter, a `where`
+ * condition, an equation, a constraint, a hard transform and an exact
+ * solution, and right-nested parentheses to the parser's limit — go
+ * through every pass that recurses over them: the checker with its
+ * constant folding, the printer (describe), the evaluator (u*, the
+ * transform, the condition at boundary points), the compiler and the
+ * graph it builds. */
+Test(pde_file, expressions_as_deep_as_allowed_go_through_every_pass)
+{
+    /* u_xx + x = 0 with u* = -x^3/6, every chain adding zero: x - x + ... */
+    char *t = pairs("pde deep\nstatement \"s\"\ninputs x\noutputs u\ndomain interval(0, 1)\nparam a = ", "1", " + 1",
+                    " + 1", 254, " + 1\n");
+    t = append_text(t, pairs("part p = x_lo where ", "x < 1", " and x < 1", " and x < 1", 254, "\n"));
+    t = append_text(t, pairs("equation ", "u_xx + x", " - x", " + x", 254, "\n"));
+    t = append_text(t, pairs("dirichlet bc on p: u = ", "0", " + x", " - x", 254, "\n"));
+    t = append_text(t, pairs("hard h satisfies bc: u = ", "x*net(u)", " + x", " - x", 252, "\n"));
+    t = append_text(t, pairs("exact u = ", "-x^3/6", " + x", " - x", 252, "\n"));
+    pf_pdefile *f;
+    cr_assert_eq(pf_pdefile_load_text("deep.pde", t, strlen(t), &f), PF_OK, "%s", f ? f->errors : pf_errmsg());
+    cr_expect_eq(f->param[0]->depth, PF_PDEFILE_MAX_EXPR_DEPTH);
+    cr_expect_eq(f->param[0]->value, 256);
+    cr_expect_eq(f->parts[0].where->depth, PF_PDEFILE_MAX_EXPR_DEPTH);
+    cr_expect_eq(f->eq[0].e->depth, PF_PDEFILE_MAX_EXPR_DEPTH);
+    cr_expect_eq(f->con[0].e->depth, PF_PDEFILE_MAX_EXPR_DEPTH);
+    cr_expect_eq(f->ref.exact[0].e->depth, PF_PDEFILE_MAX_EXPR_DEPTH);
+    double x = 0.5, u, net = 2;
+    cr_assert_eq(pf_pdefile_eval(f, f->ref.exact[0].e, &x, NULL, &u), PF_OK, "%s", pf_errmsg());
+    cr_expect_float_eq(u, -0.125 / 6, 1e-15);
+    cr_assert_eq(pf_pdefile_eval(f, f->hard[0].set[0].e, &x, &net, &u), PF_OK, "%s", pf_errmsg());
+    cr_expect_float_eq(u, 1, 1e-15);
+    pf_pdefile_free(f);
+    exact_check_passes("deep.pde", t);
+
+    /* one more operation anywhere is refused */
+    char *over = pairs("pde deep\nstatement \"s\"\ninputs x\noutputs u\ndomain interval(0, 1)\nequation ", "u_xx + x",
+                       " - x", " + x", 256, "\n");
+    cr_assert_eq(pf_pdefile_load_text("over.pde", over, strlen(over), &f), PF_ERR_INVALID);
+    cr_expect(strstr(f->errors, "over.pde:6:"), "%s", f->errors);
+    pf_pdefile_free(f);
+    free(over);
+
+    /* the hard transform, built as a graph with net(u) = x: u = x^2 */
+    pf_pde *p;
+    cr_assert_eq(pf_pdefile_load_text("deep.pde", t, strlen(t), &f), PF_OK);
+    cr_assert_eq(pf_pdefile_compile(f, &p), PF_OK, "%s", pf_errmsg());
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_graph_set_chunk_bytes(g, 0);
+    pf_pde_ctx c;
+    int orders[PF_PDE_MAX_IN] = {2};
+    pf_pde_ctx_init(&c, p, g, orders, false, 3);
+    pf_node *h = pf_deriv(g, p->hard[0].apply(&c, pf_pde_xj(&c, 0)), 0, 0);
+    pf_loss(g, "h", pf_mean_square(g, h, NULL));
+    cr_assert_eq(pf_graph_compile(g, 1), PF_OK, "%s", pf_errmsg());
+    const pf_real xs[3] = {0.25, 0.5, 0.75};
+    pf_real hv[3];
+    pf_graph_set_input(g, c.x, xs);
+    pf_graph_forward(g);
+    pf_graph_read(g, h, hv);
+    for (int i = 0; i < 3; i++) cr_expect_float_eq((double)hv[i], (double)(xs[i] * xs[i]), 1e-6, "point %d", i);
+    pf_graph_free(g);
+    pf_pdefile_pde_free(p);
+    free(t);
+
+    /* right-nested: x*(1 + x*(1 + ...)) as deep as the parser takes it */
+    char *deepest = NULL;
+    int levels = 0;
+    for (int k = 1; k < 64; k++) {
+        char core[64], *nested;
+        size_t len = 96 + (size_t)k * 12;
+        nested = malloc(2 * len + 256);
+        cr_assert(nested);
+        char *q = nested;
+        for (int i = 0; i < k; i++) q += sprintf(q, "x*(1 + ");
+        snprintf(core, sizeof core, "x");
+        q += sprintf(q, "%s", core);
+        for (int i = 0; i < k; i++) *q++ = ')';
+        *q = 0;
+        char *text = malloc(2 * strlen(nested) + 256);
+        cr_assert(text);
+        sprintf(text,
+                "pde nested\nstatement \"s\"\ninputs x\noutputs u\ndomain interval(0, 1)\nequation u = %s\n"
+                "exact u = %s\n",
+                nested, nested);
+        free(nested);
+        pf_status st = pf_pdefile_load_text("n.pde", text, strlen(text), &f);
+        pf_pdefile_free(f);
+        if (st != PF_OK) {
+            free(text);
+            break;
+        }
+        free(deepest);
+        deepest = text, levels = k;
+    }
+    cr_assert_geq(levels, 25, "only %d levels of parentheses", levels);
+    exact_check_passes("n.pde", deepest);
+    free(deepest);
 }

@@ -205,6 +205,9 @@ Test(pde_lang, syntax_errors_name_line_and_column)
     load_fails(HEAD "equation u_t $ u\n", "7:14: unexpected character '$'");
     load_fails(HEAD "inputs y\n", "7:1: 'inputs' given twice");
     load_fails(HEAD "equation u_t\nexact u = sin(x\n", "9:1: expected ',' or ')' to close the '(' at 8:14");
+    load_fails(HEAD "equation u_t\nevaluate box rows\n", "8:14: expected 'grid' ('evaluate box grid [N]')");
+    load_fails(HEAD "equation u_t\nevaluate grid x\n", "8:15: expected the number of grid points");
+    load_fails(HEAD "equation u_t\nevaluate points\n", "8:10: expected 'grid [N]', 'box grid [N]' or 'rows'");
 }
 
 Test(pde_lang, check_errors_name_line_and_column)
@@ -232,6 +235,9 @@ Test(pde_lang, check_errors_name_line_and_column)
                "equation u\n",
                "5:11: parameter 'b' is used before its declaration at 6:7");
     load_fails("pde a\ninputs x\n", "3:1: missing `statement \"...\"` (required)");
+    load_fails("pde a\nstatement \"s\"\ninputs x, y\noutputs u\ndomain disk(0, 0, 1)\nequation u\nexact u = x\n"
+               "evaluate box grid\n",
+               "7:7: `evaluate box grid` needs an interval or box domain");
 }
 
 Test(pde_lang, every_error_is_reported)
@@ -404,4 +410,87 @@ Test(pde_lang, the_examples_check)
     cr_assert_eq(pf_pdefile_eval(f, f->con[3].e, xb, &ue, &g), PF_OK); /* right: u - (cos(w t) + t^3) */
     cr_assert_float_eq(g, 0, 1e-14);
     pf_pdefile_free(f);
+}
+
+/* ------------------------------------------------------------- deep input */
+
+/* head, then `first`, then n times `op term`, then tail, as one malloc'ed
+ * text */
+static char *chain(const char *head, const char *first, const char *op, const char *term, int n, const char *tail)
+{
+    size_t len = strlen(head) + strlen(first) + (size_t)n * (strlen(op) + strlen(term)) + strlen(tail) + 1;
+    char *s = malloc(len), *p = s;
+    cr_assert(s);
+    p += sprintf(p, "%s%s", head, first);
+    for (int i = 0; i < n; i++) p += sprintf(p, "%s%s", op, term);
+    strcpy(p, tail);
+    return s;
+}
+
+/* n times open, the core, n times close (malloc'ed, after head) */
+static char *nest(const char *head, const char *open, const char *core, const char *close, int n, const char *tail)
+{
+    size_t len = strlen(head) + (size_t)n * (strlen(open) + strlen(close)) + strlen(core) + strlen(tail) + 1;
+    char *s = malloc(len), *p = s;
+    cr_assert(s);
+    p += sprintf(p, "%s", head);
+    for (int i = 0; i < n; i++) p += sprintf(p, "%s", open);
+    p += sprintf(p, "%s", core);
+    for (int i = 0; i < n; i++) p += sprintf(p, "%s", close);
+    strcpy(p, tail);
+    return s;
+}
+
+/* load_fails for a long text (not echoed in the messages: Criterion
+ * cannot send megabytes) */
+static void deep_fails(char *text, const char *want, const char *msg)
+{
+    size_t len = strlen(text);
+    cr_assert_leq(len, PF_PDEFILE_MAX_BYTES);
+    pf_pdefile *f = NULL;
+    pf_status st = pf_pdefile_load_text("t.pde", text, len, &f);
+    free(text);
+    cr_assert_eq(st, PF_ERR_INVALID, "accepted: %zu bytes, want t.pde:%s", len, want);
+    char expect[64];
+    snprintf(expect, sizeof expect, "t.pde:%s", want);
+    cr_assert(f && f->errors && !strncmp(f->errors, expect, strlen(expect)), "got %.300s, want %s",
+              f && f->errors ? f->errors : pf_errmsg(), expect);
+    cr_assert(strstr(f->errors, msg), "got %.300s, want '%s'", f->errors, msg);
+    pf_pdefile_free(f);
+}
+
+/* An expression's tree may be at most PF_PDEFILE_MAX_EXPR_DEPTH (256)
+ * operations deep, whichever way it grows: a chain x + x + ... built in a
+ * loop (left-nested) is refused at the operator that passes the limit,
+ * before any pass recurses over it (the checker overflowed its stack on
+ * `exact u = x+x+...` with 200,000 terms, 400 KB); right nesting and
+ * parentheses stop at the parser's 64 levels; a domain takes at most
+ * PF_PDEFILE_MAX_SHAPES shapes. */
+Test(pde_lang, deep_expressions_are_refused_at_their_operator)
+{
+    static const char deep[] = "expression more than 256 operations deep";
+    static const char nested[] = "nested more than 64 levels deep";
+    char *t = chain(HEAD "equation u_t - u_xx\nexact u = ", "x", "+", "x", 200000, "\n");
+    cr_assert_gt(strlen(t), 400000);
+    deep_fails(t, "8:522: ", deep); /* x at column 11, the 256th '+' at 10 + 2 * 256 */
+    deep_fails(chain(HEAD "equation u_t - u", "", "*", "u", 100000, "\n"), "7:", deep);
+    deep_fails(chain(HEAD "equation u_t - u_xx = ", "x", "-", "1", 100000, "\n"), "7:", deep);
+    deep_fails(chain(HEAD "param a = ", "1", "/", "2", 100000, "\nequation u_t\n"), "7:", deep);
+    deep_fails(chain(HEAD "part p = x_lo where ", "x < 1", " and ", "x < 1", 100000, "\nequation u_t\n"), "7:", deep);
+    deep_fails(chain(HEAD "equation u_t - if(", "x < 1", " or ", "x < 1", 100000, ", 1, 0)\n"), "7:", deep);
+    deep_fails(chain(HEAD "equation u_t\ninitial ic: u = 0", "", "+", "x", 100000, "\n"), "8:", deep);
+    deep_fails(
+        chain(HEAD "equation u_t\ninitial ic: u = 0\nhard h satisfies ic: u = net(u)", "", "+", "x", 100000, "\n"),
+        "9:", deep);
+    deep_fails(nest(HEAD "equation u_t - u_xx\nexact u = ", "x+(", "x", ")", 200000, "\n"), "8:", nested);
+    deep_fails(nest(HEAD "equation u_t - u_xx\nexact u = ", "(", "x", ")", 200000, "\n"), "8:", nested);
+    deep_fails(nest(HEAD "equation u_t - u_xx\nexact u = ", "-", "x", "", 200000, "\n"), "8:", nested);
+    deep_fails(nest(HEAD "equation u_t - u_xx\nexact u = ", "sin(", "x", ")", 200000, "\n"), "8:", nested);
+    deep_fails(chain(HEAD "equation u_t - u_xx\nexact u = ", "2", "^", "1", 200000, "\n"), "8:", nested);
+    deep_fails(chain("pde t1\nstatement \"s\"\ninputs x\noutputs u\ndomain ", "interval(0, 1)", " + ", "interval(0, 1)",
+                     50000, "\nequation u_xx\n"),
+               "5:", "a domain of more than 64 shapes");
+    deep_fails(nest("pde t1\nstatement \"s\"\ninputs x\noutputs u\ndomain ", "(", "interval(0, 1)", ")", 100000,
+                    "\nequation u_xx\n"),
+               "5:", nested);
 }

@@ -10,49 +10,12 @@
 #include <string.h>
 
 #include "core/rng.h"
+#include "geom/exact_check.h"
 #include "geom/geometry.h"
 #include "geom/sample.h"
 #include "io/coef_field.h"
 #include "data_fixture.h"
 #include "registry.h"
-
-/* Residual RMS over the RMS of u* and every derivative stream of u* on n
- * random points of the bounding box; one value per equation. */
-static void residual_ratios(const pf_pde *p, bool collapse, double *ratio)
-{
-    enum { N = 257 };
-    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
-    pf_pde_ctx c;
-    pf_pde_ctx_init(&c, p, g, p->orders, collapse, N);
-    const pf_jet_layout *L = pf_node_layout(c.x);
-    pf_pde_ctx_add_aux(&c, N);
-    c.u = p->exact_fields(&c);
-    for (int e = 0; e < p->neq; e++) pf_loss(g, "res", pf_mean_square(g, p->residual(&c, e), NULL));
-    /* the size of every term the residuals are made of: u* and each stream */
-    int S = 0;
-    pf_loss(g, "u", pf_mean_square(g, pf_deriv(g, c.u, 0, 0), NULL)), S++;
-    for (int d = 0; d < L->ndir; d++)
-        for (int k = 1; k <= L->order[d]; k++, S++)
-            pf_loss(g, "d", pf_mean_square(g, pf_deriv(g, c.u, d, k), NULL));
-    for (int cc = 0; cc < L->ncoll; cc++, S++)
-        pf_loss(g, "lap", pf_mean_square(g, pf_deriv_collapsed(g, c.u, cc), NULL));
-    cr_assert_eq(pf_graph_compile(g, 1), PF_OK, "%s", pf_errmsg());
-    pf_rng *r = pf_rng_alloc(42);
-    pf_real *x = malloc(sizeof(pf_real) * N * (size_t)p->d_in);
-    for (int i = 0; i < N; i++)
-        for (int j = 0; j < p->d_in; j++)
-            x[i * p->d_in + j] = (pf_real)pf_rng_uniform_in(r, p->lo[j], p->hi[j]);
-    pf_graph_set_input(g, c.x, x);
-    pf_real work[N];
-    cr_assert_eq(pf_pde_ctx_set_aux(&c, x, N, work), PF_OK, "%s: %s", p->name, pf_errmsg());
-    pf_graph_forward(g);
-    double big = 0;
-    for (int s = 0; s < S; s++) big = fmax(big, sqrt(pf_graph_loss_value(g, p->neq + s)));
-    for (int e = 0; e < p->neq; e++) ratio[e] = sqrt(pf_graph_loss_value(g, e)) / big;
-    free(x);
-    pf_rng_free(r);
-    pf_graph_free(g);
-}
 
 /* Whether the files p's hooks read are in PF_DATA_DIR; when not, p is a
  * gap in g: the caller leaves p out, and the test ends in data_gaps_skip
@@ -65,22 +28,79 @@ static bool data_present(const pf_pde *p, data_gaps *g)
     return false;
 }
 
-Test(pdes, exact_solutions_satisfy_the_residuals)
+/* Every analytic problem's exact solution, in place of the network, makes
+ * every residual and constraint vanish: the check `pf-pde check FILE` runs
+ * on a .pde file's exact solution (geom/exact_check.h: RMS of the residual
+ * over the scale of u* and its derivative streams, on interior points and
+ * each constraint's points), with each jet layout the problem can have.
+ * Its verdict (at most PF_EXACT_CHECK_TOL) and a stricter bound here:
+ * these solutions are exact, so only rounding is left. */
+Test(pdes, exact_solutions_satisfy_the_residuals_and_constraints)
 {
-    int checked = 0;
+    int equations = 0, constraints = 0;
     for (int i = 0; i < pf_pdes_count(); i++) {
         const pf_pde *p = pf_pdes_at(i);
         if (p->ref != PF_REF_ANALYTIC) continue;
         for (int collapse = 0; collapse <= (p->laplacian_only ? 1 : 0); collapse++) {
-            double ratio[PF_PDE_MAX_EQ];
-            residual_ratios(p, collapse, ratio);
-            for (int e = 0; e < p->neq; e++)
-                cr_expect_lt(ratio[e], 1e-4, "%s (%s layout): residual %d is %.2e of the terms' size",
-                             p->name, collapse ? "collapsed" : "per-input", e, ratio[e]);
+            const char *layout = collapse ? "collapsed" : "per-input";
+            pf_exact_check r;
+            pf_exact_check_opts o = {.collapse_lap = collapse, .seed = 42};
+            cr_expect_eq(pf_pde_exact_check(p, &o, &r), PF_OK, "%s (%s layout): %s", p->name, layout, pf_errmsg());
+            for (int e = 0; e < p->neq; e++, equations++)
+                cr_expect_lt(r.eq[e].ratio, 1e-4, "%s (%s layout): residual %d is %.2e of the terms' size", p->name,
+                             layout, e, r.eq[e].ratio);
+            for (int k = 0; k < p->ncon; k++) {
+                if (!r.con[k].checked) continue; /* observations: data, not u* */
+                cr_expect_lt(r.con[k].ratio, 1e-4, "%s: constraint %s is %.2e of the solution's size", p->name,
+                             p->con[k].name, r.con[k].ratio);
+                constraints += !collapse;
+            }
         }
-        checked++;
     }
-    cr_expect_geq(checked, 4, "only %d analytic PDEs checked", checked);
+    cr_expect_geq(equations, 4, "only %d analytic residuals checked", equations);
+    cr_expect_geq(constraints, 8, "only %d constraints checked", constraints);
+}
+
+/* The check refuses what is not a solution: a built-in's exact solution
+ * against a copy of the problem whose residual has another source term
+ * (f + 1 in place of f), or whose first constraint another value, is
+ * refused naming the equation or constraint and the worst point. */
+static const pf_pde *shifted_of;
+static pf_node *shifted_residual(pf_pde_ctx *c, int eq)
+{
+    return pf_add_const(c->g, shifted_of->residual(c, eq), 1);
+}
+static pf_node *shifted_constraint(pf_pde_ctx *c)
+{
+    return pf_add_const(c->g, shifted_of->con[0].residual(c), 1);
+}
+
+Test(pdes, the_exact_check_names_what_u_star_does_not_satisfy)
+{
+    const pf_pde *p = NULL;
+    for (int i = 0; i < pf_pdes_count() && !p; i++)
+        if (pf_pdes_at(i)->ref == PF_REF_ANALYTIC && pf_pdes_at(i)->ncon && !pf_pdes_at(i)->con[0].observe)
+            p = pf_pdes_at(i);
+    cr_assert(p);
+    shifted_of = p;
+    pf_pde q = *p;
+    q.residual = shifted_residual;
+    pf_exact_check r;
+    cr_assert_eq(pf_pde_exact_check(&q, NULL, &r), PF_ERR_INVALID, "%s with f + 1 passed", p->name);
+    cr_expect_eq(r.failed_eq, 0);
+    cr_expect_gt(r.eq[0].ratio, PF_EXACT_CHECK_TOL);
+    cr_expect(strstr(pf_errmsg(), "does not satisfy equation 1") && strstr(pf_errmsg(), "the worst"), "%s",
+              pf_errmsg());
+
+    q = *p;
+    q.con[0].residual = shifted_constraint;
+    cr_assert_eq(pf_pde_exact_check(&q, NULL, &r), PF_ERR_INVALID, "%s with constraint %s + 1 passed", p->name,
+                 p->con[0].name);
+    cr_expect_eq(r.failed_eq, -1);
+    cr_expect_eq(r.failed_con, 0);
+    char want[128];
+    snprintf(want, sizeof want, "does not satisfy constraint %s", p->con[0].name);
+    cr_expect(strstr(pf_errmsg(), want), "%s", pf_errmsg());
 }
 
 /* RMS of u* over random points of the bounding box (double, p->exact);
@@ -212,26 +232,6 @@ static double constraint_ratio(const pf_pde *p, const pf_geom *geo, const pf_con
     free(x);
     pf_point_set_release(&ps);
     return ratio;
-}
-
-Test(pdes, exact_solutions_satisfy_the_constraints)
-{
-    data_gaps gaps = {0};
-    int checked = 0;
-    for (int i = 0; i < pf_pdes_count(); i++) {
-        const pf_pde *p = pf_pdes_at(i);
-        if (p->ref != PF_REF_ANALYTIC || !data_present(p, &gaps)) continue;
-        pf_geom *geo;
-        cr_assert_eq(p->geometry(p, &geo), PF_OK, "%s: %s", p->name, pf_errmsg());
-        for (int k = 0; k < p->ncon; k++, checked++) {
-            double r = constraint_ratio(p, geo, &p->con[k], NULL);
-            cr_expect_lt(r, 1e-4, "%s: constraint %s is %.2e of the solution's size", p->name,
-                         p->con[k].name, r);
-        }
-        pf_geom_free(geo);
-    }
-    cr_expect_geq(checked, 8, "only %d constraints checked", checked);
-    data_gaps_skip(&gaps, "PDEs");
 }
 
 Test(pdes, hard_transforms_satisfy_their_constraints)

@@ -8,9 +8,11 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/file.h"
 #include "pinnsagent_fixture.h"
 #include "registry.h"
 
@@ -173,4 +175,56 @@ Test(pa_labels, malformed_files_are_named_by_file_and_line)
     pf_pa_labels *ls;
     cr_assert_eq(pf_pa_labels_load("/nonexistent/l.tsv", OWN_LABELS, &ls), PF_ERR_IO);
     cr_assert_str_eq(pf_errmsg(), "cannot read the PDE labels '/nonexistent/l.tsv': No such file or directory");
+}
+
+/* The shared file is checked by its SHA-256, as the CSV is: one damaged
+ * name (",eat2D_VaryingCoef") still parses, as a task none of ours, and
+ * would change which PDEs the knowledge replay retrieves. */
+Test(pa_labels, a_shared_file_that_is_not_the_release_is_refused)
+{
+    char dir[] = "/tmp/pf_pa_lbl_XXXXXX", path[128];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/" PF_PA_LABEL_FILE, dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(",eat2D_VaryingCoef\tHeat\tparabolic\t2d\tlinear\ttime-dependent\tdirichlet\tinitial-condition"
+          "\tvariable-coefficient\tshort-time\tsimple-geometry\n",
+          f);
+    fclose(f);
+    char *old = getenv(PF_PA_DIR_ENV) ? strdup(getenv(PF_PA_DIR_ENV)) : NULL;
+    setenv(PF_PA_DIR_ENV, dir, 1);
+    pf_pa_labels *ls = (pf_pa_labels *)1;
+    pf_status st = pf_pa_labels_open(&ls);
+    char want[256];
+    snprintf(want, sizeof want, "'%s' is not PINNsAgent's released pde_labels.tsv (its SHA-256 is ", path);
+    cr_assert_eq(st, PF_ERR_IO);
+    cr_assert_null(ls);
+    cr_assert_eq(strncmp(pf_errmsg(), want, strlen(want)), 0, "%s", pf_errmsg());
+    cr_assert(strstr(pf_errmsg(), "the release's is e2a9824fe6507ad6..."), "%s", pf_errmsg());
+    /* without the check the same file loads, the damaged name a task of its own */
+    cr_assert_eq(pf_pa_labels_load(path, OWN_LABELS, &ls), PF_OK, "%s", pf_errmsg());
+    cr_assert_not_null(pf_pa_labels_find(ls, ",eat2D_VaryingCoef"));
+    cr_assert_null(pf_pa_labels_find(ls, ",eat2D_VaryingCoef")->pde);
+    pf_pa_labels_free(ls);
+    if (old) setenv(PF_PA_DIR_ENV, old, 1), free(old);
+    else unsetenv(PF_PA_DIR_ENV);
+    unlink(path);
+    rmdir(dir);
+}
+
+Test(pa_labels, the_released_file_passes_its_check)
+{
+    require_pa_data(PF_PA_LABEL_FILE);
+    char path[PF_PA_PATH_MAX];
+    cr_assert_eq(pf_pa_path(PF_PA_LABEL_FILE, path, sizeof path), PF_OK, "%s", pf_errmsg());
+    char *text;
+    size_t len;
+    cr_assert_eq(pf_file_read_as(path, PF_FILE_KNOWLEDGE, &text, &len), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_pa_sha256_check(path, text, len, PF_PA_LABELS_SHA256, PF_PA_LABEL_FILE, "-"), PF_OK, "%s",
+                 pf_errmsg());
+    char *at = strstr(text, "\nHeat2D_VaryingCoef\t");
+    cr_assert_not_null(at, "the release labels Heat2D_VaryingCoef");
+    at[1] = ','; /* the damage of the issue: one byte */
+    cr_assert_eq(pf_pa_sha256_check(path, text, len, PF_PA_LABELS_SHA256, PF_PA_LABEL_FILE, "-"), PF_ERR_IO);
+    free(text);
 }

@@ -223,6 +223,28 @@ Test(stats, means_csv_errors_name_the_line)
     pf_means_release(&m);
 }
 
+Test(stats, means_csv_refuses_a_negative_or_non_finite_std_and_odd_run_counts)
+{
+    pf_means m;
+    static const char *const bad[][2] = {
+        {"pde,method,mean,std\na,b,1e-3,-2e-4\n", ":2: std '-2e-4' is not a standard deviation"},
+        {"pde,method,mean,std\na,b,1e-3,nan\n", ":2: std 'nan' is not a standard deviation"},
+        {"pde,method,mean,std\na,b,1e-3,inf\n", ":2: std 'inf' is not a standard deviation"},
+        {"pde,method,mean,std,runs\na,b,1e-3,0,-1\n", ":2: runs '-1' is not a count of runs"},
+        {"pde,method,mean,std,runs\na,b,1e-3,0,2.5\n", ":2: runs '2.5' is not a count of runs"},
+        {"pde,method,mean,std,runs\na,b,1e-3,0,1e300\n", ":2: runs '1e300' is not a count of runs"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cr_assert_eq(parse_text(bad[i][0], &m), PF_ERR_INVALID, "case %zu", i);
+        cr_assert(strstr(pf_errmsg(), bad[i][1]), "case %zu: %s", i, pf_errmsg());
+    }
+    /* zero, and an empty std or runs (not given), are fine */
+    cr_assert_eq(parse_text("pde,method,mean,std,runs\na,b,1e-3,0,3\na,c,2e-3,,\n", &m), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_means_std(&m, 0, 0), 0);
+    cr_assert(isnan(pf_means_std(&m, 0, 1)));
+    pf_means_release(&m);
+}
+
 Test(stats, means_sort_paper_order)
 {
     pf_means m = {0};

@@ -21,6 +21,9 @@ hard initial_and_walls satisfies ic, ic_rate, bc:
     u = sin(pi*x) + 0.5*sin(4*pi*x) + x*(1 - x)*t^2*net(u)
 
 exact u = sin(pi*x)*cos(2*pi*t) + 0.5*sin(4*pi*x)*cos(8*pi*t)
+# PINNacle codes wave_1d as a box in (x, t): its grid rule on that box
+# (50 x 50 at k/51), not the rule's space-time levels
+evaluate box grid
 
 tags multiscale
 statement """

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "core/file.h"
 #include "core/sha256.h"
 #include "io/asset_dir.h"
 
@@ -91,8 +92,9 @@ static pf_status manifest_lookup(const char *name, char hex[PF_SHA256_HEX], char
     PF_TRY(pf_asset_dir(".", NULL, dir, sizeof dir));
     if (snprintf(manifest, cap, "%s/%s", dir, PF_DATA_MANIFEST) >= (int)cap)
         return pf_fail(PF_ERR_INVALID, "path of the data manifest in '%s' is too long", dir);
-    FILE *f = fopen(manifest, "r");
-    if (!f) return pf_fail(PF_ERR_IO, "cannot read the data manifest '%s': %s", manifest, strerror(errno));
+    FILE *f;
+    if (pf_file_fopen(manifest, PF_FILE_SETTINGS, &f) != PF_OK)
+        return pf_fail(PF_ERR_IO, "cannot read the data manifest: %s", pf_errmsg());
     char line[1024];
     while (fgets(line, sizeof line, f)) {
         char sum[128], file[512];
@@ -117,7 +119,14 @@ static pf_status generated_lookup(const char *path, char hex[PF_SHA256_HEX], cha
     memcpy(manifest, path, pl - 4);
     strcpy(manifest + pl - 4, ".manifest.json");
     json_error_t err;
-    json_t *m = json_load_file(manifest, 0, &err);
+    char *text = NULL;
+    size_t len = 0;
+    json_t *m = NULL;
+    if (pf_file_read_as(manifest, PF_FILE_SETTINGS, &text, &len) != PF_OK)
+        snprintf(err.text, sizeof err.text, "%s", pf_errmsg());
+    else
+        m = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+    free(text);
     const char *sum = json_string_value(json_object_get(m, "sha256"));
     pf_status st = PF_OK;
     if (!m)
@@ -134,23 +143,11 @@ static pf_status generated_lookup(const char *path, char hex[PF_SHA256_HEX], cha
 
 static pf_status file_sha256(const char *path, char hex[PF_SHA256_HEX])
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return pf_fail(PF_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
-    size_t cap = 1 << 20, len = 0;
-    char *buf = malloc(cap);
-    pf_status st = PF_OK;
-    while (buf) {
-        len += fread(buf + len, 1, cap - len, f);
-        if (len < cap) break;
-        char *b = realloc(buf, cap *= 2);
-        if (!b) free(buf);
-        buf = b;
-    }
-    if (!buf) st = pf_fail(PF_ERR_NOMEM, "out of memory reading '%s'", path);
-    else if (ferror(f)) st = pf_fail(PF_ERR_IO, "cannot read '%s'", path);
-    else st = pf_sha256_hex(buf, len, hex);
+    char *buf;
+    size_t len;
+    PF_TRY(pf_file_read_as(path, PF_FILE_TABLE, &buf, &len));
+    pf_status st = pf_sha256_hex(buf, len, hex);
     free(buf);
-    fclose(f);
     return st;
 }
 

@@ -20,10 +20,17 @@
  *
  * ------------------------------------------------------------- atomicity
  *
- * pf_h5_create() writes to "<path>.tmp.<pid>" in the same folder; `path`
- * itself appears only when pf_h5_close() succeeds, by rename(2) after the
- * file is closed and synced, so a reader (or Make) never sees a half-written
- * file and an older file at `path` survives any failure intact. The handle
+ * pf_h5_create() makes "<path>.tmp.<pid>" in the same folder (so a missing
+ * or read-only folder fails at once); HDF5 builds the file in memory (its
+ * core driver, no backing store) and pf_h5_close() writes the bytes into the
+ * temp file with checked write(2)s, syncs it and rename(2)s it to `path`, so
+ * a reader (or Make) never sees a half-written file and an older file at
+ * `path` survives any failure intact. HDF5 itself never writes to a disk: a
+ * full disk is our write's ENOSPC ("cannot write 'PATH' (temp file
+ * 'TMP'): No space left on device"), never a failed HDF5 close (HDF5 1.10
+ * frees a file whose close failed yet keeps its id, and its exit handler
+ * then closes it again: a crash at exit). The whole file is in memory until
+ * the close (our files are megabytes at most). The handle
  * remembers the FIRST failed call: later calls on it do nothing and return
  * that failure again, and pf_h5_close() then removes the temp file and
  * returns it (with its message), so a sequence of writes may be checked once,
@@ -35,8 +42,8 @@
  * HDF5 trusts a file's metadata: one changed byte in it can crash the
  * library, h5dump with it (issue 24). So every file pf_h5_create() makes
  * starts with a 512-byte HDF5 user block (H5Pset_userblock), which HDF5,
- * h5dump and h5py skip, and pf_h5_close() fills it, after H5Fclose() and
- * before the rename, with one header line and zeros:
+ * h5dump and h5py skip, and pf_h5_close() writes it, before the rest and
+ * the rename, with one header line and zeros:
  *
  *     offset 0    "PINNFORGE-H5 1 sha256 " (PF_H5_MAGIC: magic, format
  *                 version 1, algorithm), then the SHA-256 of bytes 512 to
@@ -50,7 +57,8 @@
  *
  *   HDF5's signature at offset 0   a file with no user block (written by
  *                                  another tool, or before the header
- *                                  existed): opened as it is, unchecked
+ *                                  existed): read unchecked, in a child
+ *                                  process (see "isolation")
  *   exactly the header above       the digest must match the bytes after it
  *   anything else                  refused; never opened with HDF5
  *
@@ -66,6 +74,38 @@
  * too; HDF5 files from other tools normally have none. The same content
  * still gives the same bytes: the digest is a function of them.
  *
+ * The checksum catches damage, not intent: anyone can change a byte and
+ * recompute it. So nothing we read follows a reference HDF5 does not bound:
+ * our strings are fixed-length (see "types"), never variable-length ones,
+ * which live in the file's global heap and which HDF5 1.10 copies by the
+ * sizes and indices the file claims (a crash in H5HG_read on a file whose
+ * checksum was recomputed).
+ *
+ * ------------------------------------------------------------- isolation
+ *
+ * libhdf5 is not safe on hostile files: it can crash, or loop, on damaged
+ * metadata. What we cannot check runs in a child process (fork) that
+ * sends its result back through a pipe:
+ *
+ *   a file without our header      every read (pf_h5_read_*, pf_h5_exists,
+ *                                  pf_h5_list), whole
+ *   a variable-length string       the read of that attribute (our files
+ *                                  written before fixed-length strings, and
+ *                                  other tools' files; read as before)
+ *   pf-inspect                     its whole walk of any HDF5 file
+ *                                  (pf_h5_isolate)
+ *
+ * The child has PF_H5_CHILD_CPU_S seconds of CPU time ($PF_H5_CPU_S, an
+ * integer in 1..86400, instead: the tests' sweeps of damaged files meet
+ * HDF5 1.10's loops) and no core file; a crash or a loop ends the child
+ * only, and becomes PF_ERR_IO naming the file and the object:
+ *
+ *     'run/x.h5' is damaged: HDF5 crashed reading attribute 'spec' of '/' (Segmentation fault)
+ *     'run/x.h5' is damaged: HDF5 was stopped after 30 s of CPU time reading dataset '/u'
+ *
+ * A checked file of ours is read in the calling process, as fast as before
+ * (a fork costs about a millisecond).
+ *
  * ------------------------------------------------------------- types
  *
  *   pf_h5_write_real   rows x cols pf_real -> IEEE float32 (float build) or
@@ -74,8 +114,13 @@
  *   pf_h5_write_f64    n doubles -> float64 (curves and statistics, which
  *                      are double in every build)
  *   pf_h5_write_int    n ints -> 32-bit signed integers
- *   attributes         strings as variable-length UTF-8 scalars (what h5py
- *                      writes for `attrs["k"] = "v"`, read back as str);
+ *   attributes         strings as fixed-length UTF-8 scalars of
+ *                      strlen + 1 bytes, NUL-terminated (h5dump shows them
+ *                      as strings, h5py as bytes: `attrs["k"].decode()`), at
+ *                      most PF_H5_ATTR_STR_MAX bytes, held in the
+ *                      attribute's own header message (files written before
+ *                      this held variable-length strings, in the global heap:
+ *                      still read, in a child process, see "isolation");
  *                      numbers as int64, uint64 or float64 scalars
  *
  * Zero-length datasets (rows or n = 0) are valid and written with their
@@ -111,6 +156,15 @@
 /* The user block's size, and the header's first bytes (see "checksum"). */
 #define PF_H5_USERBLOCK 512
 #define PF_H5_MAGIC "PINNFORGE-H5 1 sha256 "
+
+/* The longest string attribute written, in bytes (its NUL not counted): a
+ * fixed-length string lives in the attribute's header message, which HDF5
+ * 1.10 caps at 64 KiB. A longer value is refused (PF_ERR_IO). */
+#define PF_H5_ATTR_STR_MAX 60000
+
+/* CPU seconds an isolated reader may take (see "isolation"; $PF_H5_CPU_S
+ * overrides it). */
+#define PF_H5_CHILD_CPU_S 30
 
 /* An HDF5 file being written; opaque. */
 typedef struct pf_h5 pf_h5;
@@ -157,7 +211,8 @@ pf_status pf_h5_attr_f64(pf_h5 *f, const char *obj, const char *key, double valu
 /* ================================================================ reading
  *
  * Reading artifacts back (pf-plot, pf-stats): each call checks `path` with
- * pf_h5_verify(), opens it read-only, reads one thing and closes the file
+ * pf_h5_verify(), opens it read-only (in a child process for a file without
+ * our header, see "isolation"), reads one thing and closes the file
  * again, so no handle outlives a call (and a file is checked, whole, at
  * every call: about a millisecond per megabyte). Errors are PF_ERR_IO naming
  * the file and the object, with HDF5's reason, as for writing:
@@ -188,8 +243,9 @@ pf_status pf_h5_verify_bytes(const char *path, const void *buf, size_t len);
 pf_status pf_h5_read_f64(const char *path, const char *dataset, double **out, size_t *rows,
                          size_t *cols);
 
-/* The string attribute `key` of the object `obj` (fixed or variable
- * length) into *out (malloc'ed, NUL-terminated; the caller frees). */
+/* The string attribute `key` of the object `obj` (fixed length; variable
+ * length in a child process, see "isolation") into *out (malloc'ed,
+ * NUL-terminated; the caller frees). */
 pf_status pf_h5_read_attr_str(const char *path, const char *obj, const char *key, char **out);
 
 /* The integer attribute `key` of the object `obj` (any integer type that
@@ -207,5 +263,14 @@ pf_status pf_h5_list(const char *path, const char *group, char ***names, size_t 
 
 /* Frees what pf_h5_list() returned; NULL is a no-op. */
 void pf_h5_names_free(char **names, size_t n);
+
+/* Runs fn(ctx) in a child process and sets *code to its return value
+ * (0..127), for a tool that reads `path` with HDF5 itself (pf-inspect).
+ * stdout and stderr are flushed before the fork, the child's streams after
+ * fn. A crash of the child, or more than PF_H5_CHILD_CPU_S seconds of CPU
+ * (or $PF_H5_CPU_S),
+ * is PF_ERR_IO naming `path` ("'F' is damaged: HDF5 crashed reading it
+ * (Segmentation fault)"); failing to start the child too. */
+pf_status pf_h5_isolate(const char *path, int (*fn)(void *ctx), void *ctx, int *code);
 
 #endif

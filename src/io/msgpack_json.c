@@ -206,6 +206,11 @@ static json_t *unpack(const msgpack_object *o, int depth)
                 json_decref(m);
                 return NULL;
             }
+            /* a key twice has no JSON form (jansson would keep the last) */
+            if (json_object_getn(m, str_ptr(&kv->key), kv->key.via.str.size)) {
+                json_decref(m);
+                return NULL;
+            }
             /* setn: the key by its length, UTF-8 checked, no copy of our own */
             if (json_object_setn_new(m, str_ptr(&kv->key), kv->key.via.str.size, unpack(&kv->val, depth + 1))) {
                 json_decref(m);
@@ -241,7 +246,7 @@ pf_status pf_json_from_msgpack(const char *buf, size_t len, json_t **out)
     msgpack_unpacked_destroy(&u);
     if (!*out)
         return pf_fail(PF_ERR_IO, "msgpack: a value has no JSON form (binary, ext, non-string key, "
-                                  "invalid UTF-8, or a non-finite float)");
+                                  "a key twice in a map, invalid UTF-8, or a non-finite float)");
     return PF_OK;
 }
 
@@ -256,82 +261,6 @@ bool pf_json_int(const json_t *v, long lo, long hi, long *out)
 
 /* ------------------------------------------------------------ files */
 
-void pf_tmp_sweep(const char *path, int *removed)
-{
-    if (removed) *removed = 0;
-    const char *slash = strrchr(path, '/');
-    size_t dlen = slash ? (size_t)(slash - path) : 0;
-    const char *base = slash ? slash + 1 : path;
-    char dir[4096];
-    if (dlen >= sizeof dir) return;
-    if (slash) memcpy(dir, path, dlen), dir[dlen] = 0;
-    else strcpy(dir, ".");
-    if (slash && dlen == 0) strcpy(dir, "/");
-    DIR *d = opendir(dir);
-    if (!d) return;
-    size_t blen = strlen(base);
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        const char *n = e->d_name;
-        if (strncmp(n, base, blen) || strncmp(n + blen, ".tmp.", 5)) continue;
-        char *end;
-        errno = 0;
-        long pid = strtol(n + blen + 5, &end, 10);
-        if (errno || *end || end == n + blen + 5 || pid <= 0 || pid == (long)getpid()) continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to judge */
-        char full[4096 + 256];
-        snprintf(full, sizeof full, "%s/%s", dir, n);
-        if (unlink(full) == 0 && removed) (*removed)++;
-    }
-    closedir(d);
-}
-
-pf_status pf_file_write_atomic(const char *path, const void *data, size_t len)
-{
-    size_t cap = strlen(path) + 32;
-    char *tmp = malloc(cap);
-    if (!tmp) return pf_fail(PF_ERR_NOMEM, "out of memory writing '%s'", path);
-    snprintf(tmp, cap, "%s.tmp.%ld", path, (long)getpid());
-    pf_tmp_sweep(path, NULL);
-
-    const char *what = "create";
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    int err = fd < 0 ? errno : 0;
-    const char *p = data;
-    for (size_t left = len; !err && left > 0;) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            err = w < 0 ? errno : EIO;
-            what = "write";
-            break;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    if (!err && fsync(fd) != 0) {
-        err = errno;
-        what = "sync";
-    }
-    if (fd >= 0 && close(fd) != 0 && !err) {
-        err = errno;
-        what = "close";
-    }
-    if (!err && rename(tmp, path) != 0) {
-        err = errno;
-        what = "rename the temp file onto";
-    }
-    if (err) {
-        if (fd >= 0) unlink(tmp);
-        pf_status st = pf_fail(PF_ERR_IO, "cannot %s '%s' (temp file '%s'): %s", what, path, tmp,
-                               strerror(err));
-        free(tmp);
-        return st;
-    }
-    free(tmp);
-    return PF_OK;
-}
-
 pf_status pf_msgpack_write_file(const char *path, const json_t *v)
 {
     char *buf;
@@ -343,76 +272,14 @@ pf_status pf_msgpack_write_file(const char *path, const json_t *v)
     return st;
 }
 
-pf_status pf_file_read(const char *path, char **out, size_t *len)
-{
-    *out = NULL;
-    *len = 0;
-    bool std_in = !strcmp(path, "-");
-    int fd = std_in ? 0 : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return pf_fail(PF_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
-    struct stat sb;
-    /* room for the file, its NUL, and one more byte so the read that sees EOF needs no realloc */
-    size_t cap = fstat(fd, &sb) == 0 && sb.st_size > 0 ? (size_t)sb.st_size + 2 : 4096;
-    size_t n = 0;
-    char *buf = malloc(cap);
-    int err = buf ? 0 : ENOMEM;
-    while (!err) {
-        if (n + 1 >= cap) {
-            char *bigger = realloc(buf, cap * 2);
-            if (!bigger) {
-                err = ENOMEM;
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, buf + n, cap - n - 1);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) err = errno;
-        if (r <= 0) break;
-        n += (size_t)r;
-    }
-    if (!std_in) close(fd);
-    if (err) {
-        free(buf);
-        return pf_fail(PF_ERR_IO, "cannot read '%s': %s", path, strerror(err));
-    }
-    buf[n] = 0;
-    *out = buf;
-    *len = n;
-    return PF_OK;
-}
-
 pf_status pf_msgpack_read_file(const char *path, json_t **out)
 {
     *out = NULL;
     size_t len = 0;
     char *buf;
-    PF_TRY(pf_file_read(path, &buf, &len));
+    PF_TRY(pf_file_read_as(path, PF_FILE_MSGPACK, &buf, &len));
     pf_status st = pf_json_from_msgpack(buf, len, out);
     free(buf);
     if (st != PF_OK) return pf_fail(st, "'%s': %s", path, pf_errmsg());
-    return PF_OK;
-}
-
-pf_status pf_mkdirs(const char *dir)
-{
-    char p[4096];
-    if (!*dir) return pf_fail(PF_ERR_IO, "cannot create a folder with an empty name");
-    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
-        return pf_fail(PF_ERR_IO, "output folder name '%s' is too long", dir);
-    for (char *s = p + 1;; s++) {
-        int end = *s == 0;
-        if (*s == '/' || end) {
-            *s = 0;
-            if (mkdir(p, 0777) != 0 && errno != EEXIST)
-                return pf_fail(PF_ERR_IO, "cannot create the folder '%s': %s", p, strerror(errno));
-            if (end) break;
-            *s = '/';
-        }
-    }
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return pf_fail(PF_ERR_IO, "'%s' is not a folder", dir);
     return PF_OK;
 }

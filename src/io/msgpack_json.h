@@ -50,15 +50,13 @@
  *
  * ------------------------------------------------------------- files
  *
- * pf_file_write_atomic() writes "<path>.tmp.<pid>" in the same folder,
- * fsyncs it and rename(2)s it over `path`, so a reader (or Make) never sees
- * a half-written file and an older file at `path` survives any failure; on
- * failure the temp file is removed. A writer killed between the two
- * leaves its temp behind: the next write of the same `path` (the stage run
- * again) removes every "<path>.tmp.<pid>" whose process no longer exists
- * (pf_tmp_sweep; io/h5.h's writer does the same). A file written by
- * pf_msgpack_write_file() holds exactly one msgpack value, and
+ * pf_msgpack_write_file() writes through pf_file_write_atomic() and
+ * pf_msgpack_read_file() reads through pf_file_read_as(PF_FILE_MSGPACK)
+ * (core/file.h, included here: atomic writes through a temp file created
+ * O_EXCL | O_NOFOLLOW, regular files only, at most 256 MiB). A file written
+ * by pf_msgpack_write_file() holds exactly one msgpack value, and
  * pf_msgpack_read_file() accepts exactly one value (no trailing bytes).
+ * A map that holds a key twice has no JSON form and is refused.
  *
  * Errors: PF_ERR_IO with a message naming the file (and strerror for system
  * failures) or saying why the bytes are not one well-formed value;
@@ -71,6 +69,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/file.h"
 #include "core/status.h"
 
 /* Most levels of nested containers: a top-level array is one level, an
@@ -104,25 +103,6 @@ pf_status pf_msgpack_check(const char *buf, size_t len, size_t *used);
  *         return pf_fail(PF_ERR_INVALID, "'%s': \"run\" needs an integer in 0..%d", path, INT_MAX);
  */
 bool pf_json_int(const json_t *v, long lo, long hi, long *out);
-
-/* Write data[0..len) to path atomically (see above). PF_ERR_IO naming the
- * path and strerror on any failure, with the temp file removed. */
-pf_status pf_file_write_atomic(const char *path, const void *data, size_t len);
-
-/* The whole file ("-": standard input) into *out, malloc'ed and
- * NUL-terminated (so text can be parsed in place), its length in *len.
- * PF_ERR_IO naming the path and strerror. */
-pf_status pf_file_read(const char *path, char **out, size_t *len);
-
-/* Create the folder dir and any missing parents (mkdir -p); PF_ERR_IO
- * naming the first one that cannot be made, or dir when it is not a folder
- * (or is empty). */
-pf_status pf_mkdirs(const char *dir);
-
-/* Remove the temp files "<path>.tmp.<pid>" of writers of `path` that no
- * longer run on this machine (a killed stage). Best effort: what cannot be
- * removed stays; *removed (may be NULL) counts what went. */
-void pf_tmp_sweep(const char *path, int *removed);
 
 /* pf_json_to_msgpack() then pf_file_write_atomic(). */
 pf_status pf_msgpack_write_file(const char *path, const json_t *v);

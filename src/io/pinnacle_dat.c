@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/file.h"
 #include "io/data_dir.h"
 
 /* Longest value token accepted (COMSOL writes at most ~25 characters). */
@@ -402,19 +403,9 @@ pf_status pf_dat_parse(const char *text, size_t len, const char *label, int d_in
 pf_status pf_dat_read(const char *path, int d_in, int d_out, pf_dat_layout layout,
                       pf_dat **out)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return pf_fail(PF_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        int e = errno;
-        close(fd);
-        return pf_fail(PF_ERR_IO, "cannot read '%s': %s", path, strerror(e));
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        close(fd);
-        return pf_fail(PF_ERR_IO, "cannot read '%s': not a regular file", path);
-    }
-    size_t len = (size_t)sb.st_size;
+    int fd;
+    size_t len;
+    PF_TRY(pf_file_open(path, PF_FILE_TABLE, &fd, &len)); /* a regular file, at most 1 GiB */
     if (len == 0) {
         close(fd);
         return pf_dat_parse("", 0, path, d_in, d_out, layout, out);

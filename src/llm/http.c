@@ -15,11 +15,17 @@
  * is left to pf_llm_complete(), which times the whole call.
  *
  * Retries: up to max_attempts attempts on HTTP 429, 5xx, a failed
- * connection (or name resolution), an empty or cut reply and a timeout,
+ * connection (or name resolution), an empty or cut reply, a timeout, and a
+ * 2xx that holds no usable answer (a body that is not JSON, such as a
+ * proxy's error page, or a choices[0].message.content that is null),
  * sleeping backoff_s * 2^(k-1) before retry k, or the server's Retry-After
- * (seconds), either capped at backoff_max_s; one log line per retry. 401,
- * 403, 404, other 4xx and malformed bodies are not retried: they fail at
- * once with a message that says what to check.
+ * (seconds), either capped at backoff_max_s; one log line per retry. When
+ * the last attempt was a 2xx without a usable answer, the call is settled
+ * as unusable (r->unusable says what came back; provider.h), so that its
+ * slot ends like an invalid answer instead of stopping the search. 401,
+ * 403, 404, other 4xx and bodies of another API (JSON without
+ * choices[0].message) are not retried: they fail at once with a message
+ * that says what to check.
  *
  * The API key is read from PF_LLM_API_KEY when the provider is made, into
  * memory the provider owns and wipes when freed; the header buffers that
@@ -54,11 +60,13 @@
 #include <time.h>
 
 #include "core/log.h"
+#include "core/parse.h"
 #include "llm/provider.h"
 #include "llm/secret.h"
 
 #define BODY_CAP ((size_t)16 << 20) /* largest response body accepted */
 #define QUOTE_BYTES 200             /* how much of a bad body an error quotes */
+#define QUOTE_FIELD 80              /* how much of a header or a short field */
 
 typedef struct http_provider {
     char *endpoint; /* {url}/chat/completions */
@@ -245,34 +253,111 @@ static void server_message(const http_provider *h, char *out, size_t cap, const 
     json_decref(j);
 }
 
+/* Why a 2xx body that is not JSON is no answer: its status, content
+ * type, size and first bytes (already scrubbed), in why[]. */
+static void not_json(const reply *rp, long code, const char *ctype, char *why, size_t cap)
+{
+    char ct[QUOTE_FIELD + 4], q[QUOTE_BYTES + 4];
+    quote(ct, ctype ? ctype : "", ctype ? strlen(ctype) : 0, QUOTE_FIELD);
+    quote(q, rp->buf ? rp->buf : "", rp->len, QUOTE_BYTES);
+    if (!rp->len)
+        snprintf(why, cap, "the server answered %ld with an empty body (Content-Type %s), not JSON", code,
+                 ct[0] ? ct : "none");
+    else
+        snprintf(why, cap, "the server answered %ld with a body that is not JSON (Content-Type %s, %zu bytes): '%s'",
+                 code, ct[0] ? ct : "none", rp->len, q);
+}
+
+/* What a message content that is not a string is, in words. */
+static const char *content_kind(const json_t *content)
+{
+    if (!content) return "missing";
+    if (json_is_null(content)) return "null";
+    if (json_is_array(content)) return "an array, not a string";
+    if (json_is_object(content)) return "an object, not a string";
+    return "not a string";
+}
+
+/* Why a choice whose message content is not a string is no answer: what
+ * the content is, and the finish_reason (why the model stopped). */
+static void no_content(const json_t *choice, const json_t *content, long code, const pf_llm_request *q, char *why,
+                       size_t cap)
+{
+    const char *fr = json_string_value(json_object_get(choice, "finish_reason")), *what = content_kind(content);
+    char f[QUOTE_FIELD + 4], hint[96] = "";
+    quote(f, fr ? fr : "", fr ? strlen(fr) : 0, QUOTE_FIELD);
+    if (fr && strcmp(fr, "length") == 0 && q->max_tokens > 0)
+        snprintf(hint, sizeof hint, ": the model spent its %d tokens before it wrote an answer", q->max_tokens);
+    if (fr)
+        snprintf(why, cap, "the server answered %ld with choices[0].message.content %s (finish_reason \"%s\"%s)", code,
+                 what, f, hint);
+    else
+        snprintf(why, cap, "the server answered %ld with choices[0].message.content %s (no finish_reason)", code, what);
+}
+
 /* A 2xx body -> r's text (scrubbed again once decoded: a key with
  * characters outside ASCII, written as \u escapes, is whole only now) and
- * usage. */
-static pf_status parse_answer(const http_provider *h, const reply *rp, pf_llm_response *r)
+ * usage. Two bodies hold no answer yet say nothing against the settings,
+ * and another attempt may well answer, as after a 5xx: one that is not
+ * JSON (a proxy's or load balancer's error page, a reply cut short) and
+ * one whose choices[0].message.content is not a string (null: a model
+ * stopped by a filter or by max_tokens before it wrote). For those
+ * *unusable is set, why[] says what came back, r is untouched and PF_OK is
+ * returned. JSON without choices[0].message is another API than chat
+ * completions: an error that says to check PF_LLM_URL. */
+static pf_status parse_answer(const http_provider *h, const reply *rp, long code, const char *ctype,
+                              const pf_llm_request *q, pf_llm_response *r, int *unusable, char *why, size_t cap)
 {
-    char q[QUOTE_BYTES + 4];
-    quote(q, rp->buf ? rp->buf : "", rp->len, QUOTE_BYTES);
-    json_error_t err;
-    json_t *j = rp->len ? json_loadb(rp->buf, rp->len, 0, &err) : NULL;
-    if (!j)
-        return fail(h, PF_ERR_IO, "malformed reply from %s: the body is not JSON (%s); it begins '%s'", h->endpoint,
-                    rp->len ? err.text : "empty body", q);
-    const char *text = json_string_value(
-        json_object_get(json_object_get(json_array_get(json_object_get(j, "choices"), 0), "message"), "content"));
+    *unusable = 0;
+    json_t *j = rp->len ? json_loadb(rp->buf, rp->len, 0, NULL) : NULL;
+    if (!j) {
+        not_json(rp, code, ctype, why, cap);
+        *unusable = 1;
+        return PF_OK;
+    }
+    json_t *choice = json_array_get(json_object_get(j, "choices"), 0), *msg = json_object_get(choice, "message");
+    json_t *content = json_object_get(msg, "content");
+    const char *text = json_string_value(content);
     pf_status st = PF_OK;
-    if (!text)
+    if (!json_is_object(msg)) {
+        char b[QUOTE_BYTES + 4];
+        quote(b, rp->buf, rp->len, QUOTE_BYTES);
         st = fail(h, PF_ERR_IO,
-                  "malformed reply from %s: no choices[0].message.content string (is PF_LLM_URL an "
-                  "OpenAI-compatible /v1 base?); the body begins '%s'", h->endpoint, q);
-    else if (!(r->text = pf_secret_scrub(h->key, h->keylen, text, strlen(text), NULL)))
+                  "malformed reply from %s: no choices[0].message, so no choices[0].message.content (is PF_LLM_URL "
+                  "an OpenAI-compatible /v1 base?); the body begins '%s'", h->endpoint, b);
+    } else if (!text) {
+        no_content(choice, content, code, q, why, cap);
+        *unusable = 1;
+    } else if (!(r->text = pf_secret_scrub(h->key, h->keylen, text, strlen(text), NULL))) {
         st = pf_fail(PF_ERR_NOMEM, "out of memory");
-    if (st == PF_OK) {
+    } else {
         json_t *u = json_object_get(j, "usage");
         r->prompt_tokens = (long)json_integer_value(json_object_get(u, "prompt_tokens"));
         r->completion_tokens = (long)json_integer_value(json_object_get(u, "completion_tokens"));
     }
     json_decref(j);
     return st;
+}
+
+/* Every attempt spent, the last one a 2xx without a usable answer: the
+ * call is settled as unusable (provider.h), with why in words fit for a
+ * proposal's reasons (no endpoint: a URL may hold credentials). */
+static pf_status settle_unusable(const http_provider *h, pf_llm_response *r, int attempts, const char *last)
+{
+    char msg[PF_TEXT_LINE_MAX];
+    snprintf(msg, sizeof msg, "no usable answer from the LLM server in %d attempt%s (PF_LLM_RETRIES); the last: %s",
+             attempts, attempts == 1 ? "" : "s", last);
+    pf_secret_scrub_buf(h->key, h->keylen, msg, sizeof msg); /* a last guard, as in fail() */
+    r->text = strdup("");
+    r->unusable = pf_text_sanitize_dup(msg, PF_TEXT_LINE_MAX); /* quoted bytes may not be UTF-8 */
+    if (!r->text || !r->unusable) {
+        free(r->text);
+        free(r->unusable);
+        r->text = r->unusable = NULL;
+        return pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
+    pf_log(PF_LOG_WARN, "LLM request to %s: %s; the call ends as an invalid answer", h->endpoint, r->unusable);
+    return PF_OK;
 }
 
 /* ------------------------------------------------------------ the call */
@@ -379,7 +464,7 @@ static pf_status http_complete(void *self, const pf_llm_request *q, pf_llm_respo
         }
         long code = 0;
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-        int retry = 0;
+        int retry = 0, unusable = 0;
         if (rc != CURLE_OK) {
             if (rp.overflow) {
                 st = fail(h, PF_ERR_IO, "the reply from %s is larger than %zu MiB; refusing it", h->endpoint,
@@ -393,8 +478,13 @@ static pf_status http_complete(void *self, const pf_llm_request *q, pf_llm_respo
             }
             retry = 1;
         } else if (code >= 200 && code < 300) {
-            st = parse_answer(h, &rp, r);
-            break;
+            char ctype[256] = "", *ct = NULL;
+            curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct);
+            if (ct) snprintf(ctype, sizeof ctype, "%s", ct);
+            pf_secret_scrub_buf(h->key, h->keylen, ctype, sizeof ctype); /* a header is received text too */
+            st = parse_answer(h, &rp, code, ctype, q, r, &unusable, last, sizeof last);
+            if (st != PF_OK || !unusable) break;
+            retry = 1;
         } else if (code == 429 || code >= 500) {
             char msg[QUOTE_BYTES + 16];
             server_message(h, msg, sizeof msg, &rp);
@@ -417,6 +507,10 @@ static pf_status http_complete(void *self, const pf_llm_request *q, pf_llm_respo
             server_message(h, msg, sizeof msg, &rp);
             st = fail(h, code >= 400 && code < 500 ? PF_ERR_INVALID : PF_ERR_IO,
                       "LLM request to %s: HTTP %ld%s", h->endpoint, code, msg);
+            break;
+        }
+        if (retry && attempt >= h->max_attempts && unusable) {
+            st = settle_unusable(h, r, attempt, last);
             break;
         }
         if (retry && attempt >= h->max_attempts) {

@@ -199,8 +199,7 @@ pf_status pf_llm_complete(pf_llm_provider *p, const pf_llm_request *q, pf_llm_re
     double dt = now_s() - t0;
     if (st == PF_OK && !r->text) st = pf_fail(PF_ERR_INVALID, "the %s LLM provider returned no text", pf_llm_kind_name(p->kind));
     if (st != PF_OK) {
-        free(r->text);
-        memset(r, 0, sizeof *r);
+        pf_llm_response_release(r);
         return st;
     }
     if (r->latency_s == 0) r->latency_s = dt > 0 ? dt : 1e-9;

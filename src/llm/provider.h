@@ -19,9 +19,14 @@
  *            Authorization header, and never written, logged or echoed in an
  *            error message: whatever the server sends back is scrubbed of
  *            it on arrival (secret.h), so r->text never holds it, nor any
- *            piece of it of 8+ characters. Retries 429, 5xx and timeouts
- *            with bounded exponential backoff; 401, 404 and malformed
- *            bodies are errors that say what to check.
+ *            piece of it of 8+ characters. Retries 429, 5xx, timeouts,
+ *            and a 200 whose body is not JSON (a proxy's error page) or
+ *            whose choices[0].message.content is null, with bounded
+ *            exponential backoff; 401, 404 and other malformed bodies are
+ *            errors that say what to check. When the retries are spent on
+ *            an answer of the last kind, the call is settled as unusable
+ *            (pf_llm_response.unusable, transcript.h), not failed: its
+ *            slot ends like an invalid answer and the search goes on.
  *   replay   answers only from the transcripts in o.transcripts; a miss is an
  *            error naming the request hash and the folder.
  *   offline  the offline rule-based proposer (no LLM), offline.h: reads the
@@ -81,11 +86,14 @@ pf_llm_kind pf_llm_provider_kind(const pf_llm_provider *p);
 const char *pf_llm_provider_describe(const pf_llm_provider *p);
 
 /* Ask. r is filled (text, token usage, latency, provider) on PF_OK and
- * zeroed otherwise. Nothing is stored. */
+ * zeroed otherwise; on PF_OK r->unusable may be set instead of an answer
+ * (r->text is then ""): the server answered, but never usably. Nothing is
+ * stored. */
 pf_status pf_llm_complete(pf_llm_provider *p, const pf_llm_request *q, pf_llm_response *r);
 
 /* pf_llm_complete(), then pf_transcript_write() under o.transcripts (unless
- * the provider is replay or no folder was given). The http provider first
+ * the provider is replay or no folder was given); an unusable answer is
+ * stored too, so that a rerun or a replay settles the call the same way. The http provider first
  * looks in o.transcripts: a request already stored there (a stage killed
  * after the call, before its output, and rerun) is answered from it, not
  * sent again. */

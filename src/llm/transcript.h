@@ -24,7 +24,10 @@
  *   {"format": "pinnforge.transcript", "version": 1, "hash",
  *    "request": {model, messages, temperature, slot, max_tokens[, context]},
  *    "response": text, "usage": {"prompt_tokens", "completion_tokens"},
- *    "latency_s", "provider"}.
+ *    "latency_s", "provider"[, "unusable"]}.
+ * "unusable" is there only for a call whose server never gave a usable
+ * answer (pf_llm_response.unusable; "response" is then ""): the call is
+ * settled all the same, so a rerun or a replay settles it the same way.
  * Nothing else: no header, no URL, no key — secrets never reach disk (the
  * http provider scrubs the key from the answer before it is returned, so a
  * model that repeats it is stored with "[REDACTED]"; llm/secret.h).
@@ -58,7 +61,13 @@ typedef struct pf_llm_request {
 } pf_llm_request;
 
 typedef struct pf_llm_response {
-    char *text;           /* malloc'ed */
+    char *text;           /* malloc'ed; "" when unusable is set */
+    /* NULL for an answer. Set (malloc'ed, valid UTF-8, no key) when the
+     * server answered but never with anything usable, every retry spent
+     * (http: a 2xx body that is not JSON, or whose message content is
+     * null): why, in words for a proposal's reasons. The caller treats the
+     * call as an invalid answer that ends its slot. */
+    char *unusable;
     long prompt_tokens, completion_tokens;
     double latency_s;
     char provider[32];    /* "http", "replay", "offline" */

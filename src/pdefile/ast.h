@@ -36,7 +36,10 @@
 #include "geom/pde.h"
 
 #define PF_PDEFILE_MAX_BYTES (1 << 20) /* a .pde file is text for people: 1 MiB is plenty */
-#define PF_PDEFILE_MAX_DEPTH 64        /* nesting of parentheses, calls and operators */
+#define PF_PDEFILE_MAX_DEPTH 64        /* the parser's nesting of parentheses, calls and unary operators */
+#define PF_PDEFILE_MAX_EXPR_DEPTH 256  /* operations on one path of an expression's tree: a chain
+                                          x + x + ... of 256 terms, or nested operations */
+#define PF_PDEFILE_MAX_SHAPES 64       /* shapes combined into one domain by + and - */
 #define PF_PDEFILE_MAX_NAME 47         /* identifiers (the geometry's limit for part names) */
 #define PF_PDEFILE_MAX_TEXT 16384      /* a string (the statement) */
 #define PF_PDEFILE_MAX_PARAMS 32
@@ -92,6 +95,9 @@ struct pf_pdefile_expr {
     int index;              /* after check: PARAM, INPUT; output k of FIELD, LAP, DN, NET */
     int input, order;       /* after check: FIELD */
     int unary;              /* after check: UNARY's pf_unary_op */
+    int depth;              /* the operations on the longest path down from here, this one
+                               included (a number or a name: 1); at most
+                               PF_PDEFILE_MAX_EXPR_DEPTH, which bounds every recursive pass */
 };
 
 /* A list of names, each with where it was written. */
@@ -213,6 +219,8 @@ typedef struct pf_pdefile_ref {
     bool snapshots;           /* DATA: PINNacle's COMSOL time snapshots layout */
     pf_pdefile_names columns; /* DATA: the named columns (CSV header, HDF5 datasets) */
     int grid;                 /* `evaluate grid N` (0: PINNacle's rule, docs/pdes.md 0.3) */
+    bool box;                 /* `evaluate box grid`: the rule on the box of all inputs, time
+                                 one more axis (PINNacle's coding of wave_1d), not space x time */
     bool rows;                /* `evaluate rows`: the data file's rows (DATA's default) */
 } pf_pdefile_ref;
 

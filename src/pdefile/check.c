@@ -719,6 +719,8 @@ static void reference(checker *ck)
             if (!found) pf_pdefile_error(f, r->exact[0].pos, "no exact solution for output '%s'", f->outputs.v[k]);
         }
         if (r->rows) pf_pdefile_error(f, r->exact[0].pos, "`evaluate rows` needs a reference file");
+        if (r->box && f->domain && f->domain->kind != PF_PDEFILE_INTERVAL && f->domain->kind != PF_PDEFILE_BOX)
+            pf_pdefile_error(f, r->exact[0].pos, "`evaluate box grid` needs an interval or box domain");
     } else if (r->file) {
         r->kind = PF_PDEFILE_REF_DATA;
         const char *dot = strrchr(r->file, '.');
@@ -734,7 +736,7 @@ static void reference(checker *ck)
                 if (find(&r->columns, names->v[i]) < 0)
                     pf_pdefile_error(f, r->pos, "the columns do not name %s '%s'", l ? "output" : "input", names->v[i]);
         }
-        if (r->grid) pf_pdefile_error(f, r->pos, "a reference file is evaluated at its rows, not a grid");
+        if (r->grid || r->box) pf_pdefile_error(f, r->pos, "a reference file is evaluated at its rows, not a grid");
         r->rows = true;
     } else if (r->rows || r->grid) {
         pf_pdefile_error(f, f->end, "`evaluate` without an exact solution or a reference file");

@@ -91,6 +91,11 @@ static val divide(builder *b, val x, val y)
     return x.n ? node(pf_mul(g, x.n, r)) : node(pf_scale(g, r, (pf_real)x.k));
 }
 
+/* A whole exponent up to this goes by squares and products: the engine's
+ * PF_UNARY_POW forms its jet as p a^p / a, 0 * inf = NaN where a = 0 (the
+ * derivatives of (x t)^3 at t = 0), whereas products are exact there. */
+#define MAX_SQUARING 64
+
 static val power(builder *b, val x, double p)
 {
     pf_graph *g = b->c->g;
@@ -98,6 +103,13 @@ static val power(builder *b, val x, double p)
     if (p == 0) return konst(1);
     if (p == 1) return x;
     if (p == 2) return node(pf_unary(g, PF_UNARY_SQUARE, x.n, 0));
+    if (p == floor(p) && fabs(p) <= MAX_SQUARING) {
+        int q = (int)fabs(p);
+        pf_node *r = NULL, *sq = x.n; /* x^q = prod over the bits of q of x^(2^j) */
+        for (; q; q >>= 1, sq = q ? pf_unary(g, PF_UNARY_SQUARE, sq, 0) : sq)
+            if (q & 1) r = r ? pf_mul(g, r, sq) : sq;
+        return node(p < 0 ? pf_unary(g, PF_UNARY_RECIP, r, 0) : r);
+    }
     return node(pf_unary(g, PF_UNARY_POW, x.n, (pf_real)p));
 }
 
@@ -163,6 +175,47 @@ static pf_node *build(pf_pde_ctx *c, const pf_pdefile_expr *e, bool jet, pf_node
 {
     builder b = {c, jet, net};
     return materialize(&b, expr(&b, e));
+}
+
+/* |v|, as relu(v) + relu(-v) (value-only fields) */
+static val magnitude(builder *b, val v)
+{
+    pf_graph *g = b->c->g;
+    if (!v.n) return konst(fabs(v.k));
+    return node(pf_add(g, pf_unary(g, PF_UNARY_RELU, v.n, 0), pf_unary(g, PF_UNARY_RELU, pf_scale(g, v.n, -1), 0)));
+}
+
+/* The magnitude of the terms e is made of (geom/exact_check.h): |a| + |b|
+ * for a + b and a - b, |a| |b| for a b, |a| / |b| for a / b, the value's
+ * magnitude for anything else (a power, a function, a field). */
+static val terms(builder *b, const pf_pdefile_expr *e)
+{
+    if (e->konst) return konst(fabs(e->value));
+    switch (e->op) {
+    case PF_PDEFILE_NEG: return terms(b, e->args[0]);
+    case PF_PDEFILE_ADD:
+    case PF_PDEFILE_SUB: return add(b, terms(b, e->args[0]), terms(b, e->args[1]));
+    case PF_PDEFILE_MUL: return mul(b, terms(b, e->args[0]), terms(b, e->args[1]));
+    case PF_PDEFILE_DIV: return divide(b, terms(b, e->args[0]), magnitude(b, expr(b, e->args[1])));
+    default: return magnitude(b, expr(b, e));
+    }
+}
+
+pf_node *pf_pdefile_equation_terms(pf_pde_ctx *c, int q)
+{
+    builder b = {c, false, NULL};
+    return materialize(&b, terms(&b, file_of(c->pde)->eq[q].e));
+}
+
+pf_node *pf_pdefile_constraint_terms(pf_pde_ctx *c, int n)
+{
+    const pf_pdefile_constraint *k = &file_of(c->pde)->con[n];
+    builder b = {c, false, NULL};
+    if (k->kind == PF_PDEFILE_CON_PERIODIC)
+        return materialize(&b, add(&b, magnitude(&b, node(pf_pde_d(c, k->output, 0, 0))),
+                                   magnitude(&b, node(pf_pde_pair(c, k->output)))));
+    if (k->kind == PF_PDEFILE_CON_OBSERVE) return materialize(&b, magnitude(&b, node(pf_pde_d(c, k->output, 0, 0))));
+    return materialize(&b, terms(&b, k->e));
 }
 
 /* ------------------------------------------------------------------ hooks */
@@ -298,12 +351,20 @@ static bool box_domain(const pf_pdefile *f)
     return f->domain->kind == PF_PDEFILE_INTERVAL || f->domain->kind == PF_PDEFILE_BOX;
 }
 
-/* PINNacle's grid rule on a box; seeded uniform interior points elsewhere
- * (PINNacle draws random points there). */
+/* PINNacle's grid rule on a box (`evaluate box grid`: on the plain box of
+ * all inputs, time one more axis); seeded uniform interior points
+ * elsewhere (PINNacle draws random points there). */
 static pf_status eval_points(const pf_pde *p, const pf_geom *g, pf_point_set *out)
 {
     const pf_pdefile *f = file_of(p);
     int n = f->ref.grid ? f->ref.grid : p->d_in == 2 ? 2500 : 20000;
+    if (f->ref.box) {
+        pf_geom *box = NULL;
+        PF_TRY(pf_geom_box_alloc(p->d_in, p->lo, p->hi, NULL, &box));
+        pf_status st = pf_sample_grid_pinnacle(box, n, out);
+        pf_geom_free(box);
+        return st;
+    }
     if (box_domain(f)) return pf_sample_grid_pinnacle(g, n, out);
     return pf_sample_interior(g, PF_SAMPLE_UNIFORM, n, EVAL_SEED, out);
 }
@@ -425,7 +486,14 @@ static char *arena_str(pf_pdefile *f, const char *s)
     return pf_pdefile_strndup(f, s, strlen(s));
 }
 
-static pf_status constraint_desc(pf_pdefile *f, int n, pf_constraint *out)
+/* The domain (space x time), built once for the points of the data files
+ * (fill frees it). */
+static pf_status data_domain(const pf_pde *p, pf_geom **g)
+{
+    return *g ? PF_OK : geometry(p, g);
+}
+
+static pf_status constraint_desc(pf_pdefile *f, const pf_pde *p, int n, pf_constraint *out, pf_geom **domain)
 {
     pf_pdefile_constraint *k = &f->con[n];
     list parts = {.len = 0};
@@ -442,7 +510,8 @@ static pf_status constraint_desc(pf_pdefile *f, int n, pf_constraint *out)
     }
     case PF_PDEFILE_CON_OBSERVE: {
         out->kind = PF_CON_POINTS, out->observe = obs_hook[n];
-        return pf_pdefile_read_observations(f, &f->con[n]);
+        PF_TRY(data_domain(p, domain));
+        return pf_pdefile_read_observations(f, &f->con[n], *domain);
     }
     case PF_PDEFILE_CON_DIRICHLET:
     case PF_PDEFILE_CON_NEUMANN:
@@ -497,35 +566,30 @@ static char *equations(pf_pdefile *f)
 
 /* A reference file beside the .pde (or at an absolute path), read now
  * into the arena: a PINNacle snapshot file, or a table whose columns are
- * named by `columns` (a .dat's, in order) or by the inputs and outputs. */
-static pf_status reference_table(pf_pdefile *f, const char *path, pf_pde *p)
+ * named by `columns` (a .dat's, in order) or by the inputs and outputs;
+ * its points inside the domain, each with one value (table.h). */
+static pf_status reference_table(pf_pdefile *f, const char *path, pf_pde *p, pf_geom **domain)
 {
     const pf_pdefile_ref *r = &f->ref;
-    int d = f->inputs.n, m = f->outputs.n, rows;
-    double *v = NULL;
+    int d = f->inputs.n, m = f->outputs.n;
+    const char *want[PF_PDE_MAX_IN + PF_PDE_MAX_OUT];
+    for (int j = 0; j < d + m; j++) want[j] = j < d ? f->inputs.v[j] : f->outputs.v[j - d];
+    pf_pdefile_table t;
     pf_status st;
     if (r->snapshots) {
-        pf_dat *dat = NULL;
-        st = pf_dat_read(path, d, m, PF_DAT_LAYOUT_SNAPSHOTS, &dat);
-        if (st == PF_OK && dat->n > (size_t)1 << 30) st = pf_fail(PF_ERR_INVALID, "%s: too many rows", path);
-        if (st == PF_OK && !(v = malloc(dat->n * (size_t)(d + m) * sizeof *v)))
-            st = pf_fail(PF_ERR_NOMEM, "%s: out of memory for %zu rows", path, dat->n);
-        for (size_t i = 0; st == PF_OK && i < dat->n; i++)
-            for (int j = 0; j < d + m; j++)
-                v[i * (size_t)(d + m) + (size_t)j] =
-                    j < d ? dat->inputs[i * (size_t)d + (size_t)j] : dat->outputs[i * (size_t)m + (size_t)(j - d)];
-        rows = st == PF_OK ? (int)dat->n : 0;
-        pf_dat_free(dat);
+        st = pf_pdefile_table_read_snapshots(path, d, m, want, &t);
     } else {
-        const char *want[PF_PDE_MAX_IN + PF_PDE_MAX_OUT];
-        for (int j = 0; j < d + m; j++) want[j] = j < d ? f->inputs.v[j] : f->outputs.v[j - d];
         bool named = r->columns.n > 0;
         st = pf_pdefile_table_read(path, want, d + m, named ? (const char *const *)r->columns.v : want,
-                                   named ? r->columns.n : d + m, &v, &rows);
+                                   named ? r->columns.n : d + m, &t);
     }
     if (st == PF_ERR_IO)
-        st = pf_fail(PF_ERR_IO, "%s:%d:%d: cannot read the reference: %s", f->path, r->pos.line, r->pos.col,
-                     pf_errmsg());
+        return pf_fail(PF_ERR_IO, "%s:%d:%d: cannot read the reference: %s", f->path, r->pos.line, r->pos.col,
+                       pf_errmsg());
+    PF_TRY(st);
+    if ((st = data_domain(p, domain)) == PF_OK)
+        st = pf_pdefile_table_check_points(path, &t, d, want, *domain, pf_pdefile_domain_tol(f));
+    int rows = t.n;
     double *x = NULL, *u = NULL;
     if (st == PF_OK) {
         x = pf_pdefile_arena(f, (size_t)rows * (size_t)d * sizeof *x);
@@ -533,16 +597,16 @@ static pf_status reference_table(pf_pdefile *f, const char *path, pf_pde *p)
         if (!x || !u) st = pf_fail(PF_ERR_NOMEM, "%s: out of memory for %d reference rows", path, rows);
     }
     for (size_t i = 0; st == PF_OK && i < (size_t)rows; i++) {
-        memcpy(x + i * (size_t)d, v + i * (size_t)(d + m), (size_t)d * sizeof *x);
-        memcpy(u + i * (size_t)m, v + i * (size_t)(d + m) + d, (size_t)m * sizeof *u);
+        memcpy(x + i * (size_t)d, t.v + i * (size_t)(d + m), (size_t)d * sizeof *x);
+        memcpy(u + i * (size_t)m, t.v + i * (size_t)(d + m) + d, (size_t)m * sizeof *u);
     }
-    free(v);
+    pf_pdefile_table_free(&t);
     PF_TRY(st);
     p->ref = PF_REF_TABLE, p->ref_rows = rows, p->ref_x = x, p->ref_u = u;
     return PF_OK;
 }
 
-static pf_status reference(pf_pdefile *f, pf_pde *p)
+static pf_status reference(pf_pdefile *f, pf_pde *p, pf_geom **domain)
 {
     const pf_pdefile_ref *r = &f->ref;
     switch (r->kind) {
@@ -554,11 +618,12 @@ static pf_status reference(pf_pdefile *f, pf_pde *p)
     }
     char path[2048];
     PF_TRY(pf_pdefile_data_path(f, r->file, path, sizeof path));
-    if (r->file[0] == '/' || access(path, F_OK) == 0) return reference_table(f, path, p);
+    if (r->file[0] == '/' || access(path, F_OK) == 0) return reference_table(f, path, p, domain);
     /* not beside the file: a PINNacle file in PF_DATA_DIR, read when needed */
     const char *dot = strrchr(r->file, '.');
     if (!dot || strcmp(dot, ".dat"))
-        return pf_fail(PF_ERR_IO, "%s:%d:%d: no reference file '%s' (a relative name is looked up beside the .pde "
+        return pf_fail(PF_ERR_IO,
+                       "%s:%d:%d: no reference file '%s' (a relative name is looked up beside the .pde "
                        "file, then, for a .dat file, in PF_DATA_DIR)",
                        f->path, r->pos.line, r->pos.col, path);
     if (!r->snapshots)
@@ -575,7 +640,17 @@ static pf_status reference(pf_pdefile *f, pf_pde *p)
     return PF_OK;
 }
 
+static pf_status fill_hooks(pf_pdefile *f, pf_pde *p, pf_geom **domain);
+
 static pf_status fill(pf_pdefile *f, pf_pde *p)
+{
+    pf_geom *domain = NULL; /* built when data files bring points */
+    pf_status st = fill_hooks(f, p, &domain);
+    pf_geom_free(domain);
+    return st;
+}
+
+static pf_status fill_hooks(pf_pdefile *f, pf_pde *p, pf_geom **domain)
 {
     p->name = f->name;
     p->title = f->title ? f->title : f->name;
@@ -594,7 +669,7 @@ static pf_status fill(pf_pdefile *f, pf_pde *p)
     p->neq = f->neq, p->residual = residual;
     p->ncon = f->ncon;
     for (int n = 0; n < f->ncon; n++) {
-        PF_TRY(constraint_desc(f, n, &p->con[n]));
+        PF_TRY(constraint_desc(f, p, n, &p->con[n], domain));
         if (p->con[n].kind == PF_CON_PERIODIC) {
             int i = p->con[n].periodic_input;
             p->period[i] = p->hi[i] - p->lo[i];
@@ -606,7 +681,7 @@ static pf_status fill(pf_pdefile *f, pf_pde *p)
                                          .what = formulas(f, f->hard[h].set, f->hard[h].n),
                                          .satisfies = joined(f, &f->hard[h].satisfies),
                                          .apply = hard_hook[h]};
-    PF_TRY(reference(f, p));
+    PF_TRY(reference(f, p, domain));
     p->user = f;
     bool nomem = !p->latex;
     for (int h = 0; h < p->nhard; h++) nomem |= !p->hard[h].what || !p->hard[h].satisfies;

@@ -21,7 +21,8 @@
  *                           x_hi), period[x] = hi - lo
  *   observe N: u from "F"   PF_CON_POINTS at the file's points (observe.h,
  *                           a .csv, .h5 or .dat table), read when
- *                           compiling; u - the observed value
+ *                           compiling, each point in the domain with one
+ *                           value (table.h); u - the observed value
  *   hard N satisfies ...    a transform: each output set by its formula in
  *                           net(), the inputs (as jets) and bubble(); the
  *                           others are net()'s channel
@@ -33,7 +34,8 @@
  *   reference "F" [snapshots | columns a, b, u]
  *                           F beside the .pde (or absolute): PF_REF_TABLE,
  *                           its rows read when compiling (table.h; a
- *                           snapshot file as PINNacle reads it); else
+ *                           snapshot file as PINNacle reads it), each
+ *                           point in the domain with one value; else
  *                           PF_REF_DATA: a PINNacle .dat file in PF_DATA_DIR,
  *                           read when evaluating, columns the inputs, then
  *                           the outputs
@@ -67,7 +69,11 @@
  * pf_pdefile_pde_free, which frees f too: the descriptor owns it, also on
  * failure). PF_ERR_UNSUPPORTED for what is not compiled yet (above),
  * table.h's errors for a data file (PF_ERR_IO naming the .pde line when
- * it cannot be read), PF_ERR_NOMEM. */
+ * it cannot be read; PF_ERR_INVALID naming the row of a value that is not
+ * finite, of a point outside the domain or of a point with two values),
+ * PF_ERR_NOMEM. A whole exponent up to 64 (u^3) is built from squares and
+ * products: the engine's PF_UNARY_POW forms its derivatives as p a^p / a,
+ * NaN where a = 0. */
 pf_status pf_pdefile_compile(pf_pdefile *f, pf_pde **out);
 
 /* Free a compiled descriptor and its file; NULL is a no-op. */
@@ -79,6 +85,17 @@ void pf_pdefile_pde_free(pf_pde *p);
  * FILE:LINE:COL message in pf_errmsg(), with the count of the others)
  * or pf_pdefile_compile's. */
 pf_status pf_pdefile_open(const char *path, const pf_pde **out);
+
+/* The sum of the magnitudes of the terms of equation q (constraint n) of
+ * a compiled file, on the context's points (value-only n x 1): |a| + |b|
+ * for a residual a - b, |a| |b| for a product, |a| / |b| for a quotient,
+ * the magnitude of the value for anything else (a periodic constraint:
+ * |u| + |u at the image|). The scale of the terms for pf_pde_exact_check
+ * (geom/exact_check.h: its equation_terms and constraint_terms), so that
+ * a residual with large cancelling terms (1e6 u_xx = f) is measured
+ * against them, not against u*. */
+pf_node *pf_pdefile_equation_terms(pf_pde_ctx *c, int q);
+pf_node *pf_pdefile_constraint_terms(pf_pde_ctx *c, int n);
 
 /* The file a descriptor was compiled from (its path as opened), or NULL for
  * a built-in PDE. */

@@ -16,10 +16,16 @@
 #include "core/status.h"
 #include "pdefile/ast.h"
 
+struct pf_geom;
+
 /* Read constraint c's file (c->kind OBSERVE, f checked) into c->obs_x and
  * c->obs_v in f's arena. PF_ERR_IO when the file cannot be read,
  * PF_ERR_INVALID naming the file (and line) of what is wrong (a missing
- * column, a field that is not a number, a short row, no rows). */
-pf_status pf_pdefile_read_observations(pf_pdefile *f, pf_pdefile_constraint *c);
+ * or repeated column, a field that is not a number or not finite, a short
+ * row, no rows), and, with the domain `domain` (the space x time geometry
+ * of f; NULL: not checked), naming the row of a point outside it (by more
+ * than pf_pdefile_domain_tol) or of a point observed twice with
+ * different values (table.h). */
+pf_status pf_pdefile_read_observations(pf_pdefile *f, pf_pdefile_constraint *c, const struct pf_geom *domain);
 
 #endif

@@ -11,7 +11,8 @@ typedef struct parser {
     pf_pdefile *f;
     pf_lexer lx;
     pf_token tok; /* the current token */
-    int depth;
+    int depth;    /* recursion: parentheses, calls, unary operators */
+    int shapes;   /* shapes of the domain being read */
     bool failed, nomem;
 } parser;
 
@@ -153,11 +154,35 @@ static bool enter(parser *p)
     return true;
 }
 
+/* The depth of a node over operands a[0..n) (1 + the deepest), or 0 after
+ * the error that it is too deep (at pos, the node's operator). Every pass
+ * over an expression (checker, folder, evaluator, compiler, printer)
+ * recurses along the tree, so the tree's depth, not only the parser's
+ * nesting, is bounded: x + x + ... builds a left chain in a loop. */
+static int depth_of(parser *p, pf_pdefile_pos pos, pf_pdefile_expr *const *a, int n)
+{
+    int d = 0;
+    for (int j = 0; j < n; j++)
+        if (a[j] && a[j]->depth > d) d = a[j]->depth;
+    if (d + 1 > PF_PDEFILE_MAX_EXPR_DEPTH) {
+        fail_at(p, pos,
+                "expression more than %d operations deep (a chain of more than %d terms or factors, or "
+                "operations nested that deep): write it with fewer terms",
+                PF_PDEFILE_MAX_EXPR_DEPTH, PF_PDEFILE_MAX_EXPR_DEPTH);
+        return 0;
+    }
+    return d + 1;
+}
+
 static pf_pdefile_expr *node(parser *p, pf_pdefile_op op, pf_pdefile_pos pos, pf_pdefile_expr *a, pf_pdefile_expr *b)
 {
-    if (p->failed) return NULL;
+    if (p->failed || !a) return NULL;
+    pf_pdefile_expr *ab[2] = {a, b};
+    int depth = depth_of(p, pos, ab, b ? 2 : 1);
+    if (!depth) return NULL;
     pf_pdefile_expr *e = pf_pdefile_expr_new(p->f, op, pos, b ? 2 : 1);
     if (!e) return nomem(p);
+    e->depth = depth;
     e->args[0] = a;
     if (b) e->args[1] = b;
     return e;
@@ -188,8 +213,11 @@ static pf_pdefile_expr *call(parser *p, const char *fname, pf_pdefile_pos pos)
         return NULL;
     }
     next(p);
+    int depth = depth_of(p, pos, args, n);
+    if (!depth) return NULL;
     pf_pdefile_expr *e = pf_pdefile_expr_new(p->f, PF_PDEFILE_CALL, pos, n);
     if (!e) return nomem(p);
+    e->depth = depth;
     e->name = fname;
     if (n) memcpy(e->args, args, (size_t)n * sizeof *args);
     return e;
@@ -202,6 +230,7 @@ static pf_pdefile_expr *atom(parser *p)
     if (is(p, PF_TOK_NUMBER)) {
         pf_pdefile_expr *e = pf_pdefile_expr_new(p->f, PF_PDEFILE_NUM, pos, 0);
         if (!e) return nomem(p);
+        e->depth = 1;
         e->value = p->tok.num;
         next(p);
         return e;
@@ -212,6 +241,7 @@ static pf_pdefile_expr *atom(parser *p)
         if (is(p, PF_TOK_LPAREN)) return call(p, s, pos);
         pf_pdefile_expr *e = pf_pdefile_expr_new(p->f, PF_PDEFILE_NAME, pos, 0);
         if (!e) return nomem(p);
+        e->depth = 1;
         e->name = s;
         return e;
     }
@@ -399,6 +429,12 @@ static pf_pdefile_geom *shape(parser *p)
         if (is_word(p, kinds[k])) kind = k;
     if (kind < 0) {
         expected(p, "a shape (interval, box, disk, ball, polygon) or '('");
+        return NULL;
+    }
+    /* the checker, the compiler and the geometry recurse over the shapes'
+     * tree, and each + or - is a CSG operation with its own volume */
+    if (++p->shapes > PF_PDEFILE_MAX_SHAPES) {
+        fail_at(p, pos, "a domain of more than %d shapes", PF_PDEFILE_MAX_SHAPES);
         return NULL;
     }
     next(p);
@@ -612,6 +648,7 @@ static void statement(parser *p)
     } else if (!strcmp(kw, "domain")) {
         if (!once(p, f->domain, pos, kw)) return;
         f->domain_pos = pos;
+        p->shapes = 0;
         f->domain = geom(p);
     } else if (!strcmp(kw, "part")) {
         if (f->nparts == PF_PDEFILE_MAX_PARTS) {
@@ -673,17 +710,24 @@ static void statement(parser *p)
         if (is_word(p, "rows")) {
             f->ref.rows = true;
             next(p);
-        } else if (is_word(p, "grid")) {
-            next(p);
-            if (!is(p, PF_TOK_NUMBER) || p->tok.num < 1 || p->tok.num > 1e7 || p->tok.num != (int)p->tok.num) {
-                expected(p, "the number of grid points (an integer, 1..10000000)");
-                return;
-            }
-            f->ref.grid = (int)p->tok.num;
-            next(p);
-        } else {
-            expected(p, "'grid N' or 'rows'");
+            return;
         }
+        if (is_word(p, "box")) {
+            f->ref.box = true;
+            next(p);
+        }
+        if (!is_word(p, "grid")) {
+            expected(p, f->ref.box ? "'grid' ('evaluate box grid [N]')" : "'grid [N]', 'box grid [N]' or 'rows'");
+            return;
+        }
+        next(p);
+        if (is(p, PF_TOK_NEWLINE) || is(p, PF_TOK_EOF)) return; /* the rule's own size */
+        if (!is(p, PF_TOK_NUMBER) || p->tok.num < 1 || p->tok.num > 1e7 || p->tok.num != (int)p->tok.num) {
+            expected(p, "the number of grid points (an integer, 1..10000000) or the end of the line");
+            return;
+        }
+        f->ref.grid = (int)p->tok.num;
+        next(p);
     } else {
         fail_at(p, pos,
                 "unknown statement '%s' (pde, title, statement, latex, inputs, outputs, time, param, "

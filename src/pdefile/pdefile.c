@@ -237,9 +237,11 @@ char *pf_pdefile_describe(const pf_pdefile *f)
         for (int a = 0; a < r->nexact; a++)
             add(&t, "%s %s = ", a ? "," : "", r->exact[a].name), expr(&t, r->exact[a].e);
         if (r->grid)
-            add(&t, "\n  evaluated on a grid of about %d points\n", r->grid);
+            add(&t, "\n  evaluated on a grid of about %d points%s\n", r->grid,
+                r->box ? " over the box of all inputs (time one more axis)" : "");
         else
-            add(&t, "\n  evaluated on PINNacle's grid (docs/pdes.md 0.3)\n");
+            add(&t, "\n  evaluated on PINNacle's grid (docs/pdes.md 0.3)%s\n",
+                r->box ? " over the box of all inputs (time one more axis)" : "");
     } else if (r->kind == PF_PDEFILE_REF_DATA) {
         add(&t, "reference: data file %s, ", r->file);
         if (r->snapshots)

@@ -92,9 +92,12 @@
  *                           in PF_DATA_DIR (its columns in that order)
  *   reference "F" snapshots           a PINNacle .dat file of COMSOL
  *                           snapshots, beside the .pde or in PF_DATA_DIR
- *   evaluate grid N | evaluate rows   where the reference is evaluated
- *                           (default: PINNacle's grid rule for exact
- *                           solutions, the file's rows for data)
+ *   evaluate grid [N] | evaluate box grid [N] | evaluate rows
+ *                           where the reference is evaluated (default:
+ *                           PINNacle's grid rule for exact solutions, the
+ *                           file's rows for data); `box grid` applies the
+ *                           rule to the plain box of all inputs, time one
+ *                           more axis, as PINNacle does for wave_1d
  *   tags a, b               geom/pde.h's tag names (time_dependent and
  *                           periodic are added when they apply)
  *
@@ -104,7 +107,13 @@
  * + - * / ^ (constant exponents), unary minus; sin cos tanh exp log sqrt
  * sigmoid softplus (the engine's pf_unary ops); step(z) (1 where z >= 0)
  * and if(COND, a, b) with COND comparisons (< <= > >=) joined by and/or.
- * check.h lists what the checker refuses.
+ * An expression is at most PF_PDEFILE_MAX_EXPR_DEPTH (256) operations deep
+ * (a chain of 256 terms, or operations nested that deep) and parentheses,
+ * calls and unary minus nest at most 64 levels, so that no pass over it
+ * recurses without bound: deeper is refused at FILE:LINE:COL of the
+ * operator past the limit. check.h lists what the checker refuses; the
+ * data files' rules are table.h's; `pf-pde check` also checks that an
+ * exact solution solves the PDE (geom/exact_check.h).
  *
  *     pf_pdefile *f = NULL;
  *     if (pf_pdefile_load("my.pde", &f) != PF_OK) {

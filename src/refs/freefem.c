@@ -95,7 +95,7 @@ static void log_tail(const char *path, char *buf, size_t cap)
     char *text = NULL;
     size_t len = 0;
     buf[0] = 0;
-    if (pf_file_read(path, &text, &len) != PF_OK) return;
+    if (pf_file_read_as(path, PF_FILE_LOG, &text, &len) != PF_OK) return;
     while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' ' || text[len - 1] == '\r')) text[--len] = 0;
     size_t from = len > cap - 1 ? len - (cap - 1) : 0;
     snprintf(buf, cap, "%s", text + from);
@@ -120,7 +120,7 @@ pf_status pf_ff_run(const char *script, const char *const *args, const char *log
         return pf_fail(PF_ERR_NOMEM, "out of memory starting FreeFem++");
     }
     int err = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    if (!err) err = posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (!err) err = posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
     if (!err) err = posix_spawn_file_actions_adddup2(&fa, 1, 2);
     pid_t pid = 0;
     if (!err) err = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
@@ -151,7 +151,7 @@ pf_status pf_ff_table_read(const char *path, pf_ff_table *t)
     memset(t, 0, sizeof *t);
     char *text = NULL;
     size_t len = 0;
-    PF_TRY(pf_file_read(path, &text, &len));
+    PF_TRY(pf_file_read_as(path, PF_FILE_TABLE, &text, &len));
     char *s = text, *end;
     long line = 1;
     unsigned long rows = strtoul(s, &end, 10);

@@ -318,7 +318,7 @@ static pf_status load_file(pf_kb *kb, const char *path)
 {
     char *text;
     size_t len;
-    PF_TRY(pf_file_read(path, &text, &len));
+    PF_TRY(pf_file_read_as(path, PF_FILE_KNOWLEDGE, &text, &len));
     pf_status st = load_text(kb, path, text, len);
     free(text);
     return st;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/file.h"
 #include "core/names.h"
 #include "core/parse.h"
 #include "core/sha256.h"
@@ -74,25 +75,28 @@ pf_status pf_pa_path(const char *name, char *buf, size_t cap)
     return PF_OK;
 }
 
+pf_status pf_pa_sha256_check(const char *path, const char *text, size_t len, const char *want, const char *file,
+                             const char *how)
+{
+    char hex[PF_SHA256_HEX];
+    PF_TRY(pf_sha256_hex(text, len, hex));
+    if (strcmp(hex, want))
+        return pf_fail(PF_ERR_IO,
+                       "'%s' is not PINNsAgent's released %s (its SHA-256 is %.16s..., the release's is %.16s...): "
+                       "another version or a damaged copy; %s",
+                       path, file, hex, want, how);
+    return PF_OK;
+}
+
+static const char *const db_how = "use the file of qingpowuwu/PINNsAgent_Codes at commit 52fb2b1";
+
 pf_status pf_pa_db_verify(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return pf_fail(PF_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
-    pf_sha256 *h = pf_sha256_alloc();
-    pf_status st = h ? PF_OK : pf_fail(PF_ERR_NOMEM, "out of memory hashing '%s'", path);
-    char buf[1 << 16], hex[PF_SHA256_HEX];
-    size_t n;
-    while (st == PF_OK && (n = fread(buf, 1, sizeof buf, f)) > 0) st = pf_sha256_update(h, buf, n);
-    if (st == PF_OK && ferror(f)) st = pf_fail(PF_ERR_IO, "cannot read '%s'", path);
-    if (st == PF_OK) st = pf_sha256_final(h, hex);
-    pf_sha256_free(h);
-    fclose(f);
-    if (st == PF_OK && strcmp(hex, PF_PA_DB_SHA256))
-        st = pf_fail(PF_ERR_IO,
-                     "'%s' is not PINNsAgent's released " PF_PA_DB_FILE " (its SHA-256 is %.16s..., the "
-                     "release's is %.16s...): another version or a damaged copy; use the file of "
-                     "qingpowuwu/PINNsAgent_Codes at commit 52fb2b1",
-                     path, hex, PF_PA_DB_SHA256);
+    char *text;
+    size_t len;
+    PF_TRY(pf_file_read_as(path, PF_FILE_TABLE, &text, &len));
+    pf_status st = pf_pa_sha256_check(path, text, len, PF_PA_DB_SHA256, PF_PA_DB_FILE, db_how);
+    free(text);
     return st;
 }
 
@@ -359,25 +363,22 @@ static pf_status parse_line(pf_pa_db *db, parse_ctx *c, char *text)
     return add_row(db, c, field);
 }
 
-pf_status pf_pa_db_load(const char *path, pf_pa_db **out)
+/* The table in text (the whole file, parsed in place). */
+static pf_status parse_text(const char *path, char *text, pf_pa_db **out)
 {
     *out = NULL;
-    FILE *f = fopen(path, "r");
-    if (!f) return pf_fail(PF_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
     pf_pa_db *db = calloc(1, sizeof *db);
     pf_status st = db ? PF_OK : nomem();
     parse_ctx c = {.path = path};
-    char *text = NULL;
-    size_t tcap = 0;
-    while (st == PF_OK && getline(&text, &tcap, f) >= 0) {
+    for (char *line = text, *next; st == PF_OK && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = 0;
+        else next = line + strlen(line);
         c.line++;
-        st = parse_line(db, &c, text);
+        st = parse_line(db, &c, line);
     }
-    if (st == PF_OK && ferror(f)) st = pf_fail(PF_ERR_IO, "cannot read '%s'", path);
     if (st == PF_OK && c.line == 0) st = pf_fail(PF_ERR_INVALID, "%s: the file is empty (no header)", path);
     if (st == PF_OK && db->nrows == 0) st = pf_fail(PF_ERR_INVALID, "%s: a header and no rows", path);
-    free(text);
-    fclose(f);
     if (st == PF_OK && !(db->task = calloc((size_t)db->ntasks, sizeof *db->task))) st = nomem();
     for (int t = 0; st == PF_OK && t < db->ntasks; t++)
         db->task[t] = (pf_pa_task){.name = db->store[t].name,
@@ -392,11 +393,28 @@ pf_status pf_pa_db_load(const char *path, pf_pa_db **out)
     return PF_OK;
 }
 
+pf_status pf_pa_db_load(const char *path, pf_pa_db **out)
+{
+    *out = NULL;
+    char *text;
+    size_t len;
+    PF_TRY(pf_file_read_as(path, PF_FILE_TABLE, &text, &len));
+    pf_status st = parse_text(path, text, out);
+    free(text);
+    return st;
+}
+
 pf_status pf_pa_db_open(pf_pa_db **out)
 {
     *out = NULL;
     char path[PF_PA_PATH_MAX];
     PF_TRY(pf_pa_path(PF_PA_DB_FILE, path, sizeof path));
-    PF_TRY(pf_pa_db_verify(path));
-    return pf_pa_db_load(path, out);
+    /* one read: the bytes checked are the bytes parsed */
+    char *text;
+    size_t len;
+    PF_TRY(pf_file_read_as(path, PF_FILE_TABLE, &text, &len));
+    pf_status st = pf_pa_sha256_check(path, text, len, PF_PA_DB_SHA256, PF_PA_DB_FILE, db_how);
+    if (st == PF_OK) st = parse_text(path, text, out);
+    free(text);
+    return st;
 }

@@ -131,11 +131,20 @@ pf_status pf_pa_path(const char *name, char *buf, size_t cap);
  * or cut copy). */
 pf_status pf_pa_db_verify(const char *path);
 
+/* The SHA-256 of text[0..len), the bytes of `path`, must be want (PINNsAgent's
+ * released `file`): PF_ERR_IO "'PATH' is not PINNsAgent's released FILE (its
+ * SHA-256 is ..., the release's is ...): another version or a damaged copy;
+ * HOW" otherwise. The one check of both shared files (pinnsagent_labels.h). */
+pf_status pf_pa_sha256_check(const char *path, const char *text, size_t len, const char *want, const char *file,
+                             const char *how);
+
 /* Load the CSV at path (see above) without a hash check: the fixtures of
  * the tests, a user's own table. *out NULL on failure. */
 pf_status pf_pa_db_load(const char *path, pf_pa_db **out);
 
-/* pf_pa_path(PF_PA_DB_FILE), pf_pa_db_verify, pf_pa_db_load. */
+/* pf_pa_path(PF_PA_DB_FILE), then the file read once (a regular file of
+ * at most 1 GiB, core/file.h), its SHA-256 checked as pf_pa_db_verify does
+ * and the same bytes loaded as pf_pa_db_load does. */
 pf_status pf_pa_db_open(pf_pa_db **out);
 
 void pf_pa_db_free(pf_pa_db *db);

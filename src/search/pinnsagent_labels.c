@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "core/names.h"
 #include "io/asset_dir.h"
 #include "registry.h"
@@ -170,39 +172,51 @@ static pf_status parse_line(pf_pa_labels *ls, int which, int line, char *text)
     return PF_OK;
 }
 
-static pf_status load_file(pf_pa_labels *ls, int which)
+/* File `which` into ls; the shared one (0) checked against
+ * PF_PA_LABELS_SHA256 first when verify. */
+static pf_status load_file(pf_pa_labels *ls, int which, bool verify)
 {
     const char *path = ls->files[which];
-    FILE *f = fopen(path, "r");
-    if (!f) return pf_fail(PF_ERR_IO, "cannot read the PDE labels '%s': %s", path, strerror(errno));
-    char *text = NULL;
-    size_t cap = 0;
+    char *text;
+    size_t len;
+    if (pf_file_read_as(path, PF_FILE_KNOWLEDGE, &text, &len) != PF_OK)
+        return pf_fail(PF_ERR_IO, "cannot read the PDE labels '%s': %s", path, pf_file_why(path));
     pf_status st = PF_OK;
-    for (int line = 1; st == PF_OK && getline(&text, &cap, f) >= 0; line++) {
-        size_t len = strlen(text);
-        while (len && (text[len - 1] == '\n' || text[len - 1] == '\r')) text[--len] = 0;
-        if (len && text[0] != '#') st = parse_line(ls, which, line, text);
+    if (verify && which == 0)
+        st = pf_pa_sha256_check(path, text, len, PF_PA_LABELS_SHA256, PF_PA_LABEL_FILE,
+                                "`make data` derives it again (scripts/pinnsagent-labels.py; data/pinnsagent.sha256)");
+    int line = 1;
+    for (char *s = text, *next; st == PF_OK && *s; s = next, line++) {
+        next = strchr(s, '\n');
+        if (next) *next++ = 0;
+        else next = s + strlen(s);
+        size_t n = strlen(s);
+        while (n && (s[n - 1] == '\n' || s[n - 1] == '\r')) s[--n] = 0;
+        if (n && s[0] != '#') st = parse_line(ls, which, line, s);
     }
-    if (st == PF_OK && ferror(f)) st = pf_fail(PF_ERR_IO, "cannot read the PDE labels '%s'", path);
     free(text);
-    fclose(f);
     return st;
 }
 
-pf_status pf_pa_labels_load(const char *shared_tsv, const char *own_tsv, pf_pa_labels **out)
+static pf_status load(const char *shared_tsv, const char *own_tsv, bool verify, pf_pa_labels **out)
 {
     *out = NULL;
     pf_pa_labels *ls = calloc(1, sizeof *ls);
     if (!ls) return nomem();
     pf_status st = PF_OK;
     if (!(ls->files[0] = strdup(shared_tsv)) || !(ls->files[1] = strdup(own_tsv))) st = nomem();
-    for (int which = 0; st == PF_OK && which < 2; which++) st = load_file(ls, which);
+    for (int which = 0; st == PF_OK && which < 2; which++) st = load_file(ls, which, verify);
     if (st != PF_OK) {
         pf_pa_labels_free(ls);
         return st;
     }
     *out = ls;
     return PF_OK;
+}
+
+pf_status pf_pa_labels_load(const char *shared_tsv, const char *own_tsv, pf_pa_labels **out)
+{
+    return load(shared_tsv, own_tsv, false, out);
 }
 
 pf_status pf_pa_labels_open(pf_pa_labels **out)
@@ -212,5 +226,5 @@ pf_status pf_pa_labels_open(pf_pa_labels **out)
     PF_TRY(pf_pa_path(PF_PA_LABEL_FILE, shared, sizeof shared));
     PF_TRY(pf_asset_dir("pinnsagent", NULL, dir, sizeof dir));
     snprintf(own, sizeof own, "%s/%s", dir, PF_PA_OWN_LABELS);
-    return pf_pa_labels_load(shared, own, out);
+    return load(shared, own, true, out);
 }

@@ -50,7 +50,13 @@
  * Failures, PF_ERR_INVALID with "<file>:<line>: <why>": not 11 columns, a
  * label that is not one of its field's values (the message lists them), a
  * name given twice (in either file), in our file a name that is not one of
- * our PDEs (registry.h). An unreadable file is PF_ERR_IO.
+ * our PDEs (registry.h). An unreadable file is PF_ERR_IO (each is read
+ * whole, a regular file of at most 16 MiB: core/file.h). pf_pa_labels_open()
+ * also checks the shared file's SHA-256 against PF_PA_LABELS_SHA256, as
+ * pf_pa_db_open() checks the CSV's: a damaged label (",eat2D_VaryingCoef"
+ * for Heat2D_VaryingCoef would still parse, as a task none of ours) changes
+ * which PDEs the knowledge replay retrieves, so it is PF_ERR_IO "'PATH' is
+ * not PINNsAgent's released pde_labels.tsv (its SHA-256 is ...)".
  */
 #ifndef PF_SEARCH_PINNSAGENT_LABELS_H
 #define PF_SEARCH_PINNSAGENT_LABELS_H
@@ -58,6 +64,9 @@
 #include "core/status.h"
 
 #define PF_PA_LABEL_FILE "pde_labels.tsv"   /* in pf_pa_dir() */
+/* SHA-256 of pde_labels.tsv as scripts/pinnsagent-labels.py derives it
+ * (data/pinnsagent.sha256): pf_pa_labels_open() refuses any other file. */
+#define PF_PA_LABELS_SHA256 "e2a9824fe6507ad69f0dd83d0b1ca62752a60de61150ddf8b65907183de307c3"
 #define PF_PA_OWN_LABELS "labels.tsv"       /* in data/pinnsagent/ */
 #define PF_PA_LABEL_DIM 34
 
@@ -94,12 +103,13 @@ typedef struct pf_pa_label {
 typedef struct pf_pa_labels pf_pa_labels;
 
 /* Load the shared file and ours (see above), shared entries first, each in
- * file order: that order breaks ties in search/pgkr.h. *out NULL on
- * failure. */
+ * file order: that order breaks ties in search/pgkr.h. No hash check (the
+ * tests' fixtures, a user's own labels). *out NULL on failure. */
 pf_status pf_pa_labels_load(const char *shared_tsv, const char *own_tsv, pf_pa_labels **out);
 
 /* pf_pa_labels_load of $PF_PINNSAGENT_DIR/pde_labels.tsv and
- * data/pinnsagent/labels.tsv. */
+ * data/pinnsagent/labels.tsv, the shared file's SHA-256 checked first
+ * (PF_PA_LABELS_SHA256; the bytes checked are the bytes parsed). */
 pf_status pf_pa_labels_open(pf_pa_labels **out);
 
 void pf_pa_labels_free(pf_pa_labels *ls);

@@ -102,7 +102,7 @@ static bool judge(const char *answer, const json_t *ctx, const pf_pde *p, const 
     *spec = *config = NULL;
     *rationale = NULL;
     if (pf_extract_json(answer, &js, &before) != PF_OK) {
-        snprintf(why, cap, "the answer holds no JSON object with the ten keys");
+        snprintf(why, cap, "%s", pf_errmsg()); /* no object, the parser's message with line and column, or too long */
         return false;
     }
     json_error_t e;
@@ -165,6 +165,12 @@ pf_status pf_pa_plan(pf_llm_provider *llm, const char *model, const char *prompt
         out->completion_tokens += r.completion_tokens;
         out->latency_s += r.latency_s;
         snprintf(out->provider, sizeof out->provider, "%s", r.provider);
+        if (r.unusable) { /* the server never answered usably: the iteration ends as invalid, as in propose.c */
+            free(out->reasons);
+            if (!(out->reasons = strdup(r.unusable))) st = pf_fail(PF_ERR_NOMEM, "out of memory");
+            pf_llm_response_release(&r);
+            break;
+        }
         json_t *spec, *cfg;
         char *rationale;
         bool ok = judge(r.text, q_ctx, p, b, rejected, why, sizeof why, &spec, &cfg, &rationale);

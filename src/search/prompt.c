@@ -50,7 +50,7 @@ static pf_status load(const char *dir, const char *name, char **text)
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
-    if (pf_file_read(path, text, &len) != PF_OK)
+    if (pf_file_read_as(path, PF_FILE_PROMPT, text, &len) != PF_OK)
         return pf_fail(PF_ERR_IO, "prompt template '%s' is missing or unreadable (prompts folder '%s')", name, dir);
     return PF_OK;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "registry.h"
 #include "search/prompt.h"
@@ -31,63 +32,154 @@ static char *trimmed(const char *s, size_t n)
     return t;
 }
 
-static bool is_object(const char *s, size_t n)
-{
-    json_t *v = json_loadb(s, n, 0, NULL);
-    bool ok = json_is_object(v);
-    json_decref(v);
-    return ok;
-}
-
 /* The object at[0..n), and the prose before `start`. */
 static pf_status found(const char *text, const char *start, const char *at, size_t n, char **json, char **before)
 {
     *json = trimmed(at, n);
     if (before) *before = trimmed(text, (size_t)(start - text));
-    if (!*json || (before && !*before)) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    if (!*json || (before && !*before)) {
+        free(*json);
+        *json = NULL;
+        if (before) {
+            free(*before);
+            *before = NULL;
+        }
+        return pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
     return PF_OK;
 }
 
-/* The end of the balanced object starting at s[0] == '{' (strings and
- * escapes respected), or NULL. */
-static const char *object_end(const char *s)
+/* The search for the object: the accepted one, or the reason to give. */
+typedef struct extraction {
+    const char *start, *at; /* accepted: where the prose before it ends, the object */
+    size_t n;
+    size_t bad_len;         /* the longest JSON-looking candidate that failed (0: none) */
+    json_error_t bad;       /* and jansson's message for it */
+} extraction;
+
+static const char *skip_space(const char *s, const char *end)
 {
-    int depth = 0;
+    while (s < end && isspace((unsigned char)*s)) s++;
+    return s;
+}
+
+/* Whether s[0..n) reads as an attempt at a JSON object: a '{' followed by a
+ * string, a '}' or nothing (cut short). Prose such as "{width}" does not,
+ * so its failure is no reason to give. */
+static bool looks_like_json(const char *s, size_t n)
+{
+    const char *end = s + n, *p = skip_space(s, end);
+    if (p == end || *p != '{') return false;
+    p = skip_space(p + 1, end);
+    return p == end || *p == '"' || *p == '}';
+}
+
+/* Try the candidate s[0..n), whose prose ends at start: true when it
+ * parses as an object (accepted into x). A failure is remembered when the
+ * candidate must be JSON (reportable) and is the longest so far: a short
+ * example in the prose does not hide the broken spec. Each candidate is
+ * parsed once, and candidates do not overlap within one scan. */
+static bool try_candidate(extraction *x, const char *start, const char *s, size_t n, bool reportable)
+{
+    json_error_t err;
+    json_t *v = json_loadb(s, n, 0, &err);
+    bool ok = json_is_object(v);
+    json_decref(v);
+    if (ok) {
+        x->start = start;
+        x->at = s;
+        x->n = n;
+    } else if (!v && reportable && n > x->bad_len) {
+        x->bad_len = n;
+        x->bad = err;
+    }
+    return ok;
+}
+
+/* Whether the info string info[0..n) of a fence says json. */
+static bool info_is_json(const char *info, size_t n)
+{
+    const char *end = info + n, *p = skip_space(info, end);
+    while (end > p && isspace((unsigned char)end[-1])) end--;
+    return end - p == 4 && strncasecmp(p, "json", 4) == 0;
+}
+
+/* The next "```" of s[0..end), or NULL. A plain loop, not strstr: a
+ * sanitizer's strstr reads the whole rest of the text on every call, which
+ * made the fence scan quadratic in the number of fences under `make fuzz`. */
+static const char *next_fence(const char *s, const char *end)
+{
+    for (; end - s >= 3; s++)
+        if (s[0] == '`' && s[1] == '`' && s[2] == '`') return s;
+    return NULL;
+}
+
+/* The fenced blocks in order, the first that parses as an object. A block
+ * never closed runs to the end of the text (an answer cut short). */
+static bool scan_fences(extraction *x, const char *text, const char *end)
+{
+    for (const char *p = next_fence(text, end); p;) {
+        const char *info = p + 3, *body = info;
+        while (body < end && *body != '\n') body++; /* the info string: json, JSON, or nothing */
+        size_t ninfo = (size_t)(body - info);
+        if (body < end) body++;
+        const char *close = next_fence(body, end), *stop = close ? close : end;
+        body = skip_space(body, stop); /* line 1 of a message is the line of the '{' */
+        size_t n = (size_t)(stop - body);
+        if (try_candidate(x, p, body, n, info_is_json(info, ninfo) || looks_like_json(body, n))) return true;
+        if (!close) break;
+        p = next_fence(close + 3, end);
+    }
+    return false;
+}
+
+/* The top-level {...} objects of the text, in order, in one pass: braces
+ * are counted outside strings, and strings only inside an object (a quote
+ * in the prose is no JSON string). An object still open at the end runs
+ * to the end. An object inside another is never tried on its own. */
+static bool scan_prose(extraction *x, const char *text, size_t len)
+{
+    size_t depth = 0, start = 0;
     bool str = false;
-    for (const char *p = s; *p; p++) {
-        if (str) {
-            if (*p == '\\' && p[1]) p++;
-            else if (*p == '"') str = false;
-        } else if (*p == '"') {
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (depth == 0) {
+            if (c == '{') start = i, depth = 1, str = false;
+        } else if (str) {
+            if (c == '\\') i++;
+            else if (c == '"') str = false;
+        } else if (c == '"') {
             str = true;
-        } else if (*p == '{') {
+        } else if (c == '{') {
             depth++;
-        } else if (*p == '}' && --depth == 0) {
-            return p + 1;
+        } else if (c == '}' && --depth == 0) {
+            const char *s = text + start;
+            size_t n = i + 1 - start;
+            if (try_candidate(x, s, s, n, looks_like_json(s, n))) return true;
         }
     }
-    return NULL;
+    if (depth == 0) return false;
+    const char *s = text + start;
+    return try_candidate(x, s, s, len - start, looks_like_json(s, len - start));
 }
 
 pf_status pf_extract_json(const char *text, char **json, char **before)
 {
     *json = NULL;
     if (before) *before = NULL;
-    /* fenced blocks first */
-    for (const char *p = strstr(text, "```"); p; p = strstr(p, "```")) {
-        const char *body = p + 3;
-        while (*body && *body != '\n') body++; /* the info string: json, JSON, or nothing */
-        const char *end = *body ? strstr(body + 1, "```") : NULL;
-        if (!end) break;
-        if (is_object(body, (size_t)(end - body))) return found(text, p, body, (size_t)(end - body), json, before);
-        p = end + 3;
-    }
-    /* then any balanced object in the prose */
-    for (const char *p = strchr(text, '{'); p; p = strchr(p + 1, '{')) {
-        const char *end = object_end(p);
-        if (end && is_object(p, (size_t)(end - p))) return found(text, p, p, (size_t)(end - p), json, before);
-    }
-    return pf_fail(PF_ERR_INVALID, "the answer contains no JSON object (expected one AlgorithmSpec in a ```json block)");
+    size_t len = strnlen(text, PF_PROPOSE_MAX_ANSWER + 1);
+    if (len > PF_PROPOSE_MAX_ANSWER)
+        return pf_fail(PF_ERR_INVALID,
+                       "the answer is longer than %zu bytes (1 MiB, PF_PROPOSE_MAX_ANSWER) and was not read: answer "
+                       "with a short rationale and one JSON object of a few kilobytes",
+                       PF_PROPOSE_MAX_ANSWER);
+    extraction x = {0};
+    if (scan_fences(&x, text, text + len) || scan_prose(&x, text, len))
+        return found(text, x.start, x.at, x.n, json, before);
+    if (x.bad_len)
+        return pf_fail(PF_ERR_INVALID, "JSON syntax error at line %d, column %d of the JSON object: %s", x.bad.line,
+                       x.bad.column, x.bad.text);
+    return pf_fail(PF_ERR_INVALID, "the answer holds no JSON object (expected one in a ```json block)");
 }
 
 /* ------------------------------------------------------------ validation */
@@ -152,6 +244,15 @@ static bool judge(const char *answer, const json_t *ctx, const pf_pde *p, const 
 
 /* ------------------------------------------------------------ the loop */
 
+/* A reason as judge() writes one ("- ...\n"), malloc'ed. */
+static pf_status reason_line(const char *why, char **out)
+{
+    size_t n = strlen(why) + 4;
+    if (!(*out = malloc(n))) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    snprintf(*out, n, "- %s\n", why);
+    return PF_OK;
+}
+
 pf_status pf_propose(pf_llm_provider *llm, const char *model, const char *prompts_dir, const json_t *ctx,
                      const char *slot, pf_proposal *out)
 {
@@ -184,6 +285,12 @@ pf_status pf_propose(pf_llm_provider *llm, const char *model, const char *prompt
         out->completion_tokens += r.completion_tokens;
         out->latency_s += r.latency_s;
         snprintf(out->provider, sizeof out->provider, "%s", r.provider);
+        if (r.unusable) { /* the server never answered usably: the slot ends as invalid, no re-ask */
+            free(out->reasons);
+            st = reason_line(r.unusable, &out->reasons);
+            pf_llm_response_release(&r);
+            break;
+        }
 
         reasons why = {0};
         why.f = open_memstream(&why.s, &why.n);
@@ -233,6 +340,11 @@ pf_status pf_summarize(pf_llm_provider *llm, const char *model, const char *prom
     pf_status st = pf_llm_call(llm, &q, r);
     pf_prompt_release(&pr);
     if (st != PF_OK) return st;
+    if (r->unusable) { /* pf-posterior has no invalid memory to fall back on */
+        st = pf_fail(PF_ERR_IO, "slot %s: the posterior summary: %s", slot, r->unusable);
+        pf_llm_response_release(r);
+        return st;
+    }
     if (!r->text || !*r->text) {
         pf_llm_response_release(r);
         return pf_fail(PF_ERR_INVALID, "slot %s: the posterior summary is empty", slot);

@@ -11,7 +11,10 @@
  * every reason, at most PF_PROPOSE_MAX_REASKS times; each attempt is its own
  * call, hence its own transcript. A slot that never yields a valid spec
  * ends with valid == false and the last reasons: the caller records it as
- * invalid and it never enters the history.
+ * invalid and it never enters the history. A call the server never
+ * answered usably, every retry spent (pf_llm_response.unusable: a 200
+ * whose body is not JSON, a null content), ends the slot the same way at
+ * once, its reason in reasons: the search goes on with the other slots.
  *
  * Escape generations (appendix B.5) also reject a spec that equals a parent,
  * or that differs from some parent in fewer than two of the seven sections.
@@ -22,7 +25,8 @@
  *     pf_proposal_release(&pr);
  *
  * PF_OK means the slot is settled (valid or not); an error status means the
- * provider failed (network, replay miss...) and nothing was decided.
+ * provider failed (network, 5xx after every retry, replay miss...) and
+ * nothing was decided.
  */
 #ifndef PF_SEARCH_PROPOSE_H
 #define PF_SEARCH_PROPOSE_H
@@ -68,10 +72,25 @@ pf_status pf_propose(pf_llm_provider *llm, const char *model, const char *prompt
 pf_status pf_summarize(pf_llm_provider *llm, const char *model, const char *prompts_dir, const json_t *ctx,
                        const char *slot, char **memory, pf_llm_response *r);
 
-/* The JSON object in an LLM answer: the first ```json (or plain ```)
- * fenced block that parses as an object, else the first balanced {...}
- * in the prose that does. *json and *before (the text before it, trimmed;
- * may be NULL) are malloc'ed. PF_ERR_INVALID when there is none. */
+/* The longest answer pf_extract_json reads, in bytes (1 MiB): an
+ * AlgorithmSpec is a few kilobytes, so anything longer is a model that ran
+ * away, and it is refused before any parsing, as an invalid answer. */
+#define PF_PROPOSE_MAX_ANSWER ((size_t)1 << 20)
+
+/* The JSON object in an LLM answer of at most PF_PROPOSE_MAX_ANSWER bytes:
+ * the first ```json (or plain ```) fenced block that parses as an object (a
+ * block still open at the end of the answer runs to its end), else the
+ * first top-level balanced {...} of the text that does (one still open at
+ * the end runs to the end). An object inside another is never taken on
+ * its own: when the outermost one does not parse, that is the reason. *json
+ * and *before (the text before it, trimmed; may be NULL) are malloc'ed.
+ * PF_ERR_INVALID, *json NULL, when none parses; the message is the
+ * parser's, "JSON syntax error at line L, column C of the JSON object:
+ * ..." (lines counted from the one of its opening '{'), for the longest
+ * candidate that looks like JSON (a ```json block, or a '{' followed by a
+ * string or '}'), else "the answer holds no JSON object ...", or the size
+ * refusal. One pass: time linear in the length of the text, and jansson
+ * bounds the nesting it follows (2,048 levels). */
 pf_status pf_extract_json(const char *text, char **json, char **before);
 
 #endif

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +251,13 @@ static pf_status parse(const char *path, char *text, pf_means *out)
         if (col[COL_STD] >= 0 && *f[col[COL_STD]]) PF_TRY(number(path, lineno, "std", f[col[COL_STD]], &sd));
         if (col[COL_RUNS] >= 0 && *f[col[COL_RUNS]]) PF_TRY(number(path, lineno, "runs", f[col[COL_RUNS]], &runs));
         if (!isfinite(mean)) return pf_fail(PF_ERR_INVALID, "%s:%d: mean '%s' is not finite", path, lineno, f[col[COL_MEAN]]);
+        /* a standard deviation is a finite number >= 0 (empty: none given) */
+        if (col[COL_STD] >= 0 && *f[col[COL_STD]] && !(isfinite(sd) && sd >= 0))
+            return pf_fail(PF_ERR_INVALID, "%s:%d: std '%s' is not a standard deviation (a finite number >= 0)", path,
+                           lineno, f[col[COL_STD]]);
+        if (col[COL_RUNS] >= 0 && *f[col[COL_RUNS]] && !(runs >= 0 && runs <= INT_MAX && runs == floor(runs)))
+            return pf_fail(PF_ERR_INVALID, "%s:%d: runs '%s' is not a count of runs (an integer in 0..%d)", path,
+                           lineno, f[col[COL_RUNS]], INT_MAX);
         pf_status st = pf_means_set(out, f[col[COL_PDE]], f[col[COL_METHOD]], mean, sd, (int)runs);
         if (st != PF_OK) return pf_fail(st, "%s:%d: %s", path, lineno, pf_errmsg());
     }
@@ -263,7 +271,7 @@ pf_status pf_means_read_csv(const char *path, pf_means *out)
     memset(out, 0, sizeof *out);
     char *text;
     size_t len;
-    PF_TRY(pf_file_read(path, &text, &len));
+    PF_TRY(pf_file_read_as(path, PF_FILE_TABLE, &text, &len));
     pf_status st = parse(path, text, out);
     free(text);
     if (st != PF_OK) pf_means_release(out);

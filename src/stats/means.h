@@ -11,7 +11,9 @@
  * --from-table): a header naming at least the columns pde, method, mean
  * (std and runs optional, any other columns ignored, any order), one row per
  * cell; blank lines and lines starting with '#' are skipped. Values are
- * plain numbers (1.08E-03 is fine); names are [A-Za-z0-9_.-]+.
+ * plain numbers (1.08E-03 is fine): the mean finite, the std finite and
+ * >= 0, runs an integer >= 0 (an empty std or runs: not given); names are
+ * [A-Za-z0-9_.-]+. The file is a data table (at most 1 GiB, core/file.h).
  */
 #ifndef PF_STATS_MEANS_H
 #define PF_STATS_MEANS_H

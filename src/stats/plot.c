@@ -151,7 +151,7 @@ static void last_line(const char *path, char *buf, size_t cap)
     char *text = NULL;
     size_t len = 0;
     buf[0] = 0;
-    if (pf_file_read(path, &text, &len) != PF_OK) return;
+    if (pf_file_read_as(path, PF_FILE_LOG, &text, &len) != PF_OK) return;
     while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' ' || text[len - 1] == '\r'))
         text[--len] = 0;
     char *nl = strrchr(text, '\n');
@@ -159,9 +159,9 @@ static void last_line(const char *path, char *buf, size_t cap)
     free(text);
 }
 
-/* Run `gnuplot -e "outfile='png_tmp'" gp` in dir, stderr to log, stdin
- * /dev/null; *how describes a failure ("" when it exited 0). */
-static pf_status spawn_gnuplot(const char *dir, const char *gp, const char *png_tmp, const char *log,
+/* Run `gnuplot -e "outfile='png_tmp'" gp` in dir, stderr to the open file
+ * log_fd, stdin /dev/null; *how describes a failure ("" when it exited 0). */
+static pf_status spawn_gnuplot(const char *dir, const char *gp, const char *png_tmp, int log_fd,
                                char *how, size_t cap)
 {
     char exe[PATH_CAP], expr[256];
@@ -174,7 +174,7 @@ static pf_status spawn_gnuplot(const char *dir, const char *gp, const char *png_
         return pf_fail(PF_ERR_NOMEM, "out of memory starting gnuplot");
     int err = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     if (!err) err = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    if (!err) err = posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (!err) err = posix_spawn_file_actions_adddup2(&fa, log_fd, 2);
     if (!err) err = posix_spawn_file_actions_addchdir_np(&fa, dir);
     pid_t pid = 0;
     if (!err) err = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
@@ -195,15 +195,13 @@ pf_status pf_plot_render(const char *out_dir, const char *stem, const char *data
 {
     PF_ASSERT_MSG(stem_ok(stem), "bad plot stem '%s'", stem);
     PF_ASSERT(width > 0 && height > 0);
-    char dat[PATH_CAP], gp[PATH_CAP], png[PATH_CAP], tmp[PATH_CAP], log[PATH_CAP];
-    char gp_name[96], tmp_name[128];
+    char dat[PATH_CAP], gp[PATH_CAP], png[PATH_CAP], logbase[PATH_CAP];
+    char gp_name[96];
     snprintf(gp_name, sizeof gp_name, "%s.gp", stem);
-    snprintf(tmp_name, sizeof tmp_name, "%s.png.tmp.%ld", stem, (long)getpid());
     if (snprintf(dat, sizeof dat, "%s/%s.dat", out_dir, stem) >= (int)sizeof dat ||
         snprintf(gp, sizeof gp, "%s/%s", out_dir, gp_name) >= (int)sizeof gp ||
         snprintf(png, sizeof png, "%s/%s.png", out_dir, stem) >= (int)sizeof png ||
-        snprintf(tmp, sizeof tmp, "%s/%s", out_dir, tmp_name) >= (int)sizeof tmp ||
-        snprintf(log, sizeof log, "%s/%s.gp.stderr.%ld", out_dir, stem, (long)getpid()) >= (int)sizeof log)
+        snprintf(logbase, sizeof logbase, "%s/%s.gp.stderr", out_dir, stem) >= (int)sizeof logbase)
         return pf_fail(PF_ERR_IO, "output folder name '%s' is too long", out_dir);
 
     pf_plot_text t;
@@ -223,8 +221,19 @@ pf_status pf_plot_render(const char *out_dir, const char *stem, const char *data
     pf_plot_text_free(&t);
     if (st != PF_OK) return st;
 
-    char how[64];
-    st = spawn_gnuplot(out_dir, gp_name, tmp_name, log, how, sizeof how);
+    /* gnuplot writes the PNG into a temp file we create first (O_EXCL |
+     * O_NOFOLLOW: nothing planted under its name is followed), its stderr
+     * into another; both are removed whatever happens */
+    char *tmp = NULL, *log = NULL;
+    int fd = -1, log_fd = -1;
+    pf_tmp_sweep(png, NULL);
+    pf_tmp_sweep(logbase, NULL);
+    st = pf_tmp_create(png, &tmp, &fd);
+    if (st == PF_OK) close(fd);
+    if (st == PF_OK) st = pf_tmp_create(logbase, &log, &log_fd);
+    char how[64] = "";
+    if (st == PF_OK) st = spawn_gnuplot(out_dir, gp_name, strrchr(tmp, '/') + 1, log_fd, how, sizeof how);
+    if (log_fd >= 0) close(log_fd);
     if (st == PF_OK && how[0]) {
         char msg[512];
         last_line(log, msg, sizeof msg);
@@ -235,7 +244,9 @@ pf_status pf_plot_render(const char *out_dir, const char *stem, const char *data
         st = pf_fail(PF_ERR_IO, "gnuplot wrote no PNG for '%s' (expected '%s')", gp, tmp);
     if (st == PF_OK && rename(tmp, png) != 0)
         st = pf_fail(PF_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, png, strerror(errno));
-    unlink(log);
-    if (st != PF_OK) unlink(tmp);
+    if (log) unlink(log);
+    if (st != PF_OK && tmp) unlink(tmp);
+    free(tmp);
+    free(log);
     return st;
 }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/file.h"
 #include "llm/method.h"
 #include "search/artifact.h"
 #include "search/run.h"
@@ -33,8 +34,8 @@ static launch_state launch_read(const char *train_dir)
 {
     char path[PATH_CAP + 16], line[512], word[16], host[256] = "", here[256] = "";
     snprintf(path, sizeof path, "%s/launch.txt", train_dir);
-    FILE *f = fopen(path, "r");
-    if (!f) return LAUNCH_NONE;
+    FILE *f;
+    if (pf_file_fopen(path, PF_FILE_STATE, &f) != PF_OK) return LAUNCH_NONE; /* none, or not a plain file */
     bool got = fgets(line, sizeof line, f) != NULL;
     fclose(f);
     if (!got || sscanf(line, "%15s", word) != 1) return LAUNCH_NONE;
