@@ -307,7 +307,10 @@ $(4): | $(TOOLS)
 	  $$(MAKE) --no-print-directory PF_RUN_LOCKED=1 PDE=$(1) METHOD=$(2) RUNS=$(3) $(4)
 
 endef
-ifeq ($(PF_RUN_LOCKED),)
+# A plan of the study's cells (make -n study) evaluates their rules in one make
+# (study.mk): a sub-make per cell would parse 2,000 runs one by one (minutes).
+PF_PLAN_STUDY := $(and $(pf_dry_run),$(filter study-cells,$(MAKECMDGOALS)))
+ifeq ($(PF_RUN_LOCKED)$(PF_PLAN_STUDY),)
 # the run (of RUNS) whose folder holds the file GOAL, if any: $(call goal_run,GOAL)
 goal_run = $(firstword $(foreach r,$(RUNS),$(if $(filter $(call run_dir,$(PDE),$(METHOD),$(r))/%,$(1)),$(r))))
 PF_LOCKED_GOALS := $(RUN_FINALS) $(foreach g,$(filter-out $(RUN_FINALS),$(MAKECMDGOALS)),$(if $(call goal_run,$(g)),$(g)))

@@ -46,6 +46,10 @@ endif
 # each sub-make parses its own run).
 ifneq ($(PF_RUN_LOCKED),)
 $(call cell_rules,$(PDE),$(METHOD),$(RUNS))
+else ifneq ($(PF_PLAN_STUDY),)
+# make -n study: the plan of every cell from one make, no locks (pipeline.mk)
+STUDY_FINALS := $(foreach p,$(PDES),$(foreach m,$(METHODS),$(foreach r,$(STUDY_RUNS),$(call run_dir,$(p),$(m),$(r))/final.msgpack)))
+$(call cell_rules,$(PDES),$(METHODS),$(STUDY_RUNS))
 else ifneq ($(filter study-cells,$(MAKECMDGOALS)),)
 STUDY_FINALS := $(foreach p,$(PDES),$(foreach m,$(METHODS),$(foreach r,$(STUDY_RUNS),$(call run_dir,$(p),$(m),$(r))/final.msgpack)))
 $(foreach p,$(PDES),$(foreach m,$(METHODS),$(foreach r,$(STUDY_RUNS),$(if $(filter \

@@ -27,7 +27,9 @@ if [ -s "$tmp/tree.patch" ]; then
     (cd "$C" && git apply --whitespace=nowarn "$tmp/tree.patch")
     eq "the working tree's changes apply" "$?" 0
 fi
-(cd "$ROOT" && git ls-files -z --others --exclude-standard | xargs -0 -r tar cf - | (cd "$C" && tar xf -))
+if [ -n "$(cd "$ROOT" && git ls-files --others --exclude-standard | head -1)" ]; then # files not added yet
+    (cd "$ROOT" && git ls-files -z --others --exclude-standard | xargs -0 tar cf - | (cd "$C" && tar xf -))
+fi
 check "no build folder in the clone" test ! -e "$C/build"
 
 # A user's shell: no variables of ours, no make of ours around it (make
