@@ -66,10 +66,14 @@ TRAIN_THREADS ?= 1
 RUNS_ROOT ?= runs
 REPORTS_ROOT ?= reports
 
-BASELINE_METHODS := vanilla ropinn pinnsagent pinnsformer
+# The methods, from their table (src/llm/methods.def: one row "PF_METHOD(ID, name, ...)"
+# per method; the baselines are the rows flagged PF_MF_BASELINE).
+METHODS_DEF      := src/llm/methods.def
+ALL_METHODS      := $(shell sed -n 's/^PF_METHOD\x28[A-Z0-9_]*, *\([a-z0-9_]*\),.*/\1/p' $(METHODS_DEF))
+BASELINE_METHODS := $(shell sed -n '/PF_MF_BASELINE/s/^PF_METHOD\x28[A-Z0-9_]*, *\([a-z0-9_]*\),.*/\1/p' $(METHODS_DEF))
+$(if $(ALL_METHODS),,$(error $(METHODS_DEF): no methods read (run make from the checkout's top folder)))
 # The benchmark PDEs (pdes/*.c but the registry: `build/bin/pf-pde list`) and the methods.
 ALL_PDES    := $(sort $(filter-out registry,$(basename $(notdir $(wildcard pdes/*.c)))))
-ALL_METHODS := pinnforge no_knowledge no_feedback no_evolution $(BASELINE_METHODS)
 
 # ---- the variables, checked as make reads this file, before any rule runs:
 # names go into recipes and folders unquoted, so only what the shell and make

@@ -5,6 +5,7 @@
  *   pf-spec check SPEC --pde P --fidelity low|high  normalized spec + "hash: <hex>" (exit 0),
  *                                                   or the reasons, one per line (exit 1)
  *   pf-spec example --pde P [--fidelity low|high]   PINNacle's default PINN as a valid spec
+ *   pf-spec methods                                 the methods' table (llm/methods.def)
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "core/status.h"
 #include "io/msgpack_json.h"
+#include "llm/method.h"
 #include "registry.h"
 #include "spec/spec.h"
 
@@ -21,12 +23,15 @@ static void usage(FILE *to)
     fprintf(to, "usage: pf-spec describe --pde P\n"
                 "       pf-spec check SPEC --pde P --fidelity low|high\n"
                 "       pf-spec example --pde P [--fidelity low|high]\n"
+                "       pf-spec methods\n"
                 "describe prints the allowed AlgorithmSpec space for P as prompt text (the\n"
                 "validator's own table). check reads SPEC (a JSON file, - for stdin), prints the\n"
                 "normalized spec and \"hash: <sha256>\" and exits 0, or prints every reason it\n"
                 "is rejected, one per line, and exits 1. example prints PINNacle's default PINN\n"
                 "(5 x 100 tanh MLP, 8,192 interior, 2,048 boundary and initial points, Adam at\n"
                 "lr 1e-3 for the whole budget; default fidelity low = 1,000 steps, high = 10,000).\n"
+                "methods prints the table of methods (src/llm/methods.def): what each sees,\n"
+                "its candidates, whether it asks a proposer, its column order and label.\n"
                 "Exit codes: 0 ok, 1 spec rejected or unreadable, 2 usage error or unknown PDE.\n");
 }
 
@@ -60,9 +65,14 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (!strcmp(cmd, "methods")) {
+        if (argc > 2) return fprintf(stderr, "pf-spec: methods takes no arguments\n"), 2;
+        pf_method_print_table(stdout);
+        return 0;
+    }
     int is_check = !strcmp(cmd, "check");
     if (strcmp(cmd, "describe") && !is_check && strcmp(cmd, "example")) {
-        fprintf(stderr, "pf-spec: unknown command '%s'; allowed: describe, check, example\n", cmd);
+        fprintf(stderr, "pf-spec: unknown command '%s'; allowed: describe, check, example, methods\n", cmd);
         return 2;
     }
     if (!pde_name) {

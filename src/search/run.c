@@ -161,17 +161,17 @@ pf_status pf_run_provider(const pf_run *r, pf_llm_options *o, pf_llm_provider **
 
 int pf_run_slots(pf_method m, int g)
 {
-    if (m == PF_METHOD_PINNSAGENT) return g >= 0 && g < PF_RUN_BASELINE_CANDIDATES ? 1 : 0;
-    if (pf_method_is_baseline(m)) return g == 0 ? PF_RUN_BASELINE_CANDIDATES : 0;
+    const pf_method_def *d = pf_method_def_of(m);
+    if (!d || g < 0) return 0;
+    if (d->flags & PF_MF_BASELINE) return g < d->generations ? d->slots : 0; /* methods.def */
     return g == 0 ? PF_RUN_GEN0_SLOTS : PF_RUN_GEN_SLOTS;
 }
 
 const char *pf_run_slot_name(pf_method m, int g, int k)
 {
-    static const char *const init[PF_RUN_BASELINE_CANDIDATES] = {"init0", "init1", "init2", "init3", "init4"};
     if (k < 0 || k >= pf_run_slots(m, g)) return NULL;
-    if (m == PF_METHOD_PINNSAGENT) return "plan";
-    if (pf_method_is_baseline(m)) return init[k];
+    const pf_method_def *d = pf_method_def_of(m);
+    if (d->slot_names) return d->slot_names[k];
     return g == 0 ? pf_offline_role_name(k) : pf_offline_strategy_name(k);
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "io/msgpack_json.h"
+#include "llm/method.h"
 #include "registry.h"
 
 int pf_means_pde(const pf_means *m, const char *pde)
@@ -90,8 +91,6 @@ pf_status pf_means_set(pf_means *m, const char *pde, const char *method, double 
 
 /* ------------------------------------------------------------ order */
 
-static const char *const method_order[] = {"ropinn",       "pinnsformer", "pinnsagent",  "vanilla",
-                                           "no_knowledge", "no_feedback", "no_evolution"};
 
 static int pde_key(const char *name)
 {
@@ -103,9 +102,8 @@ static int pde_key(const char *name)
 static int method_key(const char *name, const char *reference)
 {
     if (reference && !strcmp(name, reference)) return 2000;
-    for (size_t i = 0; i < sizeof method_order / sizeof *method_order; i++)
-        if (!strcmp(method_order[i], name)) return (int)i;
-    return 1000;
+    const pf_method_def *d = pf_method_def_named(name); /* llm/methods.def */
+    return d ? d->order : 1000;
 }
 
 /* Stable selection of an order: perm[new] = old. */

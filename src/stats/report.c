@@ -14,22 +14,10 @@
 #include "stats/compare.h"
 #include "stats/table.h"
 
-static const struct {
-    const char *method, *label;
-} labels[] = {{"pinnforge", "PINNForge"},
-              {"ropinn", "RoPINN"},
-              {"pinnsformer", "PINNsFormer"},
-              {"pinnsagent", "PINNsAgent"},
-              {"vanilla", "Vanilla PINN"},
-              {"no_knowledge", "w/o Knowledge Guidance"},
-              {"no_feedback", "w/o Execution Feedback"},
-              {"no_evolution", "w/o Evolutionary Search"}};
-
 const char *pf_report_label(const char *method)
 {
-    for (size_t i = 0; i < sizeof labels / sizeof *labels; i++)
-        if (!strcmp(labels[i].method, method)) return labels[i].label;
-    return method;
+    const pf_method_def *d = pf_method_def_named(method);
+    return d ? d->label : method;
 }
 
 bool pf_report_is_ablation(const char *method)
@@ -156,33 +144,29 @@ static void stat_row(pf_table *t, const pf_means *m, const char *label, const js
 
 /* ------------------------------------------------------------ main */
 
-/* What the baseline columns are: the protocol, and RoPINN's provenance. */
+/* What the baseline columns are: the protocol, then each method's note
+ * (methods.def: what a reconstruction is) in the columns' order. */
 static void baseline_notes(pf_table *t, const pf_means *m)
 {
-    bool any = false, ropinn = false, agent = false, former = false;
+    const pf_method_def *shown[PF_METHOD_COUNT];
+    int n = 0;
+    bool any = false;
     for (int j = 0; j < m->nmethod; j++) {
-        pf_method b;
-        if (pf_method_from_name(m->method[j], &b) != PF_OK || !pf_method_is_baseline(b)) continue;
+        const pf_method_def *d = pf_method_def_named(m->method[j]);
+        if (!d || !(d->flags & PF_MF_BASELINE)) continue;
         any = true;
-        ropinn |= b == PF_METHOD_ROPINN;
-        agent |= b == PF_METHOD_PINNSAGENT;
-        former |= b == PF_METHOD_PINNSFORMER;
+        if (d->note && n < PF_METHOD_COUNT) shown[n++] = d;
     }
     if (any)
         pf_table_note(t, "Baselines run by this pipeline (search/baseline.h): five candidates each, the lowest MSE "
                          "reported (paper B.8: 5 x 20,000 steps).");
-    if (agent)
-        pf_table_note(t, "PINNsAgent is a reconstruction from its released code (planner, knowledge replay and "
-                         "memory-tree scores over its run table, simulate-new-PDE mode), its configurations trained "
-                         "by this pipeline's trainer instead of PINNacle's DeepXDE code.");
-    if (former)
-        pf_table_note(t, "PINNsFormer is a reconstruction: its released transformer (pseudo-sequences of 5 tokens, "
-                         "encoder-decoder attention over a point's tokens, WaveAct) trained on PINNacle's default "
-                         "loop (Adam, Hammersley points) instead of its released L-BFGS scripts, which cover no PINNacle "
-                         "problem.");
-    if (ropinn)
-        pf_table_note(t, "RoPINN is a reconstruction from its paper and released code (region optimization on "
-                         "PINNacle's default PINN): RoPINN released no PINNacle driver.");
+    for (int a = 0; a < n; a++) /* by the table's order (at most 8: insertion) */
+        for (int b = a + 1; b < n; b++)
+            if (shown[b]->order < shown[a]->order) {
+                const pf_method_def *x = shown[a];
+                shown[a] = shown[b], shown[b] = x;
+            }
+    for (int a = 0; a < n; a++) pf_table_note(t, "%s", shown[a]->note);
 }
 
 static pf_status main_table(const pf_collection *c, const pf_report_options *o, json_t *stats, int *written)

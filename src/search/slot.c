@@ -1,0 +1,186 @@
+/* slot.c — one proposal slot, settled the way its method says (slot.h). */
+#include "search/slot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/msgpack_json.h"
+#include "llm/provider.h"
+#include "search/artifact.h"
+#include "search/baseline.h"
+#include "search/context.h"
+#include "search/pinnsagent_plan.h"
+#include "search/prompt.h"
+#include "search/propose.h"
+
+#define SAY(...) (done ? (void)snprintf(done, cap, __VA_ARGS__) : (void)0)
+
+static pf_status write_proposal(const char *out, pf_proposal_file *f)
+{
+    pf_status st = pf_proposal_file_write(out, f);
+    pf_proposal_file_release(f);
+    return st;
+}
+
+/* The previous generation's Top-3 as candidates (views into sel). */
+static int parents_of(const pf_select *sel, pf_candidate *par)
+{
+    for (int k = 0; k < sel->ntop3; k++) par[k] = sel->cand[sel->top3[k]];
+    return sel->ntop3;
+}
+
+/* The earlier iterations of a pinnsagent run: [{"config", "mse"?, "status"}]. */
+static pf_status pa_history(const pf_run *r, int g, json_t **out)
+{
+    *out = json_array();
+    for (int i = 0; i < g; i++) {
+        pf_run_candidate c;
+        PF_TRY(pf_run_candidate_read(r->dir, i, 0, &c));
+        json_t *e = json_pack("{s:O?, s:s}", "config", c.proposal.plan, "status", pf_candidate_status_name(c.cand.status));
+        if (e && pf_candidate_ranked(&c.cand)) json_object_set_new(e, "mse", json_real(c.cand.y));
+        pf_run_candidate_release(&c);
+        if (!e) return pf_fail(PF_ERR_NOMEM, "out of memory");
+        if (!json_object_get(e, "config")) {
+            json_decref(e);
+            continue; /* an iteration whose planner gave nothing valid */
+        }
+        json_array_append_new(*out, e);
+    }
+    return PF_OK;
+}
+
+pf_status pf_slot_plan(const pf_run *r, int g, int k, const char *slot, const char *out, char *done, size_t cap)
+{
+    (void)k;
+    pf_pa_plan_in in = {.pde = r->pde, .budget = r->budget, .iteration = g};
+    json_t *history = NULL, *scores = NULL, *replay = NULL, *ctx = NULL, *config = NULL;
+    pf_llm_options o;
+    pf_llm_provider *llm = NULL;
+    char prompts[4096];
+    pf_proposal pr = {0};
+    pf_status st = pa_history(r, g, &history);
+    if (st == PF_OK) st = pf_pa_memory(r->pde, history, &scores, g == 0 ? &replay : NULL);
+    in.history = history, in.scores = scores, in.replay = replay;
+    if (st == PF_OK) st = pf_pa_context(&in, &ctx);
+    if (st == PF_OK) st = pf_mkdirs(r->llm_dir);
+    if (st == PF_OK) st = pf_run_provider(r, &o, &llm);
+    if (st == PF_OK) st = pf_prompt_dir(prompts, sizeof prompts);
+    if (st == PF_OK) st = pf_pa_plan(llm, o.model, prompts, ctx, slot, &pr, &config);
+    if (st == PF_OK) {
+        pf_proposal_file file;
+        pf_proposal_file_init(&file, r, g, 0, false, &pr); /* takes pr's content */
+        file.plan = config;
+        config = NULL;
+        SAY("%s after %d call%s (%s, %ld+%ld tokens, %.2f s)", file.call.valid ? "valid" : "INVALID",
+            file.call.attempts, file.call.attempts == 1 ? "" : "s", pf_llm_provider_describe(llm),
+            file.call.prompt_tokens, file.call.completion_tokens, file.call.latency_s);
+        st = write_proposal(out, &file);
+    }
+    pf_proposal_release(&pr);
+    pf_llm_provider_free(llm);
+    json_decref(config);
+    json_decref(ctx);
+    json_decref(replay);
+    json_decref(scores);
+    json_decref(history);
+    return st;
+}
+
+pf_status pf_slot_fixed(const pf_run *r, int g, int k, const char *slot, const char *out, char *done, size_t cap)
+{
+    (void)g, (void)slot;
+    pf_proposal pr;
+    PF_TRY(pf_baseline_propose(r->method, r->pde, r->budget, &pr));
+    pf_proposal_file file;
+    char hash[PF_SPEC_HASH_HEX];
+    memcpy(hash, pr.spec_hash, sizeof hash);
+    pf_proposal_file_init(&file, r, 0, k, false, &pr); /* takes pr's content */
+    PF_TRY(write_proposal(out, &file));
+    SAY("%s spec %.12s", pf_method_name(r->method), hash);
+    return PF_OK;
+}
+
+pf_status pf_slot_search(const pf_run *r, int g, int k, const char *slot, const char *out, char *done, size_t cap)
+{
+    PF_TRY(pf_mkdirs(r->llm_dir));
+    char path[4096];
+    pf_select *sel = NULL;
+    pf_memory_file mem = {0};
+    json_t *kb = NULL, *ctx = NULL;
+    pf_proposal_file file;
+    pf_candidate par[PF_RUN_TOP];
+    pf_context_in in = {.pde = r->pde, .fidelity = PF_FIDELITY_LOW, .budget = r->budget, .method = r->method,
+                        .generation = g};
+    pf_status st = PF_OK;
+    if (g == 0) {
+        in.role = pf_run_slot_name(r->method, g, k);
+    } else {
+        in.strategy = pf_run_slot_name(r->method, g, k);
+        if ((st = pf_run_path(r->dir, PF_RUN_SELECT, g - 1, 0, path, sizeof path)) == PF_OK)
+            st = pf_select_read(path, &sel);
+        if (st == PF_OK && sel->next == PF_SELECT_STOP) {
+            pf_select_free(sel);
+            pf_proposal_file_init(&file, r, g, k, false, NULL);
+            PF_TRY(write_proposal(out, &file));
+            SAY("skipped (the search stopped)");
+            return PF_OK;
+        }
+        if (st == PF_OK) {
+            in.escape = sel->next == PF_SELECT_ESCAPE;
+            in.nparents = parents_of(sel, par);
+            in.parents = par;
+        }
+        if (st == PF_OK && (st = pf_run_path(r->dir, PF_RUN_MEMORY, g - 1, 0, path, sizeof path)) == PF_OK &&
+            (st = pf_memory_file_read(path, &mem)) == PF_OK)
+            in.memory = mem.text;
+    }
+    if (st == PF_OK && (st = pf_run_path(r->dir, PF_RUN_KNOWLEDGE, 0, 0, path, sizeof path)) == PF_OK &&
+        (st = pf_knowledge_file_read(path, &kb)) == PF_OK)
+        in.knowledge = kb;
+    if (st == PF_OK) st = pf_context_propose(&in, &ctx);
+
+    pf_llm_options o;
+    pf_llm_provider *llm = NULL;
+    char prompts[4096];
+    if (st == PF_OK) st = pf_run_provider(r, &o, &llm);
+    if (st == PF_OK) st = pf_prompt_dir(prompts, sizeof prompts);
+    pf_proposal pr = {0};
+    if (st == PF_OK) st = pf_propose(llm, o.model, prompts, ctx, slot, &pr);
+    if (st == PF_OK) {
+        pf_proposal_file_init(&file, r, g, k, in.escape, &pr); /* takes pr's content */
+        st = pf_proposal_file_write(out, &file);
+        pr = file.call;
+        memset(&file.call, 0, sizeof file.call);
+    }
+    if (st == PF_OK)
+        SAY("%s after %d call%s (%s, %ld+%ld tokens, %.2f s)", pr.valid ? "valid" : "INVALID", pr.attempts,
+            pr.attempts == 1 ? "" : "s", pf_llm_provider_describe(llm), pr.prompt_tokens, pr.completion_tokens,
+            pr.latency_s);
+    pf_proposal_release(&pr);
+    pf_llm_provider_free(llm);
+    json_decref(ctx);
+    json_decref(kb);
+    pf_memory_file_release(&mem);
+    pf_select_free(sel);
+    return st;
+}
+
+/* The hook of each method: the last column of llm/methods.def. */
+static const pf_slot_fn HOOKS[PF_METHOD_COUNT] = {
+#define PF_METHOD(ID, nm, lbl, ord, fl, gens, slots, names, note, propose) [PF_METHOD_##ID] = propose,
+#include "llm/methods.def"
+#undef PF_METHOD
+};
+
+pf_status pf_slot_propose(const pf_run *r, int g, int k, const char *out, char *done, size_t cap)
+{
+    if (done && cap) *done = 0;
+    int n = pf_run_slots(r->method, g);
+    if (k < 0 || k >= n)
+        return pf_fail(PF_ERR_INVALID, "generation %d of a %s run has %d slots, not slot %d", g,
+                       pf_method_name(r->method), n, k);
+    char slot[64];
+    snprintf(slot, sizeof slot, "gen%02d/%s", g, pf_run_slot_name(r->method, g, k));
+    return HOOKS[r->method](r, g, k, slot, out, done, cap);
+}
