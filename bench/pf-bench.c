@@ -39,6 +39,7 @@
 #include "core/rng.h"
 #include "io/msgpack_json.h"
 #include "nn/model.h"
+#include "search/artifact.h"
 #include "tensor/device.h"
 #include "tensor/graph.h"
 #include "train/adam.h"
@@ -452,17 +453,15 @@ static int time_candidate(const char *train, const char *spec, const char *pde, 
     int rc = system(cmd);
     double wall = now() - t0;
     snprintf(ev, sizeof ev, "%s/%s/evidence.msgpack", dir, pde);
-    json_t *e = NULL;
-    if (rc != 0 || pf_msgpack_read_file(ev, &e) != PF_OK) {
+    pf_evidence_file e;
+    if (rc != 0 || pf_evidence_file_read(ev, &e) != PF_OK) {
         fprintf(stderr, "pf-bench: '%s' failed (exit %d)\n", cmd, rc);
         return 1;
     }
-    json_t *E = json_object_get(e, "evidence");
-    json_t *jy = json_object_get(e, "y");
-    double steps_s = jnum(E, "time", "steps_s"), y = json_is_number(jy) ? json_number_value(jy) : NAN;
+    double steps_s = jnum(e.evidence, "time", "steps_s"), y = e.has_y ? e.y : NAN;
     double other = wall - steps_s;
     printf("%-24s %8.2f s wall %8.2f s in steps %6.2f s else (%4.1f%% of the steps)  %s, y %.3e\n", pde, wall,
-           steps_s, other, 100 * other / steps_s, json_string_value(json_object_get(e, "status")), y);
+           steps_s, other, 100 * other / steps_s, e.status, y);
     char ys[32] = "null";
     if (isfinite(y)) snprintf(ys, sizeof ys, "%.6g", y);
     if (js)
@@ -470,7 +469,7 @@ static int time_candidate(const char *train, const char *spec, const char *pde, 
                 "{\"candidate\":\"%s\",\"spec\":\"%s\",\"wall_s\":%.3f,\"steps_s\":%.3f,\"other_s\":%.3f,"
                 "\"other_pct\":%.2f,\"y\":%s,\"threads\":%d,\"precision\":\"%s\"}\n",
                 pde, spec, wall, steps_s, other, 100 * other / steps_s, ys, threads, PF_REAL_NAME);
-    json_decref(e);
+    pf_evidence_file_release(&e);
     return 0;
 }
 

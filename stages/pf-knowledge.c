@@ -17,6 +17,7 @@
 #include "io/asset_dir.h"
 #include "io/msgpack_json.h"
 #include "registry.h"
+#include "search/artifact.h"
 #include "search/knowledge.h"
 
 #define MAX_K 1000
@@ -86,11 +87,12 @@ static int retrieve(const pf_kb *kb, const char *dir, const pf_pde *p, int k, in
         return 1;
     }
     if (out) {
-        json_t *doc;
-        pf_status st = pf_kb_knowledge_json(kb, p, k, &doc);
+        json_t *tags, *entries;
+        pf_status st = pf_kb_knowledge(kb, p, k, &tags, &entries);
         if (st == PF_OK) {
-            st = pf_msgpack_write_file(out, doc);
-            json_decref(doc);
+            st = pf_knowledge_file_write(out, p->name, tags, entries);
+            json_decref(tags);
+            json_decref(entries);
         }
         if (st != PF_OK) {
             fprintf(stderr, "pf-knowledge: %s\n", pf_errmsg());

@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include "io/asset_dir.h"
+#include "io/msgpack_json.h"
 #include "registry.h"
+#include "search/artifact.h"
 #include "search/bm25.h"
 #include "search/knowledge.h"
 
@@ -487,15 +489,32 @@ Test(knowledge, knowledge_json)
 {
     pf_kb *kb = shipped();
     const pf_pde *p = pde("kuramoto_sivashinsky_1d");
-    json_t *o;
-    cr_assert_eq(pf_kb_knowledge_json(kb, p, 5, &o), PF_OK, "%s", pf_errmsg());
+    json_t *tags, *es;
+    cr_assert_eq(pf_kb_knowledge(kb, p, 5, &tags, &es), PF_OK, "%s", pf_errmsg());
+    /* the file, through its owner (search/artifact.h), and back */
+    char dir[] = "/tmp/pf_knowledge_XXXXXX", path[64];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/knowledge.msgpack", dir);
+    cr_assert_eq(pf_knowledge_file_write(path, p->name, tags, es), PF_OK, "%s", pf_errmsg());
+    json_t *o, *back;
+    cr_assert_eq(pf_msgpack_read_file(path, &o), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_knowledge_file_read(path, &back), PF_OK, "%s", pf_errmsg());
+    remove(path);
+    rmdir(dir);
+    cr_assert(json_equal(back, es));
+    json_decref(back);
+    static const char *const keys[] = {"format", "version", "pde", "tags", "entries"};
+    const char *key;
+    json_t *v;
+    size_t at = 0;
+    json_object_foreach(o, key, v) cr_assert_str_eq(key, keys[at++], "the file's keys, in order");
+    cr_assert_eq(at, 5);
     cr_assert_str_eq(json_string_value(json_object_get(o, "format")), "pinnforge.knowledge");
     cr_assert_eq(json_integer_value(json_object_get(o, "version")), 1);
     cr_assert_str_eq(json_string_value(json_object_get(o, "pde")), "kuramoto_sivashinsky_1d");
-    json_t *tags = json_object_get(o, "tags");
+    json_decref(o);
     cr_assert_eq(json_array_size(tags), 5);
     cr_assert_str_eq(json_string_value(json_array_get(tags, 1)), "periodic");
-    json_t *es = json_object_get(o, "entries");
     cr_assert_eq(json_array_size(es), 5);
     pf_kb_hit hit[5];
     int n;
@@ -510,7 +529,8 @@ Test(knowledge, knowledge_json)
         cr_assert_eq(json_array_size(json_object_get(e, "tags")), (size_t)r->ntags);
         cr_assert_eq(json_real_value(json_object_get(e, "score")), hit[i].score);
     }
-    json_decref(o);
+    json_decref(tags);
+    json_decref(es);
     /* without a score */
     json_t *e = pf_kb_entry_json(pf_kb_entry(kb, 0), NAN);
     cr_assert_null(json_object_get(e, "score"));

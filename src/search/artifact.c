@@ -385,6 +385,19 @@ void pf_memory_file_release(pf_memory_file *f)
 
 /* ------------------------------------------------------------ knowledge */
 
+pf_status pf_knowledge_file_write(const char *path, const char *pde, json_t *tags, json_t *entries)
+{
+    if (!json_is_array(tags) || !json_is_array(entries))
+        return pf_fail(PF_ERR_INVALID, "'%s': the knowledge's tags and entries are arrays", path);
+    json_t *o = pf_artifact_begin("pinnforge.knowledge");
+    if (o) {
+        json_object_set_new(o, "pde", json_string(pde));
+        json_object_set(o, "tags", tags);
+        json_object_set(o, "entries", entries);
+    }
+    return pf_artifact_finish(path, o, 5);
+}
+
 pf_status pf_knowledge_file_read(const char *path, json_t **entries)
 {
     *entries = NULL;

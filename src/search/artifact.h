@@ -232,8 +232,11 @@ void pf_memory_file_release(pf_memory_file *f);
 
 /* ------------------------------------------------------------ knowledge
  *
- * knowledge.msgpack is built by search/knowledge.h (pf_kb_knowledge_json).
- * Read it back: *entries, a new reference to its "entries" array. */
+ * knowledge.msgpack: {format, version, pde, tags, entries}, the retrieved
+ * entries best first (search/knowledge.h, pf_kb_knowledge, gives tags and
+ * entries). Write it (takes neither reference); read it back: *entries, a
+ * new reference to its "entries" array. */
+pf_status pf_knowledge_file_write(const char *path, const char *pde, json_t *tags, json_t *entries);
 pf_status pf_knowledge_file_read(const char *path, json_t **entries);
 
 /* ------------------------------------------------------------ final

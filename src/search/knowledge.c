@@ -527,9 +527,9 @@ json_t *pf_kb_entry_json(const pf_kb_record *e, double score)
     return o;
 }
 
-pf_status pf_kb_knowledge_json(const pf_kb *kb, const pf_pde *p, int k, json_t **out)
+pf_status pf_kb_knowledge(const pf_kb *kb, const pf_pde *p, int k, json_t **tags_out, json_t **entries_out)
 {
-    *out = NULL;
+    *tags_out = *entries_out = NULL;
     if (k < 1) return pf_fail(PF_ERR_USAGE, "k must be at least 1, not %d", k);
     pf_kb_hit *hits = malloc((size_t)k * sizeof *hits);
     if (!hits) return nomem();
@@ -545,12 +545,11 @@ pf_status pf_kb_knowledge_json(const pf_kb *kb, const pf_pde *p, int k, json_t *
     for (int i = 0; i < n; i++)
         json_array_append_new(entries, pf_kb_entry_json(pf_kb_entry(kb, hits[i].entry), hits[i].score));
     free(hits);
-    json_t *o = json_object();
-    json_object_set_new(o, "format", json_string("pinnforge.knowledge"));
-    json_object_set_new(o, "version", json_integer(1));
-    json_object_set_new(o, "pde", json_string(p->name));
-    json_object_set_new(o, "tags", tags);
-    json_object_set_new(o, "entries", entries);
-    *out = o;
+    if (!tags || !entries) {
+        json_decref(tags);
+        json_decref(entries);
+        return pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
+    *tags_out = tags, *entries_out = entries;
     return PF_OK;
 }

@@ -129,10 +129,9 @@ pf_status pf_kb_retrieve(const pf_kb *kb, const pf_pde *p, int k, pf_kb_hit *hit
  * only when it is finite (pass NAN to leave it out). New reference. */
 json_t *pf_kb_entry_json(const pf_kb_record *e, double score);
 
-/* knowledge.msgpack's content for p, top k:
- *   {"format": "pinnforge.knowledge", "version": 1, "pde": name,
- *    "tags": [p's property tag names], "entries": [entry json with score, best first]}
- * *out a new reference. */
-pf_status pf_kb_knowledge_json(const pf_kb *kb, const pf_pde *p, int k, json_t **out);
+/* knowledge.msgpack's content for p, top k (written by search/artifact.h,
+ * pf_knowledge_file_write): *tags, p's property tag names, and *entries,
+ * the entries' json with their scores, best first; new references. */
+pf_status pf_kb_knowledge(const pf_kb *kb, const pf_pde *p, int k, json_t **tags, json_t **entries);
 
 #endif

@@ -28,9 +28,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (pf_kb_find(kb, e->id) != hits[i].entry || !isfinite(hits[i].score)) abort();
         json_decref(pf_kb_entry_json(e, hits[i].score));
     }
-    json_t *doc;
-    if (pf_kb_knowledge_json(kb, p, PF_KB_DEFAULT_K, &doc) != PF_OK) abort();
-    json_decref(doc);
+    json_t *tags, *entries;
+    if (pf_kb_knowledge(kb, p, PF_KB_DEFAULT_K, &tags, &entries) != PF_OK) abort();
+    json_decref(tags);
+    json_decref(entries);
     pf_kb_free(kb);
     return 0;
 }
