@@ -1,0 +1,42 @@
+/*
+ * samples_file.h — a PDE's collocation points as an HDF5 file, format
+ * "pinnforge.samples" (what `pf-pde sample` writes; h5py reads it):
+ *
+ *   / attrs   format, version 1, generator, pde, inputs, outputs, parts,
+ *             seed, method, n, precision
+ *   /interior                    x (n x d_in)
+ *   /constraints/<name>          x, and where the set has them normal,
+ *                                part (indices into the "names" attribute),
+ *                                v (observed values), x_image (periodic)
+ *   each group's attrs: pde, inputs, kind, parts, method, source, seed,
+ *   sampler_seed (sampled sets), precision, n
+ *
+ *     pf_samples_opts o = {.n = 1000, .seed = 7, .method = PF_SAMPLE_UNIFORM};
+ *     char summary[8192];
+ *     PF_TRY(pf_samples_write(p, &o, "pts.h5", summary, sizeof summary));
+ *
+ * Each set's seed derives from o->seed and the set's name, so a set does
+ * not change when another is added. The file is written atomically
+ * (io/h5.h); summary gets one line per set.
+ */
+#ifndef PF_GEOM_SAMPLES_FILE_H
+#define PF_GEOM_SAMPLES_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "geom/pde.h"
+#include "geom/sample.h"
+
+typedef struct pf_samples_opts {
+    int n;                   /* points per set */
+    uint64_t seed;
+    pf_sample_method method; /* interior and initial slice */
+} pf_samples_opts;
+
+/* Sample every set of p (its interior, each constraint's points) into the
+ * HDF5 file path; summary[cap] (may be NULL) one line per set. */
+pf_status pf_samples_write(const pf_pde *p, const pf_samples_opts *o, const char *path, char *summary, size_t cap);
+
+#endif
