@@ -204,6 +204,28 @@ pf_status pf_result_write_untrained(const char *path, const char *status, const 
 pf_status pf_result_read_meta(const char *path, pf_result_meta *m);
 void pf_result_meta_release(pf_result_meta *m);
 
+/* The training curves: /loss/step and /loss/total [n], each term of
+ * /loss/terms [n] (names in the file's order), /eval/step and /eval/mse
+ * [neval]; every curve of a family as long as its steps (else PF_ERR_IO
+ * naming the dataset). n 0: nothing recorded. Release even on failure. */
+typedef struct pf_result_curves {
+    double *step, *total, **term, *eval_step, *eval_mse;
+    char **names;
+    size_t n, nterm, neval;
+} pf_result_curves;
+pf_status pf_result_read_curves(const char *path, pf_result_curves *c);
+void pf_result_curves_release(pf_result_curves *c);
+
+/* The predictions at the evaluation points: x [n x d_in], u and u_ref
+ * [n x d_out] of p's shape (else PF_ERR_IO naming the dataset). *has false
+ * (and nothing read) when the file has none: no reference. */
+typedef struct pf_result_predictions {
+    double *x, *u, *ref;
+    size_t n;
+} pf_result_predictions;
+pf_status pf_result_read_predictions(const char *path, const pf_pde *p, pf_result_predictions *r, bool *has);
+void pf_result_predictions_release(pf_result_predictions *r);
+
 /* ------------------------------------------------------------ memory
  *
  * memory.msgpack (pf-posterior), keys in this order:

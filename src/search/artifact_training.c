@@ -379,3 +379,94 @@ void pf_evidence_file_release(pf_evidence_file *f)
     f->y_missing = NULL;
     f->evidence = NULL;
 }
+
+/* ------------------------------------------------------------ result.h5's series */
+
+/* A 1-D dataset (or one column) of *n values, as many as the dataset
+ * `like` has; like NULL: any length, set in *n. The plots index every
+ * curve by the steps' index, so a shorter one would be read past its end. */
+static pf_status read_vec(const char *path, const char *name, const char *like, double **v, size_t *n)
+{
+    size_t rows, cols;
+    PF_TRY(pf_h5_read_f64(path, name, v, &rows, &cols));
+    if (cols != 1 || (like && rows != *n)) {
+        free(*v);
+        *v = NULL;
+        if (!like)
+            return pf_fail(PF_ERR_IO, "dataset '%s' in '%s' has shape %zu x %zu; a vector expected", name, path,
+                           rows, cols);
+        return pf_fail(PF_ERR_IO, "dataset '%s' in '%s' has shape %zu x %zu; %zu values expected, as in '%s'", name,
+                       path, rows, cols, *n, like);
+    }
+    *n = rows;
+    return PF_OK;
+}
+
+pf_status pf_result_read_curves(const char *path, pf_result_curves *c)
+{
+    memset(c, 0, sizeof *c);
+    PF_TRY(read_vec(path, PF_RESULT_LOSS_STEP, NULL, &c->step, &c->n));
+    if (c->n == 0) return PF_OK;
+    PF_TRY(read_vec(path, PF_RESULT_LOSS_TOTAL, PF_RESULT_LOSS_STEP, &c->total, &c->n));
+    PF_TRY(pf_h5_list(path, PF_RESULT_LOSS_TERMS, &c->names, &c->nterm));
+    if (!(c->term = calloc(c->nterm ? c->nterm : 1, sizeof *c->term)))
+        return pf_fail(PF_ERR_NOMEM, "out of memory reading '%s'", path);
+    for (size_t k = 0; k < c->nterm; k++) {
+        char name[512];
+        snprintf(name, sizeof name, "%s/%s", PF_RESULT_LOSS_TERMS, c->names[k]);
+        PF_TRY(read_vec(path, name, PF_RESULT_LOSS_STEP, &c->term[k], &c->n));
+    }
+    PF_TRY(read_vec(path, PF_RESULT_EVAL_STEP, NULL, &c->eval_step, &c->neval));
+    if (c->neval) PF_TRY(read_vec(path, PF_RESULT_EVAL_MSE, PF_RESULT_EVAL_STEP, &c->eval_mse, &c->neval));
+    return PF_OK;
+}
+
+void pf_result_curves_release(pf_result_curves *c)
+{
+    free(c->step), free(c->total), free(c->eval_step), free(c->eval_mse);
+    for (size_t k = 0; c->term && k < c->nterm; k++) free(c->term[k]);
+    free(c->term);
+    pf_h5_names_free(c->names, c->nterm);
+    memset(c, 0, sizeof *c);
+}
+
+/* A rows x d_out dataset: one row per point of /predictions/x, one column
+ * per output of p. */
+static pf_status read_mat(const char *path, const char *name, size_t rows, const pf_pde *p, double **v)
+{
+    size_t r, c, cols = (size_t)p->d_out;
+    PF_TRY(pf_h5_read_f64(path, name, v, &r, &c));
+    if (r != rows || c != cols) {
+        free(*v);
+        *v = NULL;
+        return pf_fail(PF_ERR_IO,
+                       "dataset '%s' in '%s' has shape %zu x %zu; %zu x %zu expected (a row per point of "
+                       "'%s', a column per output of %s)",
+                       name, path, r, c, rows, cols, PF_RESULT_PREDICTIONS_X, p->name);
+    }
+    return PF_OK;
+}
+
+pf_status pf_result_read_predictions(const char *path, const pf_pde *p, pf_result_predictions *r, bool *has)
+{
+    memset(r, 0, sizeof *r);
+    *has = false;
+    int there;
+    PF_TRY(pf_h5_exists(path, PF_RESULT_PREDICTIONS_REF, &there));
+    if (!there) return PF_OK;
+    *has = true;
+    size_t rows, cols;
+    PF_TRY(pf_h5_read_f64(path, PF_RESULT_PREDICTIONS_X, &r->x, &rows, &cols));
+    r->n = rows;
+    if (cols != (size_t)p->d_in)
+        return pf_fail(PF_ERR_IO, "dataset '%s' in '%s' has %zu columns; %s has %d inputs", PF_RESULT_PREDICTIONS_X,
+                       path, cols, p->name, p->d_in);
+    PF_TRY(read_mat(path, PF_RESULT_PREDICTIONS_U, r->n, p, &r->u));
+    return read_mat(path, PF_RESULT_PREDICTIONS_REF, r->n, p, &r->ref);
+}
+
+void pf_result_predictions_release(pf_result_predictions *r)
+{
+    free(r->x), free(r->u), free(r->ref);
+    memset(r, 0, sizeof *r);
+}

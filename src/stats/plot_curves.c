@@ -5,61 +5,11 @@
 #include <string.h>
 
 #include "io/h5.h"
+#include "search/artifact.h"
 #include "stats/plot.h"
 #include "stats/plot_internal.h"
 
-typedef struct curves {
-    double *step, *total, **term, *eval_step, *eval_mse;
-    char **names;
-    size_t n, nterm, neval;
-} curves;
-
-static void curves_free(curves *c)
-{
-    free(c->step), free(c->total), free(c->eval_step), free(c->eval_mse);
-    for (size_t k = 0; c->term && k < c->nterm; k++) free(c->term[k]);
-    free(c->term);
-    pf_h5_names_free(c->names, c->nterm);
-}
-
-/* A 1-D dataset (or one column) of *n values, as many as the dataset
- * `like` has; like NULL: any length, set in *n. The plot indexes every
- * curve by the steps' index, so a shorter one would be read past its end. */
-static pf_status read_vec(const char *path, const char *name, const char *like, double **v, size_t *n)
-{
-    size_t rows, cols;
-    PF_TRY(pf_h5_read_f64(path, name, v, &rows, &cols));
-    if (cols != 1 || (like && rows != *n)) {
-        free(*v);
-        *v = NULL;
-        if (!like)
-            return pf_fail(PF_ERR_IO, "dataset '%s' in '%s' has shape %zu x %zu; a vector expected", name, path,
-                           rows, cols);
-        return pf_fail(PF_ERR_IO, "dataset '%s' in '%s' has shape %zu x %zu; %zu values expected, as in '%s'", name,
-                       path, rows, cols, *n, like);
-    }
-    *n = rows;
-    return PF_OK;
-}
-
-static pf_status curves_read(const char *path, curves *c)
-{
-    memset(c, 0, sizeof *c);
-    PF_TRY(read_vec(path, "/loss/step", NULL, &c->step, &c->n));
-    if (c->n == 0) return PF_OK;
-    PF_TRY(read_vec(path, "/loss/total", "/loss/step", &c->total, &c->n));
-    PF_TRY(pf_h5_list(path, "/loss/terms", &c->names, &c->nterm));
-    if (!(c->term = calloc(c->nterm ? c->nterm : 1, sizeof *c->term)))
-        return pf_fail(PF_ERR_NOMEM, "out of memory reading '%s'", path);
-    for (size_t k = 0; k < c->nterm; k++) {
-        char name[512];
-        snprintf(name, sizeof name, "/loss/terms/%s", c->names[k]);
-        PF_TRY(read_vec(path, name, "/loss/step", &c->term[k], &c->n));
-    }
-    PF_TRY(read_vec(path, "/eval/step", NULL, &c->eval_step, &c->neval));
-    if (c->neval) PF_TRY(read_vec(path, "/eval/mse", "/eval/step", &c->eval_mse, &c->neval));
-    return PF_OK;
-}
+typedef pf_result_curves curves; /* search/artifact.h reads them */
 
 enum { TERM_DRAWN, TERM_ZERO, TERM_EMPTY };
 
@@ -189,9 +139,9 @@ static pf_status curves_write(const char *path, const curves *c, const pf_plot_o
 pf_status pf_plot_curves(const char *result_h5, const pf_plot_opts *o, pf_plot_report *rep)
 {
     curves c;
-    pf_status st = curves_read(result_h5, &c);
+    pf_status st = pf_result_read_curves(result_h5, &c);
     if (st != PF_OK) {
-        curves_free(&c);
+        pf_result_curves_release(&c);
         return st;
     }
     int any = any_positive(c.total, c.n) || any_positive(c.eval_mse, c.neval);
@@ -199,7 +149,7 @@ pf_status pf_plot_curves(const char *result_h5, const pf_plot_opts *o, pf_plot_r
     if (!any) {
         pf_plot_add(rep, "curves", 0, "skipped: '%s' has no finite positive loss or MSE (%zu records)", result_h5,
                     c.n);
-        curves_free(&c);
+        pf_result_curves_release(&c);
         return PF_OK;
     }
     int ndrawn = 0, nzero = 0;
@@ -207,6 +157,6 @@ pf_status pf_plot_curves(const char *result_h5, const pf_plot_opts *o, pf_plot_r
     if (st == PF_OK)
         pf_plot_add(rep, "curves", 1, "%s: %zu records to step %.0f, %d term%s drawn, %d identically 0, %zu evaluations",
                     result_h5, c.n, c.step[c.n - 1], ndrawn, ndrawn == 1 ? "" : "s", nzero, c.neval);
-    curves_free(&c);
+    pf_result_curves_release(&c);
     return st;
 }

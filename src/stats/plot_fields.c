@@ -5,33 +5,12 @@
 #include <string.h>
 
 #include "io/h5.h"
+#include "search/artifact.h"
 #include "stats/plot.h"
 #include "stats/plot_internal.h"
 
 /* The evaluation set of a result.h5: x (n x d_in), u and u_ref (n x d_out). */
-typedef struct preds {
-    double *x, *u, *ref;
-    size_t n;
-} preds;
-
-static void preds_free(preds *p) { free(p->x), free(p->u), free(p->ref); }
-
-/* A rows x cols dataset: one row per point of /predictions/x, one column
- * per output of `pde`; the figures index it so. */
-static pf_status read_mat(const char *path, const char *name, size_t rows, const pf_pde *pde, double **v)
-{
-    size_t r, c, cols = (size_t)pde->d_out;
-    PF_TRY(pf_h5_read_f64(path, name, v, &r, &c));
-    if (r != rows || c != cols) {
-        free(*v);
-        *v = NULL;
-        return pf_fail(PF_ERR_IO,
-                       "dataset '%s' in '%s' has shape %zu x %zu; %zu x %zu expected (a row per point of "
-                       "'/predictions/x', a column per output of %s)",
-                       name, path, r, c, rows, cols, pde->name);
-    }
-    return PF_OK;
-}
+typedef pf_result_predictions preds; /* search/artifact.h reads them */
 
 /* The distinct values of v[0..n) (stride apart), clustered within a
  * relative tolerance, sorted ascending into *lv (malloc'ed), their count in
@@ -330,21 +309,13 @@ pf_status pf_plot_fields(const char *result_h5, const pf_pde *pde, const pf_plot
                     ns, names);
         return PF_OK;
     }
-    int there;
-    PF_TRY(pf_h5_exists(result_h5, "/predictions/u_ref", &there));
-    if (!there) {
+    preds p;
+    bool there;
+    pf_status st = pf_result_read_predictions(result_h5, pde, &p, &there);
+    if (st == PF_OK && !there) {
         pf_plot_add(rep, "fields", 0, "skipped: '%s' has no /predictions (no reference for %s)", result_h5, pde->name);
         return PF_OK;
     }
-    preds p = {0};
-    size_t rows, cols;
-    pf_status st = pf_h5_read_f64(result_h5, "/predictions/x", &p.x, &rows, &cols);
-    if (st == PF_OK && cols != (size_t)pde->d_in)
-        st = pf_fail(PF_ERR_IO, "dataset '/predictions/x' in '%s' has %zu columns; %s has %d inputs", result_h5, cols,
-                     pde->name, pde->d_in);
-    p.n = rows;
-    if (st == PF_OK) st = read_mat(result_h5, "/predictions/u", p.n, pde, &p.u);
-    if (st == PF_OK) st = read_mat(result_h5, "/predictions/u_ref", p.n, pde, &p.ref);
     field_view v = {0};
     v.line = ns == 1 && pde->time_input < 0;
     v.ha = sp[0];
@@ -360,6 +331,6 @@ pf_status pf_plot_fields(const char *result_h5, const pf_pde *pde, const pf_plot
     for (int k = 0; st == PF_OK && k < pde->d_out; k++) st = field_figure(result_h5, &p, pde, &v, k, o, rep);
 done:
     free(v.idx);
-    preds_free(&p);
+    pf_result_predictions_release(&p);
     return st;
 }
