@@ -232,32 +232,25 @@ static pf_status out_path(const opts *o, const char *name, char *buf, size_t cap
     return n >= 0 && (size_t)n < cap ? PF_OK : pf_fail(PF_ERR_INVALID, "--out '%s' is too long", o->out);
 }
 
-/* Validate at fidelity f within budget b; a spec whose steps fit another
- * fidelity is accepted too and scaled. Returns 0, or 2 with the reasons
- * printed. */
+/* pf_spec_load (spec/spec.h): 0, or 2 with the reasons printed, 1 on
+ * another failure. */
 static int load_spec(const opts *o, const pf_pde *p, const pf_budget *b, pf_fidelity f, json_t *raw, json_t **norm,
                      char *hash, pf_model_config *mc, pf_train_config *tc, bool *scaled)
 {
-    pf_spec_report *rep = malloc(sizeof *rep), *alt = malloc(sizeof *alt);
-    if (!rep || !alt) return 1;
-    *scaled = false;
-    pf_status st = pf_spec_check_budget(raw, p, b, f, norm, rep);
-    for (int other = 0; st != PF_OK && other < PF_FIDELITY_COUNT; other++)
-        if (other != (int)f && pf_spec_check_budget(raw, p, b, (pf_fidelity)other, norm, alt) == PF_OK)
-            *scaled = true, st = PF_OK;
+    pf_spec_report *rep = malloc(sizeof *rep);
+    if (!rep) return bad("%s", "out of memory");
+    rep->n = 0;
     int rc = 0;
-    if (st != PF_OK) {
-        fprintf(stderr, "pf-train: %s: the spec is invalid for %s:\n", o->spec, p->name);
-        for (int i = 0; i < rep->n; i++) fprintf(stderr, "  %s\n", rep->reason[i]);
-        rc = 2;
-    } else {
-        pf_spec_hash(*norm, hash);
-        if (pf_spec_instantiate(*norm, p, mc, tc) != PF_OK) rc = bad("%s", pf_errmsg());
-        else if (*scaled && pf_train_config_scale_steps(tc, b->steps[f]) != PF_OK)
+    if (pf_spec_load(raw, p, b, f, norm, hash, mc, tc, scaled, rep) != PF_OK) {
+        if (rep->n) {
+            fprintf(stderr, "pf-train: %s: the spec is invalid for %s:\n", o->spec, p->name);
+            for (int i = 0; i < rep->n; i++) fprintf(stderr, "  %s\n", rep->reason[i]);
+            rc = 2;
+        } else {
             rc = bad("%s", pf_errmsg());
+        }
     }
     free(rep);
-    free(alt);
     return rc;
 }
 

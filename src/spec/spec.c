@@ -1580,3 +1580,28 @@ char *pf_spec_describe_budget(const pf_pde *p, const pf_budget *bud)
     sb_printf(&b, "%s at high fidelity.\n", d);
     return b.s;
 }
+
+pf_status pf_spec_load(const json_t *raw, const pf_pde *p, const pf_budget *b, pf_fidelity f, json_t **norm,
+                       char hash[PF_SPEC_HASH_HEX], pf_model_config *mc, pf_train_config *tc, bool *scaled,
+                       pf_spec_report *rep)
+{
+    *scaled = false;
+    *norm = NULL;
+    pf_spec_report *alt = malloc(sizeof *alt);
+    if (!alt) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    pf_status st = pf_spec_check_budget(raw, p, b, f, norm, rep);
+    for (int other = 0; st != PF_OK && other < PF_FIDELITY_COUNT; other++)
+        if (other != (int)f && pf_spec_check_budget(raw, p, b, (pf_fidelity)other, norm, alt) == PF_OK)
+            *scaled = true, st = PF_OK;
+    free(alt);
+    if (st != PF_OK) return pf_fail(PF_ERR_INVALID, "the spec is invalid for %s (%d reasons)", p->name, rep->n);
+    rep->n = 0;
+    pf_spec_hash(*norm, hash);
+    st = pf_spec_instantiate(*norm, p, mc, tc);
+    if (st == PF_OK && *scaled) st = pf_train_config_scale_steps(tc, b->steps[f]);
+    if (st != PF_OK) {
+        json_decref(*norm);
+        *norm = NULL;
+    }
+    return st;
+}

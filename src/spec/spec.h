@@ -218,6 +218,17 @@ pf_status pf_spec_hash(const json_t *norm, char hex[PF_SPEC_HASH_HEX]);
 pf_status pf_spec_instantiate(const json_t *norm, const pf_pde *p, pf_model_config *mc,
                               pf_train_config *tc);
 
+/* A spec made ready to train at fidelity f within budget b (pf-train):
+ * checked (pf_spec_check_budget) at f or, when its steps fit another
+ * fidelity, at that one, then its steps scaled to b's f (*scaled true);
+ * *norm the canonical spec (new reference), hash its SHA-256, mc and tc
+ * instantiated. PF_ERR_INVALID with every reason in *rep (the check at f)
+ * when it fits no fidelity; an instantiation or scaling failure otherwise
+ * (rep->n 0). */
+pf_status pf_spec_load(const json_t *raw, const pf_pde *p, const pf_budget *b, pf_fidelity f, json_t **norm,
+                       char hash[PF_SPEC_HASH_HEX], pf_model_config *mc, pf_train_config *tc, bool *scaled,
+                       pf_spec_report *rep);
+
 /* The table's defaults, for code that edits specs and must read a key a
  * spec leaves out the way normalization would fill it in. A field is named
  * by its path: the keys that lead to it joined by ".", going through the
