@@ -206,10 +206,12 @@ help:
 	@sed -n '2,/^$$/s/^# \{0,1\}//p' Makefile
 
 # The flags file changes only when the flags do, so objects rebuild exactly then.
+# Several makes may check it at once (a study's locked sub-makes, one per run):
+# each writes a temp of its own and renames it over the file.
 $(FLAGS_FILE): FORCE
 	@mkdir -p $(@D)
-	@echo '$(CC) $(CFLAGS_ALL) | $(LDLIBS_ALL) | $(NVCC) $(NVCC_ALL)' > $@.tmp
-	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+	@t=$@.tmp.$$$$; echo '$(CC) $(CFLAGS_ALL) | $(LDLIBS_ALL) | $(NVCC) $(NVCC_ALL)' > $$t && \
+	  if cmp -s $$t $@; then rm -f $$t; else mv -f $$t $@; fi
 FORCE:
 
 $(BUILD)/obj/%.o: %.c $(FLAGS_FILE)

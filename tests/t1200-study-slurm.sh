@@ -37,7 +37,9 @@ msg_mses() { # the four final MSEs, exactly, one "cell mse" a line
 # --- local
 t0=$(date +%s)
 study "$tmp/local" local >"$tmp/local.out" 2>"$tmp/local.err"
-eq "local study: exit code" $? 0
+rc=$?
+eq "local study: exit code" "$rc" 0
+[ "$rc" -eq 0 ] || grep -e '\*\*\*' -e 'rror' -e 'cannot' "$tmp/local.err" | tail -20 >&2
 t_local=$(($(date +%s) - t0))
 check "local: four final.msgpack" test "$(ls "$tmp/local"/*/*/run0/final.msgpack | wc -l)" -eq 4
 check "local: the progress table says all done" grep -q "^total: 4 of 4 runs done, 0 running, 0 failed" "$tmp/local.out"
