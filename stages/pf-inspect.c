@@ -23,9 +23,6 @@
 #include "io/h5_print.h"
 #include "io/msgpack_dump.h"
 
-/* Array attributes up to this many elements are printed in full (io/h5_print.h). */
-#define SHORT_ARRAY 16
-
 static void usage(FILE *to)
 {
     fprintf(to,
@@ -55,7 +52,7 @@ static void usage(FILE *to)
             "integers above 2^63-1 become JSON reals.\n"
             "\n"
             "Exit status: 0 ok, 1 unreadable file or unknown format, 2 usage error.\n",
-            SHORT_ARRAY);
+            PF_H5_PRINT_SHORT_ARRAY);
 }
 
 /* ------------------------------------------------------------------ file */

@@ -14,9 +14,6 @@
 
 #include "io/h5.h"
 
-/* Array attributes up to this many elements are printed in full. */
-#define SHORT_ARRAY 16
-
 typedef struct {
     const char *file;
     FILE *out;
@@ -173,7 +170,7 @@ static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void 
         type_name(t, tname, sizeof tname);
         fprintf(w->out, "  @%s = ", name);
         H5T_class_t cls = H5Tget_class(t);
-        bool value = n >= 1 && n <= SHORT_ARRAY &&
+        bool value = n >= 1 && n <= PF_H5_PRINT_SHORT_ARRAY &&
                      (cls == H5T_STRING || cls == H5T_INTEGER || cls == H5T_FLOAT);
         if (value) {
             rc = print_attr_value(w->out, a, t, n);

@@ -21,6 +21,9 @@
 
 #include "core/status.h"
 
+/* Array attributes up to this many elements are printed in full. */
+#define PF_H5_PRINT_SHORT_ARRAY 16
+
 pf_status pf_h5_print(const char *path, const char *buf, size_t len, FILE *out);
 
 #endif

@@ -144,29 +144,31 @@ static void stat_row(pf_table *t, const pf_means *m, const char *label, const js
 
 /* ------------------------------------------------------------ main */
 
-/* What the baseline columns are: the protocol, then each method's note
- * (methods.def: what a reconstruction is) in the columns' order. */
+/* Whether the table has a column of method d. */
+static bool has_column(const pf_means *m, const pf_method_def *d)
+{
+    for (int j = 0; j < m->nmethod; j++)
+        if (!strcmp(m->method[j], d->name)) return true;
+    return false;
+}
+
+/* What the baseline columns are: the protocol, then the note of each
+ * baseline shown (methods.def: what a reconstruction is), in the columns'
+ * order. */
 static void baseline_notes(pf_table *t, const pf_means *m)
 {
-    const pf_method_def *shown[PF_METHOD_COUNT];
-    int n = 0;
     bool any = false;
-    for (int j = 0; j < m->nmethod; j++) {
-        const pf_method_def *d = pf_method_def_named(m->method[j]);
-        if (!d || !(d->flags & PF_MF_BASELINE)) continue;
-        any = true;
-        if (d->note && n < PF_METHOD_COUNT) shown[n++] = d;
-    }
+    for (int i = 0; i < PF_METHOD_COUNT; i++)
+        any |= pf_method_is_baseline((pf_method)i) && has_column(m, pf_method_def_of((pf_method)i));
     if (any)
         pf_table_note(t, "Baselines run by this pipeline (search/baseline.h): five candidates each, the lowest MSE "
                          "reported (paper B.8: 5 x 20,000 steps).");
-    for (int a = 0; a < n; a++) /* by the table's order (at most 8: insertion) */
-        for (int b = a + 1; b < n; b++)
-            if (shown[b]->order < shown[a]->order) {
-                const pf_method_def *x = shown[a];
-                shown[a] = shown[b], shown[b] = x;
-            }
-    for (int a = 0; a < n; a++) pf_table_note(t, "%s", shown[a]->note);
+    for (int order = 0; order < PF_METHOD_COUNT; order++) /* the orders are 0 .. count - 1 (tests/test_method.c) */
+        for (int i = 0; i < PF_METHOD_COUNT; i++) {
+            const pf_method_def *d = pf_method_def_of((pf_method)i);
+            if (d->order == order && (d->flags & PF_MF_BASELINE) && d->note && has_column(m, d))
+                pf_table_note(t, "%s", d->note);
+        }
 }
 
 static pf_status main_table(const pf_collection *c, const pf_report_options *o, json_t *stats, int *written)
