@@ -126,14 +126,19 @@ B     := $(BUILD)/bin
 TOOLS := $(STAGE_BIN)
 
 # A PDE is a built-in's name or a path to a .pde file (src/pdefile/pdefile.h),
-# which the stages take as they take a name. Folders use the file's declared
-# name (its `pde NAME` line, read once per path), and context.json records
-# the file's SHA-256 and its observation files' (scripts/pde-context.sh), so
-# editing either reruns what depends on them.
+# which the stages take as they take a name. Folders use the name the file
+# declares (`pf-pde name FILE`, once per path, as make reads this file: a
+# file that does not check stops make here with its errors; pf-pde is built
+# first when missing), and context.json records the file's SHA-256 and its
+# data files' (pf-context; src/pdefile/fingerprint.h), so editing either
+# reruns what depends on them.
 pde_file  = $(filter %.pde,$(1))
 pde_name  = $(if $(call pde_file,$(1)),$(or $(pde_name_$(1)),$(eval pde_name_$(1) := $(call pde_declared,$(1)))$(pde_name_$(1))),$(1))
-pde_declared = $(or $(shell sed -n 's/^pde[[:space:]][[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' $(1) 2>/dev/null | head -n 1),\
-  $(error PDE=$(1): no `pde NAME` line (is the path right? build/bin/pf-pde check $(1) says more)))
+pde_tool  = $(if $(wildcard $(B)/pf-pde),,$(if $(findstring n,$(firstword -$(MAKEFLAGS))),$(error PDE=$(1): \
+  $(B)/pf-pde is not built yet, and make -n builds nothing: run make once without -n),$(shell $(MAKE) \
+  --no-print-directory -s PDE=poisson_2d PDES=poisson_2d $(B)/pf-pde >&2)))$(B)/pf-pde
+pde_declared = $(eval pde_said := $(shell $(call pde_tool,$(1)) name $(1) 2>&1))$(if $(filter \
+  0,$(.SHELLSTATUS)),$(pde_said),$(error PDE=$(1): $(pde_said)))
 # Every rule below takes the PDE P, the method M and the run R as its first
 # three arguments, so a study's cells (study.mk) and one run's are the same
 # rules: run_dir = $(call run_dir,P,M,R).
@@ -182,19 +187,9 @@ clear_launch = rm -f $(addsuffix /launch.txt,$(1))
 # EVAL, the file), make says so: everything after context.json is redone.
 pde_key = $(if $(call pde_file,$(1)),$(patsubst $(CURDIR)/%,%,$(or $(realpath $(1)),$(1))),$(1))
 define context_rule
-$(call run_dir,$(1),$(2),$(3))/context.json: FORCE
-	@mkdir -p $$(@D)
-	@rm -f $$@.tmp $$@.tmp.*
-	@t=$$$$(mktemp $$@.tmp.XXXXXX 2>&1) || { echo "cannot create $$@.tmp.XXXXXX: $$$${t##*: }" >&2; exit 1; }; \
-	  printf '{"pde": "%s", "method": "%s", "run": %s, "budget": "%s", "llm": "%s", "eval": "%s"%s}\n' \
-	  $(call pde_key,$(1)) $(2) $(3) $(PROFILE) $(LLM) $(EVAL) \
-	  "$(if $(call pde_file,$(1)),$$$$(scripts/pde-context.sh $(1)))" > "$$$$t" && chmod =rw "$$$$t" || \
-	  { rm -f "$$$$t"; exit 1; }; \
-	if cmp -s "$$$$t" $$@; then rm -f "$$$$t"; else \
-	  if [ -f $$@ ]; then echo "$$(@D): its settings changed, so the run starts again from the beginning" \
-	    "(its files are replaced as they are remade; copy the folder first to keep them):" >&2; \
-	    echo "  was: $$$$(cat $$@)" >&2; echo "  now: $$$$(cat "$$$$t")" >&2; fi; \
-	  mv -f "$$$$t" $$@; fi
+$(call run_dir,$(1),$(2),$(3))/context.json: FORCE | $(TOOLS)
+	$(Q)$(B)/pf-context --run $$(@D) --pde $(call pde_key,$(1)) --method $(2) --number $(3) --budget $(PROFILE) \
+	  --llm $(LLM) --eval $(EVAL)
 
 endef
 
@@ -203,7 +198,7 @@ $(call context_rule,$(1),$(2),$(3))
 $(call run_dir,$(1),$(2),$(3))/knowledge.msgpack: $(call run_dir,$(1),$(2),$(3))/context.json | $(TOOLS)
 	$(Q)$(B)/pf-pde check $(1) >&2
 	@echo "pf-knowledge: start $(1)" >&2
-	$(Q)$(B)/pf-knowledge --pde $(1) --out $$@ > /dev/null
+	$(Q)$(B)/pf-knowledge --run $$(@D) > /dev/null
 	@echo "pf-knowledge: done; wrote $$@" >&2
 
 $(foreach g,$(GENS),$(call gen_rules,$(1),$(2),$(3),$(g)))
@@ -221,9 +216,8 @@ $(call run_dir,$(1),$(2),$(3))/hifi/top$(4).proposal.msgpack: $(call run_dir,$(1
 	$(Q)$(B)/pf-final --run $(call run_dir,$(1),$(2),$(3)) --last-generation $(LAST) --hifi-proposal $(4)
 
 $(call run_dir,$(1),$(2),$(3))/hifi/top$(4)/evidence.msgpack $(call run_dir,$(1),$(2),$(3))/hifi/top$(4)/result.h5 &: $(call run_dir,$(1),$(2),$(3))/hifi/top$(4).proposal.msgpack | $(TOOLS)
-	$(Q)$(call launch,$$(@D),high) $(B)/pf-train $$< --pde $(1) --fidelity high --budget $(PROFILE) --threads $(TRAIN_THREADS) \
-	  --eval $(EVAL) --physics-check \
-	  --seed $$$$(( $(3) * 100000 + 9900 + $(4) )) --out $$(@D) --progress-every 1000000000
+	$(Q)$(call launch,$$(@D),high) $(B)/pf-train --run $(call run_dir,$(1),$(2),$(3)) --generation hifi --slot $(4) \
+	  --threads $(TRAIN_THREADS) --progress-every 1000000000
 
 endef
 
@@ -249,8 +243,8 @@ $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5).proposal.msgpack: $(
 	$(Q)$(B)/pf-propose --run $(call run_dir,$(1),$(2),$(3)) --generation $(4) --slot $(5)
 
 $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5)/evidence.msgpack $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5)/result.h5 &: $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5).proposal.msgpack | $(TOOLS)
-	$(Q)$(call launch,$$(@D),low) $(B)/pf-train $$< --pde $(1) --fidelity low --budget $(PROFILE) --threads $(TRAIN_THREADS) \
-	  --eval $(EVAL) --seed $$$$(( $(3) * 100000 + $(4) * 100 + $(5) )) --out $$(@D) --progress-every 1000000000
+	$(Q)$(call launch,$$(@D),low) $(B)/pf-train --run $(call run_dir,$(1),$(2),$(3)) --generation $(4) --slot $(5) \
+	  --threads $(TRAIN_THREADS) --progress-every 1000000000
 
 endef
 
@@ -281,9 +275,8 @@ $(call cand_dir,$(1),$(2),$(3),$(4)).proposal.msgpack: $(call run_dir,$(1),$(2),
 	$(Q)$(B)/pf-propose --run $(call run_dir,$(1),$(2),$(3)) --generation $(call cand_g,$(4)) --slot $(call cand_k,$(4))
 
 $(call cand_dir,$(1),$(2),$(3),$(4))/evidence.msgpack $(call cand_dir,$(1),$(2),$(3),$(4))/result.h5 &: $(call cand_dir,$(1),$(2),$(3),$(4)).proposal.msgpack | $(TOOLS)
-	$(Q)$(call launch,$$(@D),baseline) $(B)/pf-train $$< --pde $(1) --fidelity baseline --budget $(PROFILE) --threads $(TRAIN_THREADS) \
-	  --eval $(EVAL) --physics-check --seed $$$$(( $(3) * 100000 + $(call cand_g,$(4)) * 100 + $(call cand_k,$(4)) )) \
-	  --out $$(@D) --progress-every 1000000000
+	$(Q)$(call launch,$$(@D),baseline) $(B)/pf-train --run $(call run_dir,$(1),$(2),$(3)) --generation $(call cand_g,$(4)) \
+	  --slot $(call cand_k,$(4)) --threads $(TRAIN_THREADS) --progress-every 1000000000
 
 endef
 

@@ -5,6 +5,8 @@
  *                               top N entries (default 5), a table or JSON lines;
  *                               --out also writes knowledge.msgpack atomically
  *   pf-knowledge --list [--json] [--kb DIR]   every entry
+ *   pf-knowledge --run RUN [--kb DIR]         K_P of a run: its PDE from RUN/context.json,
+ *                                             written to RUN/knowledge.msgpack (pipeline.mk)
  */
 #include <jansson.h>
 #include <math.h>
@@ -26,6 +28,7 @@ static void usage(FILE *to)
 {
     fprintf(to, "usage: pf-knowledge --pde P [--k N] [--json] [--out FILE] [--kb DIR]\n"
                 "       pf-knowledge --list [--json] [--kb DIR]\n"
+                "       pf-knowledge --run RUN [--k N] [--json] [--kb DIR]\n"
                 "Retrieves the PINN design knowledge that fits the PDE P: every entry of the\n"
                 "knowledge base is scored by BM25 against P's tags, name, title and statement,\n"
                 "plus a bonus for each of P's property tags it carries (src/search/knowledge.h\n"
@@ -40,6 +43,7 @@ static void usage(FILE *to)
                 "  --kb DIR    the knowledge folder (default $PF_KNOWLEDGE_DIR, else data/knowledge\n"
                 "              under the working directory or the checkout of this executable)\n"
                 "  --list      print every entry instead (id, tags, title; all fields with --json)\n"
+                "  --run RUN   the run's K_P: --pde from RUN/context.json, --out RUN/knowledge.msgpack\n"
                 "Exit codes: 0 ok, 1 malformed knowledge base (file:line) or write failure,\n"
                 "2 usage error or unknown PDE.\n",
             MAX_K);
@@ -130,7 +134,7 @@ static int retrieve(const pf_kb *kb, const char *dir, const pf_pde *p, int k, in
 
 int main(int argc, char **argv)
 {
-    const char *pde_name = NULL, *out = NULL, *kb_dir = NULL, *k_arg = NULL;
+    const char *pde_name = NULL, *out = NULL, *kb_dir = NULL, *k_arg = NULL, *run_dir = NULL;
     int json = 0, do_list = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -138,6 +142,8 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(argv[i], "--pde") && i + 1 < argc)
             pde_name = argv[++i];
+        else if (!strcmp(argv[i], "--run") && i + 1 < argc)
+            run_dir = argv[++i];
         else if (!strcmp(argv[i], "--k") && i + 1 < argc)
             k_arg = argv[++i];
         else if (!strcmp(argv[i], "--out") && i + 1 < argc)
@@ -156,12 +162,25 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (do_list && (pde_name || k_arg || out)) {
-        fprintf(stderr, "pf-knowledge: --list takes no --pde, --k or --out\n");
+    if (do_list && (pde_name || k_arg || out || run_dir)) {
+        fprintf(stderr, "pf-knowledge: --list takes no --pde, --k, --out or --run\n");
         return 2;
     }
-    if (!do_list && !pde_name) {
-        fprintf(stderr, "pf-knowledge: needs --pde P (or --list); see --help\n");
+    pf_run run;
+    char run_out[4200];
+    if (run_dir && (pde_name || out)) {
+        fprintf(stderr, "pf-knowledge: --run takes the PDE and the output from the run: no --pde or --out\n");
+        return 2;
+    }
+    if (run_dir) {
+        if (pf_run_open(run_dir, &run) != PF_OK || pf_run_path(run_dir, PF_RUN_KNOWLEDGE, 0, 0, run_out, sizeof run_out) != PF_OK) {
+            fprintf(stderr, "pf-knowledge: %s\n", pf_errmsg());
+            return 2;
+        }
+        out = run_out;
+    }
+    if (!do_list && !pde_name && !run_dir) {
+        fprintf(stderr, "pf-knowledge: needs --pde P, --run RUN or --list; see --help\n");
         return 2;
     }
     int k = 5;
@@ -173,7 +192,7 @@ int main(int argc, char **argv)
         }
         k = (int)v;
     }
-    const pf_pde *p = NULL;
+    const pf_pde *p = run_dir ? run.pde : NULL;
     if (pde_name && pf_pdes_lookup(pde_name, &p) != PF_OK) {
         fprintf(stderr, "pf-knowledge: %s (`pf-pde list` shows them)\n", pf_errmsg());
         return 2;

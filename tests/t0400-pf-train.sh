@@ -38,6 +38,18 @@ expect_rc 2 "invalid spec" "$T" "$tmp/bad.json" --pde poisson_5d --seed 0 --out 
 check "invalid spec: the reason names the field" grep -q 'architecture.width' "$tmp/err"
 check "invalid spec: no output folder" test ! -e "$tmp/x"
 expect_rc 2 "unreadable spec" "$T" "$tmp/none.json" --pde poisson_5d --seed 0 --out "$tmp/x"
+# a run's training (--run): its settings come from the run, never twice
+R=$tmp/runs/poisson_5d/vanilla/run1
+expect_rc 0 "pf-context writes a run's settings" "$BIN/pf-context" --run "$R" --pde poisson_5d --method vanilla \
+    --number 1 --budget smoke --llm offline --eval paper
+expect_rc 2 "--run with --seed" "$T" --run "$R" --generation 0 --slot 0 --seed 5
+check "--run with --seed: says where the seed comes from" grep -q -- '--seed comes from the run folder' "$tmp/err"
+expect_rc 2 "--run with a SPEC" "$T" "$spec" --run "$R" --generation 0 --slot 0
+expect_rc 2 "--run without --slot" "$T" --run "$R" --generation 0
+expect_rc 2 "--run: a slot the run has not" "$T" --run "$R" --generation 0 --slot 5
+check "--run: a slot the run has not: says how many it has" grep -q 'no slot 5 in generation 0 (it has 5 there)' "$tmp/err"
+expect_rc 2 "--run: no proposal yet" "$T" --run "$R" --generation 0 --slot 0
+check "--run: no proposal yet: names it" grep -q "$R/gen00/cand0.proposal.msgpack" "$tmp/err"
 
 # ------------------------------------------------------------ a run
 expect_rc 0 "train" "$T" "$spec" --pde poisson_5d --seed 3 --out "$tmp/a" --threads 1

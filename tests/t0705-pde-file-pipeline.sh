@@ -39,7 +39,7 @@ check "context.json has the new SHA-256" sh -c "! grep -q '$sha' '$R/context.jso
 check "what depends on the file reruns" test "$R/knowledge.msgpack" -nt "$R/final.msgpack"
 
 # observations and a reference: their files are part of the context too
-# (scripts/pde-context.sh)
+# (pf-context; src/pdefile/fingerprint.h)
 O=$tmp/obs/observed_1d.pde
 mkdir -p "$tmp/obs"
 printf '%s\n' 'pde observed_1d' 'statement "s"' 'inputs x' 'outputs u' 'domain interval(0, 1)' \
@@ -71,5 +71,9 @@ check "an edited reference reruns what depends on it" test "$RO/knowledge.msgpac
 
 run PDE="$tmp/none.pde" search >"$tmp/out" 2>"$tmp/err"
 check "a missing file: make fails" test $? -ne 0
-check "a missing file: says so" grep -q "none.pde: no .pde NAME. line" "$tmp/err"
+check "a missing file: says so" grep -q "PDE=$tmp/none.pde: pf-pde: cannot open '$tmp/none.pde'" "$tmp/err"
+printf 'pde broken\nequation u_xx = \n' >"$tmp/broken.pde"
+run PDE="$tmp/broken.pde" search >"$tmp/out" 2>"$tmp/err"
+check "a file that does not check: make fails" test $? -ne 0
+check "a file that does not check: its error, as make reads the variables" grep -q "PDE=$tmp/broken.pde: pf-pde: $tmp/broken.pde:[0-9]*:[0-9]*: " "$tmp/err"
 finish

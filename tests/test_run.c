@@ -2,15 +2,19 @@
  * test_run.c — search/run.h: a run's settings (context.json) are read
  * bounded and strictly: a key given twice is refused, and settings that
  * belong to another run than the folder's (its PDE, method or number, as
- * pipeline.mk lays runs out: <pde>/<method>/run<R>) are refused.
+ * pipeline.mk lays runs out: <pde>/<method>/run<R>) are refused. The
+ * settings are written once per change, and a run's trainings take theirs
+ * from the run (pf_run_training_of).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "search/artifact.h"
 #include "search/run.h"
 
 static char root[64];
@@ -127,4 +131,108 @@ Test(run, settings_that_are_not_a_plain_file_are_refused_at_once)
     pf_run r;
     cr_assert_eq(pf_run_open(dir, &r), PF_ERR_IO);
     cr_assert(strstr(pf_errmsg(), "a FIFO, not a regular file"), "%s", pf_errmsg());
+}
+
+/* pf_run_context_init -> _write -> _read: the same settings back, the text
+ * pipeline.mk used to print byte for byte, and a write of the same
+ * settings leaves the file (and its time) alone. */
+Test(run, settings_are_written_once_and_read_back)
+{
+    char dir[256], path[300];
+    snprintf(dir, sizeof dir, "%s/runs/poisson_5d/pinnforge/run2", root);
+    pf_run_context c, back;
+    cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnforge", 2, "quick", "offline", "heldout"), PF_OK, "%s",
+                 pf_errmsg());
+    char *was = (char *)"x";
+    cr_assert_eq(pf_run_context_write(dir, &c, &was), PF_OK, "%s", pf_errmsg());
+    cr_assert_null(was, "a new file replaces nothing");
+    snprintf(path, sizeof path, "%s/context.json", dir);
+    char text[512] = {0};
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    cr_assert_gt(fread(text, 1, sizeof text - 1, f), 0);
+    fclose(f);
+    cr_assert_str_eq(text, "{\"pde\": \"poisson_5d\", \"method\": \"pinnforge\", \"run\": 2, \"budget\": \"quick\", "
+                           "\"llm\": \"offline\", \"eval\": \"heldout\"}\n");
+    cr_assert_eq(pf_run_context_read(dir, &back), PF_OK, "%s", pf_errmsg());
+    cr_assert(!strcmp(back.pde, "poisson_5d") && !strcmp(back.eval, "heldout") && back.run == 2 && !back.pde_sha256[0]);
+    struct stat st0, st1;
+    cr_assert_eq(stat(path, &st0), 0);
+    nanosleep(&(struct timespec){0, 20000000}, NULL);
+    cr_assert_eq(pf_run_context_write(dir, &c, &was), PF_OK);
+    cr_assert_null(was);
+    cr_assert_eq(stat(path, &st1), 0);
+    cr_assert(st0.st_mtim.tv_sec == st1.st_mtim.tv_sec && st0.st_mtim.tv_nsec == st1.st_mtim.tv_nsec,
+              "unchanged settings keep the file's time");
+    cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnforge", 2, "smoke", "offline", "heldout"), PF_OK);
+    cr_assert_eq(pf_run_context_write(dir, &c, &was), PF_OK);
+    cr_assert_not_null(was, "other settings: the old ones are given back");
+    cr_assert(strstr(was, "\"budget\": \"quick\""), "%s", was);
+    free(was);
+}
+
+Test(run, settings_with_an_unknown_name_are_refused)
+{
+    pf_run_context c;
+    cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnforgo", 0, "quick", "offline", "paper"), PF_ERR_INVALID);
+    cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnforge", 0, "huge", "offline", "paper"), PF_ERR_INVALID);
+    cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnforge", 0, "quick", "gpt", "paper"), PF_ERR_INVALID);
+    cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnforge", 0, "quick", "offline", "all"), PF_ERR_INVALID);
+    cr_assert_eq(pf_run_context_init(&c, "poisson_9d", "pinnforge", 0, "quick", "offline", "paper"), PF_ERR_USAGE);
+    cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnforge", -1, "quick", "offline", "paper"), PF_ERR_INVALID);
+}
+
+/* A .pde file's settings carry its SHA-256 and its data files' digest,
+ * which changes with a data file (and with a missing one appearing). */
+Test(run, a_pde_files_settings_follow_its_data)
+{
+    char pde[256], csv[256];
+    snprintf(pde, sizeof pde, "%s/obs.pde", root);
+    snprintf(csv, sizeof csv, "%s/obs.csv", root);
+    FILE *f = fopen(pde, "w");
+    cr_assert_not_null(f);
+    fputs("pde obs_1d\nstatement \"s\"\ninputs x\noutputs u\ndomain interval(0, 1)\n"
+          "equation u_xx = -pi^2*sin(pi*x)\nobserve data: u from \"obs.csv\"\nexact u = sin(pi*x)\n", f);
+    fclose(f);
+    pf_run_context a, b, c;
+    cr_assert_eq(pf_run_context_init(&a, pde, "pinnforge", 0, "smoke", "offline", "paper"), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(strlen(a.pde_sha256), 64);
+    cr_assert_eq(strlen(a.data_sha256), 64, "a named data file counts even before it exists");
+    f = fopen(csv, "w");
+    cr_assert_not_null(f);
+    fputs("x,u\n0.5,1\n", f);
+    fclose(f);
+    cr_assert_eq(pf_run_context_init(&b, pde, "pinnforge", 0, "smoke", "offline", "paper"), PF_OK, "%s", pf_errmsg());
+    cr_assert_str_eq(a.pde_sha256, b.pde_sha256);
+    cr_assert_str_neq(a.data_sha256, b.data_sha256, "the data file appeared");
+    f = fopen(csv, "a");
+    fputs("0.25,0.7071067811865476\n", f);
+    fclose(f);
+    cr_assert_eq(pf_run_context_init(&c, pde, "pinnforge", 0, "smoke", "offline", "paper"), PF_OK);
+    cr_assert_str_neq(b.data_sha256, c.data_sha256, "the data file changed");
+}
+
+/* What one training of a run is: paths, fidelity, seed, physics check. */
+Test(run, a_runs_trainings_take_their_settings_from_the_run)
+{
+    char dir[256];
+    pf_run r;
+    pf_run_training t;
+    run_folder("runs/burgers_1d/pinnforge/run3", CTX("burgers_1d", "pinnforge", "3"), dir, sizeof dir);
+    cr_assert_eq(pf_run_open(dir, &r), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_run_training_of(&r, 2, 4, &t), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(t.seed, 300204);
+    cr_assert(t.fidelity == PF_FIDELITY_LOW && !t.physics_check);
+    cr_assert(strstr(t.proposal, "/gen02/cand4.proposal.msgpack") && strstr(t.out, "/gen02/cand4"));
+    cr_assert_eq(pf_run_training_of(&r, PF_RUN_HIFI, 1, &t), PF_OK);
+    cr_assert(t.seed == 309901 && t.fidelity == PF_FIDELITY_HIGH && t.physics_check);
+    cr_assert(strstr(t.proposal, "/hifi/top1.proposal.msgpack"));
+    cr_assert_eq(pf_run_training_of(&r, 0, 8, &t), PF_ERR_INVALID, "generation 0 has 8 slots");
+    cr_assert_eq(pf_run_training_of(&r, 1, 5, &t), PF_ERR_INVALID, "later ones 5");
+    cr_assert_eq(pf_run_training_of(&r, PF_RUN_HIFI, 3, &t), PF_ERR_INVALID, "the Top-3");
+    run_folder("runs/burgers_1d/vanilla/run0", CTX("burgers_1d", "vanilla", "0"), dir, sizeof dir);
+    cr_assert_eq(pf_run_open(dir, &r), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_run_training_of(&r, 0, 4, &t), PF_OK);
+    cr_assert(t.seed == 4 && t.fidelity == PF_FIDELITY_BASELINE && t.physics_check);
+    cr_assert_eq(pf_run_training_of(&r, 1, 0, &t), PF_ERR_INVALID, "a fixed baseline trains generation 0 only");
 }

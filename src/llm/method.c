@@ -16,7 +16,7 @@ static const char *const NAMES[PF_METHOD_COUNT] = {
 };
 
 static const pf_method_def DEFS[PF_METHOD_COUNT] = {
-#define PF_METHOD(ID, nm, lbl, ord, fl, gens, nslots, names, nt, propose)                                                      \
+#define PF_METHOD(ID, nm, lbl, ord, fl, gens, nslots, names, nt, propose, spec)                                                      \
     [PF_METHOD_##ID] = {.id = PF_METHOD_##ID, .name = #nm, .label = lbl, .order = ord, .flags = (fl),                \
                         .generations = gens, .slots = nslots, .slot_names = names, .note = nt},
 #include "llm/methods.def"
@@ -24,7 +24,7 @@ static const pf_method_def DEFS[PF_METHOD_COUNT] = {
 };
 
 /* a baseline's slots are named, a search's are not; every flag set is one of a kind */
-#define PF_METHOD(ID, nm, lbl, ord, fl, gens, nslots, names, nt, propose)                                                      \
+#define PF_METHOD(ID, nm, lbl, ord, fl, gens, nslots, names, nt, propose, spec)                                                      \
     _Static_assert(!((fl) & PF_MF_BASELINE) == !(gens) && !(gens) == !(nslots),                                    \
                    #nm ": a baseline has candidates, a search has none");                                            \
     _Static_assert(!(((fl) & PF_MF_BASELINE) && ((fl) & (PF_MF_ABLATION | PF_MF_KNOWLEDGE | PF_MF_MEMORY))),         \

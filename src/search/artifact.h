@@ -6,6 +6,7 @@
  * codec); run.h says where each file lives.
  *
  *   artifact                       struct             format                 writer       readers
+ *   context.json                   pf_run_context     (JSON, run.h)          pf-context   every stage, statistics
  *   genGG/candK.proposal.msgpack   pf_proposal_file   pinnforge.proposal     pf-propose   pf-train, pf-select, pf-final
  *   hifi/topK.proposal.msgpack     pf_proposal_file   pinnforge.proposal     pf-final     pf-train
  *   .../candK/evidence.msgpack     pf_evidence_file   pinnforge.evidence     pf-train     pf-select, pf-posterior, pf-final, plots
@@ -48,6 +49,40 @@
 
 #define PF_ARTIFACT_VERSION 1 /* the version every artifact below is written with */
 #define PF_ARTIFACT_NAME 64   /* a PDE, method, slot or role name, with its NUL */
+
+/* ------------------------------------------------------------ context
+ *
+ * context.json, the run's settings (run.h; one line of JSON, keys in the
+ * order pde, method, run, budget, llm, eval, pde_sha256?, data_sha256?).
+ */
+
+/* The settings of run `run` of `method` on `pde` (a built-in's name or a
+ * .pde file's path, whose SHA-256 and data files' digest are taken:
+ * pdefile/fingerprint.h), checked: PF_ERR_INVALID naming an unknown PDE,
+ * method, budget, proposer (offline, http, replay, auto) or evaluation
+ * (paper, heldout); PF_ERR_IO for a .pde file that cannot be read. */
+pf_status pf_run_context_init(pf_run_context *c, const char *pde, const char *method, int run, const char *budget,
+                              const char *llm, const char *eval);
+
+/* The file's text: one line of JSON and a newline (malloc'ed; NULL when
+ * out of memory). */
+char *pf_run_context_text(const pf_run_context *c);
+
+/* Write dir/context.json (dir made first) unless it holds these settings
+ * already, byte for byte: then the file and its time stay, so Make redoes
+ * nothing. When it held others, *was gets them (malloc'ed, one line;
+ * the caller frees and says so), else NULL. */
+pf_status pf_run_context_write(const char *dir, const pf_run_context *c, char **was);
+
+/* Read dir/context.json; PF_ERR_IO / PF_ERR_INVALID naming the file and
+ * key. A folder laid out as pipeline.mk lays runs out, <pde>/<method>/run<R>,
+ * must hold that run's settings (pf_run_context_check_folder). */
+pf_status pf_run_context_read(const char *dir, pf_run_context *out);
+
+/* PF_ERR_INVALID when dir is laid out as <pde>/<method>/run<R> (method one
+ * of ours) and its "run", "method" or (pde_name non-NULL: a built-in's
+ * name or the name a .pde file declares) "pde" differ from the folder's. */
+pf_status pf_run_context_check_folder(const char *dir, const char *pde_name, const char *method, int run);
 
 /* ------------------------------------------------------------ proposal
  *
@@ -225,6 +260,33 @@ typedef struct pf_result_predictions {
 } pf_result_predictions;
 pf_status pf_result_read_predictions(const char *path, const pf_pde *p, pf_result_predictions *r, bool *has);
 void pf_result_predictions_release(pf_result_predictions *r);
+
+/* What pf-train trains, from `path`: a spec as JSON, which needs `pde`,
+ * or the spec of a proposal (*.msgpack), which names its PDE (pde, when
+ * given, a built-in's name, a .pde file's path or the name it declares,
+ * must agree: PF_ERR_INVALID otherwise). in->pde is the PDE to look up:
+ * pde when given, else the proposal's. A proposal without a valid spec is
+ * not trained: in->spec NULL, in->untrained "skipped" or "invalid", in->why
+ * the reason. Release with pf_training_input_release. */
+typedef struct pf_training_input {
+    json_t *spec;
+    char pde[4096];
+    const char *untrained;
+    char *why;
+} pf_training_input;
+pf_status pf_training_input_read(const char *path, const char *pde, pf_training_input *in);
+void pf_training_input_release(pf_training_input *in);
+
+/* A training's two outputs in the folder dir (made first), each written
+ * atomically: result.h5 (the spec, a normalised spec, as canonical JSON)
+ * and evidence.msgpack. pf-train's last step. */
+pf_status pf_training_write(const char *dir, const pf_pde *p, const pf_train_result *r, const json_t *spec,
+                            const char *spec_hash, const char *fidelity, const char *budget, uint64_t seed);
+
+/* The same for a proposal that was not trained (status "invalid" or
+ * "skipped", why it was not): result.h5 with the root attributes only. */
+pf_status pf_training_write_untrained(const char *dir, const char *pde, const char *status, const char *why,
+                                      const char *fidelity, const char *budget, uint64_t seed);
 
 /* ------------------------------------------------------------ memory
  *

@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "core/parse.h"
 #include "io/h5.h"
+#include "registry.h"
 #include "search/artifact_internal.h"
 
 /* ------------------------------------------------------------ result.h5 */
@@ -469,4 +471,94 @@ void pf_result_predictions_release(pf_result_predictions *r)
 {
     free(r->x), free(r->u), free(r->ref);
     memset(r, 0, sizeof *r);
+}
+
+/* dir/name into buf. */
+static pf_status training_path(const char *dir, const char *name, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "%s/%s", dir, name);
+    return n >= 0 && (size_t)n < cap ? PF_OK : pf_fail(PF_ERR_INVALID, "folder name '%s' is too long", dir);
+}
+
+pf_status pf_training_write(const char *dir, const pf_pde *p, const pf_train_result *r, const json_t *spec,
+                            const char *spec_hash, const char *fidelity, const char *budget, uint64_t seed)
+{
+    char h5[4200], mp[4200];
+    PF_TRY(pf_mkdirs(dir));
+    PF_TRY(training_path(dir, "result.h5", h5, sizeof h5));
+    PF_TRY(training_path(dir, "evidence.msgpack", mp, sizeof mp));
+    char *spec_text = pf_spec_canonical(spec);
+    if (!spec_text) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    pf_status st = pf_result_write(h5, p, r, spec_text, spec_hash, fidelity, seed);
+    free(spec_text);
+    pf_evidence_file ev;
+    if (st == PF_OK && (st = pf_evidence_file_init(&ev, p, r, spec_hash, fidelity, budget, seed)) == PF_OK) {
+        st = pf_evidence_file_write(mp, &ev);
+        pf_evidence_file_release(&ev);
+    }
+    return st;
+}
+
+pf_status pf_training_write_untrained(const char *dir, const char *pde, const char *status, const char *why,
+                                      const char *fidelity, const char *budget, uint64_t seed)
+{
+    char h5[4200], mp[4200];
+    PF_TRY(pf_mkdirs(dir));
+    PF_TRY(training_path(dir, "result.h5", h5, sizeof h5));
+    PF_TRY(training_path(dir, "evidence.msgpack", mp, sizeof mp));
+    /* result.h5 too, so both outputs exist whatever the proposal held */
+    PF_TRY(pf_result_write_untrained(h5, status, why));
+    pf_evidence_file ev;
+    PF_TRY(pf_evidence_file_init_untrained(&ev, pde, status, why, fidelity, budget, seed));
+    pf_status st = pf_evidence_file_write(mp, &ev);
+    pf_evidence_file_release(&ev);
+    return st;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+pf_status pf_training_input_read(const char *path, const char *pde, pf_training_input *in)
+{
+    memset(in, 0, sizeof *in);
+    if (!ends_with(path, ".msgpack")) {
+        if (!pde) return pf_fail(PF_ERR_INVALID, "--pde is required (a proposal names its PDE; a JSON spec does not)");
+        if (snprintf(in->pde, sizeof in->pde, "%s", pde) >= (int)sizeof in->pde)
+            return pf_fail(PF_ERR_INVALID, "PDE '%.40s...' is too long", pde);
+        char *text;
+        size_t len;
+        PF_TRY(pf_file_read_as(path, PF_FILE_SPEC, &text, &len));
+        pf_status st = pf_spec_parse(text, &in->spec);
+        free(text);
+        return st;
+    }
+    pf_proposal_file prop;
+    PF_TRY(pf_proposal_file_read(path, &prop));
+    /* pde may be a .pde file's path; a proposal records the name it declares */
+    const pf_pde *p;
+    const char *named = pde && pf_pdes_lookup(pde, &p) == PF_OK ? p->name : pde;
+    pf_status st = PF_OK;
+    if (named && strcmp(named, prop.pde))
+        st = pf_fail(PF_ERR_INVALID, "%s is a proposal for PDE '%s', not '%s' (--pde)", path, prop.pde, pde);
+    if (st == PF_OK && snprintf(in->pde, sizeof in->pde, "%s", pde ? pde : prop.pde) >= (int)sizeof in->pde)
+        st = pf_fail(PF_ERR_INVALID, "PDE '%.40s...' is too long", pde);
+    if (st == PF_OK && prop.call.valid) {
+        in->spec = json_incref(prop.call.spec);
+    } else if (st == PF_OK) {
+        in->untrained = prop.skipped ? "skipped" : "invalid";
+        in->why = strdup(prop.call.reasons ? prop.call.reasons : "the proposal holds no valid spec");
+        if (!in->why) st = pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
+    pf_proposal_file_release(&prop);
+    return st;
+}
+
+void pf_training_input_release(pf_training_input *in)
+{
+    json_decref(in->spec);
+    free(in->why);
+    memset(in, 0, sizeof *in);
 }

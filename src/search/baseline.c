@@ -5,47 +5,72 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *rationale(pf_method m)
+/* A fixed-spec baseline: how its spec differs from PINNacle's default
+ * trainer's (the example spec with Hammersley points), and its rationale.
+ * The `spec` column of llm/methods.def names one per such method. */
+typedef struct baseline_recipe {
+    void (*adjust)(json_t *raw, const pf_pde *p, const pf_budget *b);
+    const char *rationale;
+} baseline_recipe;
+
+static void vanilla_adjust(json_t *raw, const pf_pde *p, const pf_budget *b) {}
+
+static void ropinn_adjust(json_t *raw, const pf_pde *p, const pf_budget *b)
 {
-    switch (m) {
-    case PF_METHOD_VANILLA:
-        return "Vanilla PINN: PINNacle's default trainer (5 x 100 tanh MLP, Glorot-normal initialization, "
-               "Hammersley points, Adam at 1e-3 with no schedule, unit loss weights), one of five independently "
-               "initialized candidates; the lowest MSE of the five is reported.";
-    case PF_METHOD_ROPINN:
-        return "RoPINN (a reconstruction: RoPINN released no PINNacle driver): the vanilla PINN, each Adam step on "
-               "interior points moved by U[0, r)^d with r = min(r0 / sigma, 0.01), r0 = 1e-4, sigma the "
-               "gradient-noise level of the last 10 steps; one of five independently initialized candidates.";
-    case PF_METHOD_PINNSFORMER:
-        return "PINNsFormer (a reconstruction on PINNacle's default trainer: its released code has no PINNacle "
-               "driver): the released transformer (5 tokens per point, dt 1e-4, d_model 32, one encoder and one "
-               "decoder layer, 2 heads, WaveAct, d_hidden 512), the residual and boundary losses over every token, the "
-               "initial condition on token 0; Hammersley points, Adam at 1e-3, unit weights; one of five independently "
-               "initialized candidates.";
-    default:
-        return NULL;
-    }
+    json_object_set_new(json_object_get(raw, "training"), "region_optimization",
+                        json_pack("{s:b, s:f, s:i, s:f}", "enabled", 1, "r0", 1e-4, "history", 10, "max_radius", 0.01));
+}
+
+static void pinnsformer_adjust(json_t *raw, const pf_pde *p, const pf_budget *b)
+{
+    /* the released sizes, shrunk to the budget */
+    json_object_set_new(raw, "architecture",
+                        json_pack("{s:s, s:i, s:i, s:{s:i, s:f, s:i, s:i, s:i}}", "type", "pinnsformer", "depth", 1,
+                                  "width", 32, "pinnsformer", "tokens", 5, "dt", 1e-4, "d_ff", 256, "d_hidden", 512,
+                                  "heads", 2));
+    pf_spec_fit_budget(raw, p, b);
+}
+
+static const baseline_recipe baseline_vanilla = {
+    vanilla_adjust,
+    "Vanilla PINN: PINNacle's default trainer (5 x 100 tanh MLP, Glorot-normal initialization, Hammersley points, "
+    "Adam at 1e-3 with no schedule, unit loss weights), one of five independently initialized candidates; the "
+    "lowest MSE of the five is reported."};
+
+static const baseline_recipe baseline_ropinn = {
+    ropinn_adjust,
+    "RoPINN (a reconstruction: RoPINN released no PINNacle driver): the vanilla PINN, each Adam step on interior "
+    "points moved by U[0, r)^d with r = min(r0 / sigma, 0.01), r0 = 1e-4, sigma the gradient-noise level of the "
+    "last 10 steps; one of five independently initialized candidates."};
+
+static const baseline_recipe baseline_pinnsformer = {
+    pinnsformer_adjust,
+    "PINNsFormer (a reconstruction on PINNacle's default trainer: its released code has no PINNacle driver): the "
+    "released transformer (5 tokens per point, dt 1e-4, d_model 32, one encoder and one decoder layer, 2 heads, "
+    "WaveAct, d_hidden 512), the residual and boundary losses over every token, the initial condition on token 0; "
+    "Hammersley points, Adam at 1e-3, unit weights; one of five independently initialized candidates."};
+
+/* The recipe of each method: the last column of llm/methods.def. */
+static const baseline_recipe *const RECIPES[PF_METHOD_COUNT] = {
+#define PF_METHOD(ID, nm, lbl, ord, fl, gens, slots, names, note, propose, spec) [PF_METHOD_##ID] = spec,
+#include "llm/methods.def"
+#undef PF_METHOD
+};
+
+static const baseline_recipe *recipe_of(pf_method m)
+{
+    return (int)m >= 0 && m < PF_METHOD_COUNT ? RECIPES[m] : NULL;
 }
 
 pf_status pf_baseline_spec(pf_method m, const pf_pde *p, const pf_budget *b, json_t **out)
 {
     *out = NULL;
-    if (m != PF_METHOD_VANILLA && m != PF_METHOD_ROPINN && m != PF_METHOD_PINNSFORMER)
-        return pf_fail(PF_ERR_INVALID, "method '%s' has no fixed spec (vanilla, ropinn and pinnsformer have)",
-                       pf_method_name(m));
+    const baseline_recipe *rc = recipe_of(m);
+    if (!rc) return pf_fail(PF_ERR_INVALID, "method '%s' has no fixed spec (llm/methods.def names those that have)",
+                            pf_method_name(m));
     json_t *raw = pf_spec_example_budget(p, b, PF_FIDELITY_BASELINE);
     json_object_set_new(json_object_get(raw, "sampling"), "method", json_string("hammersley"));
-    if (m == PF_METHOD_PINNSFORMER) { /* the released sizes, shrunk to the budget */
-        json_object_set_new(raw, "architecture",
-                            json_pack("{s:s, s:i, s:i, s:{s:i, s:f, s:i, s:i, s:i}}", "type", "pinnsformer", "depth",
-                                      1, "width", 32, "pinnsformer", "tokens", 5, "dt", 1e-4, "d_ff", 256,
-                                      "d_hidden", 512, "heads", 2));
-        pf_spec_fit_budget(raw, p, b);
-    }
-    if (m == PF_METHOD_ROPINN)
-        json_object_set_new(json_object_get(raw, "training"), "region_optimization",
-                            json_pack("{s:b, s:f, s:i, s:f}", "enabled", 1, "r0", 1e-4, "history", 10, "max_radius",
-                                      0.01));
+    rc->adjust(raw, p, b);
     pf_spec_report *rep = malloc(sizeof *rep);
     if (!rep) {
         json_decref(raw);
@@ -63,7 +88,7 @@ pf_status pf_baseline_propose(pf_method m, const pf_pde *p, const pf_budget *b, 
     memset(out, 0, sizeof *out);
     PF_TRY(pf_baseline_spec(m, p, b, &out->spec));
     pf_status st = pf_spec_hash(out->spec, out->spec_hash);
-    if (st == PF_OK && !(out->rationale = strdup(rationale(m)))) st = pf_fail(PF_ERR_NOMEM, "out of memory");
+    if (st == PF_OK && !(out->rationale = strdup(recipe_of(m)->rationale))) st = pf_fail(PF_ERR_NOMEM, "out of memory");
     if (st != PF_OK) {
         pf_proposal_release(out);
         return st;

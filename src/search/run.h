@@ -2,8 +2,8 @@
  * run.h — one search run's folder, as the stages see it.
  *
  *   runs/<pde>/<method>/run<R>/
- *     context.json                 the run's settings (written by pipeline.mk, rewritten
- *                                  only when they change, so Make rebuilds exactly then)
+ *     context.json                 the run's settings (pf-context, from Make's variables;
+ *                                  rewritten only when they change, so Make rebuilds exactly then)
  *     knowledge.msgpack            K_P                                     (pf-knowledge)
  *     llm/<sha256>.msgpack         every LLM call                          (pf-propose, pf-posterior)
  *     genGG/candK.proposal.msgpack one slot's proposal                     (pf-propose)
@@ -13,21 +13,22 @@
  *     hifi/topK/result.h5, evidence.msgpack                                (pf-train --fidelity high)
  *     final.msgpack                the answer and the budget               (pf-final)
  *
- * context.json: {"pde", "method", "run", "budget", "llm", "eval"}, e.g.
+ * context.json: {"pde", "method", "run", "budget", "llm", "eval", and for
+ * a .pde file "pde_sha256" and "data_sha256" when it names data files}, e.g.
  *   {"pde": "poisson_5d", "method": "pinnforge", "run": 0, "budget": "quick", "llm": "offline",
  *    "eval": "paper"}
  * "eval" (EVAL=paper|heldout; "paper" when absent) says which evaluation
  * points steer the run: all of them (the paper's protocol), or the
  * selection half, the report half held out (geom/pde.h pf_reference_split).
- * The run number seeds the offline proposer; pipeline.mk derives every
- * candidate's training seed from it (R*100000 + G*100 + K, high fidelity
- * R*100000 + 9900 + K).
+ * The run number seeds the offline proposer; every candidate's training
+ * seed comes from it (pf_run_training below).
  */
 #ifndef PF_SEARCH_RUN_H
 #define PF_SEARCH_RUN_H
 
 #include <stdint.h>
 
+#include "core/sha256.h"
 #include "core/status.h"
 #include "geom/pde.h"
 #include "llm/provider.h"
@@ -60,16 +61,16 @@ typedef struct pf_run {
 
 /* context.json's fields as written, not yet checked against the PDE,
  * method, budget and proposer names (the statistics read runs of any
- * method, baselines from other tools included, this way). */
+ * method, baselines from other tools included, this way). Its writer and
+ * reader: search/artifact.h. */
 typedef struct pf_run_context {
     char pde[4096];           /* a built-in's name or a .pde file's path (pipeline.mk's PDE) */
     char method[64], budget[32], llm[16];
     char eval[16];            /* "paper" when the file has none */
     int run;
+    char pde_sha256[PF_SHA256_HEX];  /* a .pde file's SHA-256 ("" for a built-in PDE) */
+    char data_sha256[PF_SHA256_HEX]; /* its data files' (pdefile/fingerprint.h; "" when none) */
 } pf_run_context;
-
-/* Read dir/context.json; PF_ERR_IO / PF_ERR_INVALID naming the file and key. */
-pf_status pf_run_context_read(const char *dir, pf_run_context *out);
 
 /* pf_run_context_read, then the names looked up; the same errors, and
  * PF_ERR_INVALID naming an unknown PDE, method, budget or proposer. */
@@ -80,6 +81,20 @@ pf_status pf_run_open(const char *dir, pf_run *r);
  * number as the offline seed. *o is filled too (o->model names the
  * requests); both stay valid while r does. */
 pf_status pf_run_provider(const pf_run *r, pf_llm_options *o, pf_llm_provider **out);
+
+/* What one training of a run is (pf-train --run DIR --generation G --slot K):
+ * its proposal, its folder, the fidelity (a baseline method's candidates:
+ * baseline; PF_RUN_HIFI: high; else low), the seed R*100000 + G*100 + K
+ * (high fidelity R*100000 + 9900 + K) and whether the evidence holds the
+ * physics check (high fidelity and baselines: the candidates reported).
+ * PF_ERR_INVALID when slot k is not one of generation g's. */
+typedef struct pf_run_training {
+    char proposal[4200], out[4200];
+    pf_fidelity fidelity;
+    uint64_t seed;
+    bool physics_check;
+} pf_run_training;
+pf_status pf_run_training_of(const pf_run *r, int g, int k, pf_run_training *t);
 
 /* Slots in generation g of a run of method m and the name of slot k (NULL
  * outside):

@@ -168,7 +168,7 @@ pf_status pf_slot_search(const pf_run *r, int g, int k, const char *slot, const 
 
 /* The hook of each method: the last column of llm/methods.def. */
 static const pf_slot_fn HOOKS[PF_METHOD_COUNT] = {
-#define PF_METHOD(ID, nm, lbl, ord, fl, gens, slots, names, note, propose) [PF_METHOD_##ID] = propose,
+#define PF_METHOD(ID, nm, lbl, ord, fl, gens, slots, names, note, propose, spec) [PF_METHOD_##ID] = propose,
 #include "llm/methods.def"
 #undef PF_METHOD
 };

@@ -1,0 +1,203 @@
+/* artifact_context.c — a run's settings, context.json: made from Make's
+ * variables, written only when they change, read by every stage (artifact.h). */
+#include "search/artifact.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/file.h"
+#include "core/parse.h"
+#include "io/msgpack_json.h"
+#include "pdefile/fingerprint.h"
+#include "pdefile/pdefile.h"
+#include "registry.h"
+
+static pf_status copy_name(const char *path, const char *key, const char *v, char *buf, size_t cap)
+{
+    if (strlen(v) >= cap) return pf_fail(PF_ERR_INVALID, "%s: \"%s\" is too long", path, key);
+    memcpy(buf, v, strlen(v) + 1);
+    return PF_OK;
+}
+
+/* The names of dir's last `n` folders, last first, into name[0..n) (each a
+ * view into buf); how many there are (fewer when dir is shorter, or when a
+ * name is "." or "..", which say nothing of the layout). */
+static int last_names(const char *dir, char *buf, size_t cap, const char *name[], int n)
+{
+    if (snprintf(buf, cap, "%s", dir) >= (int)cap) return 0;
+    int got = 0;
+    for (size_t end = strlen(buf); got < n;) {
+        while (end > 0 && buf[end - 1] == '/') buf[--end] = 0;
+        if (end == 0) break;
+        size_t start = end;
+        while (start > 0 && buf[start - 1] != '/') start--;
+        const char *s = buf + start;
+        if (!strcmp(s, ".") || !strcmp(s, "..")) break;
+        name[got++] = s;
+        end = start;
+    }
+    return got;
+}
+
+/* A run folder laid out as pipeline.mk lays it out, <pde>/<method>/run<R>
+ * (<method> one of ours), must hold the settings of that run: context.json's
+ * "run", "method" and (pde_name non-NULL: a built-in's name, or the name a
+ * .pde file declares) "pde" must be the folder's. A folder laid out
+ * otherwise (a test's, a copy elsewhere) is not checked. */
+pf_status pf_run_context_check_folder(const char *dir, const char *pde_name, const char *method, int run)
+{
+    char buf[4200];
+    const char *name[3];
+    int n = last_names(dir, buf, sizeof buf, name, 3);
+    long r;
+    pf_method m;
+    if (n < 3 || strncmp(name[0], "run", 3) || pf_parse_long(name[0] + 3, 0, INT_MAX, &r) != PF_OK ||
+        pf_method_from_name(name[1], &m) != PF_OK)
+        return PF_OK;
+    const char *why = NULL, *got = NULL;
+    char num[32];
+    if (r != run || (name[0][3] == '0' && name[0][4])) {
+        snprintf(num, sizeof num, "%d", run);
+        why = "run", got = num;
+    } else if (strcmp(name[1], method)) {
+        why = "method", got = method;
+    } else if (pde_name && strcmp(name[2], pde_name)) {
+        why = "pde", got = pde_name;
+    }
+    if (!why) return PF_OK;
+    return pf_fail(PF_ERR_INVALID,
+                   "'%s/context.json' is the settings of another run: its \"%s\" is %s, but the folder is %s "
+                   "(<pde>/<method>/run<R>, as make lays runs out); copied from another run? remove it and "
+                   "run make again",
+                   dir, why, got, dir + (name[2] - buf));
+}
+
+/* An optional 64-hex-digit key into hex ("" when absent). */
+static pf_status read_sha(const char *path, const json_t *c, const char *key, char hex[PF_SHA256_HEX])
+{
+    const json_t *v = json_object_get(c, key);
+    hex[0] = 0;
+    if (!v) return PF_OK;
+    const char *s = json_string_value(v);
+    if (!s || strlen(s) != PF_SHA256_HEX - 1 || s[strspn(s, "0123456789abcdef")])
+        return pf_fail(PF_ERR_INVALID, "'%s': \"%s\" needs 64 lower-case hex digits", path, key);
+    memcpy(hex, s, PF_SHA256_HEX);
+    return PF_OK;
+}
+
+pf_status pf_run_context_read(const char *dir, pf_run_context *out)
+{
+    memset(out, 0, sizeof *out);
+    char path[4200];
+    if (pf_run_path(dir, PF_RUN_CONTEXT, 0, 0, path, sizeof path) != PF_OK)
+        return pf_fail(PF_ERR_INVALID, "run folder name '%s' is too long", dir);
+    char *text;
+    size_t len;
+    if (pf_file_read_as(path, PF_FILE_SETTINGS, &text, &len) != PF_OK)
+        return pf_fail(PF_ERR_IO, "cannot read the run's settings: %s", pf_errmsg());
+    json_error_t err;
+    json_t *c = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err); /* a key twice: which one holds? */
+    free(text);
+    if (!c) return pf_fail(PF_ERR_IO, "cannot read the run's settings '%s': %s", path, err.text);
+    const char *pde = json_string_value(json_object_get(c, "pde"));
+    const char *method = json_string_value(json_object_get(c, "method"));
+    const char *budget = json_string_value(json_object_get(c, "budget"));
+    const char *llm = json_string_value(json_object_get(c, "llm"));
+    long run = 0;
+    pf_status st = PF_OK;
+    if (!pde || !method || !budget || !llm || !pf_json_int(json_object_get(c, "run"), 0, INT_MAX, &run))
+        st = pf_fail(PF_ERR_INVALID,
+                     "'%s' needs \"pde\", \"method\", \"budget\", \"llm\" (strings) and \"run\" (an integer in 0..%d)",
+                     path, INT_MAX);
+    if (st == PF_OK) st = copy_name(path, "pde", pde, out->pde, sizeof out->pde);
+    if (st == PF_OK) st = copy_name(path, "method", method, out->method, sizeof out->method);
+    if (st == PF_OK) st = copy_name(path, "budget", budget, out->budget, sizeof out->budget);
+    if (st == PF_OK) st = copy_name(path, "llm", llm, out->llm, sizeof out->llm);
+    const json_t *ev = json_object_get(c, "eval");
+    if (st == PF_OK && ev && !json_is_string(ev))
+        st = pf_fail(PF_ERR_INVALID, "'%s': \"eval\" needs a string (paper or heldout)", path);
+    if (st == PF_OK) st = copy_name(path, "eval", ev ? json_string_value(ev) : "paper", out->eval, sizeof out->eval);
+    if (st == PF_OK) st = read_sha(path, c, "pde_sha256", out->pde_sha256);
+    if (st == PF_OK) st = read_sha(path, c, "data_sha256", out->data_sha256);
+    out->run = (int)run;
+    json_decref(c);
+    /* a built-in PDE is checked here; a .pde file's declared name in pf_run_open */
+    if (st == PF_OK) st = pf_run_context_check_folder(dir, pf_pdefile_is_path(out->pde) ? NULL : out->pde, out->method, out->run);
+    return st;
+}
+
+
+pf_status pf_run_context_init(pf_run_context *c, const char *pde, const char *method, int run, const char *budget,
+                              const char *llm, const char *eval)
+{
+    memset(c, 0, sizeof *c);
+    const pf_budget *b;
+    pf_method m;
+    pf_llm_kind k;
+    pf_eval_mode e;
+    if (run < 0) return pf_fail(PF_ERR_INVALID, "run %d: a run number is 0 or more", run);
+    PF_TRY(pf_method_from_name(method, &m));
+    PF_TRY(pf_budget_lookup(budget, &b));
+    if (strcmp(llm, "auto")) PF_TRY(pf_llm_kind_from_name(llm, &k));
+    PF_TRY(pf_eval_mode_from_name(eval, &e));
+    PF_TRY(copy_name("the settings", "pde", pde, c->pde, sizeof c->pde));
+    PF_TRY(copy_name("the settings", "method", method, c->method, sizeof c->method));
+    PF_TRY(copy_name("the settings", "budget", budget, c->budget, sizeof c->budget));
+    PF_TRY(copy_name("the settings", "llm", llm, c->llm, sizeof c->llm));
+    PF_TRY(copy_name("the settings", "eval", eval, c->eval, sizeof c->eval));
+    c->run = run;
+    if (!pf_pdefile_is_path(pde)) {
+        const pf_pde *p;
+        return pf_pdes_lookup(pde, &p);
+    }
+    pf_pdefile_fingerprint fp;
+    PF_TRY(pf_pdefile_fingerprint_of(pde, &fp));
+    memcpy(c->pde_sha256, fp.pde_sha256, PF_SHA256_HEX);
+    if (fp.has_data) memcpy(c->data_sha256, fp.data_sha256, PF_SHA256_HEX);
+    return PF_OK;
+}
+
+char *pf_run_context_text(const pf_run_context *c)
+{
+    json_t *o = json_pack("{s:s, s:s, s:i, s:s, s:s, s:s}", "pde", c->pde, "method", c->method, "run", c->run,
+                          "budget", c->budget, "llm", c->llm, "eval", c->eval);
+    if (!o) return NULL;
+    if (c->pde_sha256[0]) json_object_set_new(o, "pde_sha256", json_string(c->pde_sha256));
+    if (c->data_sha256[0]) json_object_set_new(o, "data_sha256", json_string(c->data_sha256));
+    char *s = json_dumps(o, JSON_PRESERVE_ORDER);
+    json_decref(o);
+    char *line = s ? malloc(strlen(s) + 2) : NULL;
+    if (line) sprintf(line, "%s\n", s);
+    free(s);
+    return line;
+}
+
+pf_status pf_run_context_write(const char *dir, const pf_run_context *c, char **was)
+{
+    *was = NULL;
+    char path[4200];
+    PF_TRY(pf_mkdirs(dir));
+    if (pf_run_path(dir, PF_RUN_CONTEXT, 0, 0, path, sizeof path) != PF_OK)
+        return pf_fail(PF_ERR_INVALID, "run folder name '%s' is too long", dir);
+    char *now = pf_run_context_text(c);
+    if (!now) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    char *old = NULL;
+    size_t len = 0;
+    pf_status st = PF_OK;
+    if (pf_file_read_as(path, PF_FILE_SETTINGS, &old, &len) == PF_OK && len == strlen(now) && !memcmp(old, now, len)) {
+        free(old);
+        free(now);
+        return PF_OK; /* the same settings: the file (and its time) stay */
+    }
+    st = pf_file_write_atomic(path, now, strlen(now));
+    free(now);
+    if (st == PF_OK && old) {
+        old[strcspn(old, "\n")] = 0;
+        *was = old;
+    } else {
+        free(old);
+    }
+    return st;
+}

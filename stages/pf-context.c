@@ -1,0 +1,65 @@
+/*
+ * pf-context — write a run's settings, RUN/context.json (search/artifact.h),
+ * from make's variables: the one writer of that file, which every other
+ * stage reads.
+ *
+ *   pf-context --run RUN --pde P --method M --number R --budget B --llm L --eval E
+ *
+ * The file is rewritten only when the settings differ from what it holds,
+ * so that make redoes a run exactly when they change; it then says so on
+ * stderr, with both. A .pde file's SHA-256 and its data files' digest are
+ * part of the settings (pdefile/fingerprint.h).
+ */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/parse.h"
+#include "search/artifact.h"
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: pf-context --run RUN --pde P --method M --number R --budget paper|quick|smoke\n"
+                "                  --llm offline|http|replay|auto --eval paper|heldout\n"
+                "Writes RUN/context.json, the settings every stage of the run reads: P a built-in PDE\n"
+                "or a .pde file (its SHA-256 and its data files' are recorded, so editing either\n"
+                "changes the settings), M the method, R the run number (it seeds the run). The file\n"
+                "is left alone when it holds these settings already; when it held others, both are\n"
+                "printed: make then redoes everything after it.\n"
+                "Exit codes: 0 written or unchanged, 1 I/O failure, 2 bad usage or an unknown name.\n");
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option lo[] = {{"run", 1, 0, 'r'},    {"pde", 1, 0, 'p'},    {"method", 1, 0, 'm'},
+                                       {"number", 1, 0, 'n'}, {"budget", 1, 0, 'b'}, {"llm", 1, 0, 'l'},
+                                       {"eval", 1, 0, 'e'},   {"help", 0, 0, 'h'},   {0, 0, 0, 0}};
+    const char *v[128] = {0};
+    int ch;
+    while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        if (ch == 'h') return usage(stdout), 0;
+        if (ch == '?' || ch == ':') return usage(stderr), 2;
+        v[ch] = optarg;
+    }
+    if (optind < argc) return fprintf(stderr, "pf-context: unexpected argument '%s'\n", argv[optind]), 2;
+    for (const struct option *o = lo; o->has_arg; o++)
+        if (!v[o->val]) return fprintf(stderr, "pf-context: --%s is required (see --help)\n", o->name), 2;
+    long run;
+    if (pf_parse_long(v['n'], 0, INT_MAX, &run) != PF_OK)
+        return fprintf(stderr, "pf-context: --number wants a run number 0..%d, not '%s'\n", INT_MAX, v['n']), 2;
+    pf_run_context c;
+    pf_status st = pf_run_context_init(&c, v['p'], v['m'], (int)run, v['b'], v['l'], v['e']);
+    if (st != PF_OK) return fprintf(stderr, "pf-context: %s\n", pf_errmsg()), st == PF_ERR_IO ? 1 : 2;
+    char *was;
+    if (pf_run_context_write(v['r'], &c, &was) != PF_OK) return fprintf(stderr, "pf-context: %s\n", pf_errmsg()), 1;
+    char *now = was ? pf_run_context_text(&c) : NULL;
+    if (was)
+        fprintf(stderr, "%s: its settings changed, so the run starts again from the beginning (its files are "
+                "replaced as they are remade; copy the folder first to keep them):\n  was: %s\n  now: %.*s\n",
+                v['r'], was, now ? (int)strcspn(now, "\n") : 0, now ? now : "");
+    free(was);
+    free(now);
+    return 0;
+}
