@@ -72,6 +72,12 @@ METHODS_DEF      := src/llm/methods.def
 ALL_METHODS      := $(shell sed -n 's/^PF_METHOD\x28[A-Z0-9_]*, *\([a-z0-9_]*\),.*/\1/p' $(METHODS_DEF))
 BASELINE_METHODS := $(shell sed -n '/PF_MF_BASELINE/s/^PF_METHOD\x28[A-Z0-9_]*, *\([a-z0-9_]*\),.*/\1/p' $(METHODS_DEF))
 $(if $(ALL_METHODS),,$(error $(METHODS_DEF): no methods read (run make from the checkout's top folder)))
+# A baseline's candidates from its row's generations and slots columns:
+# BASELINE_SHAPE_<name> = "G S", S slots in each of its first G generations.
+$(foreach r,$(shell sed -n '/PF_MF_BASELINE/s/^PF_METHOD\x28[A-Z0-9_]*, *\([a-z0-9_]*\), *"[^"]*", *[0-9]*, *[^,]*, *\([0-9]*\), *\([0-9]*\),.*/\1:\2:\3/p' \
+  $(METHODS_DEF)),$(eval BASELINE_SHAPE_$(word 1,$(subst :, ,$(r))) := $(wordlist 2,3,$(subst :, ,$(r)))))
+$(foreach m,$(BASELINE_METHODS),$(if $(filter 2,$(words $(BASELINE_SHAPE_$(m)))),,$(error $(METHODS_DEF): \
+  no generations and slots read for $(m))))
 # The benchmark PDEs (pdes/*.c but the registry: `build/bin/pf-pde list`) and the methods.
 ALL_PDES    := $(sort $(filter-out registry,$(basename $(notdir $(wildcard pdes/*.c)))))
 
@@ -248,10 +254,13 @@ $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5)/evidence.msgpack $(c
 
 endef
 
-# A baseline's five candidates as generation.slot pairs: vanilla, ropinn and pinnsformer
-# train five slots of generation 0 side by side; pinnsagent's planner plans
-# one per generation, each after the one before has trained.
-baseline_cands = $(if $(filter pinnsagent,$(1)),0.0 1.0 2.0 3.0 4.0,0.0 0.1 0.2 0.3 0.4)
+# A baseline's candidates as generation.slot pairs, from its table row
+# (BASELINE_SHAPE_<name>): vanilla, ropinn and pinnsformer train five slots
+# of generation 0 side by side (1 generation, 5 slots); pinnsagent's planner
+# plans one per generation (5, 1), each after the one before has trained.
+upto = $(wordlist 1,$(1),0 1 2 3 4 5 6 7 8 9)
+baseline_cands = $(foreach g,$(call upto,$(word 1,$(BASELINE_SHAPE_$(1)))),$(foreach \
+  k,$(call upto,$(word 2,$(BASELINE_SHAPE_$(1)))),$(g).$(k)))
 cand_g = $(word 1,$(subst ., ,$(1)))
 cand_k = $(word 2,$(subst ., ,$(1)))
 cand_dir = $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(call cand_g,$(4)))/cand$(call cand_k,$(4))

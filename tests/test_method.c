@@ -76,29 +76,38 @@ Test(method, the_flags_are_the_papers_information_table)
                       "%s sees the search", pf_method_name((pf_method)i));
 }
 
-/* Make's lists come from the same rows: `make` prints them. */
+/* Make's lists come from the same rows: `make` prints them, and each
+ * baseline's candidates (generation.slot pairs: the count and the last). */
 Test(method, make_reads_the_same_methods)
 {
-    char root[PF_ASSET_PATH_MAX], cmd[PF_ASSET_PATH_MAX + 256];
+    char root[PF_ASSET_PATH_MAX], cmd[PF_ASSET_PATH_MAX + 512];
     cr_assert_eq(pf_asset_path("src", "llm/methods.def", NULL, root, sizeof root), PF_OK, "%s", pf_errmsg());
     root[strlen(root) - strlen("src/llm/methods.def")] = 0; /* the checkout: "" or ".../" */
     if (!*root) strcpy(root, ".");
     snprintf(cmd, sizeof cmd,
-             "printf 'include Makefile\\np:\\n\\t@echo \"MA: $(ALL_METHODS)\"\\n\\t@echo \"MB: $(BASELINE_METHODS)\"\\n' | "
-             "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C '%s' -f - p 2>&1 | grep '^M[AB]: '",
+             "printf 'include Makefile\\np:\\n\\t@echo \"MA: $(ALL_METHODS)\"\\n\\t@echo \"MB: $(BASELINE_METHODS)\"\\n"
+             "\\t@echo \"MC: $(foreach m,$(BASELINE_METHODS),$(m):$(words $(call baseline_cands,$(m))):$(lastword "
+             "$(call baseline_cands,$(m))))\"\\n' | "
+             "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C '%s' -f - p 2>&1 | grep '^M[ABC]: '",
              root);
     FILE *p = popen(cmd, "r");
     cr_assert(p);
-    char all[512] = "", base[512] = "";
-    cr_assert(fgets(all, sizeof all, p) && fgets(base, sizeof base, p), "make printed: %s", all);
+    char all[512] = "", base[512] = "", cands[512] = "";
+    cr_assert(fgets(all, sizeof all, p) && fgets(base, sizeof base, p) && fgets(cands, sizeof cands, p),
+              "make printed: %s", all);
     pclose(p);
-    char want_all[512] = "MA: ", want_base[512] = "MB: ";
+    char want_all[512] = "MA: ", want_base[512] = "MB: ", want_cands[512] = "MC: ";
     for (int i = 0; i < PF_METHOD_COUNT; i++) {
-        strcat(strcat(want_all, i ? " " : ""), pf_method_name((pf_method)i));
-        if (pf_method_is_baseline((pf_method)i))
-            strcat(strcat(want_base, want_base[4] ? " " : ""), pf_method_name((pf_method)i));
+        const pf_method_def *d = pf_method_def_of((pf_method)i);
+        strcat(strcat(want_all, i ? " " : ""), d->name);
+        if (!(d->flags & PF_MF_BASELINE)) continue;
+        strcat(strcat(want_base, want_base[4] ? " " : ""), d->name);
+        size_t n = strlen(want_cands);
+        snprintf(want_cands + n, sizeof want_cands - n, "%s%s:%d:%d.%d", want_cands[4] ? " " : "", d->name,
+                 d->generations * d->slots, d->generations - 1, d->slots - 1);
     }
-    strcat(want_all, "\n"), strcat(want_base, "\n");
+    strcat(want_all, "\n"), strcat(want_base, "\n"), strcat(want_cands, "\n");
     cr_expect_str_eq(all, want_all);
     cr_expect_str_eq(base, want_base);
+    cr_expect_str_eq(cands, want_cands);
 }
