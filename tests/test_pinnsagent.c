@@ -154,6 +154,25 @@ static void offline(pf_llm_provider **llm, char *dir, char *prompts, int seed)
     cr_assert_eq(pf_llm_provider_alloc(&o, llm), PF_OK, "%s", pf_errmsg());
 }
 
+/* The planner's context starts with the keys of every context in its own
+ * order (budget before fidelity) and the iteration: its transcripts hold
+ * these bytes. */
+Test(pinnsagent, context_keys_keep_their_order)
+{
+    json_t *sc = scores(), *ctx;
+    pf_pa_plan_in in = {.pde = pde("burgers_1d"), .iteration = 1, .scores = sc, .history = json_array()};
+    cr_assert_eq(pf_pa_context(&in, &ctx), PF_OK, "%s", pf_errmsg());
+    char *s = json_dumps(ctx, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    const char *head = "{\"format\":\"pinnforge.context\",\"version\":1,\"task\":\"pinnsagent\",\"method\":"
+                       "\"pinnsagent\",\"pde\":\"burgers_1d\",\"budget\":\"paper\",\"fidelity\":\"baseline\","
+                       "\"generation\":1,\"iteration\":1,\"scores\":";
+    cr_assert(!strncmp(s, head, strlen(head)), "%s", s);
+    free(s);
+    json_decref(ctx);
+    json_decref((json_t *)in.history);
+    json_decref(sc);
+}
+
 /* Iteration 1 takes the replayed configuration with the lowest MSE. */
 Test(pinnsagent, offline_iteration_1_replays_the_best_known_configuration)
 {
