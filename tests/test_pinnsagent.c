@@ -1,6 +1,6 @@
 /*
  * test_pinnsagent.c — PINNsAgent's space and planner (spec/pinnsagent_space.h,
- * search/pinnsagent_plan.h, llm/offline_pinnsagent.c): reading a
+ * pinnsagent/plan.h, llm/offline_pinnsagent.c): reading a
  * configuration snaps numbers and names, a configuration's spec, the
  * offline planner's choices, and the re-ask loop against a scripted server
  * (a duplicate and an answer without JSON asked again, then accepted).
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "llm_fixture_server.h"
+#include "pinnsagent/plan.h"
 #include "registry.h"
-#include "search/pinnsagent_plan.h"
 #include "search/prompt.h"
 #include "spec/pinnsagent_space.h"
 

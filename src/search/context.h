@@ -56,7 +56,7 @@ typedef struct pf_context_in {
  * "pinnforge.context", "version": 1, "task", "method", "pde", "fidelity",
  * "budget" (NULL: paper), "generation"}; budget_first puts "budget"
  * before "fidelity", the order of PINNsAgent's planner contexts
- * (pinnsagent_plan.h), kept so that their transcripts stay byte for byte
+ * (pinnsagent/plan.h), kept so that their transcripts stay byte for byte
  * as before. New reference; NULL when out of memory. */
 json_t *pf_context_head(const char *task, pf_method method, const pf_pde *pde, pf_fidelity fidelity,
                         const pf_budget *budget, int generation, bool budget_first);

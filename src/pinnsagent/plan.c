@@ -1,5 +1,5 @@
-/* pinnsagent_plan.c — PINNsAgent's planner, one iteration (pinnsagent_plan.h). */
-#include "search/pinnsagent_plan.h"
+/* plan.c — PINNsAgent's planner, one iteration (plan.h). */
+#include "pinnsagent/plan.h"
 
 #include <math.h>
 #include <stdio.h>
