@@ -263,7 +263,7 @@ $(BENCH_BIN): $(BUILD)/obj/bench/pf-bench.o $(LINK_DEPS)
 #
 # The data, never committed: PINNacle's reference files (PF_DATA_DIR,
 # io/data_dir.h; data/pinnacle.sha256) and PINNsAgent's knowledge base
-# (PF_PINNSAGENT_DIR, search/pinnsagent_db.h; data/pinnsagent.sha256). Each
+# (PF_PINNSAGENT_DIR, pinnsagent/db.h; data/pinnsagent.sha256). Each
 # is the team's ../shared/data/pinnacle or ../shared/data/pinnsagent when
 # that holds every file of its manifest (read in place), else the
 # checkout's git-ignored data/ref or data/ref/pinnsagent, which `make data`

@@ -6,7 +6,7 @@
 PINNsAgent (qingpowuwu/PINNsAgent_Codes) keeps its ten labels per PINNacle
 task in code: the dict PDE_LABELS = {'Burgers1D': ['Burgers', 'parabolic',
 ...], ...} of database/pde_encoder.py. This writes them as the table that
-src/search/pinnsagent_labels.h reads: two '#' comment lines, then one line
+src/pinnsagent/labels.h reads: two '#' comment lines, then one line
 per task in the dict's order, the task and its ten labels separated by tabs.
 The dict is read as Python (ast.literal_eval of the assignment, not by
 running the file), so its spacing, quotes and comments do not matter: the

@@ -1,7 +1,7 @@
 /*
  * pf-pinnsagent-db — what PINNsAgent's knowledge base gives a target PDE:
- * its PGKR neighbours with their best configurations (search/pgkr.h) and
- * the memory-tree importance scores (search/memory_tree.h).
+ * its PGKR neighbours with their best configurations (pinnsagent/pgkr.h) and
+ * the memory-tree importance scores (pinnsagent/memory_tree.h).
  *
  *   pf-pinnsagent-db --pde P [--k K] [--visits N]
  *
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 
 #include "core/parse.h"
+#include "pinnsagent/memory_tree.h"
+#include "pinnsagent/pgkr.h"
 #include "registry.h"
-#include "search/memory_tree.h"
-#include "search/pgkr.h"
 
 static void usage(FILE *to)
 {

@@ -14,9 +14,13 @@
  *
  * A baseline run (METHOD=vanilla|ropinn|pinnsformer; search/baseline.h) asks no one:
  * slot K of generation 0 (K < 5) is the method's own spec. A pinnsagent run
- * asks its planner once per generation 0..4 (search/pinnsagent_plan.h),
+ * asks its planner once per generation 0..4 (pinnsagent/plan.h),
  * from PINNsAgent's run database (replay, importance scores) and the
  * earlier iterations' configurations and MSEs.
+ *
+ * Which of these a run does is its method's hook, the last column of
+ * llm/methods.def; this stage expands it, since the hooks live in two
+ * layers (search/slot.h, pinnsagent/slot.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -25,8 +29,16 @@
 
 #include "core/parse.h"
 #include "io/msgpack_json.h"
+#include "pinnsagent/slot.h"
 #include "search/run.h"
 #include "search/slot.h"
+
+/* The hook of each method: the last column of llm/methods.def. */
+static const pf_slot_fn HOOKS[PF_METHOD_COUNT] = {
+#define PF_METHOD(ID, nm, lbl, ord, fl, gens, slots, names, note, propose, spec) [PF_METHOD_##ID] = propose,
+#include "llm/methods.def"
+#undef PF_METHOD
+};
 
 static void usage(FILE *to)
 {
@@ -97,17 +109,17 @@ int main(int argc, char **argv)
                 pf_method_name(r.method), pf_run_slots(r.method, g), k);
         return 2;
     }
-    char path[4096], out[4096], done[512];
+    char path[4096], out[4096], slot[64], done[512] = "";
     if (pf_run_path(r.dir, PF_RUN_PROPOSAL, g, k, out, sizeof out) != PF_OK ||
         pf_run_path(r.dir, PF_RUN_GENERATION, g, 0, path, sizeof path) != PF_OK)
         return fail(pf_errmsg());
     if (pf_mkdirs(path) != PF_OK) return fail(pf_errmsg());
-    if (!quiet) fprintf(stderr, "pf-propose: start %s slot gen%02d/%s\n", r.pde->name, g, pf_run_slot_name(r.method, g, k));
-    /* the method's hook (llm/methods.def, search/slot.h) */
-    if (pf_slot_propose(&r, g, k, out, done, sizeof done) != PF_OK) {
-        fprintf(stderr, "pf-propose: gen%02d/%s: %s\n", g, pf_run_slot_name(r.method, g, k), pf_errmsg());
+    snprintf(slot, sizeof slot, "gen%02d/%s", g, pf_run_slot_name(r.method, g, k));
+    if (!quiet) fprintf(stderr, "pf-propose: start %s slot %s\n", r.pde->name, slot);
+    if (HOOKS[r.method](&r, g, k, slot, out, done, sizeof done) != PF_OK) {
+        fprintf(stderr, "pf-propose: %s: %s\n", slot, pf_errmsg());
         return 1;
     }
-    if (!quiet) fprintf(stderr, "pf-propose: done gen%02d/%s: %s; wrote %s\n", g, pf_run_slot_name(r.method, g, k), done, out);
+    if (!quiet) fprintf(stderr, "pf-propose: done %s: %s; wrote %s\n", slot, done, out);
     return 0;
 }

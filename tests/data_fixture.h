@@ -1,7 +1,7 @@
 /*
  * data_fixture.h — skip a test when the data it reads are not there:
  * PINNacle's reference files (PF_DATA_DIR, io/data_dir.h) and PINNsAgent's
- * files (PF_PINNSAGENT_DIR, search/pinnsagent_db.h), which `make data`
+ * files (PF_PINNSAGENT_DIR, pinnsagent/db.h), which `make data`
  * (scripts/fetch-data.sh) puts in place and `make test` fetches first.
  *
  *     require_data("burgers1d.dat");         // skips without the file
@@ -37,7 +37,7 @@
 #include "core/status.h"
 #include "geom/pde.h"
 #include "io/data_dir.h"
-#include "search/pinnsagent_db.h"
+#include "pinnsagent/db.h"
 
 /* The first words of every skip for want of data (the Makefile counts them). */
 #define PF_DATA_MISSING "data missing: "

@@ -1,6 +1,6 @@
 /*
  * pinnsagent_fixture.h — PINNsAgent's shared data for the tests of
- * search/pinnsagent_db.h, pinnsagent_labels.h, pgkr.h and memory_tree.h:
+ * pinnsagent/db.h, labels.h, pgkr.h and memory_tree.h:
  * the released files from $PF_PINNSAGENT_DIR (the test skips, saying
  * "data missing:" and why, when they are absent: data_fixture.h; a file
  * that is there but wrong fails), the
@@ -20,8 +20,8 @@
 #include <stdlib.h>
 
 #include "data_fixture.h"
-#include "search/pinnsagent_db.h"
-#include "search/pinnsagent_labels.h"
+#include "pinnsagent/db.h"
+#include "pinnsagent/labels.h"
 
 #define PA_FIXTURES "tests/fixtures/pinnsagent"
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "io/msgpack_json.h"
+#include "search/artifact.h"
 #include "search/select.h"
 
 typedef struct fixture_cand {

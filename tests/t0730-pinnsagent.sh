@@ -1,5 +1,5 @@
 #!/bin/sh
-# PINNsAgent end to end (pipeline.mk, METHOD=pinnsagent; search/pinnsagent_plan.h):
+# PINNsAgent end to end (pipeline.mk, METHOD=pinnsagent; pinnsagent/plan.h):
 # a smoke offline run (quick's sizes, a tenth of its steps) on burgers_1d plans five iterations, one per
 # generation, each after the one before has trained; iteration 1 replays the
 # best configuration of the most similar PDE; every planner call is a

@@ -1,5 +1,5 @@
 /*
- * test_memory_tree.c — PINNsAgent's importance scores (src/search/memory_tree.h):
+ * test_memory_tree.c — PINNsAgent's importance scores (src/pinnsagent/memory_tree.h):
  * one PDE's ten scores against a hand computation on a 12-row fixture
  * (tests/fixtures/pinnsagent/memtree.csv), the mean over the other PDEs
  * (memtree_avg.csv, by hand too), the UCT bonus, and burgers_1d's scores
@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pinnsagent/memory_tree.h"
 #include "pinnsagent_fixture.h"
-#include "search/memory_tree.h"
 
 /*
  * memtree.csv: 12 Burgers1D rows, y = log10 mse by row 1..12:

@@ -1,5 +1,5 @@
 /*
- * test_pgkr.c — Physics-Guided Knowledge Replay (src/search/pgkr.h):
+ * test_pgkr.c — Physics-Guided Knowledge Replay (src/pinnsagent/pgkr.h):
  * burgers_1d's three neighbours in the released table (printed, and
  * asserted with their cosines and best rows), the target's own rows never
  * retrieved for any of our PDEs, ties in label order, the MSE > 1 drop
@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pinnsagent/pgkr.h"
 #include "pinnsagent_fixture.h"
 #include "registry.h"
-#include "search/pgkr.h"
 
 Test(pgkr, burgers_1d_neighbours)
 {

@@ -1,6 +1,6 @@
 /*
  * test_pinnsagent.c — PINNsAgent's space and planner (spec/pinnsagent_space.h,
- * search/pinnsagent_plan.h, llm/offline_pinnsagent.c): reading a
+ * pinnsagent/plan.h, llm/offline_pinnsagent.c): reading a
  * configuration snaps numbers and names, a configuration's spec, the
  * offline planner's choices, and the re-ask loop against a scripted server
  * (a duplicate and an answer without JSON asked again, then accepted).
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "llm_fixture_server.h"
+#include "pinnsagent/plan.h"
 #include "registry.h"
-#include "search/pinnsagent_plan.h"
 #include "search/prompt.h"
 #include "spec/pinnsagent_space.h"
 
@@ -152,6 +152,25 @@ static void offline(pf_llm_provider **llm, char *dir, char *prompts, int seed)
     o.transcripts = dir;
     o.seed = (uint64_t)seed;
     cr_assert_eq(pf_llm_provider_alloc(&o, llm), PF_OK, "%s", pf_errmsg());
+}
+
+/* The planner's context starts with the keys of every context in its own
+ * order (budget before fidelity) and the iteration: its transcripts hold
+ * these bytes. */
+Test(pinnsagent, context_keys_keep_their_order)
+{
+    json_t *sc = scores(), *ctx;
+    pf_pa_plan_in in = {.pde = pde("burgers_1d"), .iteration = 1, .scores = sc, .history = json_array()};
+    cr_assert_eq(pf_pa_context(&in, &ctx), PF_OK, "%s", pf_errmsg());
+    char *s = json_dumps(ctx, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    const char *head = "{\"format\":\"pinnforge.context\",\"version\":1,\"task\":\"pinnsagent\",\"method\":"
+                       "\"pinnsagent\",\"pde\":\"burgers_1d\",\"budget\":\"paper\",\"fidelity\":\"baseline\","
+                       "\"generation\":1,\"iteration\":1,\"scores\":";
+    cr_assert(!strncmp(s, head, strlen(head)), "%s", s);
+    free(s);
+    json_decref(ctx);
+    json_decref((json_t *)in.history);
+    json_decref(sc);
 }
 
 /* Iteration 1 takes the replayed configuration with the lowest MSE. */

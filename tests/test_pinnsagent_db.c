@@ -1,5 +1,5 @@
 /*
- * test_pinnsagent_db.c — PINNsAgent's knowledge base (src/search/pinnsagent_db.h):
+ * test_pinnsagent_db.c — PINNsAgent's knowledge base (src/pinnsagent/db.h):
  * the released CSV (3,872 rows, 17 tasks, exact repeats kept, the point
  * counts it lacks), its SHA-256 check, malformed lines named by file and
  * line number, quoting, the task names mapped to ours, the best row.

@@ -1,5 +1,5 @@
 /*
- * test_pinnsagent_labels.c — PINNsAgent's PDE labels (src/search/pinnsagent_labels.h):
+ * test_pinnsagent_labels.c — PINNsAgent's PDE labels (src/pinnsagent/labels.h):
  * all 25 of our PDEs are labelled (17 by the shared file, 8 by ours), the
  * 34-number one-hot encoding as docs/baselines.md gives it (the special
  * boundary codes included), the cosine matrix of three PDEs against a hand

@@ -109,6 +109,27 @@ Test(prompt, generation0_has_the_a2_context_and_no_history)
     free_state(&s);
 }
 
+/* A proposal's context starts with the keys of every context in this
+ * order: its transcripts hold these bytes. */
+Test(prompt, context_keys_keep_their_order)
+{
+    const pf_pde *p;
+    pf_pdes_lookup("burgers_1d", &p);
+    state s;
+    make_state(&s, p);
+    json_t *ctx;
+    pf_prompt pr = render_for(PF_METHOD_PINNFORGE, 2, true, &s, &ctx);
+    char *d = json_dumps(ctx, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    const char *head = "{\"format\":\"pinnforge.context\",\"version\":1,\"task\":\"propose\",\"method\":"
+                       "\"pinnforge\",\"pde\":\"burgers_1d\",\"fidelity\":\"low\",\"budget\":\"paper\","
+                       "\"generation\":2,\"strategy\":\"physics_guided\",\"escape\":true,\"knowledge\":";
+    cr_assert(!strncmp(d, head, strlen(head)), "%s", d);
+    free(d);
+    json_decref(ctx);
+    pf_prompt_release(&pr);
+    free_state(&s);
+}
+
 /* Appendix A.6, table A.1: what each method's prompt contains. */
 Test(prompt, methods_isolate_information_as_appendix_a6)
 {

@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "llm_fixture_server.h"
+#include "pinnsagent/plan.h"
 #include "registry.h"
 #include "search/artifact.h"
 #include "search/context.h"
-#include "search/pinnsagent_plan.h"
 #include "search/prompt.h"
 #include "search/propose.h"
 

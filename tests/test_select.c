@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "io/msgpack_json.h"
+#include "search/artifact.h"
 #include "search/select.h"
 
 /* ---------------------------------------------------------------- helpers --- */

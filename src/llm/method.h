@@ -26,7 +26,7 @@
  *             RoPINN released no PINNacle driver)
  *   pinnsagent  PINNsAgent's planner: five configurations of its ten
  *             hyperparameters, one per iteration, each planned from the
- *             ones before (search/pinnsagent_plan.h)
+ *             ones before (pinnsagent/plan.h)
  */
 #ifndef PF_LLM_METHOD_H
 #define PF_LLM_METHOD_H

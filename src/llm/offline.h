@@ -57,7 +57,7 @@
  * mechanisms.
  *
  * The "pinnsagent" task is PINNsAgent's planner (a baseline;
- * offline_pinnsagent.c, search/pinnsagent_plan.h): its context holds
+ * offline_pinnsagent.c, pinnsagent/plan.h): its context holds
  * "iteration", "attempt", "scores", "replay", "history", "best" and
  * "rejected", and the answer is one configuration of PINNsAgent's ten
  * hyperparameters (spec/pinnsagent_space.h).

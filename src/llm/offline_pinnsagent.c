@@ -1,6 +1,6 @@
 /*
  * offline_pinnsagent.c — the offline stand-in for PINNsAgent's planner
- * (task "pinnsagent"; offline.h, search/pinnsagent_plan.h).
+ * (task "pinnsagent"; offline.h, pinnsagent/plan.h).
  *
  * It reads the structured context instead of the prompt and answers the
  * way the planner is asked to: a few lines of reasoning, then one

@@ -2,8 +2,7 @@
  * artifact.h — the files of a run, each with ONE owner: a typed struct per
  * artifact, a write/read pair, and the format name and version checked on
  * every read. Stages and the statistics read and write run files only
- * through this header (and select.h for the selection, which owns its own
- * codec); run.h says where each file lives.
+ * through this header; run.h says where each file lives.
  *
  *   artifact                       struct             format                 writer       readers
  *   context.json                   pf_run_context     (JSON, run.h)          pf-context   every stage, statistics
@@ -11,7 +10,7 @@
  *   hifi/topK.proposal.msgpack     pf_proposal_file   pinnforge.proposal     pf-final     pf-train
  *   .../candK/evidence.msgpack     pf_evidence_file   pinnforge.evidence     pf-train     pf-select, pf-posterior, pf-final, plots
  *   .../candK/result.h5            (layout below)     pinnforge.result       pf-train     plots
- *   genGG/select.msgpack           pf_select          pinnforge.select       pf-select    (select.h)
+ *   genGG/select.msgpack           pf_select          pinnforge.select       pf-select    pf-propose, pf-select, pf-posterior, pf-final
  *   genGG/memory.msgpack           pf_memory_file     pinnforge.memory       pf-posterior pf-propose, pf-final
  *   knowledge.msgpack              (json, knowledge.h) pinnforge.knowledge   pf-knowledge pf-propose
  *   final.msgpack                  pf_final_file      pinnforge.final        pf-final     statistics, plots
@@ -287,6 +286,37 @@ pf_status pf_training_write(const char *dir, const pf_pde *p, const pf_train_res
  * "skipped", why it was not): result.h5 with the root attributes only. */
 pf_status pf_training_write_untrained(const char *dir, const char *pde, const char *status, const char *why,
                                       const char *fidelity, const char *budget, uint64_t seed);
+
+/* ------------------------------------------------------------ select
+ *
+ * genGG/select.msgpack (pf-select; artifact_select.c) holds the controller
+ * after generation g (search/select.h), its object's keys in this order:
+ *   {"format": "pinnforge.select", "version": 1, "pde", "method",
+ *    "generation": g, "max_generations",
+ *    "history": [{generation, index, slot, spec_hash (null if invalid),
+ *                 valid, status, y (null if none), ranked}],
+ *    "top3": [{spec_hash, y, generation, index, slot, spec, evidence}],
+ *    "b", "B", "m", "A": [one per generation 0..g; null when +inf / NaN],
+ *    "new_elite": [bool per generation],
+ *    "state": {window_start, escape_generation, stall_generation,
+ *              B_stall, A_stall (null when undefined)},
+ *    "stagnation": {global_best, elite_archive, population},
+ *    "escape_result": null | {new_best, new_elite, archive_improved, success},
+ *    "next": "normal" | "escape" | "stop", "reason": "...", "cause": "...",
+ *    and only in a skipped copy: "skipped": true, "skipped_generation": G}
+ * spec / evidence of a Top-3 entry are null when the candidate lacks them. */
+pf_status pf_select_to_json(const pf_select *s, json_t **out);
+
+/* Parse select.msgpack's object back. The history, state and decision are
+ * read; b, B, m, A, new_elite and the Top-3 are recomputed from the
+ * history and must agree with the stored ones (PF_ERR_INVALID naming the
+ * first disagreement otherwise); Top-3 spec / evidence are attached to
+ * their history entries. */
+pf_status pf_select_from_json(const json_t *doc, pf_select **out);
+
+/* pf_select_to_json() + pf_msgpack_write_file(), and the reverse. */
+pf_status pf_select_write(const char *path, const pf_select *s);
+pf_status pf_select_read(const char *path, pf_select **out);
 
 /* ------------------------------------------------------------ memory
  *

@@ -47,7 +47,7 @@
 
 /* The canonical spec of baseline m on PDE p within budget b (NULL: paper),
  * its steps the budget's "baseline" fidelity. PF_ERR_INVALID when m is not
- * vanilla, ropinn or pinnsformer (pinnsagent plans its specs: search/pinnsagent_plan.h) or
+ * vanilla, ropinn or pinnsformer (pinnsagent plans its specs: pinnsagent/plan.h) or
  * the spec does not validate (the reasons in pf_errmsg()). */
 pf_status pf_baseline_spec(pf_method m, const pf_pde *p, const pf_budget *b, json_t **out);
 

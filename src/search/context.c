@@ -58,18 +58,31 @@ static json_t *parents_json(const pf_context_in *in)
     return a;
 }
 
-static json_t *base(const pf_context_in *in, const char *task)
+json_t *pf_context_head(const char *task, pf_method method, const pf_pde *pde, pf_fidelity fidelity,
+                        const pf_budget *budget, int generation, bool budget_first)
 {
+    const char *bname = (budget ? budget : pf_budget_paper())->name, *fname = pf_fidelity_name(fidelity);
     json_t *c = json_object();
+    if (!c) return NULL;
     json_object_set_new(c, "format", json_string("pinnforge.context"));
     json_object_set_new(c, "version", json_integer(1));
     json_object_set_new(c, "task", json_string(task));
-    json_object_set_new(c, "method", json_string(pf_method_name(in->method)));
-    json_object_set_new(c, "pde", json_string(pf_pdes_key(in->pde)));
-    json_object_set_new(c, "fidelity", json_string(pf_fidelity_name(in->fidelity)));
-    json_object_set_new(c, "budget", json_string((in->budget ? in->budget : pf_budget_paper())->name));
-    json_object_set_new(c, "generation", json_integer(in->generation));
+    json_object_set_new(c, "method", json_string(pf_method_name(method)));
+    json_object_set_new(c, "pde", json_string(pf_pdes_key(pde)));
+    json_object_set_new(c, budget_first ? "budget" : "fidelity", json_string(budget_first ? bname : fname));
+    json_object_set_new(c, budget_first ? "fidelity" : "budget", json_string(budget_first ? fname : bname));
+    json_object_set_new(c, "generation", json_integer(generation));
+    if (json_object_size(c) != 8) { /* a value failed to build: its key is missing */
+        json_decref(c);
+        return NULL;
+    }
     return c;
+}
+
+static pf_status base(const pf_context_in *in, const char *task, json_t **c)
+{
+    *c = pf_context_head(task, in->method, in->pde, in->fidelity, in->budget, in->generation, false);
+    return *c ? PF_OK : pf_fail(PF_ERR_NOMEM, "out of memory");
 }
 
 pf_status pf_context_propose(const pf_context_in *in, json_t **ctx)
@@ -87,7 +100,8 @@ pf_status pf_context_propose(const pf_context_in *in, json_t **ctx)
         if (pf_offline_strategy_index(in->strategy) < 0)
             return pf_fail(PF_ERR_INVALID, "context: unknown strategy '%s'", in->strategy);
     }
-    json_t *c = base(in, "propose");
+    json_t *c;
+    PF_TRY(base(in, "propose", &c));
     if (in->role) json_object_set_new(c, "role", json_string(in->role));
     if (in->strategy) json_object_set_new(c, "strategy", json_string(in->strategy));
     json_object_set_new(c, "escape", json_boolean(in->escape));
@@ -107,7 +121,8 @@ pf_status pf_context_posterior(const pf_context_in *in, json_t **ctx)
     if (!in->pde) return pf_fail(PF_ERR_INVALID, "context: no PDE");
     if (!pf_method_has_memory(in->method))
         return pf_fail(PF_ERR_INVALID, "method %s forms no posterior memory (appendix A.6)", pf_method_name(in->method));
-    json_t *c = base(in, "posterior"), *h = json_array();
+    json_t *c, *h = json_array();
+    PF_TRY(base(in, "posterior", &c));
     for (int i = 0; i < in->nhistory; i++) json_array_append_new(h, candidate_json(&in->history[i], true, true));
     json_object_set_new(c, "history", h);
     if (in->memory && *in->memory) json_object_set_new(c, "memory", json_string(in->memory));

@@ -52,6 +52,15 @@ typedef struct pf_context_in {
     const pf_candidate *history;     /* the posterior task: H_g                          */
 } pf_context_in;
 
+/* The fields every context starts with, in this order: {"format":
+ * "pinnforge.context", "version": 1, "task", "method", "pde", "fidelity",
+ * "budget" (NULL: paper), "generation"}; budget_first puts "budget"
+ * before "fidelity", the order of PINNsAgent's planner contexts
+ * (pinnsagent/plan.h), kept so that their transcripts stay byte for byte
+ * as before. New reference; NULL when out of memory. */
+json_t *pf_context_head(const char *task, pf_method method, const pf_pde *pde, pf_fidelity fidelity,
+                        const pf_budget *budget, int generation, bool budget_first);
+
 /* The context of one proposal. Exactly one of role (generation 0) and
  * strategy (generation >= 1) must be set, with a known name; escape only
  * with a strategy. PF_ERR_INVALID otherwise. *ctx is a new reference. */

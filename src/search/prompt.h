@@ -17,7 +17,7 @@
  *
  * The posterior summary is posterior_system.md + posterior.md over the
  * history. PINNsAgent's planner (task "pinnsagent", a baseline;
- * search/pinnsagent_plan.h) is pinnsagent/system.md + pinnsagent/plan.md:
+ * pinnsagent/plan.h) is pinnsagent/system.md + pinnsagent/plan.md:
  * its space, importance scores, replayed configurations, history and note. A rejected answer is followed by reask.md with the validator's
  * reasons. Temperatures follow appendix B.2: per role, per strategy
  * (+0.15 in an escape generation, capped at 0.85), 0.1 for the posterior.

@@ -42,7 +42,7 @@
 #define PF_PROPOSE_MAX_REASKS 3
 #define PF_PROPOSE_MAX_ATTEMPTS (1 + PF_PROPOSE_MAX_REASKS)
 /* The most calls one proposal may record: PINNsAgent's planner re-asks up
- * to 30 times (search/pinnsagent_plan.h). */
+ * to 30 times (pinnsagent/plan.h). */
 #define PF_PROPOSAL_MAX_CALLS 31
 #define PF_PROPOSE_MAX_TOKENS 4096
 

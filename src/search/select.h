@@ -1,8 +1,9 @@
 /*
  * select.h — the search controller of appendix B.5: global distinct Top-3,
  * the per-generation statistics b_g, B_g, m_g, A_g, the three stagnation
- * tests, escape scheduling, escape success and termination; and the
- * content of genGG/select.msgpack (the pf-select stage's artifact).
+ * tests, escape scheduling, escape success and termination. The pf-select
+ * stage's artifact, genGG/select.msgpack, holds a pf_select: its codec is
+ * search/artifact.h's (pf_select_read, pf_select_write).
  *
  *     pf_select *prev = NULL, *s;                 // generation 0: no previous
  *     PF_TRY(pf_select_read("run/gen02/select.msgpack", &prev));
@@ -191,32 +192,26 @@ pf_status pf_select_step(const pf_select *prev, const pf_candidate *gen, int n, 
 
 void pf_select_free(pf_select *s);
 
-/* select.msgpack's object (keys in this order):
- *   {"format": "pinnforge.select", "version": 1, "pde", "method",
- *    "generation": g, "max_generations",
- *    "history": [{generation, index, slot, spec_hash (null if invalid),
- *                 valid, status, y (null if none), ranked}],
- *    "top3": [{spec_hash, y, generation, index, slot, spec, evidence}],
- *    "b", "B", "m", "A": [one per generation 0..g; null when +inf / NaN],
- *    "new_elite": [bool per generation],
- *    "state": {window_start, escape_generation, stall_generation,
- *              B_stall, A_stall (null when undefined)},
- *    "stagnation": {global_best, elite_archive, population},
- *    "escape_result": null | {new_best, new_elite, archive_improved, success},
- *    "next": "normal" | "escape" | "stop", "reason": "...", "cause": "...",
- *    and only in a skipped copy: "skipped": true, "skipped_generation": G}
- * spec / evidence of a Top-3 entry are null when the candidate lacks them. */
-pf_status pf_select_to_json(const pf_select *s, json_t **out);
+/* ------------------------------------------------------------ rebuilding
+ *
+ * What the codec of select.msgpack (search/artifact.h, artifact_select.c)
+ * needs to rebuild a stored selection with the controller's own rules. */
 
-/* Parse select.msgpack's object back. The history, state and decision are
- * read; b, B, m, A, new_elite and the Top-3 are recomputed from the
- * history and must agree with the stored ones (PF_ERR_INVALID naming the
- * first disagreement otherwise); Top-3 spec / evidence are attached to
- * their history entries. */
-pf_status pf_select_from_json(const json_t *doc, pf_select **out);
+/* "normal", "escape", "stop" back (-1 when unknown). */
+int pf_select_next_lookup(const char *name);
 
-/* pf_select_to_json() + pf_msgpack_write_file(), and the reverse. */
-pf_status pf_select_write(const char *path, const pf_select *s);
-pf_status pf_select_read(const char *path, pf_select **out);
+/* Whether c may be a candidate of generation `generation`: its index,
+ * status, a valid one's spec_hash, terminated strings. PF_ERR_INVALID
+ * "WHERE: ..." otherwise. */
+pf_status pf_select_check_candidate(const pf_candidate *c, int generation, const char *where);
+
+/* Append c to s's history (s->cand has room for it): an invalid one loses
+ * its spec_hash and gets status invalid, one without y gets NaN; spec and
+ * evidence as new references. */
+void pf_select_append(pf_select *s, const pf_candidate *c);
+
+/* b, B, m, A, new_elite and the Top-3 recomputed from s's history for
+ * generations 0..s->generation. */
+pf_status pf_select_recompute(pf_select *s);
 
 #endif

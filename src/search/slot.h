@@ -1,6 +1,7 @@
 /*
  * slot.h — one proposal slot of a run, settled the way the run's method
- * says: the last column of llm/methods.def names the hook.
+ * says: the last column of llm/methods.def names the hook, and
+ * stages/pf-propose.c calls it. The hooks of this layer:
  *
  *   pf_slot_search  a search method: the proposer asked for role k
  *                   (generation 0) or strategy k (later) with the run's
@@ -9,17 +10,17 @@
  *                   after a stop decision the proposal is written skipped
  *   pf_slot_fixed   a baseline with a fixed spec (search/baseline.h): its
  *                   spec, no call
- *   pf_slot_plan    PINNsAgent: its planner once per iteration, from its
- *                   run database and the earlier iterations
- *                   (search/pinnsagent_plan.h)
+ *
+ * and PINNsAgent's, a layer above: pf_slot_plan (pinnsagent/slot.h).
  *
  *     char done[512];
- *     PF_TRY(pf_slot_propose(&run, g, k, "RUN/genGG/candK.proposal.msgpack", done, sizeof done));
+ *     PF_TRY(pf_slot_search(&run, 3, 1, "gen03/physics_guided", "RUN/gen03/cand1.proposal.msgpack", done,
+ *                           sizeof done));
  *     // done: "valid after 1 call (offline, 2048+310 tokens, 0.01 s)"
  *
  * Each writes the proposal atomically to `out` (search/artifact.h) and
- * every LLM call under RUN/llm/. PF_ERR_INVALID for a slot the method does
- * not have; otherwise the failure of what it read, asked or wrote.
+ * every LLM call under RUN/llm/; it fails with what it read, asked or
+ * wrote.
  */
 #ifndef PF_SEARCH_SLOT_H
 #define PF_SEARCH_SLOT_H
@@ -36,9 +37,5 @@ typedef pf_status (*pf_slot_fn)(const pf_run *r, int g, int k, const char *slot,
 
 pf_status pf_slot_search(const pf_run *r, int g, int k, const char *slot, const char *out, char *done, size_t cap);
 pf_status pf_slot_fixed(const pf_run *r, int g, int k, const char *slot, const char *out, char *done, size_t cap);
-pf_status pf_slot_plan(const pf_run *r, int g, int k, const char *slot, const char *out, char *done, size_t cap);
-
-/* Slot k of generation g of run r, by its method's hook. */
-pf_status pf_slot_propose(const pf_run *r, int g, int k, const char *out, char *done, size_t cap);
 
 #endif

@@ -6,7 +6,7 @@
  * what each proposer does with the object: the AlgorithmSpec path
  * (pf_spec_parse and the checks against burgers_1d with the quick budget,
  * as propose.c judges an answer) and PINNsAgent's path (pf_pa_config_read,
- * then its spec, as pinnsagent_plan.c does). The contract: the extracted
+ * then its spec, as pinnsagent/plan.c does). The contract: the extracted
  * text is an object that parses and the prose before it comes from the
  * answer; a refusal sets neither output and says why; an answer over the
  * limit is always refused.

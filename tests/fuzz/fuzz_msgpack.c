@@ -15,7 +15,6 @@
 #include "input.h"
 #include "io/msgpack_json.h"
 #include "search/artifact.h"
-#include "search/select.h"
 
 /* Encoding is a function of the value: doc's bytes decode to a value with the
  * same bytes. (Bytes, not json_equal: jansson compares object keys as C

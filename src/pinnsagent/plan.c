@@ -1,5 +1,5 @@
-/* pinnsagent_plan.c — PINNsAgent's planner, one iteration (pinnsagent_plan.h). */
-#include "search/pinnsagent_plan.h"
+/* plan.c — PINNsAgent's planner, one iteration (plan.h). */
+#include "pinnsagent/plan.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "registry.h"
+#include "search/context.h"
 #include "search/prompt.h"
 #include "spec/pinnsagent_space.h"
 
@@ -53,12 +54,12 @@ pf_status pf_pa_context(const pf_pa_plan_in *in, json_t **ctx)
     *ctx = NULL;
     if (in->iteration < 0 || in->iteration >= PF_PA_ITERATIONS)
         return pf_fail(PF_ERR_INVALID, "pinnsagent: iteration %d is outside 0..%d", in->iteration, PF_PA_ITERATIONS - 1);
-    const pf_budget *b = in->budget ? in->budget : pf_budget_paper();
-    json_t *c = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:i, s:i}", "format", "pinnforge.context", "version", 1,
-                          "task", "pinnsagent", "method", "pinnsagent", "pde", pf_pdes_key(in->pde), "budget", b->name,
-                          "fidelity", pf_fidelity_name(PF_FIDELITY_BASELINE), "generation", in->iteration,
-                          "iteration", in->iteration);
-    if (!c) return pf_fail(PF_ERR_NOMEM, "out of memory");
+    json_t *c = pf_context_head("pinnsagent", PF_METHOD_PINNSAGENT, in->pde, PF_FIDELITY_BASELINE, in->budget,
+                                in->iteration, true);
+    if (!c || json_object_set_new(c, "iteration", json_integer(in->iteration))) {
+        json_decref(c);
+        return pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
     json_object_set_new(c, "scores", sorted(in->scores, by_score));
     if (in->iteration == 0 && json_array_size(in->replay)) json_object_set(c, "replay", (json_t *)in->replay);
     if (in->iteration > 0) {

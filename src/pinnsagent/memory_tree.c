@@ -1,5 +1,5 @@
 /* memory_tree.c — PINNsAgent's importance scores and UCT bonus (memory_tree.h). */
-#include "search/memory_tree.h"
+#include "pinnsagent/memory_tree.h"
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>

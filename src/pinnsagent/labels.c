@@ -1,5 +1,5 @@
-/* pinnsagent_labels.c — PINNsAgent's PDE labels and their cosine (pinnsagent_labels.h). */
-#include "search/pinnsagent_labels.h"
+/* labels.c — PINNsAgent's PDE labels and their cosine (labels.h). */
+#include "pinnsagent/labels.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,8 +11,8 @@
 #include "core/file.h"
 #include "core/names.h"
 #include "io/asset_dir.h"
+#include "pinnsagent/db.h"
 #include "registry.h"
-#include "search/pinnsagent_db.h"
 
 /* ------------------------------------------------------------- the scheme */
 

@@ -1,5 +1,5 @@
 /*
- * pinnsagent_plan.h — one iteration of PINNsAgent's planner (a baseline;
+ * plan.h — one iteration of PINNsAgent's planner (a baseline;
  * docs/baselines.md, "PINNsAgent: planner"; spec/pinnsagent_space.h for its space).
  *
  * A pinnsagent run has five iterations, generation g = 0..4 with one slot
@@ -31,8 +31,8 @@
  *     pf_proposal pr; json_t *config;
  *     PF_TRY(pf_pa_plan(llm, model, prompts, ctx, "gen02/plan", &pr, &config));
  */
-#ifndef PF_SEARCH_PINNSAGENT_PLAN_H
-#define PF_SEARCH_PINNSAGENT_PLAN_H
+#ifndef PF_PINNSAGENT_PLAN_H
+#define PF_PINNSAGENT_PLAN_H
 
 #include <jansson.h>
 
@@ -58,18 +58,6 @@ typedef struct pf_pa_plan_in {
  * format, version, task "pinnsagent", method, pde, budget, fidelity
  * "baseline", generation and iteration. */
 pf_status pf_pa_context(const pf_pa_plan_in *in, json_t **ctx);
-
-/* What PINNsAgent's run database says for the next iteration on PDE p (the
- * target's own rows left out: PINNsAgent's simulate-new-PDE mode): *scores,
- * the memory-tree importance of each parameter averaged over the other
- * PDEs, with the UCT bonus for the parameters the earlier iterations set
- * (every configuration sets all ten, so each has been visited once per
- * entry of history);
- * and, when replay is not NULL, *replay, the best row of each of the three
- * most similar PDEs (physics-guided knowledge replay). history is the
- * earlier iterations (as in pf_pa_plan_in). New references. The database
- * is read from $PF_PINNSAGENT_DIR (search/pinnsagent_db.h). */
-pf_status pf_pa_memory(const pf_pde *p, const json_t *history, json_t **scores, json_t **replay);
 
 /* Settle one iteration (see above). PF_OK: the slot is settled, valid or
  * not (out->valid; *config the configuration as JSON when valid, else

@@ -1,5 +1,5 @@
 /*
- * pinnsagent_labels.h — PINNsAgent's ten physics labels per PDE, their
+ * labels.h — PINNsAgent's ten physics labels per PDE, their
  * one-hot encoding and the cosine similarity its Physics-Guided Knowledge
  * Replay ranks PDEs by (database/pde_encoder.py, database/similarity.py of
  * qingpowuwu/PINNsAgent_Codes; docs/baselines.md, "PINNsAgent: knowledge base").
@@ -39,7 +39,7 @@
  * fields in the order above); lines starting with '#' and empty lines are
  * skipped:
  *
- *   pde_labels.tsv (shared, PF_PINNSAGENT_DIR; search/pinnsagent_db.h)
+ *   pde_labels.tsv (shared, PF_PINNSAGENT_DIR; pinnsagent/db.h)
  *       PINNsAgent's labels, keyed by PINNacle task name: 17 of our PDEs
  *       (pf_pa_task_pde maps the names) and Wave2D_LongTime, which is none
  *       of ours and is kept under its task name (pde NULL);
@@ -58,8 +58,8 @@
  * which PDEs the knowledge replay retrieves, so it is PF_ERR_IO "'PATH' is
  * not PINNsAgent's released pde_labels.tsv (its SHA-256 is ...)".
  */
-#ifndef PF_SEARCH_PINNSAGENT_LABELS_H
-#define PF_SEARCH_PINNSAGENT_LABELS_H
+#ifndef PF_PINNSAGENT_LABELS_H
+#define PF_PINNSAGENT_LABELS_H
 
 #include "core/status.h"
 
@@ -103,7 +103,7 @@ typedef struct pf_pa_label {
 typedef struct pf_pa_labels pf_pa_labels;
 
 /* Load the shared file and ours (see above), shared entries first, each in
- * file order: that order breaks ties in search/pgkr.h. No hash check (the
+ * file order: that order breaks ties in pinnsagent/pgkr.h. No hash check (the
  * tests' fixtures, a user's own labels). *out NULL on failure. */
 pf_status pf_pa_labels_load(const char *shared_tsv, const char *own_tsv, pf_pa_labels **out);
 

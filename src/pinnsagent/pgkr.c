@@ -1,5 +1,5 @@
 /* pgkr.c — Physics-Guided Knowledge Replay (pgkr.h). */
-#include "search/pgkr.h"
+#include "pinnsagent/pgkr.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* pinnsagent_db.c — PINNsAgent's knowledge base CSV (pinnsagent_db.h). */
-#include "search/pinnsagent_db.h"
+/* db.c — PINNsAgent's knowledge base CSV (db.h). */
+#include "pinnsagent/db.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -12,7 +12,7 @@
  *     }
  *
  * The rules, in the order they apply:
- *   1. The target must have labels (search/pinnsagent_labels.h):
+ *   1. The target must have labels (pinnsagent/labels.h):
  *      PF_ERR_INVALID otherwise. It need not have rows.
  *   2. Candidates are the database's tasks that have labels and are not
  *      the target (neither its PDE name nor its task name): PINNsAgent's
@@ -31,12 +31,12 @@
  *      the top k are chosen, as the released code does), so fewer than k
  *      may remain.
  */
-#ifndef PF_SEARCH_PGKR_H
-#define PF_SEARCH_PGKR_H
+#ifndef PF_PINNSAGENT_PGKR_H
+#define PF_PINNSAGENT_PGKR_H
 
 #include "core/status.h"
-#include "search/pinnsagent_db.h"
-#include "search/pinnsagent_labels.h"
+#include "pinnsagent/db.h"
+#include "pinnsagent/labels.h"
 
 #define PF_PGKR_K 3            /* the released run script's --pgkr_top_k */
 #define PF_PGKR_MSE_MAX 1.0    /* retriever.py's mse_threshold */

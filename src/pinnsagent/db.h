@@ -1,8 +1,8 @@
 /*
- * pinnsagent_db.h — PINNsAgent's knowledge base: the 3,872 PINNacle
+ * db.h — PINNsAgent's knowledge base: the 3,872 PINNacle
  * random-search runs of dataset_for_retrieval.csv (issue 17;
- * docs/baselines.md, "PINNsAgent: knowledge base"). The PGKR retrieval (search/pgkr.h) and the
- * memory-tree scores (search/memory_tree.h) read it.
+ * docs/baselines.md, "PINNsAgent: knowledge base"). The PGKR retrieval (pinnsagent/pgkr.h) and the
+ * memory-tree scores (pinnsagent/memory_tree.h) read it.
  *
  *     pf_pa_db *db;
  *     PF_TRY(pf_pa_db_open(&db));        // $PF_PINNSAGENT_DIR, SHA-256 checked
@@ -13,7 +13,7 @@
  *     printf("%s: %s mse %g\n", task->name, pf_pa_row_format(best, cfg, sizeof cfg), best->mse);
  *     pf_pa_db_free(db);
  *
- * (pa = PINNsAgent throughout: pf_pa_* here and in search/pinnsagent_labels.h.)
+ * (pa = PINNsAgent throughout: pf_pa_* here and in pinnsagent/labels.h.)
  *
  * ------------------------------------------------------------- the files
  *
@@ -27,7 +27,7 @@
  * PF_DATA_DIR). The CSV must be the released one: pf_pa_db_open() refuses
  * a file whose SHA-256 is not PF_PA_DB_SHA256 (qingpowuwu/PINNsAgent_Codes
  * at commit 478d8e4e, data/dataset_for_retrieval.csv). pde_labels.tsv
- * (search/pinnsagent_labels.h) is no file of that repository: `make data`
+ * (pinnsagent/labels.h) is no file of that repository: `make data`
  * derives it from the PDE_LABELS dict of its database/pde_encoder.py
  * (scripts/pinnsagent-labels.py).
  *
@@ -54,7 +54,7 @@
  *                count column holds the task list ("['Burgers1D']") instead
  *                of the count. The count is then unknown (NAN): PINNsAgent's
  *                memory tree skips such values (its float() fails), so do
- *                we (search/memory_tree.h); a retrieved config prints "?".
+ *                we (pinnsagent/memory_tree.h); a retrieved config prints "?".
  *
  * Anything else fails with PF_ERR_INVALID and "<path>:<line>: <why>" (the
  * path as given, the line counted from 1 = header): a missing or repeated
@@ -66,8 +66,8 @@
  * exactly (the released file has some: the same run logged twice, with
  * different run times) are all kept, as PINNsAgent keeps them.
  */
-#ifndef PF_SEARCH_PINNSAGENT_DB_H
-#define PF_SEARCH_PINNSAGENT_DB_H
+#ifndef PF_PINNSAGENT_DB_H
+#define PF_PINNSAGENT_DB_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -134,7 +134,7 @@ pf_status pf_pa_db_verify(const char *path);
 /* The SHA-256 of text[0..len), the bytes of `path`, must be want (PINNsAgent's
  * released `file`): PF_ERR_IO "'PATH' is not PINNsAgent's released FILE (its
  * SHA-256 is ..., the release's is ...): another version or a damaged copy;
- * HOW" otherwise. The one check of both shared files (pinnsagent_labels.h). */
+ * HOW" otherwise. The one check of both shared files (pinnsagent/labels.h). */
 pf_status pf_pa_sha256_check(const char *path, const char *text, size_t len, const char *want, const char *file,
                              const char *how);
 

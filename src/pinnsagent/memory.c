@@ -1,14 +1,15 @@
-/* pinnsagent_memory.c — what PINNsAgent's run database says for one
- * iteration: the importance scores with the UCT bonus, and the replayed
- * configurations (pinnsagent_plan.h, pf_pa_memory). */
+/* memory.c — what PINNsAgent's run database says for one iteration: the
+ * importance scores with the UCT bonus, and the replayed configurations
+ * (memory.h). */
+#include "pinnsagent/memory.h"
+
 #include <math.h>
 #include <stdio.h>
 
-#include "search/memory_tree.h"
-#include "search/pgkr.h"
-#include "search/pinnsagent_db.h"
-#include "search/pinnsagent_labels.h"
-#include "search/pinnsagent_plan.h"
+#include "pinnsagent/db.h"
+#include "pinnsagent/labels.h"
+#include "pinnsagent/memory_tree.h"
+#include "pinnsagent/pgkr.h"
 #include "spec/pinnsagent_space.h"
 
 /* A database row as a configuration (a point count the file lacks is left

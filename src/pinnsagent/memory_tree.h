@@ -2,7 +2,7 @@
  * memory_tree.h — PINNsAgent's hyperparameter importance scores ("memory
  * tree", database/memory_tree.py of qingpowuwu/PINNsAgent_Codes;
  * docs/baselines.md, "PINNsAgent: memory-tree scores and UCT"): how much each of the ten hyperparameters moved
- * the MSE on the PDEs of the knowledge base (search/pinnsagent_db.h), and
+ * the MSE on the PDEs of the knowledge base (pinnsagent/db.h), and
  * the UCT bonus its prompt adds for parameters already tried.
  *
  *     double s[PF_PA_PARAM_COUNT];
@@ -16,7 +16,7 @@
  * Over the rows of one task (exact repeats included, as PINNsAgent keeps
  * them). A row takes part when its mse is > 0 (mse <= 0 has no log) and,
  * for a continuous parameter, when the row has the value (a point count
- * may be missing, pinnsagent_db.h). y = log10(mse).
+ * may be missing, pinnsagent/db.h). y = log10(mse).
  *
  * Categorical (activation, net, optimizer, initializer): group the rows by
  * value; only values with rows count. With one group or none the score is
@@ -64,11 +64,11 @@
  * score + lambda sqrt(ln(N + 1) / (N + 1)), lambda = PF_MEMTREE_LAMBDA =
  * 1.4; an unvisited one (N = 0) keeps its score.
  */
-#ifndef PF_SEARCH_MEMORY_TREE_H
-#define PF_SEARCH_MEMORY_TREE_H
+#ifndef PF_PINNSAGENT_MEMORY_TREE_H
+#define PF_PINNSAGENT_MEMORY_TREE_H
 
 #include "core/status.h"
-#include "search/pinnsagent_db.h"
+#include "pinnsagent/db.h"
 
 #define PF_MEMTREE_LAMBDA 1.4
 #define PF_MEMTREE_MIN_SAMPLES 6
