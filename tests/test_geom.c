@@ -10,6 +10,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@
 #include "geom/geometry.h"
 #include "geom/pde.h"
 #include "geom/sample.h"
+#include "geom/samples_file.h"
 #include "registry.h"
 
 static const double PI = 3.14159265358979323846;
@@ -829,4 +831,54 @@ Test(geom, sampler_and_grid_names_round_trip)
         cr_assert_eq((int)back, k, "grid '%s'", pf_grid_kind_name(k));
     }
     cr_assert_str_eq(pf_sample_method_name(PF_SAMPLE_METHOD_COUNT), "?");
+}
+
+/* `pf-pde sample`'s words: options in any order, "--opt VALUE" or
+ * "--opt=VALUE", each value checked; --help ends the reading. */
+static pf_status sample_args(pf_samples_args *a, int n, ...)
+{
+    char *words[8];
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++) words[i] = va_arg(ap, char *);
+    va_end(ap);
+    return pf_samples_parse_args(n, words, a);
+}
+
+static void expect_usage(pf_status st, const char *msg)
+{
+    cr_expect_eq(st, PF_ERR_USAGE);
+    cr_expect_str_eq(pf_errmsg(), msg);
+}
+
+Test(geom, sample_arguments_fill_the_options_or_say_what_is_wrong)
+{
+    pf_samples_args a;
+    cr_assert_eq(sample_args(&a, 6, "--out=p.h5", "burgers_1d", "--n", "12", "--method=sobol", "--seed=7"), PF_OK,
+                 "%s", pf_errmsg());
+    cr_expect_str_eq(a.name, "burgers_1d");
+    cr_expect_str_eq(a.out, "p.h5");
+    cr_expect_eq(a.opts.n, 12);
+    cr_expect_eq(a.opts.seed, 7);
+    cr_expect_eq(a.opts.method, PF_SAMPLE_SOBOL);
+    cr_expect_eq(a.help, false);
+    cr_assert_eq(sample_args(&a, 5, "w", "--n=3", "--out", "o.h5", "--seed"), PF_ERR_USAGE);
+    cr_expect_str_eq(pf_errmsg(), "option '--seed' needs a value");
+    cr_assert_eq(sample_args(&a, 4, "w", "--n=3", "--out=o.h5", "--help"), PF_OK);
+    cr_expect(a.help);
+    cr_assert_eq(sample_args(&a, 3, "--n=0", "--help", "--x"), PF_ERR_USAGE, "a fault before --help counts");
+    cr_assert_eq(sample_args(&a, 4, "w", "--n", "3", "--out=o.h5"), PF_OK);
+    cr_expect_eq(a.opts.seed, 0);
+    cr_expect_eq(a.opts.method, PF_SAMPLE_UNIFORM);
+
+    expect_usage(sample_args(&a, 2, "a", "b"), "sample takes one PDE name, got 'a' and 'b'");
+    expect_usage(sample_args(&a, 2, "a", "--nn=1"), "unknown option '--nn=1' for sample");
+    expect_usage(sample_args(&a, 2, "a", "--n=x"), "--n must be an integer from 1 to 134217728, not 'x'");
+    expect_usage(sample_args(&a, 2, "a", "--out="), "--out needs a file name");
+    expect_usage(sample_args(&a, 2, "a", "--seed=-1"), "--seed must be an integer from 0 to 2^64-1, not '-1'");
+    cr_expect_eq(sample_args(&a, 2, "a", "--method=x"), PF_ERR_USAGE);
+    cr_expect(!strncmp(pf_errmsg(), "--method: ", 10), "%s", pf_errmsg());
+    expect_usage(sample_args(&a, 1, "--n=3"), "sample needs a PDE name; pf-pde list shows them");
+    expect_usage(sample_args(&a, 1, "a"), "sample needs --n N");
+    expect_usage(sample_args(&a, 2, "a", "--n=3"), "sample needs --out F.h5");
 }

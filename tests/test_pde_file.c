@@ -10,6 +10,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "io/asset_dir.h"
 #include "pdefile/compile.h"
 #include "pdefile/eval.h"
+#include "pdefile/exact_report.h"
 #include "pdefile/pdefile.h"
 #include "registry.h"
 
@@ -701,4 +703,52 @@ Test(pde_file, expressions_as_deep_as_allowed_go_through_every_pass)
     cr_assert_geq(levels, 25, "only %d levels of parentheses", levels);
     exact_check_passes("n.pde", deepest);
     free(deepest);
+}
+
+/* ----------------------------------------------------------- exact report */
+
+/* The report of pf_pdefile_exact_report on text (bcw's file below, lines
+ * edited): its status, and msg. */
+static pf_status exact_report(const char *text, char *msg, size_t cap)
+{
+    pf_pdefile *f;
+    cr_assert_eq(pf_pdefile_load_text("bc.pde", text, strlen(text), &f), PF_OK, "%s", f ? f->errors : pf_errmsg());
+    pf_pde *p;
+    cr_assert_eq(pf_pdefile_compile(f, &p), PF_OK, "%s", pf_errmsg());
+    pf_status st = pf_pdefile_exact_report(p, msg, cap);
+    pf_pdefile_pde_free(p);
+    return st;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+    return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* `pf-pde check FILE`'s verdict on an exact solution points at the line at
+ * fault: the constraint it does not meet, the equation it does not solve,
+ * or the `exact` formula where it is not finite. */
+Test(pde_file, the_exact_report_names_the_line_at_fault)
+{
+    static const char head[] = "pde bcw\nstatement \"s\"\ninputs x\noutputs u\ndomain interval(0, 1)\n";
+    char text[512], msg[PF_EXACT_REPORT_MAX];
+    snprintf(text, sizeof text, "%sequation u_xx = 0\ndirichlet bc on x_lo, x_hi: u = x\nexact u = x\n", head);
+    cr_assert_eq(exact_report(text, msg, sizeof msg), PF_OK, "%s", msg);
+    cr_expect(starts(msg, "exact solution: satisfies every equation and constraint (largest residual "), "%s",
+              msg);
+    cr_expect(strstr(msg, " of the terms' scale, at most 0.001)") && !strchr(msg, '\n'), "%s", msg);
+
+    snprintf(text, sizeof text, "%sequation u_xx = 0\ndirichlet bc on x_lo, x_hi: u = 1\nexact u = x\n", head);
+    cr_assert_eq(exact_report(text, msg, sizeof msg), PF_ERR_INVALID);
+    cr_expect(starts(msg, "bc.pde:7:1: bcw: the exact solution does not satisfy constraint bc: "), "%s", msg);
+
+    snprintf(text, sizeof text, "%sequation u_xx = 1\ndirichlet bc on x_lo, x_hi: u = x\nexact u = x\n", head);
+    cr_assert_eq(exact_report(text, msg, sizeof msg), PF_ERR_INVALID);
+    cr_expect(starts(msg, "bc.pde:6:1: bcw: the exact solution does not satisfy equation 1: "), "%s", msg);
+
+    snprintf(text, sizeof text, "%sequation u_xx = 0\ndirichlet bc on x_lo, x_hi: u = 0\nexact u = sqrt(-1 - x)\n",
+             head);
+    cr_assert_eq(exact_report(text, msg, sizeof msg), PF_ERR_INVALID);
+    cr_expect(starts(msg, "bc.pde:8:7: exact u = sqrt(((-1) - x)) is not finite (NaN) at x = "), "%s", msg);
+    cr_expect(strstr(msg, ", a point of the domain") && !strchr(msg, '\n'), "%s", msg);
 }

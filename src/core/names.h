@@ -26,4 +26,7 @@ pf_status pf_name_lookup(const char *kind, const char *name, const char *const *
 /* "a, b, c" into buf (truncated to cap); returns buf. */
 const char *pf_name_join(char *buf, size_t cap, const char *const *names, int n);
 
+/* The same with another separator ("a,b,c" for sep ","). */
+const char *pf_name_join_sep(char *buf, size_t cap, const char *const *names, int n, const char *sep);
+
 #endif

@@ -5,18 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/names.h"
+#include "core/parse.h"
 #include "core/real.h"
 #include "core/rng.h"
 #include "geom/geometry.h"
 #include "io/h5.h"
-
-static void join(char *buf, size_t cap, const char *const *names, int n, const char *sep)
-{
-    size_t len = 0;
-    buf[0] = 0;
-    for (int i = 0; i < n && len < cap; i++)
-        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? sep : "", names[i]);
-}
 
 /* Room for a comma-joined list of part names. */
 #define PARTS_MAX 4096
@@ -60,7 +54,7 @@ static pf_status write_set(pf_h5 *f, const char *grp, const pf_pde *p, const pf_
                            size_t cap)
 {
     char in[256], path[256], names[PARTS_MAX];
-    join(in, sizeof in, p->inputs, p->d_in, ",");
+    pf_name_join_sep(in, sizeof in, p->inputs, p->d_in, ",");
     PF_TRY(part_list(g, true, NULL, names, sizeof names));
 
     PF_TRY(pf_h5_group(f, grp));
@@ -141,7 +135,7 @@ static pf_status write_images(pf_h5 *f, const char *grp, const pf_pde *p, const 
                               const pf_point_set *ps)
 {
     char in[256], path[256];
-    join(in, sizeof in, p->inputs, p->d_in, ",");
+    pf_name_join_sep(in, sizeof in, p->inputs, p->d_in, ",");
     pf_real *xi = pf_pde_periodic_images(p, c, ps->n, ps->x);
     if (!xi) return PF_ERR_NOMEM;
     snprintf(path, sizeof path, "%s/x_image", grp);
@@ -157,8 +151,8 @@ static pf_status sample_into(const pf_pde *p, const pf_geom *g, const pf_samples
                              size_t cap)
 {
     char in[256], out[128], all[PARTS_MAX];
-    join(in, sizeof in, p->inputs, p->d_in, ",");
-    join(out, sizeof out, p->outputs, p->d_out, ",");
+    pf_name_join_sep(in, sizeof in, p->inputs, p->d_in, ",");
+    pf_name_join_sep(out, sizeof out, p->outputs, p->d_out, ",");
     PF_TRY(part_list(g, true, NULL, all, sizeof all));
     PF_TRY(pf_h5_attr_str(f, "/", "format", "pinnforge.samples"));
     PF_TRY(pf_h5_attr_i64(f, "/", "version", 1));
@@ -217,4 +211,66 @@ pf_status pf_samples_write(const pf_pde *p, const pf_samples_opts *o, const char
         pf_h5_discard(f);
     pf_geom_free(g);
     return st;
+}
+
+/* The option `word` names ("--n" or "--n=..."): its index in opts, -1 for
+ * none; *val the value after '=', else NULL. */
+static int option(const char *word, const char **val)
+{
+    static const char *const opts[] = {"--n", "--out", "--seed", "--method"};
+    for (int k = 0; k < 4; k++) {
+        size_t len = strlen(opts[k]);
+        if (!strncmp(word, opts[k], len) && (word[len] == 0 || word[len] == '=')) {
+            *val = word[len] == '=' ? word + len + 1 : NULL;
+            return k;
+        }
+    }
+    return -1;
+}
+
+pf_status pf_samples_parse_args(int n, char **words, pf_samples_args *a)
+{
+    *a = (pf_samples_args){.opts = {.n = -1, .method = PF_SAMPLE_UNIFORM}};
+    for (int i = 0; i < n; i++) {
+        const char *w = words[i], *val;
+        if (!strcmp(w, "--help") || !strcmp(w, "-h")) {
+            a->help = true;
+            return PF_OK;
+        }
+        if (strncmp(w, "--", 2) != 0) {
+            if (a->name) return pf_fail(PF_ERR_USAGE, "sample takes one PDE name, got '%s' and '%s'", a->name, w);
+            a->name = w;
+            continue;
+        }
+        int which = option(w, &val);
+        if (which < 0) return pf_fail(PF_ERR_USAGE, "unknown option '%s' for sample", w);
+        if (!val) {
+            if (i + 1 >= n) return pf_fail(PF_ERR_USAGE, "option '%s' needs a value", w);
+            val = words[++i];
+        }
+        long v;
+        switch (which) {
+        case 0:
+            if (pf_parse_long(val, 1, PF_SAMPLE_MAX_POINTS, &v) != PF_OK)
+                return pf_fail(PF_ERR_USAGE, "--n must be an integer from 1 to %d, not '%s'", PF_SAMPLE_MAX_POINTS,
+                               val);
+            a->opts.n = (int)v;
+            break;
+        case 1:
+            if (!*val) return pf_fail(PF_ERR_USAGE, "--out needs a file name");
+            a->out = val;
+            break;
+        case 2:
+            if (pf_parse_u64(val, UINT64_MAX, &a->opts.seed) != PF_OK)
+                return pf_fail(PF_ERR_USAGE, "--seed must be an integer from 0 to 2^64-1, not '%s'", val);
+            break;
+        default:
+            if (pf_sample_method_from_name(val, &a->opts.method) != PF_OK)
+                return pf_fail(PF_ERR_USAGE, "--method: %s", pf_errmsg());
+        }
+    }
+    if (!a->name) return pf_fail(PF_ERR_USAGE, "sample needs a PDE name; pf-pde list shows them");
+    if (a->opts.n < 0) return pf_fail(PF_ERR_USAGE, "sample needs --n N");
+    if (!a->out) return pf_fail(PF_ERR_USAGE, "sample needs --out F.h5");
+    return PF_OK;
 }
