@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "llm/offline_impl.h"
+#include "nn/model.h"
 
 void pf_off_note(pf_off *o, const char *fmt, ...)
 {
@@ -179,8 +180,9 @@ static void tidy(pf_off *o, json_t *spec)
     }
     json_t *a = pf_off_sec(spec, "architecture");
     if (json_is_true(json_object_get(a, "rwf"))) json_object_set_new(a, "init", json_string("glorot_normal"));
-    if (!strcmp(pf_off_field_str(a, "architecture.type"), "modified_mlp") && pf_off_field_num(a, "architecture.depth") < 2)
-        json_object_set_new(a, "depth", json_integer(2));
+    const pf_arch_def *d = pf_arch_named(pf_off_field_str(a, "architecture.type"));
+    if (d && pf_off_field_num(a, "architecture.depth") < d->min_depth)
+        json_object_set_new(a, "depth", json_integer(d->min_depth));
     pf_off_fit_weights(spec, o->pde);
     pf_off_fit_budget(spec, o->budget->steps[o->fid]);
 }

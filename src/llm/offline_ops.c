@@ -17,6 +17,7 @@
 
 #include "llm/offline.h"
 #include "llm/offline_impl.h"
+#include "nn/model.h"
 
 #define NUM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -183,26 +184,35 @@ static int op_act_smooth(pf_off *o, json_t *spec)
     return 1;
 }
 
+/* The architecture section's type (nn/archs.def); NULL when it names none. */
+static const pf_arch_def *arch_of(const json_t *a) { return pf_arch_named(pf_off_field_str(a, "architecture.type")); }
+
+/* Switch the network to `arch`, depth one of `depths` (three) and width 64,
+ * 100 or 128; 0 when it is that architecture already. */
+static int set_arch(pf_off *o, json_t *a, pf_arch arch, const long *depths, long *d, long *w)
+{
+    const pf_arch_def *def = pf_arch_def_of(arch);
+    if (arch_of(a) == def) return 0;
+    *d = pickl(o, depths, 3);
+    *w = PICKL(o, 64, 100, 128);
+    set_str(a, "type", def->name);
+    set_int(a, "depth", *d);
+    set_int(a, "width", *w);
+    return 1;
+}
+
 static int op_modified_mlp(pf_off *o, json_t *spec)
 {
-    json_t *a = ARCH(spec);
-    if (!strcmp(pf_off_field_str(a, "architecture.type"), "modified_mlp")) return 0;
-    long d = PICKL(o, 4, 5, 6), w = PICKL(o, 64, 100, 128);
-    set_str(a, "type", "modified_mlp");
-    set_int(a, "depth", d);
-    set_int(a, "width", w);
+    long d, w;
+    if (!set_arch(o, ARCH(spec), PF_ARCH_MODIFIED_MLP, (const long[]){4, 5, 6}, &d, &w)) return 0;
     pf_off_note(o, "modified_mlp (%ld x %ld): its gating encoders improve gradient flow across the loss terms.", d, w);
     return 1;
 }
 
 static int op_resnet(pf_off *o, json_t *spec)
 {
-    json_t *a = ARCH(spec);
-    if (!strcmp(pf_off_field_str(a, "architecture.type"), "resnet")) return 0;
-    long d = PICKL(o, 2, 3, 4), w = PICKL(o, 64, 100, 128);
-    set_str(a, "type", "resnet");
-    set_int(a, "depth", d);
-    set_int(a, "width", w);
+    long d, w;
+    if (!set_arch(o, ARCH(spec), PF_ARCH_RESNET, (const long[]){2, 3, 4}, &d, &w)) return 0;
     pf_off_note(o, "resnet with %ld residual blocks of width %ld: deeper effective networks that still train stably.", d, w);
     return 1;
 }
@@ -221,7 +231,9 @@ static int op_wider(pf_off *o, json_t *spec)
 static int op_deeper(pf_off *o, json_t *spec)
 {
     json_t *a = ARCH(spec);
-    long cap = !strcmp(pf_off_field_str(a, "architecture.type"), "resnet") ? 6 : 10;
+    const pf_arch_def *def = arch_of(a);
+    if (!def) return 0;
+    long cap = def->deeper_cap;
     long d = (long)pf_off_field_num(a, "architecture.depth"), nd = d + PICKL(o, 1, 2);
     if (nd > cap) nd = cap;
     if (nd <= d) return 0;

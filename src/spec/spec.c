@@ -60,9 +60,9 @@ struct field {
     fkind selk;                    /* ... selected by key `sel`, K_ENUM/K_BOOL */
     const char *sel;
     int custom;
-    const char *only_type;        /* present only when the object's "type"
-                                     is this (else rejected and left out) */
-    const char *not_type;         /* absent when the object's "type" is this */
+    int seq;                      /* +1: present only when the object's
+                                     "type" is a sequence model (else
+                                     rejected and left out); -1: absent then */
     int omit_off;                 /* K_VARIANT: left out of the normalized
                                      spec when it selects its default
                                      variant and that variant has no keys */
@@ -87,7 +87,17 @@ struct field {
 #define CUSTOM(k_, id_, doc_) {.key = k_, .k = K_CUSTOM, .custom = id_, .doc = doc_}
 
 /* Names, in the order of the enums they map to. */
-static const char *const arch_names[] = {"mlp", "modified_mlp", "resnet", "pinnsformer"};
+static const char *const arch_names[] = {
+#define PF_ARCH(ID, nm, ...) #nm,
+#include "nn/archs.def"
+#undef PF_ARCH
+};
+/* architecture.type's description: the rows' items joined by "; " */
+#define PF_ARCH(ID, nm, doc, ...) "; " doc
+static const char arch_docs[] = ""
+#include "nn/archs.def"
+    ;
+#undef PF_ARCH
 static const char *const act_names[] = {"tanh", "sin", "silu", "gelu", "softplus", "sigmoid",
                                         "elu", "selu", "relu", "gaussian"};
 static const char *const init_names[] = {"glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "zeros"};
@@ -124,25 +134,26 @@ static const field pinnsformer_f[] = {
     INT("d_hidden", 1, 4096, 512, "width of the per-token output head (two layers)"),
     INT("heads", 1, 64, 2, "attention heads over a point's tokens (divide width)"),
 };
-#define SEQ_ARCH "pinnsformer"
+#define SEQ_ONLY 1 /* fields of a sequence model (nn/archs.def's seq) */
+#define NOT_SEQ (-1)
 static const field architecture_f[] = {
-    ENUM("type", arch_names, 0, "mlp; modified_mlp (Wang, Teng & Perdikaris 2021, depth >= 2); resnet (depth = residual blocks of two layers); pinnsformer (Zhao et al. 2024: a transformer over a pseudo-sequence of tokens per point, width = d_model, depth = encoder and decoder layers (at most 8), WaveAct activations, Xavier-uniform weights; the residual and boundary losses average over every token, the initial condition and observations use token 0, predictions are token 0)"),
+    ENUM("type", arch_names, 0, arch_docs + 2),
     INT("depth", 1, PF_MODEL_MAX_DEPTH, 5, "hidden layers (resnet: blocks; pinnsformer: encoder = decoder layers)"),
     INT("width", 1, PF_MODEL_MAX_WIDTH, 100, "units per hidden layer (pinnsformer: d_model)"),
-    {.key = "activation", .k = K_ENUM, .names = act_names, .nnames = N(act_names), .not_type = SEQ_ARCH,
+    {.key = "activation", .k = K_ENUM, .names = act_names, .nnames = N(act_names), .seq = NOT_SEQ,
      .doc = "hidden-layer activation (not with pinnsformer); elu (alpha 1), selu (alpha 1.6733, scale 1.0507) and relu are not smooth at 0 (derivatives there from the left), gaussian is exp(-x^2 / (2 * 0.1^2))"},
-    {.key = "init", .k = K_ENUM, .names = init_names, .nnames = N(init_names), .not_type = SEQ_ARCH,
+    {.key = "init", .k = K_ENUM, .names = init_names, .nnames = N(init_names), .seq = NOT_SEQ,
      .doc = "weight initialization, biases zero (not with pinnsformer): glorot N(0, 2/(fan_in+fan_out)) or U(+-sqrt(6/(fan_in+fan_out))); he N(0, 2/fan_in) or U(+-sqrt(6/fan_in)); zeros"},
-    {.key = "adaptive", .k = K_ENUM, .names = adapt_names, .nnames = N(adapt_names), .not_type = SEQ_ARCH,
+    {.key = "adaptive", .k = K_ENUM, .names = adapt_names, .nnames = N(adapt_names), .seq = NOT_SEQ,
      .doc = "adaptive activation act(n a z), a trainable slope a starting at 1/n (not with pinnsformer): layerwise, one per hidden layer (LAAF, Jagtap et al. 2020); global, one shared by all hidden layers (GAAF)"},
-    {.key = "adapt_factor", .k = K_REAL, .lo = 0, .lo_open = 1, .hi = 100, .def = 10, .not_type = SEQ_ARCH,
+    {.key = "adapt_factor", .k = K_REAL, .lo = 0, .lo_open = 1, .hi = 100, .def = 10, .seq = NOT_SEQ,
      .doc = "n of the adaptive activation"},
-    {.key = "rwf", .k = K_BOOL, .def = 0, .not_type = SEQ_ARCH,
+    {.key = "rwf", .k = K_BOOL, .def = 0, .seq = NOT_SEQ,
      .doc = "random weight factorization W = diag(exp(s)) V (Wang et al. 2022; needs glorot_normal; not with pinnsformer)"},
-    {.key = "rwf_mean", .k = K_REAL, .lo = -10, .hi = 10, .def = 1, .not_type = SEQ_ARCH, .doc = "mean of s"},
-    {.key = "rwf_sigma", .k = K_REAL, .lo = 0, .hi = 10, .def = 0.1, .not_type = SEQ_ARCH,
+    {.key = "rwf_mean", .k = K_REAL, .lo = -10, .hi = 10, .def = 1, .seq = NOT_SEQ, .doc = "mean of s"},
+    {.key = "rwf_sigma", .k = K_REAL, .lo = 0, .hi = 10, .def = 0.1, .seq = NOT_SEQ,
      .doc = "standard deviation of s"},
-    {.key = "pinnsformer", .k = K_OBJ, .sub = pinnsformer_f, .nsub = N(pinnsformer_f), .only_type = SEQ_ARCH,
+    {.key = "pinnsformer", .k = K_OBJ, .sub = pinnsformer_f, .nsub = N(pinnsformer_f), .seq = SEQ_ONLY,
      .doc = "the pinnsformer's sizes (only with type pinnsformer; released: tokens 5, dt 1e-4, width 32, depth 1, d_ff 256, d_hidden 512, heads 2)"},
 };
 static const field rad_f[] = {
@@ -466,9 +477,9 @@ static int omitted(const field *f, const json_t *r)
  * type is missing or invalid, so the default one). */
 static bool applies(const field *f, const char *type)
 {
-    if (!f->only_type && !f->not_type) return true;
-    bool is = type && !strcmp(type, f->only_type ? f->only_type : f->not_type);
-    return is == (f->only_type != NULL);
+    if (!f->seq) return true;
+    const pf_arch_def *d = type ? pf_arch_named(type) : NULL;
+    return (d && d->seq) == (f->seq == SEQ_ONLY);
 }
 
 /* Normalize object `v` (NULL: all defaults) against fields fs[0..n), with
@@ -1085,11 +1096,12 @@ static void validate(ctx *c, const json_t *n, pf_fidelity f)
     }
     if (!c->sec_err[S_ARCH]) {
         c->section = S_ARCH;
-        if (mc.arch == PF_ARCH_MODIFIED_MLP && mc.depth < 2)
-            reason(c, "architecture.depth must be at least 2 for modified_mlp (got %d).", mc.depth);
-        if (mc.arch == PF_ARCH_PINNSFORMER && mc.depth > 8)
-            reason(c, "architecture.depth must be at most 8 for pinnsformer (got %d).", mc.depth);
-        if (mc.arch == PF_ARCH_PINNSFORMER && mc.width % mc.heads)
+        const pf_arch_def *d = pf_arch_def_of(mc.arch);
+        if (mc.depth < d->min_depth)
+            reason(c, "architecture.depth must be at least %d for %s (got %d).", d->min_depth, d->name, mc.depth);
+        if (mc.depth > d->max_depth)
+            reason(c, "architecture.depth must be at most %d for %s (got %d).", d->max_depth, d->name, mc.depth);
+        if (d->seq && mc.width % mc.heads)
             reason(c, "architecture.pinnsformer.heads must divide architecture.width (%d heads, width %d).",
                    mc.heads, mc.width);
         if (mc.rwf && mc.init != PF_WEIGHT_INIT_GLOROT_NORMAL)
@@ -1424,7 +1436,7 @@ void pf_spec_fit_budget(json_t *n, const pf_pde *p, const pf_budget *b)
         fill(n, p, &mc, &tc);
         long w = (long)json_integer_value(json_object_get(a, "width"));
         if ((long)pf_model_config_nparams(&mc) <= b->max_params || w <= 1) break;
-        if (mc.arch == PF_ARCH_PINNSFORMER) {
+        if (pf_arch_def_of(mc.arch)->seq) {
             fit_seq(n, p, b, &mc);
             break;
         }
