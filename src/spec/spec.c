@@ -1294,6 +1294,57 @@ static const field *field_at(const char *path, int *selector)
     return f;
 }
 
+/* a "." b into out (b alone when a is ""), a path of the table (PF_SPEC_PATH_MAX holds them all) */
+static void path_join(char *out, const char *a, const char *b)
+{
+    int k = snprintf(out, PF_SPEC_PATH_MAX, "%s%s%s", a, *a ? "." : "", b);
+    PF_ASSERT(k > 0 && k < PF_SPEC_PATH_MAX);
+}
+
+/* Visit fs[0..n) under the path `prefix` ("" at the top), depth first. */
+static void walk(const field *fs, int n, const char *prefix, void (*visit)(const char *path, void *arg), void *arg)
+{
+    for (int i = 0; i < n; i++) {
+        char path[PF_SPEC_PATH_MAX], sub[PF_SPEC_PATH_MAX];
+        path_join(path, prefix, fs[i].key);
+        visit(path, arg);
+        const field *f = fs[i].k == K_CUSTOM && fs[i].custom == C_STAGES ? &stage_field : &fs[i];
+        if (f->k == K_OBJ) walk(f->sub, f->nsub, path, visit, arg);
+        if (f->k != K_VARIANT) continue;
+        path_join(sub, path, f->sel);
+        visit(sub, arg);
+        for (int v = 0; v < f->nvar; v++) {
+            path_join(sub, path, f->var[v].name);
+            walk(f->var[v].f, f->var[v].n, sub, visit, arg);
+        }
+    }
+}
+
+const char pf_spec_paths[PF_SK_COUNT][PF_SPEC_PATH_MAX] = {
+#define PF_SPEC_KEY(ID, parent, key) [PF_SK_##ID] = parent key,
+#include "spec/spec_keys.def"
+#undef PF_SPEC_KEY
+};
+#define PF_SPEC_KEY(ID, parent, key) _Static_assert(sizeof(parent key) <= PF_SPEC_PATH_MAX, #ID ": a long path");
+#include "spec/spec_keys.def"
+#undef PF_SPEC_KEY
+
+const char *pf_spec_key_name(pf_spec_key k)
+{
+    static const unsigned char at[PF_SK_COUNT] = { /* the parent's length */
+#define PF_SPEC_KEY(ID, parent, key) [PF_SK_##ID] = sizeof(parent) - 1,
+#include "spec/spec_keys.def"
+#undef PF_SPEC_KEY
+    };
+    PF_ASSERT((unsigned)k < PF_SK_COUNT);
+    return pf_spec_paths[k] + at[k];
+}
+
+void pf_spec_walk_paths(void (*visit)(const char *path, void *arg), void *arg)
+{
+    walk(sections, S_COUNT, "", visit, arg);
+}
+
 double pf_spec_default_num(const char *path)
 {
     int sel;
