@@ -53,7 +53,7 @@ typedef struct bench_case {
     pde_kind pde;
     int depth, width, n, n_ic, n_bc;
     int K; /* jet streams carried per collocation point (per token for a sequence model) */
-    bool seq; /* PINNsFormer (released sizes) instead of a tanh MLP */
+    pf_arch arch; /* a tanh MLP, or PINNsFormer at its released sizes */
 } bench_case;
 
 /* The comparators, relative to the repository root (where make bench runs
@@ -63,16 +63,19 @@ typedef struct bench_case {
 #define SEQ_TORCH_SCRIPT "bench/torch_pinnsformer_step.py"
 
 static const bench_case cases[] = {
-    {"burgers_4x64", PDE_BURGERS, 4, 64, 4096, 512, 512, 4, false},
-    {"burgers_6x128", PDE_BURGERS, 6, 128, 10000, 512, 512, 4, false},
-    {"poisson5d_4x64", PDE_POISSON5D, 4, 64, 4096, 1024, 0, 7, false},
-    {"ks_4x64", PDE_KS, 4, 64, 4096, 1024, 0, 6, false},
-    {"pinnacle_default_5x100", PDE_BURGERS, 5, 100, 8192, 2048, 2048, 4, false},
+    {"burgers_4x64", PDE_BURGERS, 4, 64, 4096, 512, 512, 4, PF_ARCH_MLP},
+    {"burgers_6x128", PDE_BURGERS, 6, 128, 10000, 512, 512, 4, PF_ARCH_MLP},
+    {"poisson5d_4x64", PDE_POISSON5D, 4, 64, 4096, 1024, 0, 7, PF_ARCH_MLP},
+    {"ks_4x64", PDE_KS, 4, 64, 4096, 1024, 0, 6, PF_ARCH_MLP},
+    {"pinnacle_default_5x100", PDE_BURGERS, 5, 100, 8192, 2048, 2048, 4, PF_ARCH_MLP},
     /* PINNsFormer on burgers_1d: 5 tokens per point; residual and boundary
      * over every token, initial condition on token 0 */
-    {"pinnsformer", PDE_BURGERS, 1, 32, 1024, 512, 512, 4, true},
+    {"pinnsformer", PDE_BURGERS, 1, 32, 1024, 512, 512, 4, PF_ARCH_PINNSFORMER},
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
+
+/* A sequence model's case: tokens per point, its own comparator, no GEMM bound. */
+static bool is_seq(const bench_case *c) { return pf_arch_def_of(c->arch)->seq; }
 
 static double now(void)
 {
@@ -184,7 +187,7 @@ static pf_graph *build_case(const bench_case *c, uint64_t seed)
     pf_rng *r = pf_rng_alloc(seed);
     int d = input_dim(c), nb = c->n_ic + c->n_bc;
     pf_model_config mc = pf_model_config_default(d, 1);
-    if (c->seq) mc.arch = PF_ARCH_PINNSFORMER; /* the default's other sizes are the released ones */
+    mc.arch = c->arch; /* the default's other sizes are the released ones */
     mc.depth = c->depth;
     mc.width = c->width;
     pf_model *net = pf_model_alloc(g, &mc);
@@ -244,11 +247,11 @@ static pf_graph *build_case(const bench_case *c, uint64_t seed)
     pf_node *x = pf_input(g, "x", c->n, d, &L, dirs);
     pf_node *f = pf_input(g, "f", c->n, 1, NULL, NULL);
     /* a sequence case splits the boundary rows: xb, ub the initial ones, xs the others */
-    int nxb = c->seq ? c->n_ic : nb;
+    int nxb = is_seq(c) ? c->n_ic : nb;
     pf_node *xb = pf_input(g, "xb", nxb, d, NULL, NULL);
     pf_node *ub = pf_input(g, "ub", nxb, 1, NULL, NULL);
-    pf_node *xs = c->seq ? pf_input(g, "xs", c->n_bc, d, NULL, NULL) : NULL;
-    pf_node *u = c->seq ? pf_model_apply_seq(net, g, pf_tokens(g, x, mc.seq_len, (pf_real)mc.seq_dt))
+    pf_node *xs = is_seq(c) ? pf_input(g, "xs", c->n_bc, d, NULL, NULL) : NULL;
+    pf_node *u = is_seq(c) ? pf_model_apply_seq(net, g, pf_tokens(g, x, mc.seq_len, (pf_real)mc.seq_dt))
                         : pf_model_apply(net, g, x), *res;
     if (c->pde == PDE_BURGERS) {
         double nu = 0.01 / pi;
@@ -265,7 +268,7 @@ static pf_graph *build_case(const bench_case *c, uint64_t seed)
         res = pf_add(g, res, pf_scale(g, pf_deriv(g, u, 0, 4), (pf_real)cc));
     }
     pf_loss(g, "pde", pf_mean_square(g, res, NULL));
-    if (c->seq)
+    if (is_seq(c))
         seq_boundary_losses(g, net, xb, ub, xs);
     else
         pf_loss(g, "bc", pf_mean_square(g, pf_sub(g, pf_model_apply(net, g, xb), ub), NULL));
@@ -563,10 +566,10 @@ int main(int argc, char **argv)
         return 2;
     }
     for (int i = 0; torch && i < NCASES; i++) { /* the comparators of the cases asked for */
-        const char *cmp = cases[i].seq ? SEQ_TORCH_SCRIPT : script;
+        const char *cmp = is_seq(&cases[i]) ? SEQ_TORCH_SCRIPT : script;
         if (!selected(only, cases[i].name) || !access(cmp, R_OK)) continue;
         fprintf(stderr, "pf-bench: comparator '%s' not found (run pf-bench from the repository root%s), or %s\n", cmp,
-                cases[i].seq ? "" : "; or name it with --torch or $PF_TORCH_BENCH", "use --no-torch");
+                is_seq(&cases[i]) ? "" : "; or name it with --torch or $PF_TORCH_BENCH", "use --no-torch");
         return 2;
     }
     if (pf_device_open(device, &bench_be) != PF_OK) {
@@ -597,7 +600,7 @@ int main(int argc, char **argv)
         size_t np = 0;
         long tnp = -1;
         char why[320] = "";
-        const char *cmp = c->seq ? SEQ_TORCH_SCRIPT : script;
+        const char *cmp = is_seq(c) ? SEQ_TORCH_SCRIPT : script;
         for (int r = 0; r < nr; r++) {
             ours[r] = time_engine(c, warmup, steps, &loss, &np);
             if (torch) {
@@ -608,7 +611,7 @@ int main(int argc, char **argv)
                 double t = time_torch(cmp, c, threads, warmup, steps, 1, &tnp, why, sizeof why);
                 if (t > 0) comp[nc++] = t;
             }
-            bounds[r] = c->seq ? NAN : gemm_bound_ms(c);
+            bounds[r] = is_seq(c) ? NAN : gemm_bound_ms(c);
         }
         fprintf(stderr, "pf-bench: %s: %zu trainable parameters, the comparator's %ld%s\n", c->name, np, tnp,
                 tnp >= 0 && (size_t)tnp != np ? " (DIFFERENT networks)" : "");
@@ -622,9 +625,9 @@ int main(int argc, char **argv)
                     why[0] ? why : "the comparator failed with --compile; run it by hand to see why");
         double ms = median(ours, nr), tms = nt ? median(theirs, nt) : NAN;
         double cms = nc ? median(comp, nc) : NAN;
-        double bound = c->seq ? NAN : median(bounds, nr), gf = c->seq ? NAN : taylor_min_flop(c) * 1e-9;
+        double bound = is_seq(c) ? NAN : median(bounds, nr), gf = is_seq(c) ? NAN : taylor_min_flop(c) * 1e-9;
         printf("%-24s %10.3f %10.2f %7.2f %10.2f %7.2f ", c->name, ms, tms, tms / ms, cms, cms / ms);
-        if (c->seq) /* no GEMM bound for a network with attention (taylor_min_flop) */
+        if (is_seq(c)) /* no GEMM bound for a network with attention (taylor_min_flop) */
             printf("%9s %10s %8s\n", "-", "-", "-");
         else
             printf("%9.1f %10.2f %8.2f\n", gf / (ms * 1e-3), bound, ms / bound);
@@ -637,8 +640,8 @@ int main(int argc, char **argv)
                     "\"steps\":%d,\"precision\":\"%s\",\"final_loss\":%.6g,\"backend\":\"%s\","
                     "\"device\":\"%s\",\"params\":%zu,\"torch_params\":%ld}\n",
                     c->name, ms, nt ? tms : -1.0, nt ? tms / ms : -1.0, nc ? cms : -1.0,
-                    nc ? cms / ms : -1.0, c->seq ? -1.0 : bound, c->seq ? -1.0 : gf / (ms * 1e-3),
-                    c->seq ? -1.0 : gf, threads, nr, steps, PF_REAL_NAME, loss, bench_be->name,
+                    nc ? cms / ms : -1.0, is_seq(c) ? -1.0 : bound, is_seq(c) ? -1.0 : gf / (ms * 1e-3),
+                    is_seq(c) ? -1.0 : gf, threads, nr, steps, PF_REAL_NAME, loss, bench_be->name,
                     info.name, np, tnp);
         if (js) fflush(js); /* each case kept if the run is stopped */
     }

@@ -350,6 +350,26 @@ static size_t built_nparams(const pf_model_config *c)
     return n;
 }
 
+/* Every row of nn/archs.def: its count hook is the built graph's count,
+ * with each adaptation (and rwf where it applies). */
+Test(arch, each_rows_count_hook_is_what_the_model_builds)
+{
+    for (int i = 0; i < PF_ARCH_COUNT; i++) {
+        const pf_arch_def *d = pf_arch_def_of((pf_arch)i);
+        for (int adapt = 0; adapt < (d->seq ? 1 : PF_ADAPT_COUNT); adapt++) {
+            pf_model_config c = pf_model_config_default(2, 1);
+            c.arch = d->id;
+            c.depth = d->min_depth + 1;
+            c.width = 16;
+            c.adapt = (pf_adapt)adapt;
+            c.rwf = !d->seq && adapt == PF_ADAPT_LAYERWISE;
+            size_t n = built_nparams(&c);
+            cr_assert_eq(n, d->nparams(&c), "%s adapt %d: built %zu, hook %zu", d->name, adapt, n, d->nparams(&c));
+            cr_assert_eq(n, pf_model_config_nparams(&c));
+        }
+    }
+}
+
 /* The MLP family, whose options (activations, adaptation, rwf, init) the
  * loops below vary; the sequence model (pinnsformer) has tests of its own. */
 #define MLP_ARCHS PF_ARCH_PINNSFORMER

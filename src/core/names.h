@@ -6,10 +6,10 @@
  * in such a table, or fails with one sentence that lists what is allowed —
  * the sentence the spec validator feeds back to the proposer:
  *
- *     static const char *const names[] = {"mlp", "modified_mlp", "resnet"};
+ *     static const char *const names[] = {"none", "layerwise", "global"};
  *     int i;
- *     if (pf_name_lookup("arch", s, names, 3, &i) != PF_OK) return PF_ERR_INVALID;
- *     // pf_errmsg(): "arch 'transformer' is unknown; allowed: mlp, modified_mlp, resnet"
+ *     if (pf_name_lookup("adapt", s, names, 3, &i) != PF_OK) return PF_ERR_INVALID;
+ *     // pf_errmsg(): "adapt 'local' is unknown; allowed: none, layerwise, global"
  */
 #ifndef PF_CORE_NAMES_H
 #define PF_CORE_NAMES_H

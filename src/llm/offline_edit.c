@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "llm/offline_impl.h"
+#include "nn/model.h"
 
 void pf_off_note(pf_off *o, const char *fmt, ...)
 {
@@ -57,27 +58,21 @@ const char *pf_off_str(const json_t *obj, const char *key, const char *dflt)
     return json_is_string(v) ? json_string_value(v) : dflt;
 }
 
-static const char *last_key(const char *path)
+double pf_off_field_num(const json_t *obj, pf_spec_key k)
 {
-    const char *k = strrchr(path, '.');
-    return k ? k + 1 : path;
+    const json_t *v = json_object_get(obj, pf_spec_key_name(k));
+    return json_is_number(v) ? json_number_value(v) : pf_spec_default_num(pf_spec_paths[k]);
 }
 
-double pf_off_field_num(const json_t *obj, const char *path)
+const char *pf_off_field_str(const json_t *obj, pf_spec_key k)
 {
-    const json_t *v = json_object_get(obj, last_key(path));
-    return json_is_number(v) ? json_number_value(v) : pf_spec_default_num(path);
-}
-
-const char *pf_off_field_str(const json_t *obj, const char *path)
-{
-    const json_t *v = json_object_get(obj, last_key(path));
-    return json_is_string(v) ? json_string_value(v) : pf_spec_default_name(path);
+    const json_t *v = json_object_get(obj, pf_spec_key_name(k));
+    return json_is_string(v) ? json_string_value(v) : pf_spec_default_name(pf_spec_paths[k]);
 }
 
 static json_t *stages_of(const json_t *spec)
 {
-    return json_object_get(json_object_get(spec, "optimization"), "stages");
+    return json_object_get(json_object_get(spec, PF_SK(OPT)), PF_SK(OPT_STAGES));
 }
 
 long pf_off_steps(const json_t *spec)
@@ -85,14 +80,14 @@ long pf_off_steps(const json_t *spec)
     long n = 0;
     size_t i;
     json_t *s;
-    json_array_foreach(stages_of(spec), i, s) n += (long)pf_off_num(s, "steps", 0);
+    json_array_foreach(stages_of(spec), i, s) n += (long)pf_off_num(s, PF_SK(STAGE_ADAM_STEPS), 0);
     return n;
 }
 
 double pf_off_first_lr(const json_t *spec)
 {
     const json_t *s = json_array_get(stages_of(spec), 0);
-    return pf_off_field_num(s, "optimization.stages.adam.lr");
+    return pf_off_field_num(s, PF_SK_STAGE_ADAM_LR);
 }
 
 void pf_off_fit_budget(json_t *spec, long budget)
@@ -101,10 +96,10 @@ void pf_off_fit_budget(json_t *spec, long budget)
     size_t n = json_array_size(st);
     if (!n || n > (size_t)budget) {
         json_t *a = json_array(), *s = json_object();
-        json_object_set_new(s, "optimizer", json_string("adam"));
-        json_object_set_new(s, "steps", json_integer(budget));
+        json_object_set_new(s, PF_SK(STAGE_OPTIMIZER), json_string("adam"));
+        json_object_set_new(s, PF_SK(STAGE_ADAM_STEPS), json_integer(budget));
         json_array_append_new(a, s);
-        json_object_set_new(pf_off_sec(spec, "optimization"), "stages", a);
+        json_object_set_new(pf_off_sec(spec, PF_SK(OPT)), PF_SK(OPT_STAGES), a);
         return;
     }
     long total = pf_off_steps(spec);
@@ -112,7 +107,7 @@ void pf_off_fit_budget(json_t *spec, long budget)
     long used = 0;
     for (size_t i = 0; i < n; i++) {
         json_t *s = json_array_get(st, i);
-        long old = (long)pf_off_num(s, "steps", 1), v;
+        long old = (long)pf_off_num(s, PF_SK(STAGE_ADAM_STEPS), 1), v;
         long left = (long)(n - i - 1); /* stages after this one need >= 1 each */
         if (i + 1 == n)
             v = budget - used;
@@ -120,16 +115,16 @@ void pf_off_fit_budget(json_t *spec, long budget)
             v = total > 0 ? (long)llround((double)old * (double)budget / (double)total) : budget / (long)n;
         if (v < 1) v = 1;
         if (v > budget - used - left) v = budget - used - left;
-        json_object_set_new(s, "steps", json_integer(v));
+        json_object_set_new(s, PF_SK(STAGE_ADAM_STEPS), json_integer(v));
         used += v;
     }
 }
 
 int pf_off_hard_index(const json_t *spec, const pf_pde *p)
 {
-    const json_t *c = json_object_get(spec, "constraints");
-    if (strcmp(pf_off_field_str(c, "constraints.mode"), "hard")) return -1;
-    const char *t = pf_off_str(c, "transform", p->nhard ? p->hard[0].name : "");
+    const json_t *c = json_object_get(spec, PF_SK(CONS));
+    if (strcmp(pf_off_field_str(c, PF_SK_CONS_MODE), "hard")) return -1;
+    const char *t = pf_off_str(c, PF_SK(CONS_HARD_TRANSFORM), p->nhard ? p->hard[0].name : "");
     for (int i = 0; i < p->nhard; i++)
         if (!strcmp(t, p->hard[i].name)) return i;
     return p->nhard ? 0 : -1;
@@ -148,7 +143,7 @@ void pf_off_fit_weights(json_t *spec, const pf_pde *p)
 {
     const char *names[PF_PDE_MAX_CONSTRAINTS + 1];
     int n = pf_off_active_terms(spec, p, names, PF_PDE_MAX_CONSTRAINTS + 1);
-    json_t *w = json_object_get(json_object_get(spec, "loss"), "weights");
+    json_t *w = json_object_get(json_object_get(spec, PF_SK(LOSS)), PF_SK(LOSS_WEIGHTS));
     if (!json_is_object(w)) return;
     const char *key;
     json_t *val;
@@ -165,22 +160,26 @@ void pf_off_fit_weights(json_t *spec, const pf_pde *p)
  * glorot_normal, weights follow the constraints, steps follow the budget. */
 static void tidy(pf_off *o, json_t *spec)
 {
-    json_t *s = pf_off_sec(spec, "sampling");
-    const char *m = pf_off_field_str(json_object_get(s, "adaptive"), "sampling.adaptive.method");
-    if (!strcmp(m, "rad")) json_object_set_new(s, "resample_every", json_integer(0));
+    json_t *s = pf_off_sec(spec, PF_SK(SAMP));
+    const char *m = pf_off_field_str(json_object_get(s, PF_SK(SAMP_ADAPTIVE)), PF_SK_SAMP_ADAPTIVE_METHOD);
+    if (!strcmp(m, "rad")) json_object_set_new(s, PF_SK(SAMP_RESAMPLE_EVERY), json_integer(0));
     if (!strcmp(m, "rar_d")) {
-        json_t *a = json_object_get(s, "adaptive");
-        long in = (long)pf_off_field_num(s, "sampling.interior");
-        if (pf_off_field_num(a, "sampling.adaptive.rar_d.cap") < in) json_object_set_new(a, "cap", json_integer(in));
+        json_t *a = json_object_get(s, PF_SK(SAMP_ADAPTIVE));
+        long in = (long)pf_off_field_num(s, PF_SK_SAMP_INTERIOR);
+        if (pf_off_field_num(a, PF_SK_SAMP_ADAPTIVE_RAR_D_CAP) < in)
+            json_object_set_new(a, PF_SK(SAMP_ADAPTIVE_RAR_D_CAP), json_integer(in));
     }
     if (o->pde->time_input < 0) {
-        json_object_set_new(s, "initial", json_integer(0));
-        json_object_set_new(pf_off_sec(spec, "loss"), "causal", json_pack("{s:b}", "enabled", 0));
+        json_object_set_new(s, PF_SK(SAMP_INITIAL), json_integer(0));
+        json_object_set_new(pf_off_sec(spec, PF_SK(LOSS)), PF_SK(LOSS_CAUSAL),
+                            json_pack("{s:b}", PF_SK(LOSS_CAUSAL_ENABLED), 0));
     }
-    json_t *a = pf_off_sec(spec, "architecture");
-    if (json_is_true(json_object_get(a, "rwf"))) json_object_set_new(a, "init", json_string("glorot_normal"));
-    if (!strcmp(pf_off_field_str(a, "architecture.type"), "modified_mlp") && pf_off_field_num(a, "architecture.depth") < 2)
-        json_object_set_new(a, "depth", json_integer(2));
+    json_t *a = pf_off_sec(spec, PF_SK(ARCH));
+    if (json_is_true(json_object_get(a, PF_SK(ARCH_RWF))))
+        json_object_set_new(a, PF_SK(ARCH_INIT), json_string("glorot_normal"));
+    const pf_arch_def *d = pf_arch_named(pf_off_field_str(a, PF_SK_ARCH_TYPE));
+    if (d && pf_off_field_num(a, PF_SK_ARCH_DEPTH) < d->min_depth)
+        json_object_set_new(a, PF_SK(ARCH_DEPTH), json_integer(d->min_depth));
     pf_off_fit_weights(spec, o->pde);
     pf_off_fit_budget(spec, o->budget->steps[o->fid]);
 }
@@ -197,37 +196,40 @@ static void scale_int(json_t *obj, const char *key, double f, long lo)
 static int fix_reason(pf_off *o, json_t *spec, const char *r)
 {
     if (strstr(r, "trainable parameters")) {
-        json_t *a = pf_off_sec(spec, "architecture");
-        scale_int(a, "width", 0.7, 8);
-        json_t *f = pf_off_obj(pf_off_sec(spec, "representation"), "fourier");
-        if (pf_off_field_num(f, "representation.fourier.features") > 64) scale_int(f, "features", 0.5, 16);
-        if (pf_off_field_num(a, "architecture.depth") > 8) scale_int(a, "depth", 0.75, 2);
+        json_t *a = pf_off_sec(spec, PF_SK(ARCH));
+        scale_int(a, PF_SK(ARCH_WIDTH), 0.7, 8);
+        json_t *f = pf_off_obj(pf_off_sec(spec, PF_SK(REPR)), PF_SK(REPR_FOURIER));
+        if (pf_off_field_num(f, PF_SK_REPR_FOURIER_FEATURES) > 64) scale_int(f, PF_SK(REPR_FOURIER_FEATURES), 0.5, 16);
+        if (pf_off_field_num(a, PF_SK_ARCH_DEPTH) > 8) scale_int(a, PF_SK(ARCH_DEPTH), 0.75, 2);
         return 1;
     }
     if (strstr(r, "training points")) {
-        json_t *s = pf_off_sec(spec, "sampling");
-        scale_int(s, "interior", 0.7, 256);
-        scale_int(s, "boundary", 0.7, 64);
-        scale_int(s, "initial", 0.7, 64);
-        json_t *a = json_object_get(s, "adaptive");
-        if (json_object_get(a, "cap")) scale_int(a, "cap", 0.7, 256);
+        json_t *s = pf_off_sec(spec, PF_SK(SAMP));
+        scale_int(s, PF_SK(SAMP_INTERIOR), 0.7, 256);
+        scale_int(s, PF_SK(SAMP_BOUNDARY), 0.7, 64);
+        scale_int(s, PF_SK(SAMP_INITIAL), 0.7, 64);
+        json_t *a = json_object_get(s, PF_SK(SAMP_ADAPTIVE));
+        if (json_object_get(a, PF_SK(SAMP_ADAPTIVE_RAR_D_CAP))) scale_int(a, PF_SK(SAMP_ADAPTIVE_RAR_D_CAP), 0.7, 256);
         return 1;
     }
     if (strstr(r, "cap must be at least")) {
-        json_t *s = pf_off_sec(spec, "sampling");
-        json_object_set_new(json_object_get(s, "adaptive"), "cap", json_integer((long)pf_off_field_num(s, "sampling.interior")));
+        json_t *s = pf_off_sec(spec, PF_SK(SAMP));
+        json_object_set_new(json_object_get(s, PF_SK(SAMP_ADAPTIVE)), PF_SK(SAMP_ADAPTIVE_RAR_D_CAP),
+                            json_integer((long)pf_off_field_num(s, PF_SK_SAMP_INTERIOR)));
         return 1;
     }
     if (strstr(r, "fourier_scales") || strstr(r, "fourier_ratio")) {
-        json_t *f = pf_off_obj(pf_off_sec(spec, "representation"), "fourier");
-        json_object_set_new(f, "scales", json_integer(1));
+        json_t *f = pf_off_obj(pf_off_sec(spec, PF_SK(REPR)), PF_SK(REPR_FOURIER));
+        json_object_set_new(f, PF_SK(REPR_FOURIER_SCALES), json_integer(1));
         return 1;
     }
     if (strstr(r, "schedule is invalid")) {
         size_t i;
         json_t *st;
-        json_array_foreach(stages_of(spec), i, st) if (json_object_get(st, "schedule"))
-            json_object_set_new(st, "schedule", json_pack("{s:s}", "kind", pf_spec_default_name("optimization.stages.adam.schedule.kind")));
+        json_array_foreach(stages_of(spec), i, st) if (json_object_get(st, PF_SK(STAGE_ADAM_SCHED)))
+            json_object_set_new(st, PF_SK(STAGE_ADAM_SCHED),
+                                json_pack("{s:s}", PF_SK(STAGE_ADAM_SCHED_KIND),
+                                          pf_spec_default_name(PF_SK_PATH(STAGE_ADAM_SCHED_KIND))));
         return 1;
     }
     (void)o;

@@ -88,11 +88,10 @@ json_t *pf_off_sec(json_t *spec, const char *name);      /* the section, created
 json_t *pf_off_obj(json_t *parent, const char *key);     /* a sub-object, created if absent */
 double pf_off_num(const json_t *obj, const char *key, double dflt);
 const char *pf_off_str(const json_t *obj, const char *key, const char *dflt);
-/* The spec field at `path` (spec.h: "architecture.width") from `obj`, the
- * object holding it (its last key), or the table's default
- * (pf_spec_default_num/name). */
-double pf_off_field_num(const json_t *obj, const char *path);
-const char *pf_off_field_str(const json_t *obj, const char *path);
+/* The spec field k (spec.h: PF_SK_ARCH_WIDTH) from `obj`, the object
+ * holding it (its key), or the table's default (pf_spec_default_num/name). */
+double pf_off_field_num(const json_t *obj, pf_spec_key k);
+const char *pf_off_field_str(const json_t *obj, pf_spec_key k);
 /* Total steps of a spec's stages; the learning rate of its first stage. */
 long pf_off_steps(const json_t *spec);
 double pf_off_first_lr(const json_t *spec);

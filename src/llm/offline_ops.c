@@ -17,6 +17,7 @@
 
 #include "llm/offline.h"
 #include "llm/offline_impl.h"
+#include "nn/model.h"
 
 #define NUM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -30,16 +31,16 @@ static long pickl(pf_off *o, const long *v, int n) { return v[pf_off_pick(o, n)]
 #define PICKD(o, ...) pickd((o), (const double[]){__VA_ARGS__}, NUM(((const double[]){__VA_ARGS__})))
 #define PICKL(o, ...) pickl((o), (const long[]){__VA_ARGS__}, NUM(((const long[]){__VA_ARGS__})))
 
-static json_t *REPR(json_t *s) { return pf_off_sec(s, "representation"); }
-static json_t *ARCH(json_t *s) { return pf_off_sec(s, "architecture"); }
-static json_t *SAMP(json_t *s) { return pf_off_sec(s, "sampling"); }
-static json_t *LOSS(json_t *s) { return pf_off_sec(s, "loss"); }
+static json_t *REPR(json_t *s) { return pf_off_sec(s, PF_SK(REPR)); }
+static json_t *ARCH(json_t *s) { return pf_off_sec(s, PF_SK(ARCH)); }
+static json_t *SAMP(json_t *s) { return pf_off_sec(s, PF_SK(SAMP)); }
+static json_t *LOSS(json_t *s) { return pf_off_sec(s, PF_SK(LOSS)); }
 static json_t *STAGES(json_t *s)
 {
-    json_t *o = pf_off_sec(s, "optimization"), *a = json_object_get(o, "stages");
+    json_t *o = pf_off_sec(s, PF_SK(OPT)), *a = json_object_get(o, PF_SK(OPT_STAGES));
     if (!json_is_array(a)) {
         a = json_array();
-        json_object_set_new(o, "stages", a);
+        json_object_set_new(o, PF_SK(OPT_STAGES), a);
     }
     return a;
 }
@@ -48,22 +49,28 @@ static long budget(const pf_off *o) { return o->budget->steps[o->fid]; }
 
 static int is_adam(const json_t *st)
 {
-    const char *k = pf_off_str(st, "optimizer", "adam");
+    const char *k = pf_off_str(st, PF_SK(STAGE_OPTIMIZER), "adam");
     return !strcmp(k, "adam") || !strcmp(k, "adamw");
 }
 
 /* A stage of gradient steps with a schedule: every optimizer but lbfgs
  * (adam, adamw, sgd, multiadam). */
-static int is_gradient(const json_t *st) { return strcmp(pf_off_str(st, "optimizer", "adam"), "lbfgs") != 0; }
+static int is_gradient(const json_t *st)
+{
+    return strcmp(pf_off_str(st, PF_SK(STAGE_OPTIMIZER), "adam"), "lbfgs") != 0;
+}
 
 /* A stage with a grad_clip key: adam, adamw, sgd (not multiadam, not lbfgs). */
-static int has_clip(const json_t *st) { return is_adam(st) || !strcmp(pf_off_str(st, "optimizer", ""), "sgd"); }
+static int has_clip(const json_t *st)
+{
+    return is_adam(st) || !strcmp(pf_off_str(st, PF_SK(STAGE_OPTIMIZER), ""), "sgd");
+}
 
 /* Points other than the interior, for the point limit. */
 static long other_points(json_t *spec)
 {
     json_t *s = SAMP(spec);
-    return (long)pf_off_num(s, "boundary", 0) + (long)pf_off_num(s, "initial", 0);
+    return (long)pf_off_num(s, PF_SK(SAMP_BOUNDARY), 0) + (long)pf_off_num(s, PF_SK(SAMP_INITIAL), 0);
 }
 
 /* ------------------------------------------------------ applicability */
@@ -104,8 +111,8 @@ static int has_soft_constraint(const pf_off *o, const json_t *s)
 
 static int op_normalize(pf_off *o, json_t *spec)
 {
-    if (json_is_true(json_object_get(REPR(spec), "normalize"))) return 0;
-    set_bool(REPR(spec), "normalize", 1);
+    if (json_is_true(json_object_get(REPR(spec), PF_SK(REPR_NORMALIZE)))) return 0;
+    set_bool(REPR(spec), PF_SK(REPR_NORMALIZE), 1);
     pf_off_note(o, "Inputs normalized to [-1, 1] so that every coordinate of the %s domain enters the first layer at a comparable scale.",
                 o->pde->name);
     return 1;
@@ -113,15 +120,15 @@ static int op_normalize(pf_off *o, json_t *spec)
 
 static int op_fourier(pf_off *o, json_t *spec)
 {
-    json_t *f = pf_off_obj(REPR(spec), "fourier");
-    if (pf_off_field_num(f, "representation.fourier.features") > 0) return 0;
+    json_t *f = pf_off_obj(REPR(spec), PF_SK(REPR_FOURIER));
+    if (pf_off_field_num(f, PF_SK_REPR_FOURIER_FEATURES) > 0) return 0;
     long m = PICKL(o, 32, 64, 128);
     double sigma = pf_off_has_tag(o, PF_TAG_MULTISCALE) ? PICKD(o, 2.0, 5.0, 10.0) : PICKD(o, 1.0, 2.0, 3.0);
-    set_int(f, "features", m);
-    set_real(f, "sigma", sigma);
-    set_int(f, "scales", 1);
+    set_int(f, PF_SK(REPR_FOURIER_FEATURES), m);
+    set_real(f, PF_SK(REPR_FOURIER_SIGMA), sigma);
+    set_int(f, PF_SK(REPR_FOURIER_SCALES), 1);
     int tr = pf_off_chance(o, 0.25);
-    set_bool(f, "trainable", tr);
+    set_bool(f, PF_SK(REPR_FOURIER_TRAINABLE), tr);
     pf_off_note(o, "Random Fourier features (m = %ld, sigma = %g%s) to counter the spectral bias of a plain MLP.", m, sigma,
                 tr ? ", trainable" : "");
     return 1;
@@ -129,14 +136,14 @@ static int op_fourier(pf_off *o, json_t *spec)
 
 static int op_multiscale(pf_off *o, json_t *spec)
 {
-    json_t *f = pf_off_obj(REPR(spec), "fourier");
-    if (pf_off_field_num(f, "representation.fourier.scales") > 1) return 0;
+    json_t *f = pf_off_obj(REPR(spec), PF_SK(REPR_FOURIER));
+    if (pf_off_field_num(f, PF_SK_REPR_FOURIER_SCALES) > 1) return 0;
     long m = PICKL(o, 64, 128), sc = PICKL(o, 2, 3);
     double ratio = PICKD(o, 5.0, 10.0);
-    set_int(f, "features", m);
-    set_real(f, "sigma", 1.0);
-    set_int(f, "scales", sc);
-    set_real(f, "ratio", ratio);
+    set_int(f, PF_SK(REPR_FOURIER_FEATURES), m);
+    set_real(f, PF_SK(REPR_FOURIER_SIGMA), 1.0);
+    set_int(f, PF_SK(REPR_FOURIER_SCALES), sc);
+    set_real(f, PF_SK(REPR_FOURIER_RATIO), ratio);
     pf_off_note(o, "Multiscale Fourier features (%ld features in %ld scales, ratio %g) so that both the coarse and the fine scales are representable.",
                 m, sc, ratio);
     return 1;
@@ -144,8 +151,8 @@ static int op_multiscale(pf_off *o, json_t *spec)
 
 static int op_periodic(pf_off *o, json_t *spec)
 {
-    json_t *p = pf_off_obj(REPR(spec), "periodic");
-    if (json_array_size(json_object_get(p, "inputs")) > 0) return 0;
+    json_t *p = pf_off_obj(REPR(spec), PF_SK(REPR_PERIODIC));
+    if (json_array_size(json_object_get(p, PF_SK(REPR_PERIODIC_INPUTS))) > 0) return 0;
     json_t *in = json_array();
     char list[128] = "";
     for (int i = 0; i < o->pde->d_in; i++)
@@ -154,8 +161,8 @@ static int op_periodic(pf_off *o, json_t *spec)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", *list ? ", " : "", o->pde->inputs[i]);
         }
     long h = PICKL(o, 1, 2, 3, 4);
-    json_object_set_new(p, "inputs", in);
-    set_int(p, "harmonics", h);
+    json_object_set_new(p, PF_SK(REPR_PERIODIC_INPUTS), in);
+    set_int(p, PF_SK(REPR_PERIODIC_HARMONICS), h);
     pf_off_note(o, "Exact periodic embedding on %s (%ld harmonics): periodicity holds by construction instead of as a penalty.", list, h);
     return 1;
 }
@@ -164,8 +171,8 @@ static int op_periodic(pf_off *o, json_t *spec)
 
 static int op_act_sin(pf_off *o, json_t *spec)
 {
-    if (!strcmp(pf_off_field_str(ARCH(spec), "architecture.activation"), "sin")) return 0;
-    set_str(ARCH(spec), "activation", "sin");
+    if (!strcmp(pf_off_field_str(ARCH(spec), PF_SK_ARCH_ACTIVATION), "sin")) return 0;
+    set_str(ARCH(spec), PF_SK(ARCH_ACTIVATION), "sin");
     pf_off_note(o, "sin activations, which suit oscillatory solutions and pair well with Fourier-type inputs.");
     return 1;
 }
@@ -174,35 +181,44 @@ static int op_act_smooth(pf_off *o, json_t *spec)
 {
     static const char *const acts[] = {"silu", "gelu", "softplus"};
     char cur[32];
-    snprintf(cur, sizeof cur, "%s", pf_off_field_str(ARCH(spec), "architecture.activation"));
+    snprintf(cur, sizeof cur, "%s", pf_off_field_str(ARCH(spec), PF_SK_ARCH_ACTIVATION));
     int k = pf_off_pick(o, 3);
     if (!strcmp(cur, acts[k])) k = (k + 1 + pf_off_pick(o, 2)) % 3;
     const char *a = acts[k];
-    set_str(ARCH(spec), "activation", a);
+    set_str(ARCH(spec), PF_SK(ARCH_ACTIVATION), a);
     pf_off_note(o, "%s activations instead of %s: smooth, non-saturating, a less common choice worth testing.", a, cur);
+    return 1;
+}
+
+/* The architecture section's type (nn/archs.def); NULL when it names none. */
+static const pf_arch_def *arch_of(const json_t *a) { return pf_arch_named(pf_off_field_str(a, PF_SK_ARCH_TYPE)); }
+
+/* Switch the network to `arch`, depth one of `depths` (three) and width 64,
+ * 100 or 128; 0 when it is that architecture already. */
+static int set_arch(pf_off *o, json_t *a, pf_arch arch, const long *depths, long *d, long *w)
+{
+    const pf_arch_def *def = pf_arch_def_of(arch);
+    if (arch_of(a) == def) return 0;
+    *d = pickl(o, depths, 3);
+    *w = PICKL(o, 64, 100, 128);
+    set_str(a, PF_SK(ARCH_TYPE), def->name);
+    set_int(a, PF_SK(ARCH_DEPTH), *d);
+    set_int(a, PF_SK(ARCH_WIDTH), *w);
     return 1;
 }
 
 static int op_modified_mlp(pf_off *o, json_t *spec)
 {
-    json_t *a = ARCH(spec);
-    if (!strcmp(pf_off_field_str(a, "architecture.type"), "modified_mlp")) return 0;
-    long d = PICKL(o, 4, 5, 6), w = PICKL(o, 64, 100, 128);
-    set_str(a, "type", "modified_mlp");
-    set_int(a, "depth", d);
-    set_int(a, "width", w);
+    long d, w;
+    if (!set_arch(o, ARCH(spec), PF_ARCH_MODIFIED_MLP, (const long[]){4, 5, 6}, &d, &w)) return 0;
     pf_off_note(o, "modified_mlp (%ld x %ld): its gating encoders improve gradient flow across the loss terms.", d, w);
     return 1;
 }
 
 static int op_resnet(pf_off *o, json_t *spec)
 {
-    json_t *a = ARCH(spec);
-    if (!strcmp(pf_off_field_str(a, "architecture.type"), "resnet")) return 0;
-    long d = PICKL(o, 2, 3, 4), w = PICKL(o, 64, 100, 128);
-    set_str(a, "type", "resnet");
-    set_int(a, "depth", d);
-    set_int(a, "width", w);
+    long d, w;
+    if (!set_arch(o, ARCH(spec), PF_ARCH_RESNET, (const long[]){2, 3, 4}, &d, &w)) return 0;
     pf_off_note(o, "resnet with %ld residual blocks of width %ld: deeper effective networks that still train stably.", d, w);
     return 1;
 }
@@ -210,10 +226,10 @@ static int op_resnet(pf_off *o, json_t *spec)
 static int op_wider(pf_off *o, json_t *spec)
 {
     json_t *a = ARCH(spec);
-    long w = (long)pf_off_field_num(a, "architecture.width"), nw = (long)(w * PICKD(o, 1.5, 2.0));
+    long w = (long)pf_off_field_num(a, PF_SK_ARCH_WIDTH), nw = (long)(w * PICKD(o, 1.5, 2.0));
     if (nw > 512) nw = 512;
     if (nw <= w) return 0;
-    set_int(a, "width", nw);
+    set_int(a, PF_SK(ARCH_WIDTH), nw);
     pf_off_note(o, "Width %ld -> %ld for more capacity (well inside the 2M-parameter limit).", w, nw);
     return 1;
 }
@@ -221,11 +237,13 @@ static int op_wider(pf_off *o, json_t *spec)
 static int op_deeper(pf_off *o, json_t *spec)
 {
     json_t *a = ARCH(spec);
-    long cap = !strcmp(pf_off_field_str(a, "architecture.type"), "resnet") ? 6 : 10;
-    long d = (long)pf_off_field_num(a, "architecture.depth"), nd = d + PICKL(o, 1, 2);
+    const pf_arch_def *def = arch_of(a);
+    if (!def) return 0;
+    long cap = def->deeper_cap;
+    long d = (long)pf_off_field_num(a, PF_SK_ARCH_DEPTH), nd = d + PICKL(o, 1, 2);
     if (nd > cap) nd = cap;
     if (nd <= d) return 0;
-    set_int(a, "depth", nd);
+    set_int(a, PF_SK(ARCH_DEPTH), nd);
     pf_off_note(o, "Depth %ld -> %ld for a richer composition of features.", d, nd);
     return 1;
 }
@@ -233,11 +251,11 @@ static int op_deeper(pf_off *o, json_t *spec)
 static int op_rwf(pf_off *o, json_t *spec)
 {
     json_t *a = ARCH(spec);
-    if (json_is_true(json_object_get(a, "rwf"))) return 0;
-    set_bool(a, "rwf", 1);
-    set_str(a, "init", "glorot_normal");
-    set_real(a, "rwf_mean", PICKD(o, 0.5, 1.0));
-    set_real(a, "rwf_sigma", 0.1);
+    if (json_is_true(json_object_get(a, PF_SK(ARCH_RWF)))) return 0;
+    set_bool(a, PF_SK(ARCH_RWF), 1);
+    set_str(a, PF_SK(ARCH_INIT), "glorot_normal");
+    set_real(a, PF_SK(ARCH_RWF_MEAN), PICKD(o, 0.5, 1.0));
+    set_real(a, PF_SK(ARCH_RWF_SIGMA), 0.1);
     pf_off_note(o, "Random weight factorization, which speeds up the fitting of high-frequency components.");
     return 1;
 }
@@ -247,10 +265,10 @@ static int op_rwf(pf_off *o, json_t *spec)
 static int set_adaptive(pf_off *o, json_t *spec, const char *kind)
 {
     json_t *a = ARCH(spec);
-    if (strcmp(pf_off_field_str(a, "architecture.adaptive"), "none")) return 0;
+    if (strcmp(pf_off_field_str(a, PF_SK_ARCH_ADAPTIVE), "none")) return 0;
     double n = PICKD(o, 5.0, 10.0);
-    set_str(a, "adaptive", kind);
-    set_real(a, "adapt_factor", n);
+    set_str(a, PF_SK(ARCH_ADAPTIVE), kind);
+    set_real(a, PF_SK(ARCH_ADAPT_FACTOR), n);
     if (!strcmp(kind, "global"))
         pf_off_note(o, "A global adaptive activation slope (n = %g): one trainable parameter that rescales every hidden "
                     "layer's pre-activations, a cheap way to speed up early convergence.", n);
@@ -278,15 +296,15 @@ static int max_order(const pf_pde *p)
 static int op_relu_he(pf_off *o, json_t *spec)
 {
     json_t *a = ARCH(spec);
-    if (json_is_true(json_object_get(a, "rwf"))) return 0;
+    if (json_is_true(json_object_get(a, PF_SK(ARCH_RWF)))) return 0;
     static const char *const acts[] = {"elu", "selu", "relu"};
     int n = max_order(o->pde) <= 1 ? 3 : 2;
     const char *act = acts[pf_off_pick(o, n)];
-    if (!strcmp(pf_off_field_str(a, "architecture.activation"), act) &&
-        !strcmp(pf_off_field_str(a, "architecture.init"), "he_normal"))
+    if (!strcmp(pf_off_field_str(a, PF_SK_ARCH_ACTIVATION), act) &&
+        !strcmp(pf_off_field_str(a, PF_SK_ARCH_INIT), "he_normal"))
         return 0;
-    set_str(a, "activation", act);
-    set_str(a, "init", "he_normal");
+    set_str(a, PF_SK(ARCH_ACTIVATION), act);
+    set_str(a, PF_SK(ARCH_INIT), "he_normal");
     pf_off_note(o, "%s activations with He (Kaiming) normal initialization N(0, 2/fan_in): non-saturating units whose "
                 "signal keeps its scale through the layers%s.",
                 act, n == 3 ? "" : " (not relu: its second derivative vanishes, and this PDE needs one)");
@@ -308,12 +326,14 @@ static long every_steps(const pf_off *o, long low)
 static int op_rad(pf_off *o, json_t *spec)
 {
     json_t *s = SAMP(spec);
-    if (!strcmp(pf_off_field_str(json_object_get(s, "adaptive"), "sampling.adaptive.method"), "rad")) return 0;
+    if (!strcmp(pf_off_field_str(json_object_get(s, PF_SK(SAMP_ADAPTIVE)), PF_SK_SAMP_ADAPTIVE_METHOD), "rad"))
+        return 0;
     double k = PICKD(o, 1.0, 2.0), c = PICKD(o, 0.5, 1.0);
     long every = every_steps(o, PICKL(o, 50, 100, 200));
-    json_object_set_new(s, "adaptive", json_pack("{s:s,s:f,s:f,s:I}", "method", "rad", "k", k, "c", c, "every",
-                                                  (json_int_t)every));
-    set_int(s, "resample_every", 0);
+    json_object_set_new(s, PF_SK(SAMP_ADAPTIVE),
+                        json_pack("{s:s,s:f,s:f,s:I}", PF_SK(SAMP_ADAPTIVE_METHOD), "rad", PF_SK(SAMP_ADAPTIVE_RAD_K),
+                                  k, PF_SK(SAMP_ADAPTIVE_RAD_C), c, PF_SK(SAMP_ADAPTIVE_RAD_EVERY), (json_int_t)every));
+    set_int(s, PF_SK(SAMP_RESAMPLE_EVERY), 0);
     pf_off_note(o, "RAD adaptive sampling (k = %g, c = %g, every %ld steps) to put collocation points where the residual is large.", k,
                 c, every);
     return 1;
@@ -322,16 +342,19 @@ static int op_rad(pf_off *o, json_t *spec)
 static int op_rar_d(pf_off *o, json_t *spec)
 {
     json_t *s = SAMP(spec);
-    if (!strcmp(pf_off_field_str(json_object_get(s, "adaptive"), "sampling.adaptive.method"), "rar_d")) return 0;
-    long in = (long)pf_off_field_num(s, "sampling.interior"), add = PICKL(o, 100, 200, 500);
+    if (!strcmp(pf_off_field_str(json_object_get(s, PF_SK(SAMP_ADAPTIVE)), PF_SK_SAMP_ADAPTIVE_METHOD), "rar_d"))
+        return 0;
+    long in = (long)pf_off_field_num(s, PF_SK_SAMP_INTERIOR), add = PICKL(o, 100, 200, 500);
     long every = every_steps(o, PICKL(o, 100, 200));
     long cap = in + add * (budget(o) / every);
     long room = o->budget->max_points - other_points(spec);
     if (cap > room) cap = room;
     if (cap < in) cap = in;
-    json_object_set_new(s, "adaptive", json_pack("{s:s,s:f,s:f,s:I,s:I,s:I}", "method", "rar_d", "k", 2.0, "c", 0.0,
-                                                  "every", (json_int_t)every, "add", (json_int_t)add, "cap",
-                                                  (json_int_t)cap));
+    json_object_set_new(s, PF_SK(SAMP_ADAPTIVE),
+                        json_pack("{s:s,s:f,s:f,s:I,s:I,s:I}", PF_SK(SAMP_ADAPTIVE_METHOD), "rar_d",
+                                  PF_SK(SAMP_ADAPTIVE_RAR_D_K), 2.0, PF_SK(SAMP_ADAPTIVE_RAR_D_C), 0.0,
+                                  PF_SK(SAMP_ADAPTIVE_RAR_D_EVERY), (json_int_t)every, PF_SK(SAMP_ADAPTIVE_RAR_D_ADD),
+                                  (json_int_t)add, PF_SK(SAMP_ADAPTIVE_RAR_D_CAP), (json_int_t)cap));
     pf_off_note(o, "RAR-D refinement (add %ld points every %ld steps, up to %ld) to resolve steep, localized features.", add, every,
                 cap);
     return 1;
@@ -340,8 +363,8 @@ static int op_rar_d(pf_off *o, json_t *spec)
 static int set_method(pf_off *o, json_t *spec, const char *m)
 {
     json_t *s = SAMP(spec);
-    if (!strcmp(pf_off_field_str(s, "sampling.method"), m)) return 0;
-    set_str(s, "method", m);
+    if (!strcmp(pf_off_field_str(s, PF_SK_SAMP_METHOD), m)) return 0;
+    set_str(s, PF_SK(SAMP_METHOD), m);
     pf_off_note(o, "%s collocation points: lower-discrepancy coverage than uniform random draws.", m);
     return 1;
 }
@@ -352,32 +375,33 @@ static int op_hammersley(pf_off *o, json_t *spec) { return set_method(o, spec, "
 static int op_resample(pf_off *o, json_t *spec)
 {
     json_t *s = SAMP(spec);
-    if (pf_off_field_num(s, "sampling.resample_every") > 0 ||
-        !strcmp(pf_off_field_str(json_object_get(s, "adaptive"), "sampling.adaptive.method"), "rad"))
+    if (pf_off_field_num(s, PF_SK_SAMP_RESAMPLE_EVERY) > 0 ||
+        !strcmp(pf_off_field_str(json_object_get(s, PF_SK(SAMP_ADAPTIVE)), PF_SK_SAMP_ADAPTIVE_METHOD), "rad"))
         return 0;
     long e = every_steps(o, PICKL(o, 100, 250));
-    set_int(s, "resample_every", e);
+    set_int(s, PF_SK(SAMP_RESAMPLE_EVERY), e);
     pf_off_note(o, "Points redrawn every %ld steps, so the residual is controlled everywhere rather than on one fixed set.", e);
     return 1;
 }
 
-static int grow(pf_off *o, json_t *spec, const char *key, long max, const char *why)
+static int grow(pf_off *o, json_t *spec, pf_spec_key k, long max, const char *why)
 {
     json_t *s = SAMP(spec);
+    const char *key = pf_spec_key_name(k);
     long v = (long)pf_off_num(s, key, 0), nv = (long)(v * PICKD(o, 1.5, 2.0));
-    long in = (long)pf_off_num(s, "interior", 0);
-    long total = in + (long)pf_off_num(s, "boundary", 0) + (long)pf_off_num(s, "initial", 0);
-    if (!strcmp(pf_off_field_str(json_object_get(s, "adaptive"), "sampling.adaptive.method"), "rar_d"))
-        total += (long)pf_off_num(json_object_get(s, "adaptive"), "cap", in) - in;
+    long in = (long)pf_off_num(s, PF_SK(SAMP_INTERIOR), 0);
+    long total = in + (long)pf_off_num(s, PF_SK(SAMP_BOUNDARY), 0) + (long)pf_off_num(s, PF_SK(SAMP_INITIAL), 0);
+    if (!strcmp(pf_off_field_str(json_object_get(s, PF_SK(SAMP_ADAPTIVE)), PF_SK_SAMP_ADAPTIVE_METHOD), "rar_d"))
+        total += (long)pf_off_num(json_object_get(s, PF_SK(SAMP_ADAPTIVE)), PF_SK(SAMP_ADAPTIVE_RAR_D_CAP), in) - in;
     if (nv > max) nv = max;
     if (nv > v + (o->budget->max_points - total)) nv = v + (o->budget->max_points - total);
     if (v <= 0 || nv <= v) return 0;
     set_int(s, key, nv);
-    json_t *a = json_object_get(s, "adaptive");
-    if (!strcmp(key, "interior") && !strcmp(pf_off_field_str(a, "sampling.adaptive.method"), "rar_d")) {
+    json_t *a = json_object_get(s, PF_SK(SAMP_ADAPTIVE));
+    if (k == PF_SK_SAMP_INTERIOR && !strcmp(pf_off_field_str(a, PF_SK_SAMP_ADAPTIVE_METHOD), "rar_d")) {
         /* keep RAR-D's headroom: the cap moves with the interior set */
-        long cap = (long)pf_off_num(a, "cap", nv) + (nv - v);
-        set_int(a, "cap", cap);
+        long cap = (long)pf_off_num(a, PF_SK(SAMP_ADAPTIVE_RAR_D_CAP), nv) + (nv - v);
+        set_int(a, PF_SK(SAMP_ADAPTIVE_RAR_D_CAP), cap);
         pf_off_note(o, "%s points %ld -> %ld %s (RAR-D cap moved to %ld).", key, v, nv, why, cap);
         return 1;
     }
@@ -386,15 +410,15 @@ static int grow(pf_off *o, json_t *spec, const char *key, long max, const char *
 }
 static int op_more_interior(pf_off *o, json_t *spec)
 {
-    return grow(o, spec, "interior", 32768, "for a denser residual sampling");
+    return grow(o, spec, PF_SK_SAMP_INTERIOR, 32768, "for a denser residual sampling");
 }
 static int op_more_boundary(pf_off *o, json_t *spec)
 {
-    return grow(o, spec, "boundary", 8192, "so that the boundary conditions are enforced on a finer sample");
+    return grow(o, spec, PF_SK_SAMP_BOUNDARY, 8192, "so that the boundary conditions are enforced on a finer sample");
 }
 static int op_more_initial(pf_off *o, json_t *spec)
 {
-    return grow(o, spec, "initial", 8192, "to pin the initial condition down");
+    return grow(o, spec, PF_SK_SAMP_INITIAL, 8192, "to pin the initial condition down");
 }
 
 /* ------------------------------------------------------ constraints */
@@ -415,7 +439,9 @@ static int op_hard(pf_off *o, json_t *spec)
 {
     if (!has_hard(o, spec)) return 0;
     int h = pf_off_best_transform(o->pde, NULL); /* has_hard: nhard > 0, so h >= 0 */
-    json_object_set_new(spec, "constraints", json_pack("{s:s,s:s}", "mode", "hard", "transform", o->pde->hard[h].name));
+    json_object_set_new(
+        spec, PF_SK(CONS),
+        json_pack("{s:s,s:s}", PF_SK(CONS_MODE), "hard", PF_SK(CONS_HARD_TRANSFORM), o->pde->hard[h].name));
     pf_off_fit_weights(spec, o->pde);
     pf_off_note(o, "Hard constraints with the '%s' transform, which satisfies %s exactly and removes those terms from the loss.",
                 o->pde->hard[h].name, o->pde->hard[h].satisfies);
@@ -427,10 +453,12 @@ static int op_hard(pf_off *o, json_t *spec)
 static int op_causal(pf_off *o, json_t *spec)
 {
     json_t *l = LOSS(spec);
-    if (json_is_true(json_object_get(json_object_get(l, "causal"), "enabled"))) return 0;
+    if (json_is_true(json_object_get(json_object_get(l, PF_SK(LOSS_CAUSAL)), PF_SK(LOSS_CAUSAL_ENABLED)))) return 0;
     double eps = PICKD(o, 0.5, 1.0, 5.0);
     long ch = PICKL(o, 16, 32);
-    json_object_set_new(l, "causal", json_pack("{s:b,s:f,s:I}", "enabled", 1, "epsilon", eps, "chunks", (json_int_t)ch));
+    json_object_set_new(l, PF_SK(LOSS_CAUSAL),
+                        json_pack("{s:b,s:f,s:I}", PF_SK(LOSS_CAUSAL_ENABLED), 1, PF_SK(LOSS_CAUSAL_EPSILON), eps,
+                                  PF_SK(LOSS_CAUSAL_CHUNKS), (json_int_t)ch));
     pf_off_note(o, "Causal weighting (epsilon = %g, %ld time chunks) so that later times are trained only once earlier ones are resolved.",
                 eps, ch);
     return 1;
@@ -441,21 +469,23 @@ static int op_raise_constraints(pf_off *o, json_t *spec)
     const char *n[PF_PDE_MAX_CONSTRAINTS + 1];
     int k = pf_off_active_terms(spec, o->pde, n, PF_PDE_MAX_CONSTRAINTS + 1);
     if (k < 2) return 0;
-    json_t *w = pf_off_obj(LOSS(spec), "weights");
+    json_t *w = pf_off_obj(LOSS(spec), PF_SK(LOSS_WEIGHTS));
     double f = PICKD(o, 5.0, 10.0);
-    for (int i = 1; i < k; i++) set_real(w, n[i], fmin(1e6, pf_off_num(w, n[i], pf_spec_default_num("loss.weights")) * f));
+    for (int i = 1; i < k; i++)
+        set_real(w, n[i], fmin(1e6, pf_off_num(w, n[i], pf_spec_default_num(PF_SK_PATH(LOSS_WEIGHTS))) * f));
     pf_off_note(o, "Constraint weights x%g relative to the residual: initial and boundary data anchor the solution.", f);
     return 1;
 }
 
 static int op_obs_weight(pf_off *o, json_t *spec)
 {
-    json_t *w = pf_off_obj(LOSS(spec), "weights");
+    json_t *w = pf_off_obj(LOSS(spec), PF_SK(LOSS_WEIGHTS));
     double f = PICKD(o, 10.0, 100.0);
     int any = 0;
     for (int i = 0; i < o->pde->ncon; i++)
         if (o->pde->con[i].kind == PF_CON_POINTS && o->pde->con[i].observe && json_object_get(w, o->pde->con[i].name)) {
-            set_real(w, o->pde->con[i].name, fmin(1e6, pf_off_num(w, o->pde->con[i].name, pf_spec_default_num("loss.weights")) * f));
+            set_real(w, o->pde->con[i].name,
+                     fmin(1e6, pf_off_num(w, o->pde->con[i].name, pf_spec_default_num(PF_SK_PATH(LOSS_WEIGHTS))) * f));
             any = 1;
         }
     if (any) pf_off_note(o, "Observation terms weighted x%g: in this inverse problem the data identify the unknown field.", f);
@@ -465,33 +495,36 @@ static int op_obs_weight(pf_off *o, json_t *spec)
 static int set_weighting(pf_off *o, json_t *spec, json_t *w, const char *why)
 {
     json_t *l = LOSS(spec);
-    const char *m = json_string_value(json_object_get(w, "method"));
-    if (!strcmp(pf_off_field_str(json_object_get(l, "weighting"), "loss.weighting.method"), m)) {
+    const char *m = json_string_value(json_object_get(w, PF_SK(LOSS_WEIGHTING_METHOD)));
+    if (!strcmp(pf_off_field_str(json_object_get(l, PF_SK(LOSS_WEIGHTING)), PF_SK_LOSS_WEIGHTING_METHOD), m)) {
         json_decref(w);
         return 0;
     }
-    json_object_set_new(l, "weighting", w);
+    json_object_set_new(l, PF_SK(LOSS_WEIGHTING), w);
     pf_off_note(o, "%s loss weighting %s.", m, why);
     return 1;
 }
 static int op_lr_annealing(pf_off *o, json_t *spec)
 {
     return set_weighting(o, spec,
-                         json_pack("{s:s,s:f,s:I}", "method", "lr_annealing", "alpha", 0.9, "every",
-                                   (json_int_t)PICKL(o, 10, 50)),
+                         json_pack("{s:s,s:f,s:I}", PF_SK(LOSS_WEIGHTING_METHOD), "lr_annealing",
+                                   PF_SK(LOSS_WEIGHTING_LR_ANNEALING_ALPHA), 0.9,
+                                   PF_SK(LOSS_WEIGHTING_LR_ANNEALING_EVERY), (json_int_t)PICKL(o, 10, 50)),
                          "to balance the gradients of the residual and the constraint terms");
 }
 static int op_self_adaptive(pf_off *o, json_t *spec)
 {
-    return set_weighting(o, spec, json_pack("{s:s,s:f}", "method", "self_adaptive", "lr", PICKD(o, 0.001, 0.005, 0.01)),
+    return set_weighting(o, spec,
+                         json_pack("{s:s,s:f}", PF_SK(LOSS_WEIGHTING_METHOD), "self_adaptive",
+                                   PF_SK(LOSS_WEIGHTING_SELF_ADAPTIVE_LR), PICKD(o, 0.001, 0.005, 0.01)),
                          "so that hard-to-fit points receive more weight during training");
 }
 
 static int op_resnorm(pf_off *o, json_t *spec)
 {
     json_t *l = LOSS(spec);
-    if (!strcmp(pf_off_field_str(l, "loss.residual_normalization"), "initial")) return 0;
-    set_str(l, "residual_normalization", "initial");
+    if (!strcmp(pf_off_field_str(l, PF_SK_LOSS_RESIDUAL_NORMALIZATION), "initial")) return 0;
+    set_str(l, PF_SK(LOSS_RESIDUAL_NORMALIZATION), "initial");
     pf_off_note(o, "Every loss term divided by its initial value, so that terms of very different magnitudes start on equal footing.");
     return 1;
 }
@@ -504,9 +537,9 @@ static int op_adamw(pf_off *o, json_t *spec)
     json_t *st;
     int any = 0;
     double wd = PICKD(o, 1e-5, 1e-4, 1e-3);
-    json_array_foreach(STAGES(spec), i, st) if (!strcmp(pf_off_str(st, "optimizer", ""), "adam")) {
-        set_str(st, "optimizer", "adamw");
-        set_real(st, "weight_decay", wd);
+    json_array_foreach(STAGES(spec), i, st) if (!strcmp(pf_off_str(st, PF_SK(STAGE_OPTIMIZER), ""), "adam")) {
+        set_str(st, PF_SK(STAGE_OPTIMIZER), "adamw");
+        set_real(st, PF_SK(STAGE_ADAM_WEIGHT_DECAY), wd);
         any = 1;
     }
     if (any) pf_off_note(o, "AdamW (decoupled weight decay %g) for better-conditioned late training.", wd);
@@ -531,11 +564,11 @@ static int op_multiadam(pf_off *o, json_t *spec)
     size_t i;
     json_t *st;
     int any = 0;
-    json_array_foreach(STAGES(spec), i, st) if (!strcmp(pf_off_str(st, "optimizer", ""), "adam")) {
-        set_str(st, "optimizer", "multiadam");
-        json_object_del(st, "weight_decay");
-        json_object_del(st, "grad_clip");
-        json_object_del(st, "betas");
+    json_array_foreach(STAGES(spec), i, st) if (!strcmp(pf_off_str(st, PF_SK(STAGE_OPTIMIZER), ""), "adam")) {
+        set_str(st, PF_SK(STAGE_OPTIMIZER), "multiadam");
+        json_object_del(st, PF_SK(STAGE_ADAM_WEIGHT_DECAY));
+        json_object_del(st, PF_SK(STAGE_ADAM_GRAD_CLIP));
+        json_object_del(st, PF_SK(STAGE_ADAM_BETAS));
         any = 1;
     }
     if (any)
@@ -549,22 +582,26 @@ static int op_schedule(pf_off *o, json_t *spec)
     json_t *st = first_adam(spec);
     if (!st) return 0;
     char cur[32];
-    snprintf(cur, sizeof cur, "%s", pf_off_field_str(json_object_get(st, "schedule"), "optimization.stages.adam.schedule.kind"));
-    long steps = (long)pf_off_num(st, "steps", 1000);
-    double lr = pf_off_field_num(st, "optimization.stages.adam.lr");
+    snprintf(cur, sizeof cur, "%s",
+             pf_off_field_str(json_object_get(st, PF_SK(STAGE_ADAM_SCHED)), PF_SK_STAGE_ADAM_SCHED_KIND));
+    long steps = (long)pf_off_num(st, PF_SK(STAGE_ADAM_STEPS), 1000);
+    double lr = pf_off_field_num(st, PF_SK_STAGE_ADAM_LR);
     static const char *const kinds[] = {"cosine", "exponential", "step"};
     int k = pf_off_pick(o, 3);
     if (!strcmp(kinds[k], cur)) k = (k + 1) % 3;
     json_t *s;
     if (k == 0)
-        s = json_pack("{s:s,s:f,s:I}", "kind", "cosine", "lr_min", lr / 100, "warmup_steps",
+        s = json_pack("{s:s,s:f,s:I}", PF_SK(STAGE_ADAM_SCHED_KIND), "cosine", PF_SK(STAGE_ADAM_SCHED_COSINE_LR_MIN),
+                      lr / 100, PF_SK(STAGE_ADAM_SCHED_COSINE_WARMUP_STEPS),
                       (json_int_t)(pf_off_chance(o, 0.5) ? steps / 20 : 0));
     else if (k == 1)
-        s = json_pack("{s:s,s:f,s:I}", "kind", "exponential", "gamma", PICKD(o, 0.1, 0.3), "decay_steps",
-                      (json_int_t)(steps > 0 ? steps : 1));
+        s = json_pack("{s:s,s:f,s:I}", PF_SK(STAGE_ADAM_SCHED_KIND), "exponential",
+                      PF_SK(STAGE_ADAM_SCHED_EXPONENTIAL_GAMMA), PICKD(o, 0.1, 0.3),
+                      PF_SK(STAGE_ADAM_SCHED_EXPONENTIAL_DECAY_STEPS), (json_int_t)(steps > 0 ? steps : 1));
     else
-        s = json_pack("{s:s,s:f,s:I}", "kind", "step", "gamma", 0.5, "step_size", (json_int_t)(steps / 4 > 0 ? steps / 4 : 1));
-    json_object_set_new(st, "schedule", s);
+        s = json_pack("{s:s,s:f,s:I}", PF_SK(STAGE_ADAM_SCHED_KIND), "step", PF_SK(STAGE_ADAM_SCHED_STEP_GAMMA), 0.5,
+                      PF_SK(STAGE_ADAM_SCHED_STEP_STEP_SIZE), (json_int_t)(steps / 4 > 0 ? steps / 4 : 1));
+    json_object_set_new(st, PF_SK(STAGE_ADAM_SCHED), s);
     pf_off_note(o, "Learning-rate schedule %s (was %s) so that the late steps refine instead of oscillating.", kinds[k], cur);
     return 1;
 }
@@ -572,11 +609,16 @@ static int op_schedule(pf_off *o, json_t *spec)
 static int op_one_cycle(pf_off *o, json_t *spec)
 {
     json_t *st = first_adam(spec);
-    if (!st || !strcmp(pf_off_field_str(json_object_get(st, "schedule"), "optimization.stages.adam.schedule.kind"), "one_cycle")) return 0;
+    if (!st || !strcmp(pf_off_field_str(json_object_get(st, PF_SK(STAGE_ADAM_SCHED)), PF_SK_STAGE_ADAM_SCHED_KIND),
+                       "one_cycle"))
+        return 0;
     double peak = PICKD(o, 2e-3, 5e-3);
-    set_real(st, "lr", peak);
-    json_object_set_new(st, "schedule", json_pack("{s:s,s:f,s:f,s:f}", "kind", "one_cycle", "pct_start", 0.3, "div_factor",
-                                                  25.0, "final_div_factor", 1e4));
+    set_real(st, PF_SK(STAGE_ADAM_LR), peak);
+    json_object_set_new(st, PF_SK(STAGE_ADAM_SCHED),
+                        json_pack("{s:s,s:f,s:f,s:f}", PF_SK(STAGE_ADAM_SCHED_KIND), "one_cycle",
+                                  PF_SK(STAGE_ADAM_SCHED_ONE_CYCLE_PCT_START), 0.3,
+                                  PF_SK(STAGE_ADAM_SCHED_ONE_CYCLE_DIV_FACTOR), 25.0,
+                                  PF_SK(STAGE_ADAM_SCHED_ONE_CYCLE_FINAL_DIV_FACTOR), 1e4));
     pf_off_note(o, "One-cycle schedule peaking at lr %g: a fast warm-up, then annealing to a small rate.", peak);
     return 1;
 }
@@ -587,8 +629,8 @@ static int op_clip(pf_off *o, json_t *spec)
     json_t *st;
     int any = 0;
     double c = PICKD(o, 1.0, 10.0);
-    json_array_foreach(STAGES(spec), i, st) if (has_clip(st) && pf_off_field_num(st, "optimization.stages.adam.grad_clip") == 0) {
-        set_real(st, "grad_clip", c);
+    json_array_foreach(STAGES(spec), i, st) if (has_clip(st) && pf_off_field_num(st, PF_SK_STAGE_ADAM_GRAD_CLIP) == 0) {
+        set_real(st, PF_SK(STAGE_ADAM_GRAD_CLIP), c);
         any = 1;
     }
     if (any) pf_off_note(o, "Gradient clipping at global norm %g against loss spikes.", c);
@@ -602,11 +644,12 @@ static int op_lower_lr(pf_off *o, json_t *spec)
     int any = 0;
     double f = PICKD(o, 0.3, 0.5), lr0 = pf_off_first_lr(spec);
     json_array_foreach(STAGES(spec), i, st) if (is_gradient(st)) {
-        double lr = pf_off_field_num(st, "optimization.stages.adam.lr") * f;
+        double lr = pf_off_field_num(st, PF_SK_STAGE_ADAM_LR) * f;
         if (lr < 1e-6) continue;
-        set_real(st, "lr", lr);
-        json_t *sc = json_object_get(st, "schedule");
-        if (pf_off_field_num(sc, "optimization.stages.adam.schedule.cosine.lr_min") > lr) set_real(sc, "lr_min", lr / 100);
+        set_real(st, PF_SK(STAGE_ADAM_LR), lr);
+        json_t *sc = json_object_get(st, PF_SK(STAGE_ADAM_SCHED));
+        if (pf_off_field_num(sc, PF_SK_STAGE_ADAM_SCHED_COSINE_LR_MIN) > lr)
+            set_real(sc, PF_SK(STAGE_ADAM_SCHED_COSINE_LR_MIN), lr / 100);
         any = 1;
     }
     if (any) pf_off_note(o, "Learning rate x%g (first stage %g -> %g) for a more stable descent.", f, lr0, lr0 * f);
@@ -622,22 +665,25 @@ static int op_lbfgs_tail(pf_off *o, json_t *spec)
     long tail = (long)llround(frac * (double)budget(o));
     pf_off_fit_budget(spec, budget(o) - tail);
     long hist = PICKL(o, 20, 50);
-    json_array_append_new(STAGES(spec), json_pack("{s:s,s:I,s:f,s:I,s:b}", "optimizer", "lbfgs", "steps", (json_int_t)tail,
-                                                  "lr", 1.0, "history", (json_int_t)hist, "line_search", 1));
+    json_array_append_new(STAGES(spec),
+                          json_pack("{s:s,s:I,s:f,s:I,s:b}", PF_SK(STAGE_OPTIMIZER), "lbfgs", PF_SK(STAGE_LBFGS_STEPS),
+                                    (json_int_t)tail, PF_SK(STAGE_LBFGS_LR), 1.0, PF_SK(STAGE_LBFGS_HISTORY),
+                                    (json_int_t)hist, PF_SK(STAGE_LBFGS_LINE_SEARCH), 1));
     pf_off_note(o, "Adam first, then an L-BFGS tail of %ld steps (history %ld, line search) to polish the minimum.", tail, hist);
     return 1;
 }
 
 /* ------------------------------------------------------ training */
 
-static json_t *TRAIN(json_t *s) { return pf_off_sec(s, "training"); }
+static json_t *TRAIN(json_t *s) { return pf_off_sec(s, PF_SK(TRAIN)); }
 
 static int has_adam(const pf_off *o, const json_t *s)
 {
     (void)o;
     size_t i;
     json_t *st;
-    json_array_foreach(json_object_get(json_object_get(s, "optimization"), "stages"), i, st) if (is_gradient(st)) return 1;
+    json_array_foreach(json_object_get(json_object_get(s, PF_SK(OPT)), PF_SK(OPT_STAGES)), i,
+                       st) if (is_gradient(st)) return 1;
     return 0;
 }
 
@@ -646,20 +692,21 @@ static int has_adam_and_terms(const pf_off *o, const json_t *s)
     size_t i;
     json_t *st;
     int adam = 0;
-    json_array_foreach(json_object_get(json_object_get(s, "optimization"), "stages"), i, st)
-        adam |= !strcmp(pf_off_str(st, "optimizer", "adam"), "adam");
+    json_array_foreach(json_object_get(json_object_get(s, PF_SK(OPT)), PF_SK(OPT_STAGES)), i, st)
+        adam |= !strcmp(pf_off_str(st, PF_SK(STAGE_OPTIMIZER), "adam"), "adam");
     return adam && has_soft_constraint(o, s);
 }
 
 static int op_region(pf_off *o, json_t *spec)
 {
     json_t *t = TRAIN(spec);
-    if (json_is_true(json_object_get(json_object_get(t, "region_optimization"), "enabled"))) return 0;
+    if (json_is_true(json_object_get(json_object_get(t, PF_SK(TRAIN_REGION)), PF_SK(TRAIN_REGION_ENABLED)))) return 0;
     long hist = PICKL(o, 5, 10, 15);
-    double r0 = pf_spec_default_num("training.region_optimization.true.r0");
-    double cap = pf_spec_default_num("training.region_optimization.true.max_radius");
-    json_object_set_new(t, "region_optimization",
-                        json_pack("{s:b,s:f,s:I,s:f}", "enabled", 1, "r0", r0, "history", (json_int_t)hist, "max_radius", cap));
+    double r0 = pf_spec_default_num(PF_SK_PATH(TRAIN_REGION_R0));
+    double cap = pf_spec_default_num(PF_SK_PATH(TRAIN_REGION_MAX_RADIUS));
+    json_object_set_new(t, PF_SK(TRAIN_REGION),
+                        json_pack("{s:b,s:f,s:I,s:f}", PF_SK(TRAIN_REGION_ENABLED), 1, PF_SK(TRAIN_REGION_R0), r0,
+                                  PF_SK(TRAIN_REGION_HISTORY), (json_int_t)hist, PF_SK(TRAIN_REGION_MAX_RADIUS), cap));
     pf_off_note(o, "RoPINN region optimization (r0 = %g, gradient-noise history %ld, radius at most %g): each Adam step trains on interior points moved within a small region, for a residual that holds between the collocation points.",
                 r0, hist, cap);
     return 1;
@@ -862,66 +909,89 @@ int pf_off_apply_some(pf_off *o, json_t *spec, const pf_off_op_id *pool, int n, 
 
 static int starts(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
-/* Set a key back to the table's default; `path` names it (spec.h), its
- * last key is the key in o. */
-static const char *key_of(const char *path) { return strrchr(path, '.') + 1; }
-static void reset_int(json_t *o, const char *path) { set_int(o, key_of(path), (long)pf_spec_default_num(path)); }
-static void reset_real(json_t *o, const char *path) { set_real(o, key_of(path), pf_spec_default_num(path)); }
-static void reset_bool(json_t *o, const char *path) { set_bool(o, key_of(path), pf_spec_default_num(path) != 0); }
-static void reset_str(json_t *o, const char *path) { set_str(o, key_of(path), pf_spec_default_name(path)); }
+/* Set field k (spec.h) of o, the object holding it, back to the table's default. */
+static void reset_int(json_t *o, pf_spec_key k)
+{
+    set_int(o, pf_spec_key_name(k), (long)pf_spec_default_num(pf_spec_paths[k]));
+}
+static void reset_real(json_t *o, pf_spec_key k)
+{
+    set_real(o, pf_spec_key_name(k), pf_spec_default_num(pf_spec_paths[k]));
+}
+static void reset_bool(json_t *o, pf_spec_key k)
+{
+    set_bool(o, pf_spec_key_name(k), pf_spec_default_num(pf_spec_paths[k]) != 0);
+}
+static void reset_str(json_t *o, pf_spec_key k)
+{
+    set_str(o, pf_spec_key_name(k), pf_spec_default_name(pf_spec_paths[k]));
+}
 
 int pf_off_remove_mechanism(pf_off *o, json_t *spec, const char *m)
 {
     json_t *r = REPR(spec), *a = ARCH(spec), *s = SAMP(spec), *l = LOSS(spec);
-    if (!strcmp(m, "normalize")) reset_bool(r, "representation.normalize");
+    if (!strcmp(m, "normalize")) reset_bool(r, PF_SK_REPR_NORMALIZE);
     else if (starts(m, "fourier")) {
-        json_t *f = pf_off_obj(r, "fourier");
-        reset_int(f, "representation.fourier.features"), reset_int(f, "representation.fourier.scales"),
-            reset_bool(f, "representation.fourier.trainable");
-    } else if (!strcmp(m, "periodic")) json_object_set_new(pf_off_obj(r, "periodic"), "inputs", json_array());
-    else if (starts(m, "act:")) reset_str(a, "architecture.activation");
-    else if (starts(m, "arch:")) reset_str(a, "architecture.type");
-    else if (starts(m, "init:")) reset_str(a, "architecture.init");
-    else if (!strcmp(m, "rwf")) reset_bool(a, "architecture.rwf");
-    else if (starts(m, "adaptive_act")) reset_str(a, "architecture.adaptive");
+        json_t *f = pf_off_obj(r, PF_SK(REPR_FOURIER));
+        reset_int(f, PF_SK_REPR_FOURIER_FEATURES), reset_int(f, PF_SK_REPR_FOURIER_SCALES),
+            reset_bool(f, PF_SK_REPR_FOURIER_TRAINABLE);
+    } else if (!strcmp(m, "periodic"))
+        json_object_set_new(pf_off_obj(r, PF_SK(REPR_PERIODIC)), PF_SK(REPR_PERIODIC_INPUTS), json_array());
+    else if (starts(m, "act:")) reset_str(a, PF_SK_ARCH_ACTIVATION);
+    else if (starts(m, "arch:")) reset_str(a, PF_SK_ARCH_TYPE);
+    else if (starts(m, "init:")) reset_str(a, PF_SK_ARCH_INIT);
+    else if (!strcmp(m, "rwf")) reset_bool(a, PF_SK_ARCH_RWF);
+    else if (starts(m, "adaptive_act")) reset_str(a, PF_SK_ARCH_ADAPTIVE);
     else if (!strcmp(m, "rad") || !strcmp(m, "rar_d"))
-        json_object_set_new(s, "adaptive", json_pack("{s:s}", "method", pf_spec_default_name("sampling.adaptive.method")));
-    else if (starts(m, "sampling:")) reset_str(s, "sampling.method");
-    else if (!strcmp(m, "resample")) reset_int(s, "sampling.resample_every");
+        json_object_set_new(
+            s, PF_SK(SAMP_ADAPTIVE),
+            json_pack("{s:s}", PF_SK(SAMP_ADAPTIVE_METHOD), pf_spec_default_name(PF_SK_PATH(SAMP_ADAPTIVE_METHOD))));
+    else if (starts(m, "sampling:")) reset_str(s, PF_SK_SAMP_METHOD);
+    else if (!strcmp(m, "resample")) reset_int(s, PF_SK_SAMP_RESAMPLE_EVERY);
     else if (!strcmp(m, "hard"))
-        json_object_set_new(spec, "constraints", json_pack("{s:s}", "mode", pf_spec_default_name("constraints.mode")));
+        json_object_set_new(spec, PF_SK(CONS),
+                            json_pack("{s:s}", PF_SK(CONS_MODE), pf_spec_default_name(PF_SK_PATH(CONS_MODE))));
     else if (!strcmp(m, "causal"))
-        json_object_set_new(l, "causal", json_pack("{s:b}", "enabled", pf_spec_default_num("loss.causal.enabled") != 0));
+        json_object_set_new(
+            l, PF_SK(LOSS_CAUSAL),
+            json_pack("{s:b}", PF_SK(LOSS_CAUSAL_ENABLED), pf_spec_default_num(PF_SK_PATH(LOSS_CAUSAL_ENABLED)) != 0));
     else if (starts(m, "weight:"))
-        json_object_set_new(l, "weighting", json_pack("{s:s}", "method", pf_spec_default_name("loss.weighting.method")));
-    else if (!strcmp(m, "weights")) json_object_set_new(l, "weights", json_object());
-    else if (!strcmp(m, "residual_normalization")) reset_str(l, "loss.residual_normalization");
+        json_object_set_new(
+            l, PF_SK(LOSS_WEIGHTING),
+            json_pack("{s:s}", PF_SK(LOSS_WEIGHTING_METHOD), pf_spec_default_name(PF_SK_PATH(LOSS_WEIGHTING_METHOD))));
+    else if (!strcmp(m, "weights")) json_object_set_new(l, PF_SK(LOSS_WEIGHTS), json_object());
+    else if (!strcmp(m, "residual_normalization")) reset_str(l, PF_SK_LOSS_RESIDUAL_NORMALIZATION);
     else if (!strcmp(m, "region_optimization"))
-        json_object_set_new(TRAIN(spec), "region_optimization",
-                            json_pack("{s:b}", "enabled", pf_spec_default_num("training.region_optimization.enabled") != 0));
+        json_object_set_new(TRAIN(spec), PF_SK(TRAIN_REGION),
+                            json_pack("{s:b}", PF_SK(TRAIN_REGION_ENABLED),
+                                      pf_spec_default_num(PF_SK_PATH(TRAIN_REGION_ENABLED)) != 0));
     else {
         size_t i;
         json_t *st;
         int any = 0;
         json_array_foreach(STAGES(spec), i, st) {
-            if (!strcmp(m, "adamw") && !strcmp(pf_off_str(st, "optimizer", ""), "adamw")) {
-                set_str(st, "optimizer", "adam"), reset_real(st, "optimization.stages.adam.weight_decay"), any = 1;
-            } else if ((!strcmp(m, "multiadam") && !strcmp(pf_off_str(st, "optimizer", ""), "multiadam")) ||
-                       (!strcmp(m, "sgd") && !strcmp(pf_off_str(st, "optimizer", ""), "sgd"))) {
-                set_str(st, "optimizer", "adam"), json_object_del(st, "betas"), any = 1; /* Adam's own betas */
+            if (!strcmp(m, "adamw") && !strcmp(pf_off_str(st, PF_SK(STAGE_OPTIMIZER), ""), "adamw")) {
+                set_str(st, PF_SK(STAGE_OPTIMIZER), "adam"), reset_real(st, PF_SK_STAGE_ADAM_WEIGHT_DECAY), any = 1;
+            } else if ((!strcmp(m, "multiadam") && !strcmp(pf_off_str(st, PF_SK(STAGE_OPTIMIZER), ""), "multiadam")) ||
+                       (!strcmp(m, "sgd") && !strcmp(pf_off_str(st, PF_SK(STAGE_OPTIMIZER), ""), "sgd"))) {
+                set_str(st, PF_SK(STAGE_OPTIMIZER), "adam"), json_object_del(st, PF_SK(STAGE_ADAM_BETAS)),
+                    any = 1; /* Adam's own betas */
             } else if (starts(m, "schedule:") && is_gradient(st)) {
-                json_object_set_new(st, "schedule", json_pack("{s:s}", "kind", pf_spec_default_name("optimization.stages.adam.schedule.kind"))),
+                json_object_set_new(st, PF_SK(STAGE_ADAM_SCHED),
+                                    json_pack("{s:s}", PF_SK(STAGE_ADAM_SCHED_KIND),
+                                              pf_spec_default_name(PF_SK_PATH(STAGE_ADAM_SCHED_KIND)))),
                     any = 1;
             } else if (!strcmp(m, "grad_clip") && has_clip(st)) {
-                reset_real(st, "optimization.stages.adam.grad_clip"), any = 1;
+                reset_real(st, PF_SK_STAGE_ADAM_GRAD_CLIP), any = 1;
             }
         }
         if (!strcmp(m, "lbfgs")) {
             json_t *keep = json_array();
             json_array_foreach(STAGES(spec), i, st) if (is_gradient(st)) json_array_append(keep, st);
             if (!json_array_size(keep))
-                json_array_append_new(keep, json_pack("{s:s,s:I}", "optimizer", "adam", "steps", (json_int_t)budget(o)));
-            json_object_set_new(pf_off_sec(spec, "optimization"), "stages", keep);
+                json_array_append_new(keep, json_pack("{s:s,s:I}", PF_SK(STAGE_OPTIMIZER), "adam",
+                                                      PF_SK(STAGE_ADAM_STEPS), (json_int_t)budget(o)));
+            json_object_set_new(pf_off_sec(spec, PF_SK(OPT)), PF_SK(OPT_STAGES), keep);
             pf_off_fit_budget(spec, budget(o));
             any = 1;
         }
@@ -976,7 +1046,7 @@ int pf_off_perturb_section(pf_off *o, json_t *spec, int s)
             pf_off_remove_mechanism(o, trial, json_string_value(m));
             if (!json_equal(before, json_object_get(trial, name))) {
                 json_object_set(spec, name, json_object_get(trial, name));
-                json_object_set(spec, "loss", json_object_get(trial, "loss"));
+                json_object_set(spec, PF_SK(LOSS), json_object_get(trial, PF_SK(LOSS)));
                 pf_off_note(o, "Dropped %s to explore a different %s design.", json_string_value(m), name);
                 json_decref(trial);
                 break;
@@ -988,8 +1058,8 @@ int pf_off_perturb_section(pf_off *o, json_t *spec, int s)
     }
     if (!changed && s == 1) {
         json_t *a = ARCH(spec);
-        long w = (long)pf_off_field_num(a, "architecture.width");
-        set_int(a, "width", w > 64 ? w * 3 / 4 : w + 32);
+        long w = (long)pf_off_field_num(a, PF_SK_ARCH_WIDTH);
+        set_int(a, PF_SK(ARCH_WIDTH), w > 64 ? w * 3 / 4 : w + 32);
         changed = 1;
     }
     json_decref(before);

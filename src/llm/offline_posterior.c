@@ -36,10 +36,10 @@
 
 static void add(json_t *a, const char *s) { json_array_append_new(a, json_string(s)); }
 
-/* Whether the name at `path` (spec.h) in obj departs from the table's default. */
-static bool not_default(const json_t *obj, const char *path)
+/* Whether the name of field k (spec.h) in obj departs from the table's default. */
+static bool not_default(const json_t *obj, pf_spec_key k)
 {
-    return strcmp(pf_off_field_str(obj, path), pf_spec_default_name(path)) != 0;
+    return strcmp(pf_off_field_str(obj, k), pf_spec_default_name(pf_spec_paths[k])) != 0;
 }
 
 bool pf_off_json_has_string(const json_t *arr, const char *s)
@@ -53,52 +53,57 @@ bool pf_off_json_has_string(const json_t *arr, const char *s)
 
 static void repr_mechs(const json_t *r, json_t *out)
 {
-    if (json_is_true(json_object_get(r, "normalize"))) add(out, "normalize");
-    const json_t *f = json_object_get(r, "fourier");
-    if (pf_off_field_num(f, "representation.fourier.features") > 0) {
+    if (json_is_true(json_object_get(r, PF_SK(REPR_NORMALIZE)))) add(out, "normalize");
+    const json_t *f = json_object_get(r, PF_SK(REPR_FOURIER));
+    if (pf_off_field_num(f, PF_SK_REPR_FOURIER_FEATURES) > 0) {
         add(out, "fourier");
-        if (pf_off_field_num(f, "representation.fourier.scales") > 1) add(out, "fourier:multiscale");
-        if (json_is_true(json_object_get(f, "trainable"))) add(out, "fourier:trainable");
+        if (pf_off_field_num(f, PF_SK_REPR_FOURIER_SCALES) > 1) add(out, "fourier:multiscale");
+        if (json_is_true(json_object_get(f, PF_SK(REPR_FOURIER_TRAINABLE)))) add(out, "fourier:trainable");
     }
-    if (json_array_size(json_object_get(json_object_get(r, "periodic"), "inputs"))) add(out, "periodic");
+    if (json_array_size(json_object_get(json_object_get(r, PF_SK(REPR_PERIODIC)), PF_SK(REPR_PERIODIC_INPUTS))))
+        add(out, "periodic");
 }
 
 static void arch_mechs(const json_t *a, json_t *out)
 {
     char b[64];
-    static const char *const named[][2] = {
-        {"architecture.type", "arch"}, {"architecture.activation", "act"}, {"architecture.init", "init"}};
+    static const struct {
+        pf_spec_key k;
+        const char *mech;
+    } named[] = {{PF_SK_ARCH_TYPE, "arch"}, {PF_SK_ARCH_ACTIVATION, "act"}, {PF_SK_ARCH_INIT, "init"}};
     for (int i = 0; i < 3; i++)
-        if (not_default(a, named[i][0]))
-            snprintf(b, sizeof b, "%s:%s", named[i][1], pf_off_field_str(a, named[i][0])), add(out, b);
-    if (!strcmp(pf_off_field_str(a, "architecture.adaptive"), "layerwise")) add(out, "adaptive_act");
-    if (!strcmp(pf_off_field_str(a, "architecture.adaptive"), "global")) add(out, "adaptive_act:global");
-    if (json_is_true(json_object_get(a, "rwf"))) add(out, "rwf");
+        if (not_default(a, named[i].k))
+            snprintf(b, sizeof b, "%s:%s", named[i].mech, pf_off_field_str(a, named[i].k)), add(out, b);
+    if (!strcmp(pf_off_field_str(a, PF_SK_ARCH_ADAPTIVE), "layerwise")) add(out, "adaptive_act");
+    if (!strcmp(pf_off_field_str(a, PF_SK_ARCH_ADAPTIVE), "global")) add(out, "adaptive_act:global");
+    if (json_is_true(json_object_get(a, PF_SK(ARCH_RWF)))) add(out, "rwf");
 }
 
 static void samp_mechs(const json_t *s, json_t *out)
 {
     char b[64];
-    const json_t *ad = json_object_get(s, "adaptive");
-    if (not_default(s, "sampling.method"))
-        snprintf(b, sizeof b, "sampling:%s", pf_off_field_str(s, "sampling.method")), add(out, b);
-    if (not_default(ad, "sampling.adaptive.method")) add(out, pf_off_field_str(ad, "sampling.adaptive.method"));
-    if (pf_off_field_num(s, "sampling.resample_every") > 0) add(out, "resample");
+    const json_t *ad = json_object_get(s, PF_SK(SAMP_ADAPTIVE));
+    if (not_default(s, PF_SK_SAMP_METHOD))
+        snprintf(b, sizeof b, "sampling:%s", pf_off_field_str(s, PF_SK_SAMP_METHOD)), add(out, b);
+    if (not_default(ad, PF_SK_SAMP_ADAPTIVE_METHOD)) add(out, pf_off_field_str(ad, PF_SK_SAMP_ADAPTIVE_METHOD));
+    if (pf_off_field_num(s, PF_SK_SAMP_RESAMPLE_EVERY) > 0) add(out, "resample");
 }
 
 static void loss_mechs(const json_t *l, json_t *out)
 {
     char b[64];
-    const json_t *w = json_object_get(l, "weighting");
-    if (not_default(w, "loss.weighting.method"))
-        snprintf(b, sizeof b, "weight:%s", pf_off_field_str(w, "loss.weighting.method")), add(out, b);
+    const json_t *w = json_object_get(l, PF_SK(LOSS_WEIGHTING));
+    if (not_default(w, PF_SK_LOSS_WEIGHTING_METHOD))
+        snprintf(b, sizeof b, "weight:%s", pf_off_field_str(w, PF_SK_LOSS_WEIGHTING_METHOD)), add(out, b);
     const char *k;
     json_t *v;
     int custom = 0;
-    json_object_foreach(json_object_get(l, "weights"), k, v) custom |= json_is_number(v) && json_number_value(v) != pf_spec_default_num("loss.weights");
+    json_object_foreach(json_object_get(l, PF_SK(LOSS_WEIGHTS)), k, v) custom |=
+        json_is_number(v) && json_number_value(v) != pf_spec_default_num(PF_SK_PATH(LOSS_WEIGHTS));
     if (custom) add(out, "weights");
-    if (json_is_true(json_object_get(json_object_get(l, "causal"), "enabled"))) add(out, "causal");
-    if (not_default(l, "loss.residual_normalization")) add(out, "residual_normalization");
+    if (json_is_true(json_object_get(json_object_get(l, PF_SK(LOSS_CAUSAL)), PF_SK(LOSS_CAUSAL_ENABLED))))
+        add(out, "causal");
+    if (not_default(l, PF_SK_LOSS_RESIDUAL_NORMALIZATION)) add(out, "residual_normalization");
 }
 
 static void opt_mechs(const json_t *o, json_t *out)
@@ -106,18 +111,18 @@ static void opt_mechs(const json_t *o, json_t *out)
     char b[64];
     size_t i;
     json_t *st;
-    json_array_foreach(json_object_get(o, "stages"), i, st) {
-        const char *k = pf_off_str(st, "optimizer", "adam");
+    json_array_foreach(json_object_get(o, PF_SK(OPT_STAGES)), i, st) {
+        const char *k = pf_off_str(st, PF_SK(STAGE_OPTIMIZER), "adam");
         if (!strcmp(k, "adamw") && !pf_off_json_has_string(out, "adamw")) add(out, "adamw");
         if (!strcmp(k, "lbfgs") && !pf_off_json_has_string(out, "lbfgs")) add(out, "lbfgs");
         if (!strcmp(k, "sgd") && !pf_off_json_has_string(out, "sgd")) add(out, "sgd");
         if (!strcmp(k, "multiadam") && !pf_off_json_has_string(out, "multiadam")) add(out, "multiadam");
         if (strcmp(k, "lbfgs")) {
-            const json_t *sc = json_object_get(st, "schedule");
-            const char *sk = pf_off_field_str(sc, "optimization.stages.adam.schedule.kind");
+            const json_t *sc = json_object_get(st, PF_SK(STAGE_ADAM_SCHED));
+            const char *sk = pf_off_field_str(sc, PF_SK_STAGE_ADAM_SCHED_KIND);
             snprintf(b, sizeof b, "schedule:%s", sk);
-            if (not_default(sc, "optimization.stages.adam.schedule.kind") && !pf_off_json_has_string(out, b)) add(out, b);
-            if (pf_off_field_num(st, "optimization.stages.adam.grad_clip") > 0 && !pf_off_json_has_string(out, "grad_clip"))
+            if (not_default(sc, PF_SK_STAGE_ADAM_SCHED_KIND) && !pf_off_json_has_string(out, b)) add(out, b);
+            if (pf_off_field_num(st, PF_SK_STAGE_ADAM_GRAD_CLIP) > 0 && !pf_off_json_has_string(out, "grad_clip"))
                 add(out, "grad_clip");
         }
     }
@@ -127,13 +132,14 @@ json_t *pf_offline_mechanisms(const json_t *norm)
 {
     json_t *out = json_array();
     if (!json_is_object(norm)) return out;
-    repr_mechs(json_object_get(norm, "representation"), out);
-    arch_mechs(json_object_get(norm, "architecture"), out);
-    samp_mechs(json_object_get(norm, "sampling"), out);
-    if (!strcmp(pf_off_field_str(json_object_get(norm, "constraints"), "constraints.mode"), "hard")) add(out, "hard");
-    loss_mechs(json_object_get(norm, "loss"), out);
-    opt_mechs(json_object_get(norm, "optimization"), out);
-    if (json_is_true(json_object_get(json_object_get(json_object_get(norm, "training"), "region_optimization"), "enabled")))
+    repr_mechs(json_object_get(norm, PF_SK(REPR)), out);
+    arch_mechs(json_object_get(norm, PF_SK(ARCH)), out);
+    samp_mechs(json_object_get(norm, PF_SK(SAMP)), out);
+    if (!strcmp(pf_off_field_str(json_object_get(norm, PF_SK(CONS)), PF_SK_CONS_MODE), "hard")) add(out, "hard");
+    loss_mechs(json_object_get(norm, PF_SK(LOSS)), out);
+    opt_mechs(json_object_get(norm, PF_SK(OPT)), out);
+    if (json_is_true(json_object_get(json_object_get(json_object_get(norm, PF_SK(TRAIN)), PF_SK(TRAIN_REGION)),
+                                     PF_SK(TRAIN_REGION_ENABLED))))
         add(out, "region_optimization");
     return out;
 }

@@ -116,28 +116,32 @@ static int failed_status(const pf_off_parent *p)
 
 static void fix_constraint(pf_off *o, json_t *spec, const term_issue *t)
 {
-    json_t *loss = pf_off_sec(spec, "loss");
+    json_t *loss = pf_off_sec(spec, PF_SK(LOSS));
     int h = pf_off_best_transform(o->pde, t->name);
-    const char *wm = pf_off_field_str(json_object_get(loss, "weighting"), "loss.weighting.method");
+    const char *wm = pf_off_field_str(json_object_get(loss, PF_SK(LOSS_WEIGHTING)), PF_SK_LOSS_WEIGHTING_METHOD);
     double u = pf_rng_uniform(o->rng);
     if (h >= 0 && u < 0.5 && !pf_off_json_has_string(o->failed, "hard")) {
-        json_object_set_new(spec, "constraints",
-                            json_pack("{s:s,s:s}", "mode", "hard", "transform", o->pde->hard[h].name));
+        json_object_set_new(
+            spec, PF_SK(CONS),
+            json_pack("{s:s,s:s}", PF_SK(CONS_MODE), "hard", PF_SK(CONS_HARD_TRANSFORM), o->pde->hard[h].name));
         pf_off_fit_weights(spec, o->pde);
         pf_off_note(o, "The %s term ends at %.3g against %.3g for the residual: the '%s' transform makes it exact.", t->name, t->loss,
                     t->pde, o->pde->hard[h].name);
         return;
     }
     if (!strcmp(wm, "fixed") && u > 0.8 && !pf_off_json_has_string(o->failed, "weight:lr_annealing")) {
-        json_object_set_new(loss, "weighting", json_pack("{s:s,s:f,s:i}", "method", "lr_annealing", "alpha", 0.9, "every", 10));
+        json_object_set_new(loss, PF_SK(LOSS_WEIGHTING),
+                            json_pack("{s:s,s:f,s:i}", PF_SK(LOSS_WEIGHTING_METHOD), "lr_annealing",
+                                      PF_SK(LOSS_WEIGHTING_LR_ANNEALING_ALPHA), 0.9,
+                                      PF_SK(LOSS_WEIGHTING_LR_ANNEALING_EVERY), 10));
         pf_off_note(o, "The %s term ends at %.3g against %.3g for the residual: lr_annealing rebalances the terms' gradients.", t->name,
                     t->loss, t->pde);
         return;
     }
     static const double f[] = {3.0, 5.0, 10.0};
     double k = f[pf_off_pick(o, 3)];
-    json_t *w = pf_off_obj(loss, "weights");
-    double old = pf_off_num(w, t->name, pf_spec_default_num("loss.weights")), nw = fmin(1e6, old * k);
+    json_t *w = pf_off_obj(loss, PF_SK(LOSS_WEIGHTS));
+    double old = pf_off_num(w, t->name, pf_spec_default_num(PF_SK_PATH(LOSS_WEIGHTS))), nw = fmin(1e6, old * k);
     json_object_set_new(w, t->name, json_real(nw));
     pf_off_note(o, "The %s term ends at %.3g against %.3g for the residual: its weight goes %g -> %g.", t->name, t->loss, t->pde, old,
                 nw);
@@ -145,17 +149,18 @@ static void fix_constraint(pf_off *o, json_t *spec, const term_issue *t)
 
 static void fix_residual(pf_off *o, json_t *spec, double share)
 {
-    const char *ad = pf_off_field_str(json_object_get(pf_off_sec(spec, "sampling"), "adaptive"), "sampling.adaptive.method");
+    const char *ad = pf_off_field_str(json_object_get(pf_off_sec(spec, PF_SK(SAMP)), PF_SK(SAMP_ADAPTIVE)),
+                                      PF_SK_SAMP_ADAPTIVE_METHOD);
     pf_off_note(o, "Residual hotspots hold %.0f%% of |r| in the top boxes: sampling follows the residual.", 100 * share);
     if (!strcmp(ad, "none")) {
         pf_off_op_id ids[] = {OP_RAD, OP_RAR_D};
         if (!pf_off_apply_some(o, spec, ids, 2, 1, o->failed)) pf_off_apply(o, OP_MORE_INTERIOR, spec);
     } else {
-        json_t *a = json_object_get(pf_off_sec(spec, "sampling"), "adaptive");
-        double k = pf_off_field_num(a, "sampling.adaptive.rad.k");
-        long every = (long)pf_off_field_num(a, "sampling.adaptive.rad.every");
-        json_object_set_new(a, "k", json_real(fmin(10.0, k + 1)));
-        json_object_set_new(a, "every", json_integer(every > 20 ? every / 2 : every));
+        json_t *a = json_object_get(pf_off_sec(spec, PF_SK(SAMP)), PF_SK(SAMP_ADAPTIVE));
+        double k = pf_off_field_num(a, PF_SK_SAMP_ADAPTIVE_RAD_K);
+        long every = (long)pf_off_field_num(a, PF_SK_SAMP_ADAPTIVE_RAD_EVERY);
+        json_object_set_new(a, PF_SK(SAMP_ADAPTIVE_RAD_K), json_real(fmin(10.0, k + 1)));
+        json_object_set_new(a, PF_SK(SAMP_ADAPTIVE_RAD_EVERY), json_integer(every > 20 ? every / 2 : every));
         pf_off_note(o, "The existing %s sharpened: density exponent k %g -> %g, redraws twice as often.", ad, k, fmin(10.0, k + 1));
         pf_off_apply(o, OP_MORE_INTERIOR, spec);
     }
@@ -244,8 +249,9 @@ static void lbfgs_trouble(pf_off *o, json_t *spec, const char *oc)
     size_t i;
     json_t *st;
     if (pf_off_chance(o, 0.5)) {
-        json_array_foreach(json_object_get(pf_off_sec(spec, "optimization"), "stages"), i, st)
-            if (!strcmp(pf_off_str(st, "optimizer", ""), "lbfgs")) json_object_set_new(st, "history", json_integer(100));
+        json_array_foreach(json_object_get(pf_off_sec(spec, PF_SK(OPT)), PF_SK(OPT_STAGES)), i,
+                           st) if (!strcmp(pf_off_str(st, PF_SK(STAGE_OPTIMIZER), ""), "lbfgs"))
+            json_object_set_new(st, PF_SK(STAGE_LBFGS_HISTORY), json_integer(100));
         pf_off_note(o, "The L-BFGS stage ended '%s': more curvature history (100 pairs).", oc);
     } else {
         pf_off_remove_mechanism(o, spec, "lbfgs");
@@ -274,9 +280,9 @@ static json_t *architecture_guided(pf_off *o)
     const char *oc = stage_trouble(ev);
     int acted = 0;
     if (p->status && !strcmp(p->status, "timeout")) {
-        json_t *a = pf_off_sec(spec, "architecture");
-        long w = (long)pf_off_field_num(a, "architecture.width");
-        json_object_set_new(a, "width", json_integer(w > 32 ? w * 2 / 3 : w));
+        json_t *a = pf_off_sec(spec, PF_SK(ARCH));
+        long w = (long)pf_off_field_num(a, PF_SK_ARCH_WIDTH);
+        json_object_set_new(a, PF_SK(ARCH_WIDTH), json_integer(w > 32 ? w * 2 / 3 : w));
         pf_off_note(o, "The parent timed out: width %ld -> %ld.", w, w > 32 ? w * 2 / 3 : w);
         acted = 1;
     }

@@ -15,6 +15,8 @@ const pf_unary_op pf_activations[PF_NACTIVATIONS] = {
     PF_UNARY_ELU,  PF_UNARY_SELU, PF_UNARY_RELU, PF_UNARY_GAUSSIAN,
 };
 
+#define ENCODERS 2 /* the dense encoders a row may ask for: U, V */
+
 /* Parameter ids of one linear layer; -1 = absent. */
 typedef struct layer {
     int s, W, b; /* rwf scale, weight (V under rwf), bias */
@@ -25,16 +27,47 @@ struct pf_model {
     pf_model_config cfg;
     pf_graph *g;
     int B[PF_MODEL_MAX_SCALES]; /* Fourier matrices (2 pi B_k), -1 = none */
-    layer enc[2];   /* modified MLP: U, V */
+    layer enc[ENCODERS]; /* modified MLP: U, V */
     int nhidden;
     layer *hidden;  /* forward order */
     layer out;
-    pf_pinnsformer *seq; /* PF_ARCH_PINNSFORMER: the trunk after the representation */
+    pf_pinnsformer *seq; /* a sequence model's trunk after the representation */
 };
+
+/* The hooks of archs.def's rows, defined with the building code below. */
+static pf_status seq_check(const pf_model_config *c);
+static size_t dense_nparams(const pf_model_config *c);
+static size_t seq_nparams(const pf_model_config *c);
+static pf_status dense_alloc(pf_model *m);
+static pf_status seq_alloc(pf_model *m);
+static pf_node *mlp_apply(pf_model *m, pf_graph *g, pf_node *x);
+static pf_node *modified_mlp_apply(pf_model *m, pf_graph *g, pf_node *x);
+static pf_node *resnet_apply(pf_model *m, pf_graph *g, pf_node *x);
+static pf_node *seq_apply(pf_model *m, pf_graph *g, pf_node *x);
+
+static const pf_arch_def ARCHS[PF_ARCH_COUNT] = {
+#define PF_ARCH(ID, nm, dc, mind, maxd, sq, pr, per, enc, cap, chk, np, al, ap)                                        \
+    [PF_ARCH_##ID] = {.id = PF_ARCH_##ID, .name = #nm, .doc = dc, .min_depth = mind, .max_depth = maxd, .seq = sq,    \
+                      .pre = pr, .per_depth = per, .encoders = enc, .deeper_cap = cap, .check = chk, .nparams = np,    \
+                      .alloc = al, .apply = ap},
+#include "nn/archs.def"
+#undef PF_ARCH
+};
+
+/* depths within the model's limits; a sequence model has no dense layers, a dense one at least one per depth */
+#define PF_ARCH(ID, nm, dc, mind, maxd, sq, pr, per, enc, ...)                                                         \
+    _Static_assert(1 <= (mind) && (mind) <= (maxd) && (maxd) <= PF_MODEL_MAX_DEPTH, #nm ": depths");                   \
+    _Static_assert((sq) ? !(pr) && !(per) && !(enc) : (per) >= 1 && (enc) <= ENCODERS, #nm ": layers");
+#include "nn/archs.def"
+#undef PF_ARCH
 
 /* ------------------------------------------------------------------ names */
 
-static const char *const arch_names[PF_ARCH_COUNT] = {"mlp", "modified_mlp", "resnet", "pinnsformer"};
+static const char *const arch_names[PF_ARCH_COUNT] = {
+#define PF_ARCH(ID, nm, ...) [PF_ARCH_##ID] = #nm,
+#include "nn/archs.def"
+#undef PF_ARCH
+};
 static const char *const adapt_names[PF_ADAPT_COUNT] = {"none", "layerwise", "global"};
 static const char *const init_names[PF_WEIGHT_INIT_COUNT] = {"glorot_normal", "glorot_uniform", "he_normal",
                                                              "he_uniform", "zeros"};
@@ -53,11 +86,19 @@ static const char *activation_list(char *buf, size_t cap)
     return pf_name_join(buf, cap, names, PF_NACTIVATIONS);
 }
 
-pf_status pf_arch_from_name(const char *name, pf_arch *out)
+const pf_arch_def *pf_arch_def_of(pf_arch a) { return (unsigned)a < PF_ARCH_COUNT ? &ARCHS[a] : NULL; }
+
+const pf_arch_def *pf_arch_named(const char *name)
 {
     int i;
-    PF_TRY(pf_name_lookup("arch", name, arch_names, PF_ARCH_COUNT, &i));
-    *out = (pf_arch)i;
+    return pf_name_lookup("arch", name, arch_names, PF_ARCH_COUNT, &i) == PF_OK ? &ARCHS[i] : NULL;
+}
+
+pf_status pf_arch_from_name(const char *name, pf_arch *out)
+{
+    const pf_arch_def *d = pf_arch_named(name);
+    if (!d) return PF_ERR_INVALID;
+    *out = d->id;
     return PF_OK;
 }
 
@@ -151,7 +192,7 @@ static pf_pinnsformer_config seq_config(const pf_model_config *c)
     return pc;
 }
 
-int pf_model_tokens(const pf_model_config *c) { return c->arch == PF_ARCH_PINNSFORMER ? c->seq_len : 1; }
+int pf_model_tokens(const pf_model_config *c) { return pf_arch_def_of(c->arch)->seq ? c->seq_len : 1; }
 
 pf_status pf_model_config_check(const pf_model_config *c)
 {
@@ -168,10 +209,10 @@ pf_status pf_model_config_check(const pf_model_config *c)
     if (!in_range(c->depth, 1, PF_MODEL_MAX_DEPTH))
         return pf_fail(PF_ERR_INVALID, "depth must be an integer in [1, %d] (got %d)",
                        PF_MODEL_MAX_DEPTH, c->depth);
-    if (c->arch == PF_ARCH_MODIFIED_MLP && c->depth < 2)
-        return pf_fail(PF_ERR_INVALID,
-                       "depth must be at least 2 for arch modified_mlp, whose first hidden "
-                       "layer is not gated (got %d)", c->depth);
+    const pf_arch_def *d = &ARCHS[c->arch];
+    if (!in_range(c->depth, d->min_depth, d->max_depth))
+        return pf_fail(PF_ERR_INVALID, "depth must be an integer in [%d, %d] for arch %s (got %d)", d->min_depth,
+                       d->max_depth, d->name, c->depth);
     if (!in_range(c->width, 1, PF_MODEL_MAX_WIDTH))
         return pf_fail(PF_ERR_INVALID, "width must be an integer in [1, %d] (got %d)",
                        PF_MODEL_MAX_WIDTH, c->width);
@@ -234,14 +275,7 @@ pf_status pf_model_config_check(const pf_model_config *c)
         return pf_fail(PF_ERR_INVALID,
                        "fourier_sigma must be a positive finite number with fourier_features > 0 "
                        "(got %g)", c->fourier_sigma);
-    if (c->arch == PF_ARCH_PINNSFORMER) {
-        if (c->adapt != PF_ADAPT_NONE || c->rwf)
-            return pf_fail(PF_ERR_INVALID, "arch pinnsformer takes no adaptive activation and no rwf (its "
-                           "activations are WaveActs with their own trainable weights)");
-        pf_pinnsformer_config pc = seq_config(c);
-        if (pf_pinnsformer_config_check(&pc) != PF_OK) return PF_ERR_INVALID;
-    }
-    return PF_OK;
+    return d->check ? d->check(c) : PF_OK;
 }
 
 /* Channels after normalisation and the periodic embedding (e). */
@@ -258,29 +292,66 @@ int pf_model_config_features(const pf_model_config *c)
     return c->fourier_features > 0 ? 2 * c->fourier_features : embed_dim(c);
 }
 
-/* Hidden layers in forward order, the modified MLP's encoders excluded. */
+/* Dense hidden layers in forward order, the encoders excluded (0 for a
+ * sequence model). */
 static int hidden_count(const pf_model_config *c)
 {
-    return c->arch == PF_ARCH_RESNET ? 1 + 2 * c->depth : c->depth;
+    const pf_arch_def *d = &ARCHS[c->arch];
+    return d->pre + d->per_depth * c->depth;
 }
 
 size_t pf_model_config_nparams(const pf_model_config *c)
 {
     if (pf_model_config_check(c) != PF_OK) return 0;
     size_t ff = c->fourier_features > 0 && c->fourier_trainable ? (size_t)c->fourier_features * (size_t)embed_dim(c) : 0;
-    if (c->arch == PF_ARCH_PINNSFORMER) {
-        pf_pinnsformer_config pc = seq_config(c);
-        return pf_pinnsformer_nparams(&pc) + ff;
-    }
+    return ARCHS[c->arch].nparams(c) + ff;
+}
+
+/* The dense architectures' count (model.h's formulas). */
+static size_t dense_nparams(const pf_model_config *c)
+{
     size_t d0 = (size_t)pf_model_config_features(c), w = (size_t)c->width;
     size_t extra = c->rwf ? 1 : 0, slope = c->adapt == PF_ADAPT_LAYERWISE ? 1 : 0;
 #define LIN(a, b) ((a) * (b) + (b) + extra * (b))
     size_t n = LIN(d0, w) + (size_t)(hidden_count(c) - 1) * LIN(w, w) + LIN(w, (size_t)c->out_dim);
     n += (size_t)hidden_count(c) * slope;
-    if (c->arch == PF_ARCH_MODIFIED_MLP) n += 2 * (LIN(d0, w) + slope);
+    n += (size_t)ARCHS[c->arch].encoders * (LIN(d0, w) + slope);
     if (c->adapt == PF_ADAPT_GLOBAL) n += 1;
 #undef LIN
-    return n + ff;
+    return n;
+}
+
+/* ---------------------------------------------------- the sequence model */
+
+/* PINNsFormer's WaveActs take neither adaptation nor rwf. */
+static pf_status seq_check(const pf_model_config *c)
+{
+    if (c->adapt != PF_ADAPT_NONE || c->rwf)
+        return pf_fail(PF_ERR_INVALID, "arch %s takes no adaptive activation and no rwf (its activations are "
+                       "WaveActs with their own trainable weights)", ARCHS[c->arch].name);
+    pf_pinnsformer_config pc = seq_config(c);
+    return pf_pinnsformer_config_check(&pc) != PF_OK ? PF_ERR_INVALID : PF_OK;
+}
+
+static size_t seq_nparams(const pf_model_config *c)
+{
+    pf_pinnsformer_config pc = seq_config(c);
+    return pf_pinnsformer_nparams(&pc);
+}
+
+static pf_status seq_alloc(pf_model *m)
+{
+    pf_pinnsformer_config pc = seq_config(&m->cfg);
+    m->seq = pf_pinnsformer_alloc(m->g, &pc);
+    return m->seq ? PF_OK : PF_ERR_NOMEM;
+}
+
+/* Token 0 of the point's tokens. */
+static pf_node *seq_apply(pf_model *m, pf_graph *g, pf_node *x)
+{
+    const pf_model_config *c = &m->cfg;
+    pf_node *s = pf_tokens(g, x, c->seq_len, (pf_real)c->seq_dt);
+    return pf_pinnsformer_apply_seq_token(m->seq, g, pf_model_embed(m, g, s), 0);
 }
 
 /* ------------------------------------------------------------------ model */
@@ -322,7 +393,7 @@ pf_model *pf_model_alloc(pf_graph *g, const pf_model_config *cfg)
 {
     if (pf_model_config_check(cfg) != PF_OK) return NULL;
     const pf_model_config *c = cfg;
-    int nh = c->arch == PF_ARCH_PINNSFORMER ? 0 : hidden_count(c);
+    int nh = hidden_count(c);
     pf_model *m = calloc(1, sizeof *m);
     layer *hidden = calloc((size_t)nh + 1, sizeof *hidden);
     if (!m || !hidden) {
@@ -337,8 +408,7 @@ pf_model *pf_model_alloc(pf_graph *g, const pf_model_config *cfg)
     m->hidden = hidden;
     for (int k = 0; k < PF_MODEL_MAX_SCALES; k++) m->B[k] = -1;
 
-    int e = embed_dim(c), d0 = pf_model_config_features(c), w = c->width;
-    int S = c->fourier_features > 0 ? c->fourier_scales : 0;
+    int e = embed_dim(c), S = c->fourier_features > 0 ? c->fourier_scales : 0;
     double sigma = c->fourier_sigma;
     for (int k = 0; k < S; k++, sigma *= c->fourier_ratio) {
         int rows = c->fourier_features / S + (k < c->fourier_features % S);
@@ -347,20 +417,23 @@ pf_model *pf_model_alloc(pf_graph *g, const pf_model_config *cfg)
         m->B[k] = pf_param(g, name, rows, e, c->fourier_trainable ? PF_PARAM_TRAINABLE : PF_PARAM_FROZEN,
                            pf_init_normal(0, TWO_PI * sigma));
     }
-    if (c->arch == PF_ARCH_PINNSFORMER) {
-        pf_pinnsformer_config pc = seq_config(c);
-        m->seq = pf_pinnsformer_alloc(g, &pc);
-        if (!m->seq) {
-            pf_model_free(m);
-            return NULL;
-        }
-        return m;
+    if (ARCHS[c->arch].alloc(m) != PF_OK) {
+        pf_model_free(m);
+        return NULL;
     }
-    if (c->arch == PF_ARCH_MODIFIED_MLP) {
-        m->enc[0] = add_layer(g, c, "U", d0, w, true);
-        m->enc[1] = add_layer(g, c, "V", d0, w, true);
-    }
-    for (int k = 0; k < nh; k++) {
+    return m;
+}
+
+/* The dense architectures' parameters: the encoders, the hidden layers,
+ * the output layer, then the global slope. */
+static pf_status dense_alloc(pf_model *m)
+{
+    static const char *const enc_names[ENCODERS] = {"U", "V"};
+    const pf_model_config *c = &m->cfg;
+    pf_graph *g = m->g;
+    int d0 = pf_model_config_features(c), w = c->width, nenc = ARCHS[c->arch].encoders;
+    for (int k = 0; k < nenc; k++) m->enc[k] = add_layer(g, c, enc_names[k], d0, w, true);
+    for (int k = 0; k < m->nhidden; k++) {
         char nm[16];
         snprintf(nm, sizeof nm, "h%d", k + 1);
         m->hidden[k] = add_layer(g, c, nm, k == 0 ? d0 : w, w, true);
@@ -370,10 +443,10 @@ pf_model *pf_model_alloc(pf_graph *g, const pf_model_config *cfg)
         /* GAAF: one slope, registered last so that every other parameter
          * keeps the id (and the initial values) it has without adaptation */
         int a = pf_param(g, "act.a", 1, 1, PF_PARAM_TRAINABLE, pf_init_const(1.0 / c->adapt_factor));
-        for (int k = 0; k < nh; k++) m->hidden[k].a = a;
-        if (c->arch == PF_ARCH_MODIFIED_MLP) m->enc[0].a = m->enc[1].a = a;
+        for (int k = 0; k < m->nhidden; k++) m->hidden[k].a = a;
+        for (int k = 0; k < nenc; k++) m->enc[k].a = a;
     }
-    return m;
+    return PF_OK;
 }
 
 void pf_model_free(pf_model *m)
@@ -473,41 +546,37 @@ pf_node *pf_model_apply_seq(pf_model *m, pf_graph *g, pf_node *s)
     return pf_pinnsformer_apply_seq(m->seq, g, pf_model_embed(m, g, s));
 }
 
-pf_node *pf_model_apply(pf_model *m, pf_graph *g, pf_node *x)
+pf_node *pf_model_apply(pf_model *m, pf_graph *g, pf_node *x) { return ARCHS[m->cfg.arch].apply(m, g, x); }
+
+static pf_node *mlp_apply(pf_model *m, pf_graph *g, pf_node *x)
 {
-    const pf_model_config *c = &m->cfg;
-    if (m->seq) {
-        pf_node *s = pf_tokens(g, x, c->seq_len, (pf_real)c->seq_dt);
-        return pf_pinnsformer_apply_seq_token(m->seq, g, pf_model_embed(m, g, s), 0);
+    pf_node *h = pf_model_embed(m, g, x);
+    for (int k = 0; k < m->nhidden; k++) h = dense(m, g, &m->hidden[k], h, true);
+    return dense(m, g, &m->out, h, false);
+}
+
+/* H_k = (1 - Z) U + Z V = U + Z (V - U): one mul and one add per layer */
+static pf_node *modified_mlp_apply(pf_model *m, pf_graph *g, pf_node *x)
+{
+    pf_node *e = pf_model_embed(m, g, x);
+    pf_node *U = dense(m, g, &m->enc[0], e, true);
+    pf_node *V = dense(m, g, &m->enc[1], e, true);
+    pf_node *D = pf_sub(g, V, U);
+    pf_node *h = dense(m, g, &m->hidden[0], e, true);
+    for (int k = 1; k < m->nhidden; k++) {
+        pf_node *Z = dense(m, g, &m->hidden[k], h, true);
+        h = pf_add(g, U, pf_mul(g, Z, D));
     }
-    pf_node *e = pf_model_embed(m, g, x), *h = NULL;
-    switch (m->cfg.arch) {
-    case PF_ARCH_MLP:
-        h = e;
-        for (int k = 0; k < m->nhidden; k++) h = dense(m, g, &m->hidden[k], h, true);
-        break;
-    case PF_ARCH_MODIFIED_MLP: {
-        /* H_k = (1 - Z) U + Z V = U + Z (V - U): one mul and one add per layer */
-        pf_node *U = dense(m, g, &m->enc[0], e, true);
-        pf_node *V = dense(m, g, &m->enc[1], e, true);
-        pf_node *D = pf_sub(g, V, U);
-        h = dense(m, g, &m->hidden[0], e, true);
-        for (int k = 1; k < m->nhidden; k++) {
-            pf_node *Z = dense(m, g, &m->hidden[k], h, true);
-            h = pf_add(g, U, pf_mul(g, Z, D));
-        }
-        break;
-    }
-    case PF_ARCH_RESNET:
-        h = dense(m, g, &m->hidden[0], e, true);
-        for (int k = 1; k + 1 < m->nhidden; k += 2) {
-            pf_node *t = dense(m, g, &m->hidden[k], h, true);
-            t = dense(m, g, &m->hidden[k + 1], t, true);
-            h = pf_add(g, h, t);
-        }
-        break;
-    case PF_ARCH_PINNSFORMER:
-    case PF_ARCH_COUNT: PF_ABORT("bad arch");
+    return dense(m, g, &m->out, h, false);
+}
+
+static pf_node *resnet_apply(pf_model *m, pf_graph *g, pf_node *x)
+{
+    pf_node *h = dense(m, g, &m->hidden[0], pf_model_embed(m, g, x), true);
+    for (int k = 1; k + 1 < m->nhidden; k += 2) {
+        pf_node *t = dense(m, g, &m->hidden[k], h, true);
+        t = dense(m, g, &m->hidden[k + 1], t, true);
+        h = pf_add(g, h, t);
     }
     return dense(m, g, &m->out, h, false);
 }

@@ -180,11 +180,12 @@
 #define PF_MODEL_MAX_FOURIER 4096   /* fourier_features */
 #define PF_MODEL_MAX_SCALES 8       /* fourier_scales */
 
+/* The architectures: one row each in nn/archs.def (see "architectures"
+ * above; pf_arch_def below). */
 typedef enum pf_arch {
-    PF_ARCH_MLP,          /* "mlp" */
-    PF_ARCH_MODIFIED_MLP, /* "modified_mlp" */
-    PF_ARCH_RESNET,       /* "resnet" */
-    PF_ARCH_PINNSFORMER,  /* "pinnsformer": nn/pinnsformer.h, a sequence model */
+#define PF_ARCH(ID, ...) PF_ARCH_##ID,
+#include "nn/archs.def"
+#undef PF_ARCH
     PF_ARCH_COUNT
 } pf_arch;
 
@@ -300,6 +301,33 @@ const pf_model_config *pf_model_cfg(const pf_model *m);
 
 /* Free the model's bookkeeping; its parameters and nodes stay in the graph. */
 void pf_model_free(pf_model *m);
+
+/* ------------------------------------------------------------ the table
+ *
+ * One row of nn/archs.def: what the code around a model (the spec
+ * validator, the offline proposer, the benchmark) reads instead of naming
+ * an architecture, and the hooks (in model.c) where the architectures
+ * differ. */
+typedef struct pf_arch_def {
+    pf_arch id;
+    const char *name;           /* the spec's architecture.type */
+    const char *doc;            /* its item in the spec's description */
+    int min_depth, max_depth;   /* the depths it allows */
+    bool seq;                   /* a sequence model: pf_model_tokens() tokens per point */
+    int pre, per_depth;         /* dense hidden layers: pre + per_depth * depth */
+    int encoders;               /* dense encoders beside them (the modified MLP's U, V) */
+    int deeper_cap;             /* the offline proposer deepens it up to this depth */
+    pf_status (*check)(const pf_model_config *cfg); /* checks of its own (NULL: none) */
+    size_t (*nparams)(const pf_model_config *cfg);  /* trainable count, Fourier features excluded */
+    pf_status (*alloc)(pf_model *m);                /* register the parameters after the representation's */
+    pf_node *(*apply)(pf_model *m, pf_graph *g, pf_node *x); /* pf_model_apply */
+} pf_arch_def;
+
+/* Row a of the table; NULL for anything but an architecture. */
+const pf_arch_def *pf_arch_def_of(pf_arch a);
+/* The architecture named name; NULL, with "arch 'x' is unknown; allowed:
+ * mlp, ..." in pf_errmsg(), for anything else. */
+const pf_arch_def *pf_arch_named(const char *name);
 
 /* ------------------------------------------------------------ names
  *

@@ -17,17 +17,20 @@ static void vanilla_adjust(json_t *raw, const pf_pde *p, const pf_budget *b) {}
 
 static void ropinn_adjust(json_t *raw, const pf_pde *p, const pf_budget *b)
 {
-    json_object_set_new(json_object_get(raw, "training"), "region_optimization",
-                        json_pack("{s:b, s:f, s:i, s:f}", "enabled", 1, "r0", 1e-4, "history", 10, "max_radius", 0.01));
+    json_object_set_new(json_object_get(raw, PF_SK(TRAIN)), PF_SK(TRAIN_REGION),
+                        json_pack("{s:b, s:f, s:i, s:f}", PF_SK(TRAIN_REGION_ENABLED), 1, PF_SK(TRAIN_REGION_R0), 1e-4,
+                                  PF_SK(TRAIN_REGION_HISTORY), 10, PF_SK(TRAIN_REGION_MAX_RADIUS), 0.01));
 }
 
 static void pinnsformer_adjust(json_t *raw, const pf_pde *p, const pf_budget *b)
 {
     /* the released sizes, shrunk to the budget */
-    json_object_set_new(raw, "architecture",
-                        json_pack("{s:s, s:i, s:i, s:{s:i, s:f, s:i, s:i, s:i}}", "type", "pinnsformer", "depth", 1,
-                                  "width", 32, "pinnsformer", "tokens", 5, "dt", 1e-4, "d_ff", 256, "d_hidden", 512,
-                                  "heads", 2));
+    json_object_set_new(raw, PF_SK(ARCH),
+                        json_pack("{s:s, s:i, s:i, s:{s:i, s:f, s:i, s:i, s:i}}", PF_SK(ARCH_TYPE), "pinnsformer",
+                                  PF_SK(ARCH_DEPTH), 1, PF_SK(ARCH_WIDTH), 32, PF_SK(ARCH_PINNSFORMER),
+                                  PF_SK(ARCH_PINNSFORMER_TOKENS), 5, PF_SK(ARCH_PINNSFORMER_DT), 1e-4,
+                                  PF_SK(ARCH_PINNSFORMER_D_FF), 256, PF_SK(ARCH_PINNSFORMER_D_HIDDEN), 512,
+                                  PF_SK(ARCH_PINNSFORMER_HEADS), 2));
     pf_spec_fit_budget(raw, p, b);
 }
 
@@ -69,7 +72,7 @@ pf_status pf_baseline_spec(pf_method m, const pf_pde *p, const pf_budget *b, jso
     if (!rc) return pf_fail(PF_ERR_INVALID, "method '%s' has no fixed spec (llm/methods.def names those that have)",
                             pf_method_name(m));
     json_t *raw = pf_spec_example_budget(p, b, PF_FIDELITY_BASELINE);
-    json_object_set_new(json_object_get(raw, "sampling"), "method", json_string("hammersley"));
+    json_object_set_new(json_object_get(raw, PF_SK(SAMP)), PF_SK(SAMP_METHOD), json_string("hammersley"));
     rc->adjust(raw, p, b);
     pf_spec_report *rep = malloc(sizeof *rep);
     if (!rep) {

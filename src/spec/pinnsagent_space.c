@@ -163,20 +163,24 @@ pf_status pf_pa_config_spec(const pf_pa_config *c, const pf_pde *p, const pf_bud
     int opt = c->level[PF_PA_OPTIMIZER];
     json_t *stages;
     if (!strcmp(OPT[opt], "lbfgs"))
-        stages = json_pack("[{s:s, s:I, s:f}, {s:s, s:I}]", "optimizer", "adam", "steps", (json_int_t)(steps / 4), "lr",
-                           lr, "optimizer", "lbfgs", "steps", (json_int_t)(steps - steps / 4));
+        stages = json_pack("[{s:s, s:I, s:f}, {s:s, s:I}]", PF_SK(STAGE_OPTIMIZER), "adam", PF_SK(STAGE_ADAM_STEPS),
+                           (json_int_t)(steps / 4), PF_SK(STAGE_ADAM_LR), lr, PF_SK(STAGE_OPTIMIZER), "lbfgs",
+                           PF_SK(STAGE_ADAM_STEPS), (json_int_t)(steps - steps / 4));
     else
-        stages = json_pack("[{s:s, s:I, s:f}]", "optimizer", OPT[opt], "steps", (json_int_t)steps, "lr", lr);
+        stages = json_pack("[{s:s, s:I, s:f}]", PF_SK(STAGE_OPTIMIZER), OPT[opt], PF_SK(STAGE_ADAM_STEPS),
+                           (json_int_t)steps, PF_SK(STAGE_ADAM_LR), lr);
     bool steady = p->time_input < 0;
-    json_t *raw = json_pack("{s:{}, s:{s:s, s:i, s:i, s:s, s:s, s:f, s:s}, s:{s:i, s:i, s:i, s:s}, s:{}, s:{}, s:{s:o}, "
-                            "s:{}}",
-                            "representation", "architecture", "type", "mlp", "depth", (int)pf_pa_config_num(c, PF_PA_DEPTH),
-                            "width", (int)pf_pa_config_num(c, PF_PA_WIDTH), "activation", SPEC_ACT[c->level[PF_PA_ACTIVATION]],
-                            "adaptive", SPEC_NET[c->level[PF_PA_NET]], "adapt_factor", 10.0, "init",
-                            SPEC_INIT[c->level[PF_PA_INITIALIZER]], "sampling", "interior", (int)pf_pa_config_num(c, PF_PA_DOMAIN_POINTS),
-                            "boundary", (int)pf_pa_config_num(c, PF_PA_BOUNDARY_POINTS), "initial",
-                            steady ? 0 : (int)pf_pa_config_num(c, PF_PA_INITIAL_POINTS), "method", "hammersley", "constraints",
-                            "loss", "optimization", "stages", stages, "training");
+    json_t *raw = json_pack(
+        "{s:{}, s:{s:s, s:i, s:i, s:s, s:s, s:f, s:s}, s:{s:i, s:i, s:i, s:s}, s:{}, s:{}, s:{s:o}, "
+        "s:{}}",
+        PF_SK(REPR), PF_SK(ARCH), PF_SK(ARCH_TYPE), "mlp", PF_SK(ARCH_DEPTH), (int)pf_pa_config_num(c, PF_PA_DEPTH),
+        PF_SK(ARCH_WIDTH), (int)pf_pa_config_num(c, PF_PA_WIDTH), PF_SK(ARCH_ACTIVATION),
+        SPEC_ACT[c->level[PF_PA_ACTIVATION]], PF_SK(ARCH_ADAPTIVE), SPEC_NET[c->level[PF_PA_NET]],
+        PF_SK(ARCH_ADAPT_FACTOR), 10.0, PF_SK(ARCH_INIT), SPEC_INIT[c->level[PF_PA_INITIALIZER]], PF_SK(SAMP),
+        PF_SK(SAMP_INTERIOR), (int)pf_pa_config_num(c, PF_PA_DOMAIN_POINTS), PF_SK(SAMP_BOUNDARY),
+        (int)pf_pa_config_num(c, PF_PA_BOUNDARY_POINTS), PF_SK(SAMP_INITIAL),
+        steady ? 0 : (int)pf_pa_config_num(c, PF_PA_INITIAL_POINTS), PF_SK(SAMP_METHOD), "hammersley", PF_SK(CONS),
+        PF_SK(LOSS), PF_SK(OPT), PF_SK(OPT_STAGES), stages, PF_SK(TRAIN));
     if (!raw) return pf_fail(PF_ERR_NOMEM, "out of memory");
     pf_spec_report *rep = malloc(sizeof *rep);
     json_t *n = NULL;

@@ -60,9 +60,9 @@ struct field {
     fkind selk;                    /* ... selected by key `sel`, K_ENUM/K_BOOL */
     const char *sel;
     int custom;
-    const char *only_type;        /* present only when the object's "type"
-                                     is this (else rejected and left out) */
-    const char *not_type;         /* absent when the object's "type" is this */
+    int seq;                      /* +1: present only when the object's
+                                     "type" is a sequence model (else
+                                     rejected and left out); -1: absent then */
     int omit_off;                 /* K_VARIANT: left out of the normalized
                                      spec when it selects its default
                                      variant and that variant has no keys */
@@ -87,7 +87,17 @@ struct field {
 #define CUSTOM(k_, id_, doc_) {.key = k_, .k = K_CUSTOM, .custom = id_, .doc = doc_}
 
 /* Names, in the order of the enums they map to. */
-static const char *const arch_names[] = {"mlp", "modified_mlp", "resnet", "pinnsformer"};
+static const char *const arch_names[] = {
+#define PF_ARCH(ID, nm, ...) #nm,
+#include "nn/archs.def"
+#undef PF_ARCH
+};
+/* architecture.type's description: the rows' items joined by "; " */
+#define PF_ARCH(ID, nm, doc, ...) "; " doc
+static const char arch_docs[] = ""
+#include "nn/archs.def"
+    ;
+#undef PF_ARCH
 static const char *const act_names[] = {"tanh", "sin", "silu", "gelu", "softplus", "sigmoid",
                                         "elu", "selu", "relu", "gaussian"};
 static const char *const init_names[] = {"glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "zeros"};
@@ -124,25 +134,26 @@ static const field pinnsformer_f[] = {
     INT("d_hidden", 1, 4096, 512, "width of the per-token output head (two layers)"),
     INT("heads", 1, 64, 2, "attention heads over a point's tokens (divide width)"),
 };
-#define SEQ_ARCH "pinnsformer"
+#define SEQ_ONLY 1 /* fields of a sequence model (nn/archs.def's seq) */
+#define NOT_SEQ (-1)
 static const field architecture_f[] = {
-    ENUM("type", arch_names, 0, "mlp; modified_mlp (Wang, Teng & Perdikaris 2021, depth >= 2); resnet (depth = residual blocks of two layers); pinnsformer (Zhao et al. 2024: a transformer over a pseudo-sequence of tokens per point, width = d_model, depth = encoder and decoder layers (at most 8), WaveAct activations, Xavier-uniform weights; the residual and boundary losses average over every token, the initial condition and observations use token 0, predictions are token 0)"),
+    ENUM("type", arch_names, 0, arch_docs + 2),
     INT("depth", 1, PF_MODEL_MAX_DEPTH, 5, "hidden layers (resnet: blocks; pinnsformer: encoder = decoder layers)"),
     INT("width", 1, PF_MODEL_MAX_WIDTH, 100, "units per hidden layer (pinnsformer: d_model)"),
-    {.key = "activation", .k = K_ENUM, .names = act_names, .nnames = N(act_names), .not_type = SEQ_ARCH,
+    {.key = "activation", .k = K_ENUM, .names = act_names, .nnames = N(act_names), .seq = NOT_SEQ,
      .doc = "hidden-layer activation (not with pinnsformer); elu (alpha 1), selu (alpha 1.6733, scale 1.0507) and relu are not smooth at 0 (derivatives there from the left), gaussian is exp(-x^2 / (2 * 0.1^2))"},
-    {.key = "init", .k = K_ENUM, .names = init_names, .nnames = N(init_names), .not_type = SEQ_ARCH,
+    {.key = "init", .k = K_ENUM, .names = init_names, .nnames = N(init_names), .seq = NOT_SEQ,
      .doc = "weight initialization, biases zero (not with pinnsformer): glorot N(0, 2/(fan_in+fan_out)) or U(+-sqrt(6/(fan_in+fan_out))); he N(0, 2/fan_in) or U(+-sqrt(6/fan_in)); zeros"},
-    {.key = "adaptive", .k = K_ENUM, .names = adapt_names, .nnames = N(adapt_names), .not_type = SEQ_ARCH,
+    {.key = "adaptive", .k = K_ENUM, .names = adapt_names, .nnames = N(adapt_names), .seq = NOT_SEQ,
      .doc = "adaptive activation act(n a z), a trainable slope a starting at 1/n (not with pinnsformer): layerwise, one per hidden layer (LAAF, Jagtap et al. 2020); global, one shared by all hidden layers (GAAF)"},
-    {.key = "adapt_factor", .k = K_REAL, .lo = 0, .lo_open = 1, .hi = 100, .def = 10, .not_type = SEQ_ARCH,
+    {.key = "adapt_factor", .k = K_REAL, .lo = 0, .lo_open = 1, .hi = 100, .def = 10, .seq = NOT_SEQ,
      .doc = "n of the adaptive activation"},
-    {.key = "rwf", .k = K_BOOL, .def = 0, .not_type = SEQ_ARCH,
+    {.key = "rwf", .k = K_BOOL, .def = 0, .seq = NOT_SEQ,
      .doc = "random weight factorization W = diag(exp(s)) V (Wang et al. 2022; needs glorot_normal; not with pinnsformer)"},
-    {.key = "rwf_mean", .k = K_REAL, .lo = -10, .hi = 10, .def = 1, .not_type = SEQ_ARCH, .doc = "mean of s"},
-    {.key = "rwf_sigma", .k = K_REAL, .lo = 0, .hi = 10, .def = 0.1, .not_type = SEQ_ARCH,
+    {.key = "rwf_mean", .k = K_REAL, .lo = -10, .hi = 10, .def = 1, .seq = NOT_SEQ, .doc = "mean of s"},
+    {.key = "rwf_sigma", .k = K_REAL, .lo = 0, .hi = 10, .def = 0.1, .seq = NOT_SEQ,
      .doc = "standard deviation of s"},
-    {.key = "pinnsformer", .k = K_OBJ, .sub = pinnsformer_f, .nsub = N(pinnsformer_f), .only_type = SEQ_ARCH,
+    {.key = "pinnsformer", .k = K_OBJ, .sub = pinnsformer_f, .nsub = N(pinnsformer_f), .seq = SEQ_ONLY,
      .doc = "the pinnsformer's sizes (only with type pinnsformer; released: tokens 5, dt 1e-4, width 32, depth 1, d_ff 256, d_hidden 512, heads 2)"},
 };
 static const field rad_f[] = {
@@ -466,9 +477,9 @@ static int omitted(const field *f, const json_t *r)
  * type is missing or invalid, so the default one). */
 static bool applies(const field *f, const char *type)
 {
-    if (!f->only_type && !f->not_type) return true;
-    bool is = type && !strcmp(type, f->only_type ? f->only_type : f->not_type);
-    return is == (f->only_type != NULL);
+    if (!f->seq) return true;
+    const pf_arch_def *d = type ? pf_arch_named(type) : NULL;
+    return (d && d->seq) == (f->seq == SEQ_ONLY);
 }
 
 /* Normalize object `v` (NULL: all defaults) against fields fs[0..n), with
@@ -484,7 +495,7 @@ static void norm_members(ctx *c, const field *fs, int n, const json_t *v, const 
             char list[400] = "";
             size_t o = 0;
             if (pre) o += (size_t)snprintf(list, sizeof list, "%s", pre);
-            const char *type = json_string_value(json_object_get(v, "type"));
+            const char *type = json_string_value(json_object_get(v, PF_SK(ARCH_TYPE)));
             for (int i = 0; i < n && o < sizeof list; i++)
                 if (applies(&fs[i], type))
                     o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", o ? ", " : "", fs[i].key);
@@ -498,7 +509,7 @@ static void norm_members(ctx *c, const field *fs, int n, const json_t *v, const 
     for (int i = 0; i < n; i++) {
         char sub[256];
         snprintf(sub, sizeof sub, "%s.%s", path, fs[i].key);
-        const char *type = json_string_value(json_object_get(out, "type"));
+        const char *type = json_string_value(json_object_get(out, PF_SK(ARCH_TYPE)));
         if (!applies(&fs[i], type)) {
             if (v && json_object_get(v, fs[i].key))
                 reason(c, "%s is not allowed when %s.type is '%s'.", sub, path, type ? type : "invalid");
@@ -587,9 +598,9 @@ static int loss_terms(const pf_pde *p, int transform, const char **names, int *a
 
 static int hard_transform_index(const json_t *cons, const pf_pde *p)
 {
-    const json_t *m = json_object_get(cons, "mode");
+    const json_t *m = json_object_get(cons, PF_SK(CONS_MODE));
     if (!m || strcmp(json_string_value(m), "hard")) return -1;
-    const char *t = json_string_value(json_object_get(cons, "transform"));
+    const char *t = json_string_value(json_object_get(cons, PF_SK(CONS_HARD_TRANSFORM)));
     for (int i = 0; t && i < p->nhard; i++)
         if (!strcmp(t, p->hard[i].name)) return i;
     return -1;
@@ -684,7 +695,7 @@ static json_t *norm_custom(ctx *c, const field *f, const json_t *v, const char *
         return NULL;
     }
     case C_WEIGHTS: {
-        const json_t *cons = json_object_get(c->root_out, "constraints");
+        const json_t *cons = json_object_get(c->root_out, PF_SK(CONS));
         int tr = cons ? hard_transform_index(cons, p) : -1;
         const char *names[PF_TRAIN_MAX_TERMS];
         int active[PF_TRAIN_MAX_TERMS], n = loss_terms(p, tr, names, active), na = 0, bad = 0;
@@ -946,9 +957,9 @@ static int tsel(tview t, const char *key, int keep)
 static void tbetas(tview g, pf_adam_config *adam)
 {
     int here;
-    const field *f = tfield(g, "betas", &here);
+    const field *f = tfield(g, PF_SK(STAGE_ADAM_BETAS), &here);
     if (!here) return;
-    const json_t *b = json_object_get(g.v, "betas");
+    const json_t *b = json_object_get(g.v, PF_SK(STAGE_ADAM_BETAS));
     int given = json_is_array(b) && json_array_size(b) == 2;
     const double *bd = f->custom == C_BETAS_MULTIADAM ? multiadam_betas_default : betas_default;
     adam->beta1 = given ? json_number_value(json_array_get(b, 0)) : bd[0];
@@ -964,107 +975,107 @@ static void fill(const json_t *n, const pf_pde *p, pf_model_config *mc, pf_train
     json_t *e;
 
     *mc = pf_model_config_default(p->d_in, p->d_out);
-    tview r = tsub(root, "representation"), four = tsub(r, "fourier"), per = tsub(r, "periodic");
-    mc->normalize = tbool(r, "normalize", mc->normalize);
+    tview r = tsub(root, PF_SK(REPR)), four = tsub(r, PF_SK(REPR_FOURIER)), per = tsub(r, PF_SK(REPR_PERIODIC));
+    mc->normalize = tbool(r, PF_SK(REPR_NORMALIZE), mc->normalize);
     for (int i = 0; i < p->d_in; i++) mc->lo[i] = p->lo[i], mc->hi[i] = p->hi[i];
-    mc->fourier_features = (int)tnum(four, "features", mc->fourier_features);
-    mc->fourier_sigma = tnum(four, "sigma", mc->fourier_sigma);
-    mc->fourier_trainable = tbool(four, "trainable", mc->fourier_trainable);
-    mc->fourier_scales = (int)tnum(four, "scales", mc->fourier_scales);
-    mc->fourier_ratio = tnum(four, "ratio", mc->fourier_ratio);
-    int h = (int)tnum(per, "harmonics", 1);
-    json_array_foreach((json_t *)tval(per, "inputs"), k, e) {
+    mc->fourier_features = (int)tnum(four, PF_SK(REPR_FOURIER_FEATURES), mc->fourier_features);
+    mc->fourier_sigma = tnum(four, PF_SK(REPR_FOURIER_SIGMA), mc->fourier_sigma);
+    mc->fourier_trainable = tbool(four, PF_SK(REPR_FOURIER_TRAINABLE), mc->fourier_trainable);
+    mc->fourier_scales = (int)tnum(four, PF_SK(REPR_FOURIER_SCALES), mc->fourier_scales);
+    mc->fourier_ratio = tnum(four, PF_SK(REPR_FOURIER_RATIO), mc->fourier_ratio);
+    int h = (int)tnum(per, PF_SK(REPR_PERIODIC_HARMONICS), 1);
+    json_array_foreach((json_t *)tval(per, PF_SK(REPR_PERIODIC_INPUTS)), k, e) {
         for (int i = 0; i < p->d_in; i++)
             if (json_is_string(e) && !strcmp(json_string_value(e), p->inputs[i]) && p->period[i] > 0)
                 mc->periodic[i] = true, mc->period[i] = p->period[i], mc->harmonics[i] = h;
     }
-    tview a = tsub(root, "architecture");
-    mc->arch = (pf_arch)tsel(a, "type", mc->arch);
-    mc->depth = (int)tnum(a, "depth", mc->depth);
-    mc->width = (int)tnum(a, "width", mc->width);
-    mc->activation = pf_activations[tsel(a, "activation", 0)];
-    mc->init = (pf_weight_init)tsel(a, "init", mc->init);
-    mc->adapt = (pf_adapt)tsel(a, "adaptive", mc->adapt);
-    mc->adapt_factor = tnum(a, "adapt_factor", mc->adapt_factor);
-    mc->rwf = tbool(a, "rwf", mc->rwf);
-    mc->rwf_mean = tnum(a, "rwf_mean", mc->rwf_mean);
-    mc->rwf_sigma = tnum(a, "rwf_sigma", mc->rwf_sigma);
-    tview seq = tsub(a, "pinnsformer");
-    mc->seq_len = (int)tnum(seq, "tokens", mc->seq_len);
-    mc->seq_dt = tnum(seq, "dt", mc->seq_dt);
-    mc->d_ff = (int)tnum(seq, "d_ff", mc->d_ff);
-    mc->d_hidden = (int)tnum(seq, "d_hidden", mc->d_hidden);
-    mc->heads = (int)tnum(seq, "heads", mc->heads);
+    tview a = tsub(root, PF_SK(ARCH));
+    mc->arch = (pf_arch)tsel(a, PF_SK(ARCH_TYPE), mc->arch);
+    mc->depth = (int)tnum(a, PF_SK(ARCH_DEPTH), mc->depth);
+    mc->width = (int)tnum(a, PF_SK(ARCH_WIDTH), mc->width);
+    mc->activation = pf_activations[tsel(a, PF_SK(ARCH_ACTIVATION), 0)];
+    mc->init = (pf_weight_init)tsel(a, PF_SK(ARCH_INIT), mc->init);
+    mc->adapt = (pf_adapt)tsel(a, PF_SK(ARCH_ADAPTIVE), mc->adapt);
+    mc->adapt_factor = tnum(a, PF_SK(ARCH_ADAPT_FACTOR), mc->adapt_factor);
+    mc->rwf = tbool(a, PF_SK(ARCH_RWF), mc->rwf);
+    mc->rwf_mean = tnum(a, PF_SK(ARCH_RWF_MEAN), mc->rwf_mean);
+    mc->rwf_sigma = tnum(a, PF_SK(ARCH_RWF_SIGMA), mc->rwf_sigma);
+    tview seq = tsub(a, PF_SK(ARCH_PINNSFORMER));
+    mc->seq_len = (int)tnum(seq, PF_SK(ARCH_PINNSFORMER_TOKENS), mc->seq_len);
+    mc->seq_dt = tnum(seq, PF_SK(ARCH_PINNSFORMER_DT), mc->seq_dt);
+    mc->d_ff = (int)tnum(seq, PF_SK(ARCH_PINNSFORMER_D_FF), mc->d_ff);
+    mc->d_hidden = (int)tnum(seq, PF_SK(ARCH_PINNSFORMER_D_HIDDEN), mc->d_hidden);
+    mc->heads = (int)tnum(seq, PF_SK(ARCH_PINNSFORMER_HEADS), mc->heads);
 
     *tc = pf_train_config_default();
-    tview s = tsub(root, "sampling"), ad = tsub(s, "adaptive");
+    tview s = tsub(root, PF_SK(SAMP)), ad = tsub(s, PF_SK(SAMP_ADAPTIVE));
     pf_sampling_config *sc = &tc->sampling;
-    sc->interior = (int)tnum(s, "interior", sc->interior);
-    sc->boundary = (int)tnum(s, "boundary", sc->boundary);
-    sc->initial = (int)tnum(s, "initial", sc->initial);
-    sc->method = (pf_sample_method)tsel(s, "method", sc->method);
-    sc->resample_every = (int)tnum(s, "resample_every", sc->resample_every);
-    sc->adaptive.method = (pf_adaptive_method)tsel(s, "adaptive", sc->adaptive.method);
-    sc->adaptive.k = tnum(ad, "k", sc->adaptive.k);
-    sc->adaptive.c = tnum(ad, "c", sc->adaptive.c);
-    sc->adaptive.every = (int)tnum(ad, "every", sc->adaptive.every);
-    sc->adaptive.add = (int)tnum(ad, "add", sc->adaptive.add);
-    sc->adaptive.cap = (int)tnum(ad, "cap", sc->adaptive.cap);
+    sc->interior = (int)tnum(s, PF_SK(SAMP_INTERIOR), sc->interior);
+    sc->boundary = (int)tnum(s, PF_SK(SAMP_BOUNDARY), sc->boundary);
+    sc->initial = (int)tnum(s, PF_SK(SAMP_INITIAL), sc->initial);
+    sc->method = (pf_sample_method)tsel(s, PF_SK(SAMP_METHOD), sc->method);
+    sc->resample_every = (int)tnum(s, PF_SK(SAMP_RESAMPLE_EVERY), sc->resample_every);
+    sc->adaptive.method = (pf_adaptive_method)tsel(s, PF_SK(SAMP_ADAPTIVE), sc->adaptive.method);
+    sc->adaptive.k = tnum(ad, PF_SK(SAMP_ADAPTIVE_RAD_K), sc->adaptive.k);
+    sc->adaptive.c = tnum(ad, PF_SK(SAMP_ADAPTIVE_RAD_C), sc->adaptive.c);
+    sc->adaptive.every = (int)tnum(ad, PF_SK(SAMP_ADAPTIVE_RAD_EVERY), sc->adaptive.every);
+    sc->adaptive.add = (int)tnum(ad, PF_SK(SAMP_ADAPTIVE_RAR_D_ADD), sc->adaptive.add);
+    sc->adaptive.cap = (int)tnum(ad, PF_SK(SAMP_ADAPTIVE_RAR_D_CAP), sc->adaptive.cap);
 
-    const json_t *cons = tval(root, "constraints");
+    const json_t *cons = tval(root, PF_SK(CONS));
     tc->constraints.transform = cons ? hard_transform_index(cons, p) : -1;
     tc->constraints.mode = tc->constraints.transform >= 0 ? PF_CONSTRAINT_HARD : PF_CONSTRAINT_SOFT;
 
-    tview l = tsub(root, "loss"), wt = tsub(l, "weighting"), ca = tsub(l, "causal");
+    tview l = tsub(root, PF_SK(LOSS)), wt = tsub(l, PF_SK(LOSS_WEIGHTING)), ca = tsub(l, PF_SK(LOSS_CAUSAL));
     pf_loss_config *lc = &tc->loss;
-    lc->weighting = (pf_weighting)tsel(l, "weighting", lc->weighting);
-    lc->annealing_alpha = tnum(wt, "alpha", lc->annealing_alpha);
-    lc->annealing_every = (int)tnum(wt, "every", lc->annealing_every);
-    lc->sa_lr = tnum(wt, "lr", lc->sa_lr);
+    lc->weighting = (pf_weighting)tsel(l, PF_SK(LOSS_WEIGHTING), lc->weighting);
+    lc->annealing_alpha = tnum(wt, PF_SK(LOSS_WEIGHTING_LR_ANNEALING_ALPHA), lc->annealing_alpha);
+    lc->annealing_every = (int)tnum(wt, PF_SK(LOSS_WEIGHTING_LR_ANNEALING_EVERY), lc->annealing_every);
+    lc->sa_lr = tnum(wt, PF_SK(LOSS_WEIGHTING_SELF_ADAPTIVE_LR), lc->sa_lr);
     const char *names[PF_TRAIN_MAX_TERMS];
     int active[PF_TRAIN_MAX_TERMS];
     lc->nterms = loss_terms(p, tc->constraints.transform, names, active);
-    const json_t *w = tval(l, "weights");
+    const json_t *w = tval(l, PF_SK(LOSS_WEIGHTS));
     for (int i = 0; i < lc->nterms; i++) lc->weights[i] = num_or_default(&weight_field, json_object_get(w, names[i]), p);
-    lc->causal = tsel(l, "causal", lc->causal);
-    lc->causal_epsilon = tnum(ca, "epsilon", lc->causal_epsilon);
-    lc->causal_chunks = (int)tnum(ca, "chunks", lc->causal_chunks);
-    lc->residual_norm = (pf_residual_norm)tsel(l, "residual_normalization", lc->residual_norm);
+    lc->causal = tsel(l, PF_SK(LOSS_CAUSAL), lc->causal);
+    lc->causal_epsilon = tnum(ca, PF_SK(LOSS_CAUSAL_EPSILON), lc->causal_epsilon);
+    lc->causal_chunks = (int)tnum(ca, PF_SK(LOSS_CAUSAL_CHUNKS), lc->causal_chunks);
+    lc->residual_norm = (pf_residual_norm)tsel(l, PF_SK(LOSS_RESIDUAL_NORMALIZATION), lc->residual_norm);
 
     tc->nstages = 0;
-    json_array_foreach((json_t *)tval(tsub(root, "optimization"), "stages"), k, e) {
+    json_array_foreach((json_t *)tval(tsub(root, PF_SK(OPT)), PF_SK(OPT_STAGES)), k, e) {
         if (tc->nstages >= PF_TRAIN_MAX_STAGES) break;
         tview g = tvariant(&stage_field, e, p);
         pf_stage_config *sg = &tc->stages[tc->nstages++];
         *sg = pf_stage_default((pf_optimizer_kind)variant_index(&stage_field, e));
-        sg->steps = (long)tnum(g, "steps", sg->steps);
-        double lr = tnum(g, "lr", sg->schedule.lr);
-        tview sch = tsub(g, "schedule");
+        sg->steps = (long)tnum(g, PF_SK(STAGE_ADAM_STEPS), sg->steps);
+        double lr = tnum(g, PF_SK(STAGE_ADAM_LR), sg->schedule.lr);
+        tview sch = tsub(g, PF_SK(STAGE_ADAM_SCHED));
         pf_schedule *sd = &sg->schedule;
-        *sd = pf_schedule_defaults((pf_schedule_kind)tsel(g, "schedule", sd->kind), lr);
-        sd->gamma = tnum(sch, "gamma", sd->gamma);
-        sd->decay_steps = (long)tnum(sch, "decay_steps", sd->decay_steps);
-        sd->step_size = (long)tnum(sch, "step_size", sd->step_size);
-        sd->lr_min = tnum(sch, "lr_min", sd->lr_min);
-        sd->warmup_steps = (long)tnum(sch, "warmup_steps", sd->warmup_steps);
-        sd->pct_start = tnum(sch, "pct_start", sd->pct_start);
-        sd->div_factor = tnum(sch, "div_factor", sd->div_factor);
-        sd->final_div_factor = tnum(sch, "final_div_factor", sd->final_div_factor);
+        *sd = pf_schedule_defaults((pf_schedule_kind)tsel(g, PF_SK(STAGE_ADAM_SCHED), sd->kind), lr);
+        sd->gamma = tnum(sch, PF_SK(STAGE_ADAM_SCHED_EXPONENTIAL_GAMMA), sd->gamma);
+        sd->decay_steps = (long)tnum(sch, PF_SK(STAGE_ADAM_SCHED_EXPONENTIAL_DECAY_STEPS), sd->decay_steps);
+        sd->step_size = (long)tnum(sch, PF_SK(STAGE_ADAM_SCHED_STEP_STEP_SIZE), sd->step_size);
+        sd->lr_min = tnum(sch, PF_SK(STAGE_ADAM_SCHED_COSINE_LR_MIN), sd->lr_min);
+        sd->warmup_steps = (long)tnum(sch, PF_SK(STAGE_ADAM_SCHED_COSINE_WARMUP_STEPS), sd->warmup_steps);
+        sd->pct_start = tnum(sch, PF_SK(STAGE_ADAM_SCHED_ONE_CYCLE_PCT_START), sd->pct_start);
+        sd->div_factor = tnum(sch, PF_SK(STAGE_ADAM_SCHED_ONE_CYCLE_DIV_FACTOR), sd->div_factor);
+        sd->final_div_factor = tnum(sch, PF_SK(STAGE_ADAM_SCHED_ONE_CYCLE_FINAL_DIV_FACTOR), sd->final_div_factor);
         tbetas(g, &sg->adam);
-        sg->adam.eps = tnum(g, "eps", sg->adam.eps);
-        sg->adam.weight_decay = tnum(g, "weight_decay", sg->adam.weight_decay);
-        sg->grad_clip = tnum(g, "grad_clip", sg->grad_clip);
+        sg->adam.eps = tnum(g, PF_SK(STAGE_ADAM_EPS), sg->adam.eps);
+        sg->adam.weight_decay = tnum(g, PF_SK(STAGE_ADAM_WEIGHT_DECAY), sg->adam.weight_decay);
+        sg->grad_clip = tnum(g, PF_SK(STAGE_ADAM_GRAD_CLIP), sg->grad_clip);
         sg->lbfgs.lr = lr;
-        sg->lbfgs.history = (int)tnum(g, "history", sg->lbfgs.history);
-        sg->lbfgs.line_search = tbool(g, "line_search", sg->lbfgs.line_search);
+        sg->lbfgs.history = (int)tnum(g, PF_SK(STAGE_LBFGS_HISTORY), sg->lbfgs.history);
+        sg->lbfgs.line_search = tbool(g, PF_SK(STAGE_LBFGS_LINE_SEARCH), sg->lbfgs.line_search);
     }
-    tview t = tsub(root, "training"), ro = tsub(t, "region_optimization");
-    tc->log_every = (int)tnum(t, "log_every", tc->log_every);
-    tc->eval_every = (int)tnum(t, "eval_every", tc->eval_every);
-    tc->region.enabled = tsel(t, "region_optimization", tc->region.enabled);
-    tc->region.r0 = tnum(ro, "r0", tc->region.r0);
-    tc->region.history = (int)tnum(ro, "history", tc->region.history);
-    tc->region.max_radius = tnum(ro, "max_radius", tc->region.max_radius);
+    tview t = tsub(root, PF_SK(TRAIN)), ro = tsub(t, PF_SK(TRAIN_REGION));
+    tc->log_every = (int)tnum(t, PF_SK(TRAIN_LOG_EVERY), tc->log_every);
+    tc->eval_every = (int)tnum(t, PF_SK(TRAIN_EVAL_EVERY), tc->eval_every);
+    tc->region.enabled = tsel(t, PF_SK(TRAIN_REGION), tc->region.enabled);
+    tc->region.r0 = tnum(ro, PF_SK(TRAIN_REGION_R0), tc->region.r0);
+    tc->region.history = (int)tnum(ro, PF_SK(TRAIN_REGION_HISTORY), tc->region.history);
+    tc->region.max_radius = tnum(ro, PF_SK(TRAIN_REGION_MAX_RADIUS), tc->region.max_radius);
 }
 
 /* ------------------------------------------------------- validate */
@@ -1085,11 +1096,12 @@ static void validate(ctx *c, const json_t *n, pf_fidelity f)
     }
     if (!c->sec_err[S_ARCH]) {
         c->section = S_ARCH;
-        if (mc.arch == PF_ARCH_MODIFIED_MLP && mc.depth < 2)
-            reason(c, "architecture.depth must be at least 2 for modified_mlp (got %d).", mc.depth);
-        if (mc.arch == PF_ARCH_PINNSFORMER && mc.depth > 8)
-            reason(c, "architecture.depth must be at most 8 for pinnsformer (got %d).", mc.depth);
-        if (mc.arch == PF_ARCH_PINNSFORMER && mc.width % mc.heads)
+        const pf_arch_def *d = pf_arch_def_of(mc.arch);
+        if (mc.depth < d->min_depth)
+            reason(c, "architecture.depth must be at least %d for %s (got %d).", d->min_depth, d->name, mc.depth);
+        if (mc.depth > d->max_depth)
+            reason(c, "architecture.depth must be at most %d for %s (got %d).", d->max_depth, d->name, mc.depth);
+        if (d->seq && mc.width % mc.heads)
             reason(c, "architecture.pinnsformer.heads must divide architecture.width (%d heads, width %d).",
                    mc.heads, mc.width);
         if (mc.rwf && mc.init != PF_WEIGHT_INIT_GLOROT_NORMAL)
@@ -1282,6 +1294,57 @@ static const field *field_at(const char *path, int *selector)
     return f;
 }
 
+/* a "." b into out (b alone when a is ""), a path of the table (PF_SPEC_PATH_MAX holds them all) */
+static void path_join(char *out, const char *a, const char *b)
+{
+    int k = snprintf(out, PF_SPEC_PATH_MAX, "%s%s%s", a, *a ? "." : "", b);
+    PF_ASSERT(k > 0 && k < PF_SPEC_PATH_MAX);
+}
+
+/* Visit fs[0..n) under the path `prefix` ("" at the top), depth first. */
+static void walk(const field *fs, int n, const char *prefix, void (*visit)(const char *path, void *arg), void *arg)
+{
+    for (int i = 0; i < n; i++) {
+        char path[PF_SPEC_PATH_MAX], sub[PF_SPEC_PATH_MAX];
+        path_join(path, prefix, fs[i].key);
+        visit(path, arg);
+        const field *f = fs[i].k == K_CUSTOM && fs[i].custom == C_STAGES ? &stage_field : &fs[i];
+        if (f->k == K_OBJ) walk(f->sub, f->nsub, path, visit, arg);
+        if (f->k != K_VARIANT) continue;
+        path_join(sub, path, f->sel);
+        visit(sub, arg);
+        for (int v = 0; v < f->nvar; v++) {
+            path_join(sub, path, f->var[v].name);
+            walk(f->var[v].f, f->var[v].n, sub, visit, arg);
+        }
+    }
+}
+
+const char pf_spec_paths[PF_SK_COUNT][PF_SPEC_PATH_MAX] = {
+#define PF_SPEC_KEY(ID, parent, key) [PF_SK_##ID] = parent key,
+#include "spec/spec_keys.def"
+#undef PF_SPEC_KEY
+};
+#define PF_SPEC_KEY(ID, parent, key) _Static_assert(sizeof(parent key) <= PF_SPEC_PATH_MAX, #ID ": a long path");
+#include "spec/spec_keys.def"
+#undef PF_SPEC_KEY
+
+const char *pf_spec_key_name(pf_spec_key k)
+{
+    static const unsigned char at[PF_SK_COUNT] = { /* the parent's length */
+#define PF_SPEC_KEY(ID, parent, key) [PF_SK_##ID] = sizeof(parent) - 1,
+#include "spec/spec_keys.def"
+#undef PF_SPEC_KEY
+    };
+    PF_ASSERT((unsigned)k < PF_SK_COUNT);
+    return pf_spec_paths[k] + at[k];
+}
+
+void pf_spec_walk_paths(void (*visit)(const char *path, void *arg), void *arg)
+{
+    walk(sections, S_COUNT, "", visit, arg);
+}
+
 double pf_spec_default_num(const char *path)
 {
     int sel;
@@ -1367,9 +1430,9 @@ json_t *pf_spec_example_budget(const pf_pde *p, const pf_budget *b, pf_fidelity 
 {
     if (!b) b = pf_budget_paper();
     json_t *raw = json_pack("{s:{}, s:{}, s:{}, s:{}, s:{}, s:{s:[{s:s, s:I, s:f}]}, s:{}}",
-                            "representation", "architecture", "sampling", "constraints", "loss",
-                            "optimization", "stages", "optimizer", "adam", "steps",
-                            (json_int_t)b->steps[f], "lr", 1e-3, "training");
+                            PF_SK(REPR), PF_SK(ARCH), PF_SK(SAMP), PF_SK(CONS), PF_SK(LOSS), PF_SK(OPT),
+                            PF_SK(OPT_STAGES), PF_SK(STAGE_OPTIMIZER), "adam", PF_SK(STAGE_ADAM_STEPS),
+                            (json_int_t)b->steps[f], PF_SK(STAGE_ADAM_LR), 1e-3, PF_SK(TRAIN));
     PF_ASSERT(raw);
     pf_spec_report *rep = malloc(sizeof *rep);
     PF_ASSERT(rep);
@@ -1387,7 +1450,7 @@ json_t *pf_spec_example_budget(const pf_pde *p, const pf_budget *b, pf_fidelity 
  * d_model stays a multiple of the heads. */
 static void fit_seq(json_t *n, const pf_pde *p, const pf_budget *b, const pf_model_config *at)
 {
-    json_t *a = json_object_get(n, "architecture"), *q = json_object_get(a, "pinnsformer");
+    json_t *a = json_object_get(n, PF_SK(ARCH)), *q = json_object_get(a, PF_SK(ARCH_PINNSFORMER));
     long heads = at->heads;
     double w0 = at->width, f0 = at->d_ff, h0 = at->d_hidden;
     for (double r = 0.95;; r *= 0.95) {
@@ -1395,9 +1458,9 @@ static void fit_seq(json_t *n, const pf_pde *p, const pf_budget *b, const pf_mod
         w = w < heads ? heads : w;
         f = f < 1 ? 1 : f;
         h = h < 1 ? 1 : h;
-        json_object_set_new(a, "width", json_integer(w));
-        json_object_set_new(q, "d_ff", json_integer(f));
-        json_object_set_new(q, "d_hidden", json_integer(h));
+        json_object_set_new(a, PF_SK(ARCH_WIDTH), json_integer(w));
+        json_object_set_new(q, PF_SK(ARCH_PINNSFORMER_D_FF), json_integer(f));
+        json_object_set_new(q, PF_SK(ARCH_PINNSFORMER_D_HIDDEN), json_integer(h));
         pf_model_config mc;
         pf_train_config tc;
         fill(n, p, &mc, &tc);
@@ -1409,9 +1472,9 @@ void pf_spec_fit_budget(json_t *n, const pf_pde *p, const pf_budget *b)
 {
     if (!b) b = pf_budget_paper();
     /* every point set by one factor, then the width */
-    json_t *s = json_object_get(n, "sampling"), *a = json_object_get(n, "architecture");
+    json_t *s = json_object_get(n, PF_SK(SAMP)), *a = json_object_get(n, PF_SK(ARCH));
     long pts = 0;
-    const char *sets[3] = {"interior", "boundary", "initial"};
+    const char *sets[3] = {PF_SK(SAMP_INTERIOR), PF_SK(SAMP_BOUNDARY), PF_SK(SAMP_INITIAL)};
     for (int i = 0; i < 3; i++) pts += (long)json_integer_value(json_object_get(s, sets[i]));
     if (pts > b->max_points) {
         double r = (double)b->max_points / (double)pts;
@@ -1422,13 +1485,13 @@ void pf_spec_fit_budget(json_t *n, const pf_pde *p, const pf_budget *b)
         pf_model_config mc;
         pf_train_config tc;
         fill(n, p, &mc, &tc);
-        long w = (long)json_integer_value(json_object_get(a, "width"));
+        long w = (long)json_integer_value(json_object_get(a, PF_SK(ARCH_WIDTH)));
         if ((long)pf_model_config_nparams(&mc) <= b->max_params || w <= 1) break;
-        if (mc.arch == PF_ARCH_PINNSFORMER) {
+        if (pf_arch_def_of(mc.arch)->seq) {
             fit_seq(n, p, b, &mc);
             break;
         }
-        json_object_set_new(a, "width", json_integer(w * 9 / 10));
+        json_object_set_new(a, PF_SK(ARCH_WIDTH), json_integer(w * 9 / 10));
     }
 }
 

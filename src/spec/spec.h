@@ -253,6 +253,35 @@ pf_status pf_spec_load(const json_t *raw, const pf_pde *p, const pf_budget *b, p
 double pf_spec_default_num(const char *path);      /* a boolean is 0 or 1 */
 const char *pf_spec_default_name(const char *path); /* static storage */
 
+/* Every path of the table, depth first in the table's order: a section,
+ * an object, a field, a variant's selector, the fields of each variant
+ * (tests/test_spec_keys.c holds spec/spec_keys.def to it). */
+#define PF_SPEC_PATH_MAX 80 /* the longest path, its NUL included */
+void pf_spec_walk_paths(void (*visit)(const char *path, void *arg), void *arg);
+
+/* ------------------------------------------------------------ field names
+ *
+ * Every path of the table by name (spec/spec_keys.def, one row per path):
+ * PF_SK_PATH(ARCH_TYPE) is "architecture.type" and PF_SK(ARCH_TYPE) its
+ * key "type" (the path's tail), so code that reads or edits a spec names
+ * its fields by identifier and a misspelled one does not build:
+ *
+ *     pf_spec_default_num(PF_SK_PATH(ARCH_WIDTH))                     100
+ *     json_object_get(json_object_get(spec, PF_SK(ARCH)), PF_SK(ARCH_RWF))
+ */
+typedef enum pf_spec_key {
+#define PF_SPEC_KEY(ID, parent, key) PF_SK_##ID,
+#include "spec/spec_keys.def"
+#undef PF_SPEC_KEY
+    PF_SK_COUNT
+} pf_spec_key;
+
+extern const char pf_spec_paths[PF_SK_COUNT][PF_SPEC_PATH_MAX];
+/* The key of path k (its last member), in pf_spec_paths' storage. */
+const char *pf_spec_key_name(pf_spec_key k);
+#define PF_SK_PATH(ID) (pf_spec_paths[PF_SK_##ID])
+#define PF_SK(ID) pf_spec_key_name(PF_SK_##ID)
+
 /* The allowed space for PDE p as prompt text (malloc'ed, caller frees),
  * generated from the validator's table, with the PDE's terms, transforms,
  * periodic inputs and the limits and budgets. */
