@@ -39,13 +39,15 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-# the search into RUNS_ROOT $1 in its own process group (pgid in $tmp/pgid), waited for
-search() {
+# make into RUNS_ROOT $1 in its own process group (pgid in $tmp/pgid), waited
+# for: `search R [VAR=...]` makes the whole run, `upto R [VAR=...] FILE` only FILE
+upto() {
     r=$1; shift
     setsid -w sh -c 'echo $$ >"$0"; exec "$@"' "$tmp/pgid" \
         make -s -C "$ROOT" --no-print-directory BUILD="$BUILD" PDE=$PDE RUN=0 PROFILE=smoke TRAIN_THREADS=1 \
-        RUNS_ROOT="$r" -j2 "$@" search
+        RUNS_ROOT="$r" -j2 "$@"
 }
+search() { upto "$@" search; }
 # artifacts R: how many of R's msgpack, HDF5 and JSON files do not open
 artifacts() {
     n=0
@@ -72,12 +74,12 @@ ys "$REF" >"$tmp/ref.ys"
 # ---- SIGKILLs of make's process group during the stages
 S=$tmp/shim C=$tmp/chaos
 mkdir -p "$S" "$C"
-for s in pf-pde pf-knowledge pf-propose pf-train pf-select pf-posterior pf-final; do
+for s in $(cd "$BIN" && ls pf-*); do # every program a rule may run: the stages shimmed, the rest passed on
     cat >"$S/$s" <<'EOF'
 #!/bin/sh
 real=$CHAOS_REAL/$(basename "$0")
 case $(basename "$0") in
-pf-train) case " $* " in *" --fidelity high "*) phase=hf ;; *) phase=train ;; esac ;;
+pf-train) case " $* " in *" --generation hifi "*) phase=hf ;; *) phase=train ;; esac ;;
 pf-final) case " $* " in *--hifi-proposal*) phase=hifi-proposal ;; *) phase=final ;; esac ;;
 pf-propose) phase=propose ;; pf-select) phase=select ;; pf-posterior) phase=posterior ;;
 *) exec "$real" "$@" ;;
@@ -90,7 +92,7 @@ pid=$!
 sleep "$delay"
 state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)
 [ -n "$state" ] && [ "$state" != Z ] && state=running || state=exited
-echo "$phase #$n +${delay}s ($state): $(basename "$0") $(echo "$*" | sed 's/.*\(--generation [0-9]*\).*/\1/; s/.*\(--hifi-proposal [0-9]\).*/\1/; s/.*--out [^ ]*\/\([^ ]*\/[^ ]*\) .*/\1/; s/.* --run [^ ]*//')" >"$CHAOS_DIR/killed"
+echo "$phase #$n +${delay}s ($state): $(basename "$0") $(echo "$*" | sed 's/.*\(--generation [0-9a-z]* --slot [0-9]*\).*/\1/; s/.*\(--hifi-proposal [0-9]\).*/\1/; s/.*--out [^ ]*\/\([^ ]*\/[^ ]*\) .*/\1/; s/.* --run [^ ]*//')" >"$CHAOS_DIR/killed"
 kill -KILL -- "-$(awk '{print $5}' /proc/$$/stat)"
 EOF
     chmod +x "$S/$s"
@@ -135,8 +137,10 @@ while read -r phase n delay; do
     fi
 done <"$C/plan"
 rm -f "$C/target"
-search "$C/runs" LLM=offline B="$S" >"$tmp/out" 2>"$tmp/err"
-eq "make completes after $kills kills" "$?" 0
+CHAOS_DIR=$C CHAOS_REAL=$BIN search "$C/runs" LLM=offline B="$S" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] || sed 's/^/  make: /' "$tmp/err" | tail -n 20 >&2
+eq "make completes after $kills kills" "$rc" 0
 echo "$TEST_NAME: $kills kills, the chaos run took $(($(date +%s) - chaos_started)) s"
 check "at least one kill per planned phase" test "$kills" -eq "$(wc -l <"$C/plan")"
 eq "after the kills: the reference's final MSE, bit for bit" "$(field "$X/final.msgpack" hf_mse)" "$hf"
@@ -237,12 +241,15 @@ if ! mkdir -p "$tmp/ro" || ! mount -t tmpfs -o size=64m tmpfs "$tmp/ro" 2>/dev/n
 fi
 mounts="$tmp/ro"
 RO=$(runf "$tmp/ro")
-search "$tmp/ro" LLM=offline "$RO/gen01/memory.msgpack" >"$tmp/out" 2>"$tmp/err"
+upto "$tmp/ro" LLM=offline "$RO/gen01/memory.msgpack" >"$tmp/out" 2>"$tmp/err"
 eq "read-only: the first generations" "$?" 0
+check "read-only: only the first generations" test ! -e "$RO/gen02"
 mount -o remount,ro "$tmp/ro"
 search "$tmp/ro" LLM=offline >"$tmp/out" 2>"$tmp/err"
-check "read-only: make fails" test "$?" -ne 0
-check "read-only: an error naming a file of the run folder" grep -q "$RO/[^ ']*: Read-only file system" "$tmp/err"
+rc=$?
+[ "$rc" -ne 0 ] || sed 's/^/  make: /' "$tmp/err" | tail -n 20 >&2
+check "read-only: make fails" test "$rc" -ne 0
+check "read-only: an error naming a file of the run folder" grep -q "$RO/[^ ']*'\{0,1\}: Read-only file system" "$tmp/err"
 sed -n "1,/Read-only file system/p" "$tmp/err" | grep "Read-only" | head -n 1 | sed "s|$tmp|TMP|g; s/^/$TEST_NAME: read-only: /"
 eq "read-only: every error is that one (no other failure)" "$(grep -i 'error\|cannot\|fail' "$tmp/err" | grep -v 'Read-only file system\|\*\*\*' | wc -l)" 0
 mount -o remount,rw "$tmp/ro"
