@@ -59,7 +59,7 @@ endif
 
 # The study's progress table (pf-study), after a study and for study-status.
 study_progress = $(B)/pf-study --runs $(RUNS_ROOT) --pdes "$(PDES)" --methods "$(METHODS)" \
-  --run-numbers "$(STUDY_RUNS)" --budget $(PROFILE)
+  --run-numbers "$(STUDY_RUNS)" --budget $(PROFILE) --llm $(LLM) --eval $(EVAL)
 
 .PHONY: study study-cells study-status
 study-cells: $(STUDY_FINALS)
