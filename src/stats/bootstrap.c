@@ -1,17 +1,12 @@
 /* bootstrap.c — a percentile bootstrap interval for a median (bootstrap.h). */
 #include "stats/bootstrap.h"
 
+#include <gsl/gsl_sort_double.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "core/rng.h"
 #include "stats/describe.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 double pf_stats_quantile_sorted(const double *x, size_t n, double p)
 {
@@ -40,7 +35,7 @@ pf_status pf_stats_bootstrap_median(const double *x, size_t n, int resamples, do
             for (size_t i = 0; i < n; i++) draw[i] = x[pf_rng_int(r, n)];
             median[b] = pf_stats_median(draw, n);
         }
-        qsort(median, (size_t)resamples, sizeof *median, cmp_double);
+        gsl_sort(median, 1, (size_t)resamples);
         *lo = pf_stats_quantile_sorted(median, (size_t)resamples, (1 - level) / 2);
         *hi = pf_stats_quantile_sorted(median, (size_t)resamples, (1 + level) / 2);
     }
