@@ -207,10 +207,17 @@ help:
 
 # The flags file changes only when the flags do, so objects rebuild exactly then.
 # Several makes may check it at once (a study's locked sub-makes, one per run):
-# each writes a temp of its own and renames it over the file.
+# each writes a temp of its own and renames it over the file. Make compares
+# it with the flags as it reads this file, and the rule is forced only when
+# they differ (or it is missing): a rule forced every time would, under
+# make -n, be taken as remade and list every object as rebuilt.
+FLAGS_TEXT := $(CC) $(CFLAGS_ALL) | $(LDLIBS_ALL) | $(NVCC) $(NVCC_ALL)
+ifneq ($(file <$(FLAGS_FILE)),$(FLAGS_TEXT))
 $(FLAGS_FILE): FORCE
+endif
+$(FLAGS_FILE):
 	@mkdir -p $(@D)
-	@t=$@.tmp.$$$$; echo '$(CC) $(CFLAGS_ALL) | $(LDLIBS_ALL) | $(NVCC) $(NVCC_ALL)' > $$t && \
+	@t=$@.tmp.$$$$; echo '$(FLAGS_TEXT)' > $$t && \
 	  if cmp -s $$t $@; then rm -f $$t; else mv -f $$t $@; fi
 FORCE:
 

@@ -58,8 +58,10 @@ $(foreach p,$(PDES),$(foreach m,$(METHODS),$(foreach r,$(STUDY_RUNS),$(if $(filt
 endif
 
 # The study's progress table (pf-study), after a study and for study-status.
+# make -n runs the study's recipe (it calls $(MAKE), whose plan it prints),
+# so there the progress line is printed and not run.
 study_progress = $(B)/pf-study --runs $(RUNS_ROOT) --pdes "$(PDES)" --methods "$(METHODS)" \
-  --run-numbers "$(STUDY_RUNS)" --budget $(PROFILE)
+  --run-numbers "$(STUDY_RUNS)" --budget $(PROFILE) --llm $(LLM) --eval $(EVAL)
 
 .PHONY: study study-cells study-status
 study-cells: $(STUDY_FINALS)
@@ -67,7 +69,7 @@ study-cells: $(STUDY_FINALS)
 study: | $(TOOLS)
 	@echo "study: $(words $(PDES)) PDEs x $(words $(METHODS)) methods x $(words $(STUDY_RUNS)) runs, profile $(PROFILE), launch $(LAUNCH)" >&2
 	$(Q)rc=0; $(MAKE) --no-print-directory -k study-cells || rc=$$?; \
-	  $(study_progress); \
+	  $(if $(pf_dry_run),: not run under make -n:) $(study_progress); \
 	  $(MAKE) --no-print-directory tables || rc=1; \
 	  [ $$rc -eq 0 ] || echo "study: some cells failed (above; make study-status); make study again retries them" >&2; \
 	  exit $$rc

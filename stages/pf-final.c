@@ -9,7 +9,7 @@
  *       picks the lowest high-fidelity MSE among RUN/hifi/top*, and writes
  *       RUN/final.msgpack: {spec, spec_hash, hf_mse, budget, top3, ...}
  *   pf-final --run RUN
- *       a baseline run (METHOD=vanilla|ropinn, search/baseline.h): picks the
+ *       a baseline run (llm/methods.def, search/baseline.h): picks the
  *       lowest MSE among RUN/gen00/cand0..4 and writes RUN/final.msgpack
  *       {spec, spec_hash, hf_mse, budget, candidates, ...}
  *   pf-final --run RUN --status
@@ -30,9 +30,10 @@
 
 static void usage(FILE *to)
 {
+    char b[256];
     fprintf(to,
             "usage: pf-final --run RUN --last-generation G [--hifi-proposal K] [--quiet]\n"
-            "       pf-final --run RUN [--quiet]          (a baseline run: METHOD=vanilla|ropinn|pinnsformer|pinnsagent)\n"
+            "       pf-final --run RUN [--quiet]          (a baseline run: METHOD=%s)\n"
             "       pf-final --run RUN --status\n"
             "With --hifi-proposal K: writes RUN/hifi/topK.proposal.msgpack, the K-th design of\n"
             "the Global Top-3 after generation G (genGG/select.msgpack), for pf-train\n"
@@ -45,7 +46,8 @@ static void usage(FILE *to)
             "writes RUN/final.msgpack with all five MSEs (candidates) and their budget.\n"
             "With --status: one line about the run (generation reached, best low-fidelity\n"
             "MSE, Top-3, state).\n"
-            "Exit codes: 0 written, 1 failure (files, no high-fidelity MSE), 2 bad usage.\n");
+            "Exit codes: 0 written, 1 failure (files, no high-fidelity MSE), 2 bad usage.\n",
+            pf_method_names(PF_MF_BASELINE, 0, "|", "|", b, sizeof b));
 }
 
 static int fail(void)

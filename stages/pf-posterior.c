@@ -24,12 +24,15 @@
 
 static void usage(FILE *to)
 {
+    char none[256];
+    pf_method_names(PF_MF_LLM, PF_MF_MEMORY | PF_MF_BASELINE, ", ", ", ", none, sizeof none);
     fprintf(to, "usage: pf-posterior --run RUN --generation G [--quiet]\n"
                 "Summarizes the run's history through generation G into the run memory M_G\n"
                 "(RUN/genGG/memory.msgpack) with the run's proposer; the call is stored in\n"
-                "RUN/llm/. Methods without memory (no_knowledge, no_feedback) write an empty\n"
+                "RUN/llm/. Methods without memory (%s) write an empty\n"
                 "memory with the reason.\n"
-                "Exit codes: 0 written, 1 failure, 2 bad usage.\n");
+                "Exit codes: 0 written, 1 failure, 2 bad usage.\n",
+            none);
 }
 
 /* H_G as candidates: the selection's valid entries (invalid slots never

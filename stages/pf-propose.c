@@ -12,7 +12,8 @@
  * RUN/genGG/candK.proposal.msgpack atomically. After a stop decision the
  * proposal is written as skipped without asking anyone.
  *
- * A baseline run (METHOD=vanilla|ropinn|pinnsformer; search/baseline.h) asks no one:
+ * A fixed-spec baseline run (a row of llm/methods.def flagged baseline and
+ * not LLM; search/baseline.h) asks no one:
  * slot K of generation 0 (K < 5) is the method's own spec. A pinnsagent run
  * asks its planner once per generation 0..4 (pinnsagent/plan.h),
  * from PINNsAgent's run database (replay, importance scores) and the
@@ -42,6 +43,9 @@ static const pf_slot_fn HOOKS[PF_METHOD_COUNT] = {
 
 static void usage(FILE *to)
 {
+    char fixed[256], planned[128];
+    pf_method_names(PF_MF_BASELINE, PF_MF_LLM, ", ", " or ", fixed, sizeof fixed);
+    pf_method_names(PF_MF_BASELINE | PF_MF_LLM, 0, ", ", " or ", planned, sizeof planned);
     fprintf(to,
             "usage: pf-propose --run RUN --generation G --slot K [--quiet]\n"
             "Asks the run's proposer for one AlgorithmSpec: generation 0 has 8 slots (the\n"
@@ -54,14 +58,15 @@ static void usage(FILE *to)
             "RUN/llm/. The proposer comes from the run's \"llm\" setting (offline, http,\n"
             "replay, auto) and PF_LLM_URL, PF_LLM_MODEL, PF_LLM_API_KEY, PF_LLM_TIMEOUT,\n"
             "PF_LLM_RETRIES (see docs/llm.md).\n"
-            "A baseline run (vanilla, ropinn or pinnsformer) has 5 slots in generation 0 and asks no\n"
+            "A baseline run (%s) has 5 slots in generation 0 and asks no\n"
             "one: each proposal is the method's spec (five independently initialized\n"
             "candidates; pf-final reports the lowest MSE). It needs no knowledge.msgpack.\n"
-            "A pinnsagent run has one slot in each of generations 0..4: PINNsAgent's planner,\n"
+            "A %s run has one slot in each of generations 0..4: PINNsAgent's planner,\n"
             "asked through the same proposers (offline, http, replay) with its own prompts\n"
             "(data/prompts/pinnsagent/), from its run database ($PF_PINNSAGENT_DIR) and the\n"
             "earlier iterations; the proposal also holds the configuration (\"plan\").\n"
-            "Exit codes: 0 written (valid or not), 1 failure (proposer, files), 2 bad usage.\n");
+            "Exit codes: 0 written (valid or not), 1 failure (proposer, files), 2 bad usage.\n",
+            fixed, planned);
 }
 
 static int fail(const char *what)

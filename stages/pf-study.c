@@ -4,7 +4,7 @@
  *
  *   pf-study --pdes "P ..." --methods "M ..." --run-numbers "R ..." [--runs
  * DIR]
- *            [--budget paper|quick|smoke] [--watch SECONDS]
+ *            [--budget paper|quick|smoke] [--llm L] [--eval E] [--watch SECONDS]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,12 +23,16 @@ static void usage(FILE *to)
 {
     fprintf(to,
             "usage: pf-study --pdes \"P ...\" --methods \"M ...\" --run-numbers \"R ...\" [--runs DIR]\n"
-            "                [--budget paper|quick|smoke] [--watch SECONDS]\n"
+            "                [--budget paper|quick|smoke] [--llm L] [--eval E] [--watch SECONDS]\n"
             "Prints a study's progress (make study-status): per PDE x method, the runs done,\n"
             "running and failed (a training's launch.txt, scripts/launch.sh), the best and\n"
             "mean final MSE so far, the optimizer steps trained and planned at the budget\n"
             "(default paper); then the totals, the measured steps per second of one\n"
             "training and the time left at the number of trainings running now.\n"
+            "A run made with other settings than these (its context.json: the budget, --llm,\n"
+            "--eval, a .pde file's SHA-256 or its data's) is stale: make study would redo it,\n"
+            "so it is not counted done; a line says what differs. --llm, --eval: make's LLM\n"
+            "and EVAL (default: not compared).\n"
             "--runs: the runs folder (default runs). --watch S: on a terminal, redraw every\n"
             "S seconds until every run is done or failed (Ctrl-C stops it).\n"
             "Exit codes: 0 printed, 1 a run folder could not be read, 2 usage error.\n");
@@ -49,10 +53,12 @@ int main(int argc, char **argv)
 {
     static const struct option lo[] = {
         {"runs", 1, 0, 'r'},   {"pdes", 1, 0, 'p'},  {"methods", 1, 0, 'm'}, {"run-numbers", 1, 0, 'n'},
-        {"budget", 1, 0, 'b'}, {"watch", 1, 0, 'w'}, {"help", 0, 0, 'h'},    {0, 0, 0, 0},
+        {"budget", 1, 0, 'b'}, {"watch", 1, 0, 'w'}, {"help", 0, 0, 'h'},    {"llm", 1, 0, 'l'},
+        {"eval", 1, 0, 'e'},   {0, 0, 0, 0},
     };
     char *pdes = NULL, *methods = NULL, *numbers = NULL;
     const char *root = "runs", *budget = "paper";
+    pf_study s = {0};
     double watch = 0;
     int ch;
     while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -63,6 +69,8 @@ int main(int argc, char **argv)
         case 'm': methods = optarg; break;
         case 'n': numbers = optarg; break;
         case 'b': budget = optarg; break;
+        case 'l': s.llm = optarg; break;
+        case 'e': s.eval = optarg; break;
         case 'w':
             errno = 0;
             watch = strtod(optarg, &end);
@@ -82,7 +90,7 @@ int main(int argc, char **argv)
     char *pw[MAX_WORDS], *mw[MAX_WORDS], *rw[MAX_WORDS];
     const char *names[MAX_WORDS];
     int runs[MAX_WORDS];
-    pf_study s = {.root = root};
+    s.root = root;
     s.npdes = split(pdes, pw), s.nmethods = split(methods, mw), s.nruns = split(numbers, rw);
     if (s.npdes < 1 || s.nmethods < 1 || s.nruns < 1)
         return fprintf(stderr,
@@ -103,7 +111,7 @@ int main(int argc, char **argv)
             return fprintf(stderr, "pf-study: run number '%s' is not 0..9999\n", rw[i]), 2;
         runs[i] = (int)r;
     }
-    s.pdes = names, s.methods = (const char *const *)mw, s.runs = runs;
+    s.pdes = names, s.pde_args = (const char *const *)pw, s.methods = (const char *const *)mw, s.runs = runs;
     if (pf_budget_lookup(budget, &s.budget) != PF_OK) return fprintf(stderr, "pf-study: %s\n", pf_errmsg()), 2;
 
     int redraw = watch > 0 && isatty(STDOUT_FILENO);

@@ -44,6 +44,7 @@ typedef struct opts {
 
 static void usage(FILE *to)
 {
+    char b[256];
     fprintf(to,
             "usage: pf-train SPEC --pde P --fidelity low|high|baseline --seed S --out DIR [--budget paper|quick|smoke]\n"
             "                [--eval paper|heldout] [--physics-check] [MACHINE...]\n"
@@ -55,7 +56,7 @@ static void usage(FILE *to)
             "parameters; spec and hash as attributes) and DIR/evidence.msgpack (y = evaluation MSE, status,\n"
             "evidence). A spec written for one fidelity runs at another with every stage's steps scaled to its\n"
             "budget (paper: low 1,000, high 10,000, baseline 20,000 steps; quick: low 200, high 1,000, baseline\n"
-            "1,000, and smaller limits; baseline: a candidate of METHOD=vanilla|ropinn|pinnsformer|pinnsagent).\n"
+            "1,000, and smaller limits; baseline: a candidate of METHOD=%s).\n"
             "A proposal without a valid spec is not trained: both outputs say why (status invalid or skipped).\n"
             "--eval heldout: y is the MSE on the selection half of the evaluation points and y_report on the\n"
             "report half (a fixed, stratified split); paper (default): y on all.\n"
@@ -70,15 +71,14 @@ static void usage(FILE *to)
             "visible, else cpu); the evidence records it. Progress on stderr: a bar on a terminal, else a line\n"
             "every N steps (default: a tenth of the run).\n"
             "Exit codes: 0 trained (whatever the status: ok, nan, diverged, timeout), 1 setup or I/O failure,\n"
-            "2 bad usage, unknown PDE or invalid spec.\n");
+            "2 bad usage, unknown PDE or invalid spec.\n", pf_method_names(PF_MF_BASELINE, 0, "|", "|", b, sizeof b));
 }
 
 static int bad(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "pf-train: ");
+    fputs("pf-train: ", stderr);
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n");
-    return 2;
+    return fputc('\n', stderr), 2;
 }
 
 /* --run DIR --generation G|hifi --slot K: the rest from the run (usage above). */

@@ -10,7 +10,8 @@
 # unfinished run reported on stderr and left out, the means in main.csv,
 # index.md with --pde; a run of a .pde file (context.json's "pde" is its
 # path, the folder its declared name) and one of a name not in the
-# registry, tabled under their folders' names after the registry's PDEs.
+# registry, tabled under their folders' names after the registry's PDEs;
+# a cell whose runs were made with other settings (eval), refused.
 # (tests/test_stats.c and test_report.c check the numbers in depth.)
 . "$(dirname "$0")/lib.sh"
 S=$BIN/pf-stats
@@ -97,4 +98,18 @@ check "index.md: links the tables" grep -q "^- \[main\](main.md)" "$tmp/rep1/ind
 expect_rc 0 "the file PDE alone" "$S" --runs "$tmp/runs" --pde my_heat --out "$tmp/rep2" --quiet
 check "index.md: the file PDE's run" grep -q "final high-fidelity MSE 2.000e-02" "$tmp/rep2/index.md"
 eq "no temp files left" "$(ls "$tmp/rep" "$tmp/rep1" | grep -c '\.tmp\.')" 0
+
+# ------------------------------------------------------------ a cell of runs made otherwise
+# A held-out run1 beside a paper-mode run0: no cell averages a full-set and a
+# half-set MSE; pf-stats refuses, naming both runs and what differs.
+cp -r "$tmp/runs" "$tmp/mixed"
+python3 -c '
+import json, sys
+p = sys.argv[1] + "/burgers_1d/pinnforge/run1/context.json"
+c = json.load(open(p)); c["eval"] = "heldout"; json.dump(c, open(p, "w"))
+' "$tmp/mixed"
+expect_rc 1 "a cell of runs with other settings" "$S" --runs "$tmp/mixed" --out "$tmp/repm"
+check "names both runs and what differs" grep -q "$tmp/mixed/burgers_1d/pinnforge/run0 and $tmp/mixed/burgers_1d/pinnforge/run1 were made with other settings (eval paper vs heldout)" "$tmp/err"
+check "no main table written" test ! -e "$tmp/repm/main.md"
+expect_rc 0 "the other PDE's cells alone" "$S" --runs "$tmp/mixed" --pde my_heat --out "$tmp/repm2" --quiet
 finish

@@ -70,4 +70,20 @@ expect_rc 0 "make -n: the main job" make -n -s -C "$ROOT" --no-print-directory B
 expect_rc 0 "make -n: a .pde file" make -n -s -C "$ROOT" --no-print-directory BUILD="$BUILD" \
     PDE=examples/pdes/helmholtz_2d.pde RUNS="0 1" RUNS_ROOT="$tmp/runs" search
 check "make -n takes no lock, makes no folder" test ! -e "$tmp/runs"
+
+# make -n study prints the plan and changes nothing (issue 35, item 10): its
+# recipe calls $(MAKE), so make -n runs it; the progress line (pf-study) used
+# to run for real, and the flags file, forced every time, listed every
+# object of build/ as rebuilt in each sub-make (1,094 lines for this plan,
+# 528 of them compiles; 25 now)
+touch "$tmp/stamp"
+sleep 1
+expect_rc 0 "make -n study" make -n -C "$ROOT" --no-print-directory BUILD="$BUILD" PDES=burgers_1d METHODS=vanilla \
+    RUNS=0 PROFILE=smoke RUNS_ROOT="$tmp/runs" study
+lines=$(wc -l <"$tmp/out")
+check "make -n study: a plan of modest size ($lines lines)" test "$lines" -lt 60
+check "make -n study: the plan trains the run" grep -q "pf-train --run $tmp/runs/burgers_1d/vanilla/run0 --generation 0 --slot 4" "$tmp/out"
+check "make -n study: no compile listed" sh -c "! grep -q -- ' -c .*\\.c -o ' '$tmp/out'"
+check "make -n study: pf-study printed, not run" sh -c "grep -q ': not run under make -n: .*pf-study' '$tmp/out' && ! grep -q '^total: ' '$tmp/out'"
+check "make -n study: nothing written" test -z "$(find "$BUILD" "$ROOT/runs" "$ROOT/reports" "$tmp" -newer "$tmp/stamp" ! -path "$tmp/out" ! -path "$tmp/err" 2>/dev/null)"
 finish

@@ -12,7 +12,7 @@
 # final MSEs are bit-identical to the local study's; make tables.
 #
 # The local study always runs (its progress table, tables, no launch.txt
-# left); the Slurm part is skipped, naming what is missing, without root or
+# left, its runs stale when the status asks another profile or EVAL); the Slurm part is skipped, naming what is missing, without root or
 # without the Debian packages slurm-wlm and munge (scripts/install-deps.sh
 # installs them), or when the cluster does not come up. Float build only.
 . "$(dirname "$0")/lib.sh"
@@ -43,9 +43,18 @@ eq "local study: exit code" "$rc" 0
 t_local=$(($(date +%s) - t0))
 check "local: four final.msgpack" test "$(ls "$tmp/local"/*/*/run0/final.msgpack | wc -l)" -eq 4
 check "local: the progress table says all done" grep -q "^total: 4 of 4 runs done, 0 running, 0 failed" "$tmp/local.out"
-check "local: a done cell's line" grep -q "^burgers_1d  *vanilla  *1/1  *0  *0  *[0-9.e+-]*  *[0-9.e+-]*  *500 / 500" "$tmp/local.out"
+check "local: a done cell's line" grep -q "^burgers_1d  *vanilla  *1/1  *0  *0  *0  *[0-9.e+-]*  *[0-9.e+-]*  *500 / 500" "$tmp/local.out"
 check "local: no launch.txt left" sh -c "! ls '$tmp/local'/*/*/run0/*/*/launch.txt 2>/dev/null | grep -q ."
 check "local: make tables ran" test -s "$tmp/local.reports/main.md"
+# the status of the same runs asked at another profile: stale, not done
+# (issue 35, item 7: it said 4 of 4, 100%, though make study would redo them)
+pipeline study-status PDES="burgers_1d poisson_2d_classic" METHODS="pinnforge vanilla" RUNS=0 PROFILE=quick \
+    RUNS_ROOT="$tmp/local" >"$tmp/status-quick" 2>&1
+check "study-status at another profile: none done, 4 stale" grep -q "^total: 0 of 4 runs done, 0 running, 0 failed, 4 stale" "$tmp/status-quick"
+check "study-status at another profile: says what differs" grep -q "^stale: $tmp/local/burgers_1d/vanilla/run0: its settings differ (profile smoke vs quick" "$tmp/status-quick"
+pipeline study-status PDES="burgers_1d" METHODS="vanilla" RUNS=0 PROFILE=smoke EVAL=heldout \
+    RUNS_ROOT="$tmp/local" >"$tmp/status-heldout" 2>&1
+check "study-status under another EVAL: stale" grep -q "^burgers_1d  *vanilla  *0/1  *0  *0  *1 " "$tmp/status-heldout"
 
 missing=""
 for p in munged slurmctld slurmd srun scancel squeue sinfo; do

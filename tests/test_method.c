@@ -111,3 +111,27 @@ Test(method, make_reads_the_same_methods)
     cr_expect_str_eq(base, want_base);
     cr_expect_str_eq(cands, want_cands);
 }
+
+/* The stages' --help name methods from the table (issue 35, item 11:
+ * pf-propose's said "vanilla or ropinn" after pinnsformer came): the fixed-
+ * spec baselines, the planned one, every baseline, in row order; a list
+ * that does not fit is cut, never overrun. */
+Test(method, help_lists_come_from_the_table)
+{
+    char b[256];
+    cr_expect_str_eq(pf_method_names(PF_MF_BASELINE, PF_MF_LLM, ", ", " or ", b, sizeof b),
+                     "vanilla, ropinn or pinnsformer");
+    cr_expect_str_eq(pf_method_names(PF_MF_BASELINE | PF_MF_LLM, 0, ", ", " or ", b, sizeof b), "pinnsagent");
+    cr_expect_str_eq(pf_method_names(PF_MF_BASELINE, 0, "|", "|", b, sizeof b), "vanilla|ropinn|pinnsagent|pinnsformer");
+    cr_expect_str_eq(pf_method_names(PF_MF_LLM, PF_MF_MEMORY | PF_MF_BASELINE, ", ", ", ", b, sizeof b),
+                     "no_knowledge, no_feedback");
+    cr_expect_str_eq(pf_method_names(PF_MF_BASELINE | PF_MF_ABLATION, 0, ", ", " or ", b, sizeof b), "");
+    char small[10];
+    cr_expect_str_eq(pf_method_names(PF_MF_BASELINE, 0, "|", "|", small, sizeof small), "vanilla|r");
+    int n = 0;
+    for (int m = 0; m < PF_METHOD_COUNT; m++) n += pf_method_is_baseline((pf_method)m);
+    pf_method_names(PF_MF_BASELINE, 0, "|", "|", b, sizeof b);
+    int bars = 0;
+    for (const char *p = b; *p; p++) bars += *p == '|';
+    cr_expect_eq(bars + 1, n, "every baseline of the table: %s", b);
+}

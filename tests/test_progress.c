@@ -5,6 +5,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,15 +30,35 @@ static void put(const char *rel, const char *text)
     fclose(f);
 }
 
-static void context(const char *pde, const char *method, int run)
+static void context_as(const char *pde, const char *method, int run, const char *budget, const char *eval)
 {
     char rel[128], text[256];
     snprintf(rel, sizeof rel, "%s/%s/run%d/context.json", pde, method, run);
     snprintf(text, sizeof text,
-             "{\"pde\": \"%s\", \"method\": \"%s\", \"run\": %d, \"budget\": \"smoke\", \"llm\": \"offline\", "
-             "\"eval\": \"paper\"}\n",
-             pde, method, run);
+             "{\"pde\": \"%s\", \"method\": \"%s\", \"run\": %d, \"budget\": \"%s\", \"llm\": \"offline\", "
+             "\"eval\": \"%s\"}\n",
+             pde, method, run, budget, eval);
     put(rel, text);
+}
+
+static void context(const char *pde, const char *method, int run)
+{
+    context_as(pde, method, run, "smoke", "paper");
+}
+
+/* A finished run's final.msgpack as tests/fake_finals.py writes it:
+ * {format, version, hf_mse}. */
+static void final_mse(const char *rel_run, double mse)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s/final.msgpack", root, rel_run);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f, "%s", path);
+    fputs("\x83\xa6" "format" "\xaf" "pinnforge.final" "\xa7" "version" "\x01" "\xa6" "hf_mse" "\xcb", f);
+    uint64_t bits;
+    memcpy(&bits, &mse, sizeof bits);
+    for (int i = 7; i >= 0; i--) fputc((int)(bits >> (8 * i) & 0xff), f);
+    fclose(f);
 }
 
 static void setup(void)
@@ -127,4 +148,51 @@ Test(progress, an_unknown_method_is_refused)
     pf_cell_progress *c = NULL;
     cr_expect_eq(pf_study_progress(&s, &c), PF_ERR_INVALID);
     cr_expect(strstr(pf_errmsg(), "ropinnn"), "%s", pf_errmsg());
+}
+
+/* A finished run made with other settings than the study asks for is
+ * stale, not done: make study would redo it (issue 35, item 7). Run 0 was
+ * made at smoke, run 1 at smoke under EVAL=heldout; the study asks for
+ * smoke and paper, then for quick. */
+Test(progress, a_run_made_with_other_settings_is_stale_not_done)
+{
+    context("burgers_1d", "vanilla", 0);
+    final_mse("burgers_1d/vanilla/run0", 1e-3);
+    context_as("burgers_1d", "vanilla", 1, "smoke", "heldout");
+    final_mse("burgers_1d/vanilla/run1", 2e-3);
+    const char *const m[] = {"vanilla"};
+    const int runs[] = {0, 1};
+    pf_study s;
+    pf_cell_progress *c = progress(m, 1, runs, 2, &s);
+    cr_expect_eq(c[0].done, 2, "the eval is not compared when the study does not say it");
+    free(c);
+
+    s.eval = "paper";
+    cr_assert_eq(pf_study_progress(&s, &c), PF_OK, "%s", pf_errmsg());
+    cr_expect_eq(c[0].done, 1);
+    cr_expect_eq(c[0].stale, 1);
+    cr_expect_eq(c[0].stale_run, 1);
+    cr_expect_str_eq(c[0].stale_why, "eval heldout vs paper");
+    cr_expect_eq(c[0].best, 1e-3, "the stale run's MSE is not the cell's");
+    free(c);
+
+    cr_assert_eq(pf_budget_lookup("quick", &s.budget), PF_OK);
+    cr_assert_eq(pf_study_progress(&s, &c), PF_OK, "%s", pf_errmsg());
+    cr_expect_eq(c[0].done, 0, "smoke runs are not a quick study's");
+    cr_expect_eq(c[0].stale, 2);
+    cr_expect_str_eq(c[0].stale_why, "profile smoke vs quick");
+    cr_expect_eq(c[0].steps_done, 0);
+    cr_expect_eq(c[0].steps_total, 2 * 5 * s.budget->steps[PF_FIDELITY_BASELINE]);
+    cr_expect_not(pf_study_settled(&s, c));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    pf_study_print(f, &s, c);
+    fclose(f);
+    cr_expect(strstr(text, "stale: ") && strstr(text, "burgers_1d/vanilla/run0 and 1 more run: its settings differ "
+                                                      "(profile smoke vs quick"),
+              "%s", text);
+    cr_expect(strstr(text, "total: 0 of 2 runs done, 0 running, 0 failed, 2 stale;"), "%s", text);
+    free(text);
+    free(c);
 }

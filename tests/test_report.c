@@ -282,3 +282,100 @@ Test(report, table_renderers)
     cr_assert_null(pf_table_markdown(t), "a row with too many cells is an error");
     pf_table_free(t);
 }
+
+/* Rewrites run R's context.json with other settings: budget, and eval
+ * (NULL: none, i.e. paper). */
+static void set_context(const char *pde, const char *method, int run, const char *budget, const char *eval)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s/%s/run%d/context.json", root, pde, method, run);
+    json_t *ctx = json_pack("{s:s, s:s, s:i, s:s, s:s}", "pde", pde, "method", method, "run", run, "budget", budget,
+                            "llm", "offline");
+    if (eval) json_object_set_new(ctx, "eval", json_string(eval));
+    cr_assert_eq(json_dump_file(ctx, path, 0), 0);
+    json_decref(ctx);
+}
+
+/* A held-out run beside paper-mode runs of the same cell: no table averages
+ * them (issue 35, item 8); the error names both runs and what differs. An
+ * unfinished run with other settings averages nothing and is let be. */
+Test(report, a_cell_never_averages_runs_of_other_settings)
+{
+    make_tree();
+    set_context("burgers_1d", "pinnforge", 3, "smoke", NULL); /* unfinished */
+    pf_collection c;
+    cr_assert_eq(pf_collect(root, NULL, &c), PF_OK, "%s", pf_errmsg());
+    cr_expect_eq(pf_collection_check_cells(&c), PF_OK, "%s", pf_errmsg());
+    pf_collection_release(&c);
+
+    set_context("burgers_1d", "pinnforge", 1, "quick", "heldout");
+    cr_assert_eq(pf_collect(root, NULL, &c), PF_OK, "%s", pf_errmsg());
+    char out[128], want[512];
+    snprintf(out, sizeof out, "%s/reports/mixed", root);
+    pf_report_options o = {out, "pinnforge", true};
+    int written = 0;
+    cr_expect_eq(pf_report_tables(&c, &o, &written), PF_ERR_INVALID);
+    snprintf(want, sizeof want, "%s/burgers_1d/pinnforge/run0 and %s/burgers_1d/pinnforge/run1 were made with other "
+             "settings (eval paper vs heldout)", root, root);
+    cr_expect(strstr(pf_errmsg(), want), "%s", pf_errmsg());
+    cr_expect_eq(written, 0, "no table written");
+    pf_means m;
+    cr_expect_eq(pf_collection_means(&c, NULL, NULL, &m), PF_ERR_INVALID);
+    pf_collection_release(&c);
+
+    set_context("burgers_1d", "pinnforge", 1, "paper", NULL);
+    cr_assert_eq(pf_collect(root, NULL, &c), PF_OK, "%s", pf_errmsg());
+    cr_expect_eq(pf_collection_check_cells(&c), PF_ERR_INVALID);
+    cr_expect(strstr(pf_errmsg(), "(profile quick vs paper)"), "%s", pf_errmsg());
+    pf_collection_release(&c);
+    remove_tree();
+}
+
+/* The optimism gap: below PF_OPTIMISM_GAP_MIN_RUNS held-out runs "not
+ * enough runs", from it the median with its bootstrap interval over runs;
+ * ratios 0.40, 0.35, 1.43 give [0.35, 1.43] (test_stats.c works it out).
+ * report < 0: a paper-mode final. */
+static void heldout_final(const char *pde, const char *method, int run, double hf, double report)
+{
+    char path[512];
+    set_context(pde, method, run, "quick", report < 0 ? NULL : "heldout");
+    json_t *fin = report < 0 ? json_pack("{s:s, s:i, s:f}", "format", "pinnforge.final", "version", 1, "hf_mse", hf)
+                             : json_pack("{s:s, s:i, s:f, s:s, s:f}", "format", "pinnforge.final", "version", 1,
+                                         "hf_mse", hf, "eval", "heldout", "report_mse", report);
+    snprintf(path, sizeof path, "%s/%s/%s/run%d/final.msgpack", root, pde, method, run);
+    cr_assert_eq(pf_msgpack_write_file(path, fin), PF_OK, "%s", pf_errmsg());
+    json_decref(fin);
+}
+
+static char *main_md_of_tree(void)
+{
+    pf_collection c;
+    cr_assert_eq(pf_collect(root, "poisson_5d", &c), PF_OK, "%s", pf_errmsg());
+    char out[128];
+    snprintf(out, sizeof out, "%s/reports/gap", root);
+    pf_report_options o = {out, "pinnforge", true};
+    int written;
+    cr_assert_eq(pf_report_tables(&c, &o, &written), PF_OK, "%s", pf_errmsg());
+    pf_collection_release(&c);
+    return slurp(out, "main.md");
+}
+
+Test(report, optimism_gap_with_its_bootstrap_interval)
+{
+    make_tree();
+    heldout_final("poisson_5d", "ropinn", 0, 1e-6, 0.40e-6);
+    heldout_final("poisson_5d", "ropinn", 1, 1e-6, 0.35e-6);
+    char *md = main_md_of_tree();
+    cr_expect(strstr(md, "Optimism gap (report_mse / selection MSE, median over EVAL=heldout runs): not enough runs "
+                         "(n = 2; at least 3 give it with a bootstrap interval)."),
+              "%s", md);
+    free(md);
+    for (int r = 0; r < 3; r++) heldout_final("poisson_5d", "pinnforge", r, 1e-6, (const double[]){0.40, 0.35, 1.43}[r] * 1e-6);
+    for (int r = 0; r < 2; r++) heldout_final("poisson_5d", "ropinn", r, 1e-6, -1); /* paper again */
+    md = main_md_of_tree();
+    cr_expect(strstr(md, "Optimism gap (report_mse / selection MSE, median over EVAL=heldout runs): 0.4, 95% bootstrap "
+                         "interval over runs [0.35, 1.43] (n = 3 runs, 2000 resamples)."),
+              "%s", md);
+    free(md);
+    remove_tree();
+}

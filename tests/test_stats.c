@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "stats/bootstrap.h"
 #include "stats/compare.h"
 #include "stats/describe.h"
 #include "stats/friedman.h"
@@ -347,4 +348,54 @@ Test(stats, compare_with_missing_cells)
     cr_assert_eq(pf_compare(&m, "pinnforge", &c), PF_ERR_INVALID, "a negative mean");
     cr_assert_eq(pf_compare(&m, "nobody", &c), PF_ERR_INVALID, "an unknown reference");
     pf_means_release(&m);
+}
+
+/* R's type-7 quantile by hand: {1, 2, 3, 4} at 0.25 is h = 0.75, 1 + 0.75
+ * (2 - 1) = 1.75; at 0.5 the median 2.5; at 0 and 1 the ends. */
+Test(stats, quantile_sorted_hand_values)
+{
+    const double x[] = {1, 2, 3, 4};
+    cr_expect_float_eq(pf_stats_quantile_sorted(x, 4, 0.25), 1.75, 1e-15);
+    cr_expect_float_eq(pf_stats_quantile_sorted(x, 4, 0.5), 2.5, 1e-15);
+    cr_expect_eq(pf_stats_quantile_sorted(x, 4, 0), 1);
+    cr_expect_eq(pf_stats_quantile_sorted(x, 4, 1), 4);
+    cr_expect(isnan(pf_stats_quantile_sorted(x, 0, 0.5)));
+}
+
+/* Identical runs: every resample's median is the value, so the interval
+ * has zero width. */
+Test(stats, bootstrap_of_identical_runs_has_zero_width)
+{
+    const double x[] = {0.4, 0.4, 0.4, 0.4, 0.4};
+    double lo, hi;
+    cr_assert_eq(pf_stats_bootstrap_median(x, 5, PF_BOOTSTRAP_RESAMPLES, 0.95, PF_BOOTSTRAP_SEED, &lo, &hi), PF_OK);
+    cr_expect_eq(lo, 0.4);
+    cr_expect_eq(hi, 0.4);
+}
+
+/* The issue's three finalists, ratios 0.40, 0.35 and 1.43. A resample of
+ * three has median 0.35 when two or three draws are 0.35: 3 (1/3)^2 (2/3)
+ * + (1/3)^3 = 7/27 = 0.26 of resamples, 1.43 likewise, 0.40 the other
+ * 13/27. The 2.5% and 97.5% quantiles of 2,000 medians, sorted, lie in the
+ * first and last 26% (ranks 50 and 1,950 of 2,000), so the 95% interval is
+ * [0.35, 1.43] exactly; at level 0.4 the 30% and 70% quantiles lie in the
+ * middle 48%: [0.40, 0.40]. The same seed gives the same interval. */
+Test(stats, bootstrap_percentile_interval_by_hand)
+{
+    const double x[] = {0.40, 0.35, 1.43};
+    double lo, hi, lo2, hi2;
+    cr_assert_eq(pf_stats_bootstrap_median(x, 3, 2000, 0.95, PF_BOOTSTRAP_SEED, &lo, &hi), PF_OK);
+    cr_expect_eq(lo, 0.35);
+    cr_expect_eq(hi, 1.43);
+    cr_assert_eq(pf_stats_bootstrap_median(x, 3, 2000, 0.4, PF_BOOTSTRAP_SEED, &lo, &hi), PF_OK);
+    cr_expect_eq(lo, 0.40);
+    cr_expect_eq(hi, 0.40);
+    const double y[] = {1, 5, 2, 8, 3, 9, 4};
+    cr_assert_eq(pf_stats_bootstrap_median(y, 7, 500, 0.9, 7, &lo, &hi), PF_OK);
+    cr_assert_eq(pf_stats_bootstrap_median(y, 7, 500, 0.9, 7, &lo2, &hi2), PF_OK);
+    cr_expect(lo == lo2 && hi == hi2, "deterministic: [%g, %g] then [%g, %g]", lo, hi, lo2, hi2);
+    cr_expect(lo >= 1 && lo <= 4 && hi >= 4 && hi <= 9, "[%g, %g] holds the median 4", lo, hi);
+    cr_expect_eq(pf_stats_bootstrap_median(y, 0, 500, 0.9, 7, &lo, &hi), PF_ERR_INVALID);
+    cr_expect_eq(pf_stats_bootstrap_median(y, 7, 0, 0.9, 7, &lo, &hi), PF_ERR_INVALID);
+    cr_expect_eq(pf_stats_bootstrap_median(y, 7, 500, 1, 7, &lo, &hi), PF_ERR_INVALID);
 }

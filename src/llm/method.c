@@ -44,6 +44,22 @@ const pf_method_def *pf_method_def_named(const char *name)
     return NULL;
 }
 
+const char *pf_method_names(unsigned with, unsigned without, const char *sep, const char *last, char *buf,
+                            size_t cap)
+{
+    int match[PF_METHOD_COUNT], n = 0;
+    for (int i = 0; i < PF_METHOD_COUNT; i++)
+        if ((DEFS[i].flags & with) == with && !(DEFS[i].flags & without)) match[n++] = i;
+    size_t len = 0;
+    if (cap) buf[0] = '\0';
+    for (int k = 0; k < n && len < cap; k++) {
+        int w = snprintf(buf + len, cap - len, "%s%s", k == 0 ? "" : k == n - 1 ? last : sep, DEFS[match[k]].name);
+        if (w < 0) break;
+        len += (size_t)w;
+    }
+    return buf;
+}
+
 const char *pf_method_name(pf_method m)
 {
     const pf_method_def *d = pf_method_def_of(m);

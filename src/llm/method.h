@@ -75,6 +75,14 @@ const pf_method_def *pf_method_def_named(const char *name);
  * then the notes: `pf-spec methods`. */
 void pf_method_print_table(FILE *out);
 
+/* The names of the methods whose flags hold every flag of `with` and none
+ * of `without`, in the table's row order, joined by sep and the last two by
+ * last ("vanilla, ropinn or pinnsformer"; "vanilla|ropinn"), into buf
+ * (cut to cap); buf. For the --help of the stages, so no list of methods
+ * is written by hand. */
+const char *pf_method_names(unsigned with, unsigned without, const char *sep, const char *last, char *buf,
+                            size_t cap);
+
 const char *pf_method_name(pf_method m);
 /* PF_ERR_INVALID naming the allowed methods for anything else. */
 pf_status pf_method_from_name(const char *name, pf_method *out);

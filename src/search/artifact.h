@@ -83,6 +83,14 @@ pf_status pf_run_context_read(const char *dir, pf_run_context *out);
  * name or the name a .pde file declares) "pde" differ from the folder's. */
 pf_status pf_run_context_check_folder(const char *dir, const char *pde_name, const char *method, int run);
 
+/* Whether runs a and b were made with settings that change their results:
+ * the profile (budget), the evaluation, the proposer (llm), a .pde file's
+ * SHA-256 or its data files' digest. The PDE's spelling (a path given two
+ * ways), the method and the run number are not compared. With what
+ * non-NULL, what differs, a's value first: "profile quick vs paper, eval
+ * heldout vs paper" ("" when nothing does). */
+bool pf_run_context_settings_differ(const pf_run_context *a, const pf_run_context *b, char *what, size_t cap);
+
 /* ------------------------------------------------------------ proposal
  *
  * A search proposal (pf-propose), keys in this order:

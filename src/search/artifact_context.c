@@ -201,3 +201,33 @@ pf_status pf_run_context_write(const char *dir, const pf_run_context *c, char **
     }
     return st;
 }
+
+/* Appends "LABEL A vs B" to what (comma-separated) when a and b differ. */
+static bool differ_on(const char *label, const char *a, const char *b, char *what, size_t cap, bool *any)
+{
+    if (!strcmp(a, b)) return false;
+    if (what && cap) {
+        size_t n = strlen(what);
+        snprintf(what + n, cap - n, "%s%s %s vs %s", n ? ", " : "", label, *a ? a : "(none)", *b ? b : "(none)");
+    }
+    *any = true;
+    return true;
+}
+
+bool pf_run_context_settings_differ(const pf_run_context *a, const pf_run_context *b, char *what, size_t cap)
+{
+    bool any = false;
+    if (what && cap) what[0] = '\0';
+    differ_on("profile", a->budget, b->budget, what, cap, &any);
+    differ_on("eval", a->eval, b->eval, what, cap, &any);
+    differ_on("llm", a->llm, b->llm, what, cap, &any);
+    if (differ_on("pde_sha256", a->pde_sha256, b->pde_sha256, NULL, 0, &any) && what && cap) {
+        size_t n = strlen(what);
+        snprintf(what + n, cap - n, "%sthe .pde file (its SHA-256)", n ? ", " : "");
+    }
+    if (differ_on("data_sha256", a->data_sha256, b->data_sha256, NULL, 0, &any) && what && cap) {
+        size_t n = strlen(what);
+        snprintf(what + n, cap - n, "%sthe .pde file's data (their digest)", n ? ", " : "");
+    }
+    return any;
+}

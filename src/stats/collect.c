@@ -11,6 +11,7 @@
 #include "pdefile/pdefile.h"
 #include "registry.h"
 #include "search/artifact.h"
+#include "stats/bootstrap.h"
 #include "stats/describe.h"
 
 /* buf = a "/" b; PF_ERR_INVALID when it does not fit. */
@@ -135,7 +136,9 @@ pf_status pf_run_summarize(const char *dir, pf_run_summary *s)
     memcpy(s->method, ctx.method, sizeof s->method);
     snprintf(s->profile, sizeof s->profile, "%s", ctx.budget);
     snprintf(s->llm, sizeof s->llm, "%s", ctx.llm);
+    snprintf(s->eval, sizeof s->eval, "%s", ctx.eval);
     s->run = ctx.run;
+    s->context = ctx;
     PF_TRY(trajectory(s));
     char path[4200];
     PF_TRY(pf_run_path(dir, PF_RUN_FINAL, 0, 0, path, sizeof path));
@@ -145,7 +148,7 @@ pf_status pf_run_summarize(const char *dir, pf_run_summary *s)
     s->final = true;
     s->hf_mse = f.hf_mse;
     s->report_mse = f.has_report ? f.report_mse : f.hf_mse;
-    snprintf(s->eval, sizeof s->eval, "%s", f.eval[0] ? f.eval : "paper");
+    if (f.eval[0]) snprintf(s->eval, sizeof s->eval, "%s", f.eval); /* else context.json's, "paper" in old files */
     const pf_run_budget *b = &f.budget;
     s->steps_lf = b->steps_low;
     s->steps_hf = b->steps_high;
@@ -258,19 +261,23 @@ double pf_collection_mse(const pf_collection *c, const pf_run_summary *s)
     return c->metric == PF_METRIC_REPORT ? s->report_mse : s->hf_mse;
 }
 
-double pf_collection_optimism_gap(const pf_collection *c, int *n)
+pf_status pf_collection_optimism_gap(const pf_collection *c, pf_optimism_gap *g)
 {
+    g->n = 0;
+    g->median = g->lo = g->hi = NAN;
     double *v = malloc(((size_t)c->n + 1) * sizeof *v);
-    *n = 0;
-    if (!v) return NAN;
+    if (!v) return pf_fail(PF_ERR_NOMEM, "out of memory");
     for (int i = 0; i < c->n; i++) {
         const pf_run_summary *s = &c->run[i];
         if (s->final && !strcmp(s->eval, "heldout") && s->hf_mse > 0 && isfinite(s->report_mse))
-            v[(*n)++] = s->report_mse / s->hf_mse;
+            v[g->n++] = s->report_mse / s->hf_mse;
     }
-    double g = *n ? pf_stats_median(v, (size_t)*n) : NAN;
+    pf_status st = PF_OK;
+    if (g->n) g->median = pf_stats_median(v, (size_t)g->n);
+    if (g->n >= PF_OPTIMISM_GAP_MIN_RUNS)
+        st = pf_stats_bootstrap_median(v, (size_t)g->n, PF_BOOTSTRAP_RESAMPLES, 0.95, PF_BOOTSTRAP_SEED, &g->lo, &g->hi);
     free(v);
-    return g;
+    return st;
 }
 
 static bool same_cell(const pf_run_summary *a, const pf_run_summary *b)
@@ -278,10 +285,32 @@ static bool same_cell(const pf_run_summary *a, const pf_run_summary *b)
     return !strcmp(a->pde, b->pde) && !strcmp(a->method, b->method);
 }
 
+pf_status pf_collection_check_cells(const pf_collection *c)
+{
+    for (int i = 0, j; i < c->n; i = j) { /* runs are sorted: one group per (pde, method) */
+        const pf_run_summary *first = NULL;
+        for (j = i; j < c->n && same_cell(&c->run[i], &c->run[j]); j++) {
+            const pf_run_summary *r = &c->run[j];
+            char what[512];
+            if (!r->final) continue;
+            if (!first) first = r;
+            else if (pf_run_context_settings_differ(&first->context, &r->context, what, sizeof what))
+                return pf_fail(PF_ERR_INVALID,
+                               "%s and %s were made with other settings (%s), so their MSEs do not average: a "
+                               "cell of the tables holds runs of one profile, eval, llm and PDE file; table them "
+                               "apart (move one into another folder, pf-stats --runs) or redo one with the "
+                               "other's settings",
+                               first->dir, r->dir, what);
+        }
+    }
+    return PF_OK;
+}
+
 pf_status pf_collection_means(const pf_collection *c, bool (*keep)(const char *method, const void *ctx),
                               const void *ctx, pf_means *out)
 {
     memset(out, 0, sizeof *out);
+    PF_TRY(pf_collection_check_cells(c));
     double *v = malloc(((size_t)c->n + 1) * sizeof *v);
     if (!v) return pf_fail(PF_ERR_NOMEM, "out of memory");
     pf_status st = PF_OK;

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 
 #include "core/status.h"
+#include "search/run.h"
 #include "stats/means.h"
 
 typedef struct pf_run_summary {
@@ -30,6 +31,7 @@ typedef struct pf_run_summary {
                                  when the file predates EVAL; the held-out half under
                                  EVAL=heldout); else NaN */
     char eval[16];            /* the run's EVAL: "paper", "heldout" */
+    pf_run_context context;   /* its context.json: the settings a cell's runs share */
     double g0_best;           /* lowest ok MSE of generation 0; NaN if none */
     double best_lf;           /* lowest ok low-fidelity MSE of the search; NaN if none */
     int best_lf_generation;   /* its generation; -1 if none */
@@ -54,9 +56,19 @@ typedef struct pf_collection {
 /* The run's final MSE under c's metric (NaN when not final). */
 double pf_collection_mse(const pf_collection *c, const pf_run_summary *s);
 
-/* The optimism gap: the median over final EVAL=heldout runs of report_mse /
- * hf_mse (NaN when there are none); *n counts those runs. */
-double pf_collection_optimism_gap(const pf_collection *c, int *n);
+/* Fewer final EVAL=heldout runs than this: no optimism gap is printed. */
+#define PF_OPTIMISM_GAP_MIN_RUNS 3
+
+/* The optimism gap of final EVAL=heldout runs: n of them, the median of
+ * their report_mse / hf_mse and its 95% percentile bootstrap interval over
+ * runs (stats/bootstrap.h: PF_BOOTSTRAP_RESAMPLES, PF_BOOTSTRAP_SEED; NaN
+ * for none, and lo, hi NaN below PF_OPTIMISM_GAP_MIN_RUNS). */
+typedef struct pf_optimism_gap {
+    int n;
+    double median, lo, hi;
+} pf_optimism_gap;
+
+pf_status pf_collection_optimism_gap(const pf_collection *c, pf_optimism_gap *g);
 
 /* One run folder (it must have context.json): its settings, trajectory and,
  * once final.msgpack exists, the final figures. The PDE is context.json's
@@ -72,8 +84,15 @@ pf_status pf_run_summarize(const char *dir, pf_run_summary *s);
 pf_status pf_collect(const char *root, const char *pde, pf_collection *out);
 void pf_collection_release(pf_collection *c);
 
+/* PF_ERR_INVALID when two final runs of one (PDE, method) were made with
+ * settings that change their results (pf_run_context_settings_differ: the
+ * profile, eval, llm, a .pde file's SHA-256 or its data's), naming both
+ * runs and what differs: a cell of the tables never averages them. */
+pf_status pf_collection_check_cells(const pf_collection *c);
+
 /* Mean, sample std (NaN from one run) and count of the final MSE (c's
- * metric) over the final runs, per (PDE, method); `keep(method, ctx)` picks the methods (NULL: all). */
+ * metric) over the final runs, per (PDE, method); `keep(method, ctx)` picks
+ * the methods (NULL: all). First pf_collection_check_cells: its error. */
 pf_status pf_collection_means(const pf_collection *c, bool (*keep)(const char *method, const void *ctx),
                               const void *ctx, pf_means *out);
 

@@ -107,20 +107,51 @@ static pf_status tally_run(const char *dir, pf_method m, run_tally *t)
     return PF_OK;
 }
 
-static pf_status cell_progress(const pf_study *s, const char *pde, const char *method, pf_cell_progress *c)
+/* The settings the study asks for of a run of cell (p, method). */
+static pf_status asked_context(const pf_study *s, int p, const char *method, pf_run_context *asked)
 {
+    const char *pde = s->pde_args ? s->pde_args[p] : s->pdes[p];
+    return pf_run_context_init(asked, pde, method, 0, s->budget->name, s->llm ? s->llm : "offline",
+                               s->eval ? s->eval : "paper");
+}
+
+/* Whether run dir was made with other settings than asked (a field the
+ * study leaves NULL is not compared); what differs into c (the first). */
+static pf_status check_stale(const pf_study *s, const char *dir, int run, pf_run_context *asked, pf_cell_progress *c,
+                             bool *stale)
+{
+    pf_run_context have;
+    PF_TRY(pf_run_context_read(dir, &have));
+    if (!s->llm) memcpy(asked->llm, have.llm, sizeof asked->llm);
+    if (!s->eval) memcpy(asked->eval, have.eval, sizeof asked->eval);
+    char what[sizeof c->stale_why];
+    *stale = pf_run_context_settings_differ(&have, asked, what, sizeof what);
+    if (*stale && !c->stale++) {
+        c->stale_run = run;
+        memcpy(c->stale_why, what, sizeof what);
+    }
+    return PF_OK;
+}
+
+static pf_status cell_progress(const pf_study *s, int p, const char *method, pf_cell_progress *c)
+{
+    const char *pde = s->pdes[p];
     memset(c, 0, sizeof *c);
     c->pde = pde, c->method = method;
     c->best = c->mean = NAN;
     pf_method m;
     PF_TRY(pf_method_from_name(method, &m));
     long plan = planned_steps(m, s->budget);
+    pf_run_context asked;
+    PF_TRY(asked_context(s, p, method, &asked));
     double sum = 0;
     for (int i = 0; i < s->nruns; i++) {
         char dir[PATH_CAP], ctx[PATH_CAP + 16];
         snprintf(dir, sizeof dir, "%s/%s/%s/run%d", s->root, pde, method, s->runs[i]);
         snprintf(ctx, sizeof ctx, "%s/context.json", dir);
-        if (!exists(ctx)) { /* not started */
+        bool stale = false;
+        if (exists(ctx)) PF_TRY(check_stale(s, dir, s->runs[i], &asked, c, &stale));
+        if (stale || !exists(ctx)) { /* not started, or to be redone */
             c->steps_total += plan;
             continue;
         }
@@ -153,7 +184,7 @@ pf_status pf_study_progress(const pf_study *s, pf_cell_progress **out)
     if (!c) return pf_fail(PF_ERR_NOMEM, "out of memory for %zu cells", n);
     for (int p = 0; p < s->npdes; p++)
         for (int m = 0; m < s->nmethods; m++) {
-            pf_status st = cell_progress(s, s->pdes[p], s->methods[m], &c[(size_t)p * s->nmethods + m]);
+            pf_status st = cell_progress(s, p, s->methods[m], &c[(size_t)p * s->nmethods + m]);
             if (st != PF_OK) {
                 free(c);
                 return st;
@@ -189,30 +220,45 @@ static void print_duration(FILE *f, double s)
     fprintf(f, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
 }
 
+/* A line per cell with stale runs: the first one and what differs. */
+static void print_stale(FILE *f, const pf_study *s, const pf_cell_progress *cells)
+{
+    for (int i = 0; i < s->npdes * s->nmethods; i++) {
+        const pf_cell_progress *c = &cells[i];
+        if (!c->stale) continue;
+        fprintf(f, "stale: %s/%s/%s/run%d", s->root, c->pde, c->method, c->stale_run);
+        if (c->stale > 1) fprintf(f, " and %d more run%s", c->stale - 1, c->stale == 2 ? "" : "s");
+        fprintf(f, ": its settings differ (%s: the run's, then those asked for); make study redoes it\n",
+                c->stale_why);
+    }
+}
+
 void pf_study_print(FILE *f, const pf_study *s, const pf_cell_progress *cells)
 {
     fprintf(f, "study: %d PDEs x %d methods x %d runs, budget %s, runs in %s/\n", s->npdes, s->nmethods, s->nruns,
             s->budget->name, s->root);
-    fprintf(f, "%-28s %-13s %5s %7s %6s %10s %10s %21s\n", "PDE", "method", "done", "running", "failed", "best MSE",
-            "mean MSE", "steps done / planned");
+    fprintf(f, "%-28s %-13s %5s %7s %6s %5s %10s %10s %21s\n", "PDE", "method", "done", "running", "failed", "stale",
+            "best MSE", "mean MSE", "steps done / planned");
     long done = 0, total = 0;
     double wall = 0;
-    int runs_done = 0, runs_running = 0, runs_failed = 0, trainings = 0;
+    int runs_done = 0, runs_running = 0, runs_failed = 0, runs_stale = 0, trainings = 0;
     for (int i = 0; i < s->npdes * s->nmethods; i++) {
         const pf_cell_progress *c = &cells[i];
-        fprintf(f, "%-28s %-13s %2d/%-2d %7d %6d", c->pde, c->method, c->done, s->nruns, c->running, c->failed);
+        fprintf(f, "%-28s %-13s %2d/%-2d %7d %6d %5d", c->pde, c->method, c->done, s->nruns, c->running, c->failed,
+                c->stale);
         print_mse(f, c->best);
         print_mse(f, c->mean);
         fprintf(f, " %10ld / %-8ld\n", c->steps_done, c->steps_total);
         done += c->steps_done, total += c->steps_total, wall += c->wall_s;
-        runs_done += c->done, runs_running += c->running, runs_failed += c->failed;
+        runs_done += c->done, runs_running += c->running, runs_failed += c->failed, runs_stale += c->stale;
         trainings += c->trainings_running;
     }
+    print_stale(f, s, cells);
     int runs = s->npdes * s->nmethods * s->nruns;
     double rate = wall > 0 ? done / wall : NAN; /* steps per second of one training */
     int at_once = trainings > 0 ? trainings : 1;
-    fprintf(f, "total: %d of %d runs done, %d running, %d failed; %ld of %ld steps (%.0f%%), %ld left; ", runs_done,
-            runs, runs_running, runs_failed, done, total, total ? 100.0 * done / total : 100.0,
+    fprintf(f, "total: %d of %d runs done, %d running, %d failed, %d stale; %ld of %ld steps (%.0f%%), %ld left; ",
+            runs_done, runs, runs_running, runs_failed, runs_stale, done, total, total ? 100.0 * done / total : 100.0,
             total > done ? total - done : 0);
     if (isfinite(rate))
         fprintf(f, "%.1f steps/s per training; ", rate);

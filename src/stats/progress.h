@@ -11,7 +11,10 @@
  * failed (OUT/launch.txt "failed ...", scripts/launch.sh) and it is not
  * done; running when a training of it is running or queued ("running" or
  * "submitted"; a local one whose process is gone on this host is not);
- * otherwise waiting. Steps: the optimizer steps trained (every evidence,
+ * otherwise waiting. A run whose context.json holds other settings than
+ * the study asks for (profile, eval, llm, a .pde file's SHA-256 or its
+ * data's: pf_run_context_settings_differ) is stale, whatever it holds:
+ * `make study` would redo it, so it counts as not started. Steps: the optimizer steps trained (every evidence,
  * high fidelity included) and planned (a search's ten generations and its
  * Top-3 at high fidelity, a baseline's five candidates, at the study's
  * budget; a search that stopped early counts what it trained).
@@ -31,11 +34,17 @@ typedef struct pf_study {
     const int *runs;            /* nruns run numbers               */
     int npdes, nmethods, nruns; /* the three lists' lengths        */
     const pf_budget *budget;    /* the study's profile             */
+    const char *llm, *eval;     /* the study's LLM and EVAL (NULL: any) */
+    const char *const *pde_args; /* the PDEs as given (a .pde file's path;
+                                  * NULL: pdes), whose hashes are compared */
 } pf_study;
 
 typedef struct pf_cell_progress {
     const char *pde, *method;     /* the study's strings                */
     int done, running, failed;    /* runs in each state (of nruns)      */
+    int stale;                    /* runs made with other settings      */
+    int stale_run;                /* the first stale run's number       */
+    char stale_why[256];          /* what differs, its settings first   */
     int trainings_running;        /* trainings running or queued now    */
     double best, mean;            /* final MSE over done runs; NaN: none */
     long steps_done, steps_total; /* optimizer steps trained, planned   */
@@ -47,7 +56,7 @@ typedef struct pf_cell_progress {
  * that exists and cannot be read. */
 pf_status pf_study_progress(const pf_study *s, pf_cell_progress **out);
 
-/* The table and a total line: runs done / running / failed, steps, the
+/* The table (a stale run: a line saying what differs) and a total line: runs done / running / failed, steps, the
  * measured steps per second of one training and an estimate of the time
  * left at the number of trainings running now (at least one). */
 void pf_study_print(FILE *f, const pf_study *s, const pf_cell_progress *cells);

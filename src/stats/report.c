@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "io/msgpack_json.h"
 #include "llm/method.h"
+#include "stats/bootstrap.h"
 #include "stats/compare.h"
 #include "stats/table.h"
 
@@ -171,6 +172,23 @@ static void baseline_notes(pf_table *t, const pf_means *m)
         }
 }
 
+/* The optimism gap of EVAL=heldout runs with its bootstrap interval over
+ * runs, or "not enough runs" below PF_OPTIMISM_GAP_MIN_RUNS (none: no note). */
+static void optimism_gap_note(pf_table *t, const pf_collection *c)
+{
+    pf_optimism_gap g;
+    if (pf_collection_optimism_gap(c, &g) != PF_OK)
+        pf_table_note(t, "Optimism gap: not computed (%s).", pf_errmsg());
+    else if (g.n >= PF_OPTIMISM_GAP_MIN_RUNS)
+        pf_table_note(t, "Optimism gap (report_mse / selection MSE, median over EVAL=heldout runs): %.3g, 95%% "
+                         "bootstrap interval over runs [%.3g, %.3g] (n = %d runs, %d resamples).",
+                      g.median, g.lo, g.hi, g.n, PF_BOOTSTRAP_RESAMPLES);
+    else if (g.n)
+        pf_table_note(t, "Optimism gap (report_mse / selection MSE, median over EVAL=heldout runs): not enough runs "
+                         "(n = %d; at least %d give it with a bootstrap interval).",
+                      g.n, PF_OPTIMISM_GAP_MIN_RUNS);
+}
+
 static pf_status main_table(const pf_collection *c, const pf_report_options *o, json_t *stats, int *written)
 {
     pf_means m;
@@ -224,13 +242,9 @@ static pf_status main_table(const pf_collection *c, const pf_report_options *o, 
         pf_table_note(t, "No statistics: %s.", pf_errmsg());
     }
     baseline_notes(t, &m);
-    int ngap;
-    double gap = pf_collection_optimism_gap(c, &ngap);
     if (c->metric == PF_METRIC_REPORT)
         pf_table_note(t, "MSE: report_mse (under EVAL=heldout the half of the evaluation points no decision saw).");
-    if (ngap)
-        pf_table_note(t, "Optimism gap: the median over %d EVAL=heldout run%s of report_mse / selection MSE is %.3g.",
-                      ngap, ngap == 1 ? "" : "s", gap);
+    optimism_gap_note(t, c);
     int lo, hi;
     char prof[256];
     runs_range(&m, &lo, &hi);
