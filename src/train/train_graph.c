@@ -119,8 +119,8 @@ static pf_node *tok0(pf_graph *g, pf_node *x, int k) { return x ? pf_tokens(g, x
  * the tokens they are evaluated at each token's own shifted point, as the
  * released code evaluates them on its shifted sequences. What is only known
  * at the point is repeated: the normal (the shift moves the point along the
- * boundary's time or last axis) and host-evaluated auxiliary fields (no
- * PDE has one on a sampled set today). Observed targets are data at their
+ * boundary's time or last axis) and host-evaluated auxiliary fields
+ * (coefficient maps, read at the point). Observed targets are data at their
  * points: their sets are point constraints, fitted on token 0, never
  * tokenized (all_tokens). */
 static void tokenize(const pf_train_graph *t, const pf_pde_ctx *in, pf_pde_ctx *out)

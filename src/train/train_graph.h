@@ -59,8 +59,8 @@
  * condition's data (its Dirichlet value, Neumann flux, ...) are built from
  * the tokens' coordinates, so token i's target is the boundary function at
  * its own shifted point (t + i seq_dt), as released. Host-evaluated
- * auxiliary fields (coefficient maps; no PDE uses one on a boundary today),
- * normals, self-adaptive weights and causal masks are repeated over a
+ * auxiliary fields (coefficient maps), normals, self-adaptive weights and
+ * causal masks are repeated over a
  * point's tokens (pf_tokens with dt = 0: read at the point, not at the
  * shifted token); observed targets stay on token 0's sets. Attention
  * takes no collapsed streams, so the interior jet carries pure second
