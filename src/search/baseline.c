@@ -40,67 +40,59 @@ static void pinnsformer_adjust(json_t *raw, const pf_pde *p, const pf_budget *b)
 }
 
 /* "<i> interior, <b> boundary[ and <n> initial] Hammersley points, Adam at
- * <lr> with no schedule for <steps> steps, unit loss weights" */
-static void describe_trainer(char *buf, size_t n, const pf_train_config *tc)
+ * <lr> with no schedule for <steps> steps, unit loss weights[, shrunk to the
+ * <profile> profile's limits]" (the shrinking noted except at paper). */
+static void describe_trainer(char *buf, size_t n, const pf_train_config *tc, const pf_budget *b)
 {
-    char init[48] = "";
+    char init[48] = "", note[96] = "";
     if (tc->sampling.initial > 0) snprintf(init, sizeof init, " and %d initial", tc->sampling.initial);
+    if (b && strcmp(b->name, pf_budget_paper()->name))
+        snprintf(note, sizeof note, ", shrunk to the %s profile's limits", b->name);
     snprintf(buf, n,
              "%d interior, %d boundary%s Hammersley points, Adam at %g with no schedule for %ld steps, "
-             "unit loss weights",
-             tc->sampling.interior, tc->sampling.boundary, init, tc->stages[0].schedule.lr, pf_train_config_steps(tc));
+             "unit loss weights%s",
+             tc->sampling.interior, tc->sampling.boundary, init, tc->stages[0].schedule.lr, pf_train_config_steps(tc),
+             note);
 }
 
-/* ", shrunk to the quick profile's limits", or "" at paper (b NULL too) */
-static const char *shrunk_note(const pf_budget *b, char *buf, size_t n)
+/* vanilla and ropinn (the MLP with region optimization): the network and
+ * trainer, "<depth> x <width> tanh MLP, Glorot-normal initialization,
+ * <trainer>", within the method's text. */
+static void mlp_describe(char *buf, size_t n, const pf_model_config *mc, const pf_train_config *tc, const pf_budget *b)
 {
-    if (!b || !strcmp(b->name, pf_budget_paper()->name)) return "";
-    snprintf(buf, n, ", shrunk to the %s profile's limits", b->name);
-    return buf;
-}
-
-static void vanilla_describe(char *buf, size_t n, const pf_model_config *mc, const pf_train_config *tc,
-                             const pf_budget *b)
-{
-    char tr[256], note[96];
-    describe_trainer(tr, sizeof tr, tc);
-    snprintf(buf, n,
-             "Vanilla PINN: PINNacle's default trainer (%d x %d tanh MLP, Glorot-normal initialization, %s%s), "
-             "one of five independently initialized candidates; the lowest MSE of the five is reported.",
-             mc->depth, mc->width, tr, shrunk_note(b, note, sizeof note));
-}
-
-static void ropinn_describe(char *buf, size_t n, const pf_model_config *mc, const pf_train_config *tc,
-                            const pf_budget *b)
-{
-    char tr[256], note[96];
-    describe_trainer(tr, sizeof tr, tc);
-    snprintf(buf, n,
-             "RoPINN (a reconstruction: RoPINN released no PINNacle driver): the vanilla PINN (%d x %d tanh MLP, "
-             "Glorot-normal initialization, %s%s), each Adam step on interior points moved by U[0, r)^d with "
-             "r = min(r0 / sigma, %g), r0 = %g, sigma the gradient-noise level of the last %d steps; one of five "
-             "independently initialized candidates.",
-             mc->depth, mc->width, tr, shrunk_note(b, note, sizeof note), tc->region.max_radius, tc->region.r0,
-             tc->region.history);
+    char tr[320], net[400];
+    describe_trainer(tr, sizeof tr, tc, b);
+    snprintf(net, sizeof net, "%d x %d tanh MLP, Glorot-normal initialization, %s", mc->depth, mc->width, tr);
+    if (!tc->region.enabled)
+        snprintf(buf, n,
+                 "Vanilla PINN: PINNacle's default trainer (%s), one of five independently initialized candidates; "
+                 "the lowest MSE of the five is reported.",
+                 net);
+    else
+        snprintf(buf, n,
+                 "RoPINN (a reconstruction: RoPINN released no PINNacle driver): the vanilla PINN (%s), each Adam "
+                 "step on interior points moved by U[0, r)^d with r = min(r0 / sigma, %g), r0 = %g, sigma the "
+                 "gradient-noise level of the last %d steps; one of five independently initialized candidates.",
+                 net, tc->region.max_radius, tc->region.r0, tc->region.history);
 }
 
 static void pinnsformer_describe(char *buf, size_t n, const pf_model_config *mc, const pf_train_config *tc,
                                  const pf_budget *b)
 {
-    char tr[256], note[96];
-    describe_trainer(tr, sizeof tr, tc);
+    char tr[320];
+    describe_trainer(tr, sizeof tr, tc, b);
     snprintf(buf, n,
              "PINNsFormer (a reconstruction on PINNacle's default trainer: its released code has no PINNacle "
              "driver): the released transformer (%d tokens per point, dt %g, d_model %d, %d encoder and %d "
-             "decoder layer%s, %d heads, WaveAct, d_ff %d, d_hidden %d%s), the residual and boundary losses over "
+             "decoder layer%s, %d heads, WaveAct, d_ff %d, d_hidden %d), the residual and boundary losses over "
              "every token, the initial condition on token 0; %s; one of five independently initialized "
              "candidates.",
              mc->seq_len, mc->seq_dt, mc->width, mc->depth, mc->depth, mc->depth == 1 ? "" : "s", mc->heads, mc->d_ff,
-             mc->d_hidden, shrunk_note(b, note, sizeof note), tr);
+             mc->d_hidden, tr);
 }
 
-static const baseline_recipe baseline_vanilla = {vanilla_adjust, vanilla_describe};
-static const baseline_recipe baseline_ropinn = {ropinn_adjust, ropinn_describe};
+static const baseline_recipe baseline_vanilla = {vanilla_adjust, mlp_describe};
+static const baseline_recipe baseline_ropinn = {ropinn_adjust, mlp_describe};
 static const baseline_recipe baseline_pinnsformer = {pinnsformer_adjust, pinnsformer_describe};
 
 /* The recipe of each method: the last column of llm/methods.def. */
