@@ -32,24 +32,24 @@ __device__ void block_sum(double *sh)
     __syncthreads();
 }
 
-// part[b] = block b's sum of ratios; nothing to sum while the ring is not full.
+// part[b] = block b's sum of ratios over the gradients the ring holds
+// (all of them from the first push, as released).
 __global__ void noise_partial(const pf_real *__restrict__ ring, size_t n, int T,
                               const double *__restrict__ state, double *__restrict__ part)
 {
     __shared__ double sh[PF_CUDA_RED_THREADS];
     double acc = 0;
-    if ((long long)state[0] + 1 >= T) {
-        const size_t stride = (size_t)PF_CUDA_RED_BLOCKS * PF_CUDA_RED_THREADS;
-        for (size_t j = (size_t)blockIdx.x * PF_CUDA_RED_THREADS + threadIdx.x; j < n; j += stride)
-            acc += pf_grad_noise_ratio(ring, n, T, j);
-    }
+    const int m = pf_grad_noise_count((long long)state[0] + 1, T);
+    const size_t stride = (size_t)PF_CUDA_RED_BLOCKS * PF_CUDA_RED_THREADS;
+    for (size_t j = (size_t)blockIdx.x * PF_CUDA_RED_THREADS + threadIdx.x; j < n; j += stride)
+        acc += pf_grad_noise_ratio(ring, n, m, j);
     sh[threadIdx.x] = acc;
     block_sum(sh);
     if (threadIdx.x == 0) part[blockIdx.x] = sh[0];
 }
 
-// state[1] = sigma (1 before T pushes and when it is 0); state[0] += 1.
-__global__ void noise_final(const double *__restrict__ part, size_t n, int T, double *__restrict__ state)
+// state[1] = sigma (1 when it is 0: after the first push); state[0] += 1.
+__global__ void noise_final(const double *__restrict__ part, size_t n, double *__restrict__ state)
 {
     __shared__ double sh[PF_CUDA_RED_THREADS];
     double acc = 0;
@@ -57,10 +57,9 @@ __global__ void noise_final(const double *__restrict__ part, size_t n, int T, do
     sh[threadIdx.x] = acc;
     block_sum(sh);
     if (threadIdx.x == 0) {
-        long long pushed = (long long)state[0] + 1;
-        double sigma = pushed < T || n == 0 ? 1 : sh[0] / (double)n;
+        double sigma = n == 0 ? 1 : sh[0] / (double)n;
         state[1] = sigma == 0 ? 1 : sigma;
-        state[0] = (double)pushed;
+        state[0] = state[0] + 1;
     }
 }
 
@@ -75,6 +74,6 @@ void pf_cuda_grad_noise(pf_real *ring, size_t n, int T, const pf_real *g, double
     }
     noise_partial<<<PF_CUDA_RED_BLOCKS, PF_CUDA_RED_THREADS, 0, stream>>>(ring, n, T, state, part);
     PF_CUDA_CHECK(cudaGetLastError());
-    noise_final<<<1, PF_CUDA_RED_THREADS, 0, stream>>>(part, n, T, state);
+    noise_final<<<1, PF_CUDA_RED_THREADS, 0, stream>>>(part, n, state);
     PF_CUDA_CHECK(cudaGetLastError());
 }

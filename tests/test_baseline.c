@@ -171,6 +171,64 @@ Test(baseline, every_pde_and_budget_has_a_valid_spec)
     cr_assert_eq(quick()->steps[PF_FIDELITY_BASELINE], 1000);
 }
 
+/* The proposal's rationale describes the spec that is trained: its depth
+ * and width (d_model, d_ff and d_hidden for pinnsformer), its point counts
+ * and its steps, at the paper profile and shrunk at quick (issue 35). */
+static void assert_names(const char *text, const char *fmt, long v)
+{
+    char want[64];
+    snprintf(want, sizeof want, fmt, v);
+    cr_assert(strstr(text, want), "'%s' not in: %s", want, text);
+}
+
+Test(baseline, the_rationale_names_the_trained_sizes)
+{
+    const pf_budget *budgets[] = {pf_budget_paper(), quick()};
+    const char *names[] = {"burgers_1d", "poisson_2d_classic"};
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 2; i++)
+            for (pf_method m = PF_METHOD_VANILLA; m <= PF_METHOD_PINNSFORMER; m++) {
+                if (m == PF_METHOD_PINNSAGENT) continue;
+                const pf_pde *p = pde(names[i]);
+                json_t *s;
+                pf_model_config mc;
+                pf_train_config tc;
+                configs(m, p, budgets[b], &s, &mc, &tc);
+                pf_proposal a;
+                cr_assert_eq(pf_baseline_propose(m, p, budgets[b], &a), PF_OK);
+                const char *r = a.rationale;
+                if (mc.arch == PF_ARCH_PINNSFORMER) {
+                    assert_names(r, "%ld tokens per point", mc.seq_len);
+                    assert_names(r, "d_model %ld,", mc.width);
+                    assert_names(r, "%ld encoder", mc.depth);
+                    assert_names(r, "d_ff %ld,", mc.d_ff);
+                    assert_names(r, "d_hidden %ld", mc.d_hidden);
+                } else {
+                    char dw[32];
+                    snprintf(dw, sizeof dw, "%d x %d tanh MLP", mc.depth, mc.width);
+                    cr_assert(strstr(r, dw), "'%s' not in: %s", dw, r);
+                }
+                assert_names(r, "%ld interior", tc.sampling.interior);
+                assert_names(r, " %ld boundary", tc.sampling.boundary);
+                if (tc.sampling.initial > 0)
+                    assert_names(r, " %ld initial", tc.sampling.initial);
+                else
+                    cr_assert_null(strstr(r, "initial Hammersley"), "%s", r);
+                assert_names(r, "for %ld steps", pf_train_config_steps(&tc));
+                if (b == 1) {
+                    cr_assert(strstr(r, "shrunk to the quick profile"), "%s", r);
+                    cr_assert_null(strstr(r, "5 x 100"), "%s", r);
+                    cr_assert_null(strstr(r, "8192"), "%s", r);
+                } else {
+                    cr_assert_null(strstr(r, "shrunk"), "%s", r);
+                    if (m != PF_METHOD_PINNSFORMER) cr_assert(strstr(r, "5 x 100 tanh MLP"), "%s", r);
+                    cr_assert(strstr(r, "8192 interior") && strstr(r, "for 20000 steps"), "%s", r);
+                }
+                pf_proposal_release(&a);
+                json_decref(s);
+            }
+}
+
 Test(baseline, a_search_method_has_no_baseline_spec)
 {
     json_t *s;

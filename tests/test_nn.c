@@ -1407,8 +1407,19 @@ Test(nn, pinnsformer_nparams_released_sizes)
     cr_expect(strstr(pf_errmsg(), "heads") != NULL, "the message names heads: %s", pf_errmsg());
 }
 
-/* Initialisation as released: WaveActs 1, biases 0.01, weights within the
- * Xavier-uniform bound sqrt(6 / (fan_in + fan_out)). */
+/* Initialisation as released (the demos' init_weights on every nn.Linear,
+ * torch's defaults elsewhere): WaveActs 1; the attention's Q, K, V
+ * projections, blocks of torch's packed 3d x d in_proj_weight, uniform
+ * within that matrix's one Xavier bound sqrt(6 / (d + 3d)) with biases 0;
+ * every other linear (the attention's output projection included)
+ * Xavier-uniform within sqrt(6 / (fan_in + fan_out)) with biases 0.01.
+ * The weights' largest |w| and their variance (l^2 / 3 for U(-l, l)) are
+ * checked against the bound: seed 7, deterministic. */
+static bool is_in_proj(const char *name)
+{
+    return strstr(name, ".attn.q.") || strstr(name, ".attn.k.") || strstr(name, ".attn.v.");
+}
+
 Test(nn, pinnsformer_init)
 {
     pf_pinnsformer_config c = pf_pinnsformer_config_default(2, 1);
@@ -1418,30 +1429,43 @@ Test(nn, pinnsformer_init)
     pf_loss(g, "u", pf_mean_square(g, pf_pinnsformer_apply(m, g, x), NULL));
     pf_pinnsformer_free(m);
     cr_assert_eq(pf_graph_compile(g, 7), PF_OK, "%s", pf_errmsg());
-    int waves = 0, biases = 0, weights = 0;
+    double packed = sqrt(6.0 / (32 + 3 * 32));
+    cr_assert_float_eq(pf_pinnsformer_in_proj_bound(32), packed, 1e-15);
+    int waves = 0, biases = 0, weights = 0, in_proj = 0;
     for (int id = 0; id < pf_graph_param_count(g); id++) {
         const char *name = pf_graph_param_name(g, id);
         int r, cc;
         pf_graph_param_shape(g, id, &r, &cc);
         const pf_real *v = pf_graph_param_data(g, id);
         size_t len = strlen(name);
+        bool qkv = is_in_proj(name);
         if (!strcmp(name + len - 3, ".w1") || !strcmp(name + len - 3, ".w2")) {
             cr_expect(v[0] == 1, "%s = %g", name, (double)v[0]);
             waves++;
         } else if (!strcmp(name + len - 2, ".b")) {
-            for (int j = 0; j < r * cc; j++) cr_expect(v[j] == (pf_real)0.01, "%s[%d] = %g", name, j, (double)v[j]);
+            pf_real want = qkv ? 0 : (pf_real)0.01;
+            for (int j = 0; j < r * cc; j++) cr_expect(v[j] == want, "%s[%d] = %g", name, j, (double)v[j]);
             biases++;
         } else {
-            double l = sqrt(6.0 / (r + cc)), amax = 0;
-            for (int j = 0; j < r * cc; j++) amax = fmax(amax, fabs((double)v[j]));
-            cr_expect(amax <= l && amax > 0.5 * l, "%s: max |w| %g within the bound %g", name, amax, l);
+            double l = qkv ? packed : sqrt(6.0 / (r + cc)), amax = 0, ss = 0;
+            for (int j = 0; j < r * cc; j++) {
+                amax = fmax(amax, fabs((double)v[j]));
+                ss += (double)v[j] * v[j];
+            }
+            double var = ss / (r * cc), want = l * l / 3;
+            cr_expect(amax <= l && amax > (qkv ? 0.95 : 0.5) * l, "%s: max |w| %g within the bound %g", name, amax,
+                      l);
+            /* 1,024 draws: the sample variance within 15% of l^2 / 3 (about 5 sd) */
+            if (qkv) cr_expect(fabs(var - want) < 0.15 * want, "%s: variance %g, U(-l, l) gives %g", name, var, want);
             weights++;
+            in_proj += qkv;
         }
     }
     /* 4 per layer + 2 final + 2 in the head WaveActs; 7 linears per layer + emb + 3 */
     cr_expect_eq(waves, 2 * (2 * 4 + 2 + 2));
     cr_expect_eq(biases, 2 * 7 + 4);
     cr_expect_eq(weights, 2 * 7 + 4);
+    cr_expect_eq(in_proj, 2 * 3, "Q, K and V of the encoder and the decoder layer");
     pf_graph_free(g);
 }
 

@@ -183,15 +183,16 @@ Test(region, a_training_graph_sees_moved_interior_points_only)
     pf_graph_read(t->g, in, v);
     cr_expect_eq(memcmp(v, before[0], (size_t)n * d * sizeof(pf_real)), 0, "the set's own points are back");
     free(v);
-    /* sigma through the backend: 1 until `history` gradients, then the
-     * noise level of the ring */
+    /* sigma through the backend: 1 after the first gradient (one has no
+     * spread), then the noise level of the gradients held, from the second
+     * push on, as released */
     pf_real *g = pf_graph_grads(t->g);
     for (int k = 0; k < tc.region.history; k++) {
         for (size_t j = 0; j < t->nmodel; j++) g[j] = (pf_real)(1 + 0.1 * ((k + (int)j) % 3));
         pf_region_push(rg, g);
         double s = pf_region_read(rg);
-        if (k < tc.region.history - 1) cr_expect_eq(s, 1, "push %d: sigma %g before the ring is full", k, s);
-        else cr_expect(s > 0 && s < 0.1 && s == pf_region_sigma(rg), "sigma %g", s);
+        if (k == 0) cr_expect_eq(s, 1, "push 0: sigma %g from one gradient", s);
+        else cr_expect(s > 0 && s < 0.1 && s == pf_region_sigma(rg), "push %d: sigma %g", k, s);
     }
     cr_assert_eq(pf_region_draw(rg, t->geom, t->set[0].ps.x, n, d, &y), PF_OK);
     cr_expect_eq(pf_region_last_radius(rg), pf_region_radius(&tc.region, pf_region_sigma(rg)));
@@ -199,6 +200,59 @@ Test(region, a_training_graph_sees_moved_interior_points_only)
     pf_region_free(rg);
     for (int s = 0; s < t->nsets; s++) free(before[s]);
     pf_train_graph_free(t);
+}
+
+/* sigma during the warm-up, as thuml/RoPINN computes it: after k < T0
+ * gradients, the mean over parameters of std / (mean |g| + 1e-6) over those
+ * k (np.std, divisor k), not 1 until the window is full. Two parameters,
+ * T0 = 10, gradients (1, 2), (3, 2), (2, 5): after two, parameter 0 has
+ * std 1 and mean |g| 2, parameter 1 none; after three, std sqrt(2/3), mean
+ * 2 and std sqrt(2), mean 3. The radius of the next draw follows. */
+Test(region, sigma_is_computed_from_the_second_gradient_as_released)
+{
+    const pf_backend *be = pf_backend_cpu();
+    pf_region *rg = pf_region_alloc_on(be, 2, &RO, 1);
+    cr_assert_not_null(rg, "%s", pf_errmsg());
+    const pf_real gs[3][2] = {{1, 2}, {3, 2}, {2, 5}};
+    const double want[3] = {1, (1 / (2 + 1e-6) + 0) / 2, (sqrt(2.0 / 3) / (2 + 1e-6) + sqrt(2.0) / (3 + 1e-6)) / 2};
+    void *dg;
+    cr_assert_eq(be->alloc(sizeof gs[0], &dg), PF_OK);
+    for (int k = 0; k < 3; k++) {
+        be->upload(dg, gs[k], sizeof gs[k]);
+        pf_region_push(rg, dg);
+        double s = pf_region_read(rg);
+        cr_expect_leq(fabs(s - want[k]), 1e-12 * want[k], "after %d gradients: sigma %.15g, released %.15g", k + 1, s,
+                      want[k]);
+    }
+    pf_geom *g = NULL;
+    cr_assert_eq(pf_geom_box_alloc(1, (double[]){0}, (double[]){1}, NULL, &g), PF_OK);
+    pf_real x[1] = {0.5};
+    const pf_real *y;
+    cr_assert_eq(pf_region_draw(rg, g, x, 1, 1, &y), PF_OK);
+    cr_expect_float_eq(pf_region_last_radius(rg), 1e-4 / want[2], 1e-18, "radius %g", pf_region_last_radius(rg));
+    be->free(dg);
+    pf_region_free(rg);
+    pf_geom_free(g);
+}
+
+/* The clamp we keep (docs/baselines.md, RoPINN): a point moved past the
+ * upper face of its box lands on the face, never beyond, even at the
+ * largest radius; the released scripts, on their analytic 1-D problems,
+ * let it go up to r outside. */
+Test(region, a_point_at_the_upper_face_stays_on_it)
+{
+    pf_geom *g = NULL;
+    cr_assert_eq(pf_geom_box_alloc(2, (double[]){0, 0}, (double[]){1, 1}, NULL, &g), PF_OK);
+    pf_real x[4] = {1, 1, 0.995f, 0.5f}, y[4];
+    pf_rng *r = pf_rng_alloc(11);
+    for (int rep = 0; rep < 100; rep++) {
+        pf_region_perturb(g, RO.max_radius, r, x, 2, 2, y);
+        cr_expect(y[0] == 1 && y[1] == 1, "the corner moved to (%g, %g)", y[0], y[1]);
+        cr_expect(y[2] >= x[2] && y[2] <= 1, "x %g -> %g", x[2], y[2]);
+        cr_expect(y[3] >= x[3] && y[3] < x[3] + (pf_real)RO.max_radius, "y %g -> %g", x[3], y[3]);
+    }
+    pf_rng_free(r);
+    pf_geom_free(g);
 }
 
 /* A bad configuration is refused with a message. */

@@ -30,9 +30,9 @@ typedef struct seq_case {
     int k;
 } seq_case;
 
-static void seq_case_init(seq_case *c)
+static void seq_case_init_on(seq_case *c, const char *pde)
 {
-    cr_assert_eq(pf_pdes_lookup("burgers_1d", &c->p), PF_OK);
+    cr_assert_eq(pf_pdes_lookup(pde, &c->p), PF_OK);
     /* dt 0.05: tokens far enough apart that token 0 and the others differ */
     spec_configs("{\"representation\": {}, \"architecture\": {\"type\": \"pinnsformer\", \"depth\": 1, \"width\": 4,"
                  " \"pinnsformer\": {\"tokens\": 3, \"dt\": 0.05, \"d_ff\": 6, \"d_hidden\": 5, \"heads\": 2}},"
@@ -47,13 +47,15 @@ static void seq_case_init(seq_case *c)
     pf_graph_forward(c->t->g);
 }
 
-/* Every token's output at the n points x (n x 2): u[p k + i]. */
+static void seq_case_init(seq_case *c) { seq_case_init_on(c, "burgers_1d"); }
+
+/* Every token's output at the n points x (n x d_in): u[(p k + i) d_out + o]. */
 static void token_outputs(const seq_case *c, const pf_real *x, int n, double *u)
 {
     pf_graph *g = pf_graph_alloc(pf_backend_cpu());
     pf_model *m = pf_model_alloc(g, &c->mc);
     cr_assert_not_null(m, "%s", pf_errmsg());
-    pf_node *xi = pf_input(g, "x", n, 2, NULL, NULL);
+    pf_node *xi = pf_input(g, "x", n, c->p->d_in, NULL, NULL);
     pf_node *out = pf_model_apply_seq(m, g, pf_tokens(g, xi, c->k, (pf_real)c->mc.seq_dt));
     pf_model_free(m);
     cr_assert_eq(pf_graph_compile(g, 0), PF_OK, "%s", pf_errmsg());
@@ -64,9 +66,10 @@ static void token_outputs(const seq_case *c, const pf_real *x, int n, double *u)
     }
     pf_graph_set_input(g, xi, x);
     pf_graph_forward(g);
-    pf_real *v = malloc(sizeof(pf_real) * (size_t)n * (size_t)c->k);
+    size_t len = (size_t)n * (size_t)c->k * (size_t)c->p->d_out;
+    pf_real *v = malloc(sizeof(pf_real) * len);
     pf_graph_read(g, out, v);
-    for (int i = 0; i < n * c->k; i++) u[i] = (double)v[i];
+    for (size_t i = 0; i < len; i++) u[i] = (double)v[i];
     free(v);
     pf_graph_free(g);
 }
@@ -119,6 +122,45 @@ Test(seq_train, initial_condition_on_token_0_boundary_on_every_token)
     got = loss_of_term(&c, 2); /* bc: u = 0 on the walls */
     cr_expect(fabs(got - all) <= TOL * all, "bc loss %.12g, every token gives %.12g", got, all);
     cr_expect(fabs(all - tok0) > 1e-3 * all, "the case must tell token 0 from all tokens (%g vs %g)", all, tok0);
+    free(u);
+    pf_train_graph_free(c.t);
+}
+
+/* A boundary condition's data are evaluated at each token's own shifted
+ * time, as the released code evaluates them on its shifted sequences:
+ * navier_stokes_2d_long_time's inlet u = sin(pi y)(sin(pi t) + sin(3 pi t)
+ * + sin(5 pi t)) on x = 0, token i at t + i dt. */
+static double inlet(double y, double t)
+{
+    return sin(PI * y) * (sin(PI * t) + sin(3 * PI * t) + sin(5 * PI * t));
+}
+
+Test(seq_train, a_boundary_target_is_taken_at_each_tokens_shifted_time)
+{
+    seq_case c;
+    seq_case_init_on(&c, "navier_stokes_2d_long_time");
+    const pf_train_set *bc = set_named(&c, "inlet_u");
+    int n = bc->ps.n, k = c.k, d = c.p->d_out;
+    double dt = c.mc.seq_dt;
+    cr_assert_gt(n, 0);
+    double *u = malloc(sizeof(double) * (size_t)(n * k * d));
+    token_outputs(&c, bc->ps.x, n, u);
+    double shifted = 0, tok0 = 0;
+    for (int p = 0; p < n; p++) {
+        double y = bc->ps.x[3 * p + 1], t = bc->ps.x[3 * p + 2];
+        cr_assert_eq(bc->ps.x[3 * p], 0, "an inlet point on x = 0");
+        for (int i = 0; i < k; i++) {
+            double ui = u[(p * k + i) * d]; /* u, output 0, of token i */
+            double a = ui - inlet(y, t + i * dt), b = ui - inlet(y, t);
+            shifted += a * a / (n * k);
+            tok0 += b * b / (n * k);
+        }
+    }
+    double got = loss_of_term(&c, 1 + 3); /* inlet_u, constraint 3 */
+    cr_expect(fabs(got - shifted) <= TOL * shifted, "inlet loss %.12g, targets at t + i dt give %.12g", got,
+              shifted);
+    cr_expect(fabs(tok0 - shifted) > 1e-3 * shifted, "the case must tell the shifted targets from token 0's (%g vs %g)",
+              tok0, shifted);
     free(u);
     pf_train_graph_free(c.t);
 }

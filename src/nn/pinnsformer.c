@@ -75,16 +75,35 @@ size_t pf_pinnsformer_nparams(const pf_pinnsformer_config *c)
            nlin(hid, hid) + nlin(hid, (size_t)c->out_dim) + 2 * 2;
 }
 
-static lin reg_lin(pf_graph *g, const char *name, int in, int out)
+static lin reg_lin_init(pf_graph *g, const char *name, int in, int out, pf_init w, pf_init b)
 {
     char n[64];
     lin l;
     snprintf(n, sizeof n, "%s.W", name);
-    l.W = pf_param(g, n, out, in, PF_PARAM_TRAINABLE, pf_init_glorot_uniform());
+    l.W = pf_param(g, n, out, in, PF_PARAM_TRAINABLE, w);
     snprintf(n, sizeof n, "%s.b", name);
-    l.b = pf_param(g, n, 1, out, PF_PARAM_TRAINABLE, pf_init_const(0.01));
+    l.b = pf_param(g, n, 1, out, PF_PARAM_TRAINABLE, b);
     return l;
 }
+
+/* An nn.Linear as the released demos initialise it (init_weights):
+ * Xavier-uniform weights, biases 0.01. */
+static lin reg_lin(pf_graph *g, const char *name, int in, int out)
+{
+    return reg_lin_init(g, name, in, out, pf_init_glorot_uniform(), pf_init_const(0.01));
+}
+
+/* One of Q, K, V: a d x d block of torch's packed in_proj_weight (3d x d),
+ * which nn.MultiheadAttention draws with xavier_uniform_ over the packed
+ * matrix, bound sqrt(6 / (d + 3d)), and whose in_proj_bias starts at 0. The
+ * demos' init_weights does not reach them (they are not an nn.Linear). */
+static lin reg_in_proj(pf_graph *g, const char *name, int d)
+{
+    double l = pf_pinnsformer_in_proj_bound(d);
+    return reg_lin_init(g, name, d, d, pf_init_uniform(-l, l), pf_init_zero());
+}
+
+double pf_pinnsformer_in_proj_bound(int d_model) { return sqrt(6.0 / (4.0 * d_model)); }
 
 static wave reg_wave(pf_graph *g, const char *name)
 {
@@ -103,9 +122,10 @@ static void reg_layer(pf_graph *g, const pf_pinnsformer_config *c, const char *p
     char n[48];
 #define NAME(s) (snprintf(n, sizeof n, "%s.%s", pre, s), n)
     L->act1 = reg_wave(g, NAME("act1"));
-    L->q = reg_lin(g, NAME("attn.q"), c->d_model, c->d_model);
-    L->k = reg_lin(g, NAME("attn.k"), c->d_model, c->d_model);
-    L->v = reg_lin(g, NAME("attn.v"), c->d_model, c->d_model);
+    L->q = reg_in_proj(g, NAME("attn.q"), c->d_model);
+    L->k = reg_in_proj(g, NAME("attn.k"), c->d_model);
+    L->v = reg_in_proj(g, NAME("attn.v"), c->d_model);
+    /* out_proj is an nn.Linear subclass: the demos' init_weights reaches it */
     L->o = reg_lin(g, NAME("attn.o"), c->d_model, c->d_model);
     L->act2 = reg_wave(g, NAME("act2"));
     L->ff1 = reg_lin(g, NAME("ff.l1"), c->d_model, c->d_ff);

@@ -23,11 +23,13 @@
  * with FF = L(d_model -> d_ff), a, L(d_ff -> d_ff), a, L(d_ff -> d_model)
  * and MHA(q, k, v) = L_o(attention(L_q q, L_k k, L_v v)) with `heads` heads
  * over the seq_len tokens of each point (d_model x d_model projections with
- * biases, as torch's nn.MultiheadAttention). Weights are Xavier (Glorot)
- * uniform, biases 0.01, WaveAct's w1 = w2 = 1, as the released demos
- * (torch's MHA draws its packed 3 d_model x d_model input projection with
- * one Xavier bound; here each projection has its own d_model x d_model
- * bound).
+ * biases, as torch's nn.MultiheadAttention). Initialization as the released
+ * demos leave it (model.apply(init_weights) on every nn.Linear, then torch's
+ * own MHA defaults): every Linear, the attention's output projection
+ * included, Xavier (Glorot) uniform weights and biases 0.01; L_q, L_k, L_v,
+ * the blocks of torch's packed 3 d_model x d_model in_proj_weight, uniform
+ * within the packed matrix's one Xavier bound sqrt(6 / (4 d_model))
+ * (pf_pinnsformer_in_proj_bound) with biases 0; WaveAct's w1 = w2 = 1.
  *
  * pf_pinnsformer_apply_tokens gives every token's output (n seq_len rows:
  * the residual and boundary losses of the released code use all tokens);
@@ -70,6 +72,10 @@ pf_status pf_pinnsformer_config_check(const pf_pinnsformer_config *cfg);
 
 /* Trainable scalars (above); 0 if the config is invalid. */
 size_t pf_pinnsformer_nparams(const pf_pinnsformer_config *cfg);
+
+/* The bound of L_q, L_k and L_v's uniform initial weights: torch's
+ * xavier_uniform_ over the packed 3 d x d in_proj_weight, sqrt(6 / (4 d)). */
+double pf_pinnsformer_in_proj_bound(int d_model);
 
 typedef struct pf_pinnsformer pf_pinnsformer;
 

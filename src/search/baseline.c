@@ -6,14 +6,19 @@
 #include <string.h>
 
 /* A fixed-spec baseline: how its spec differs from PINNacle's default
- * trainer's (the example spec with Hammersley points), and its rationale.
- * The `spec` column of llm/methods.def names one per such method. */
+ * trainer's (the example spec with Hammersley points), and how its rationale
+ * describes the spec that will be trained (the final one, after any
+ * shrinking to the budget). The `spec` column of llm/methods.def names one
+ * per such method. */
 typedef struct baseline_recipe {
     void (*adjust)(json_t *raw, const pf_pde *p, const pf_budget *b);
-    const char *rationale;
+    /* the rationale of the final spec (mc, tc) into buf */
+    void (*describe)(char *buf, size_t n, const pf_model_config *mc, const pf_train_config *tc, const pf_budget *b);
 } baseline_recipe;
 
-static void vanilla_adjust(json_t *raw, const pf_pde *p, const pf_budget *b) {}
+static void vanilla_adjust(json_t *raw, const pf_pde *p, const pf_budget *b)
+{
+}
 
 static void ropinn_adjust(json_t *raw, const pf_pde *p, const pf_budget *b)
 {
@@ -34,24 +39,61 @@ static void pinnsformer_adjust(json_t *raw, const pf_pde *p, const pf_budget *b)
     pf_spec_fit_budget(raw, p, b);
 }
 
-static const baseline_recipe baseline_vanilla = {
-    vanilla_adjust,
-    "Vanilla PINN: PINNacle's default trainer (5 x 100 tanh MLP, Glorot-normal initialization, Hammersley points, "
-    "Adam at 1e-3 with no schedule, unit loss weights), one of five independently initialized candidates; the "
-    "lowest MSE of the five is reported."};
+/* "<i> interior, <b> boundary[ and <n> initial] Hammersley points, Adam at
+ * <lr> with no schedule for <steps> steps, unit loss weights[, shrunk to the
+ * <profile> profile's limits]" (the shrinking noted except at paper). */
+static void describe_trainer(char *buf, size_t n, const pf_train_config *tc, const pf_budget *b)
+{
+    char init[48] = "", note[96] = "";
+    if (tc->sampling.initial > 0) snprintf(init, sizeof init, " and %d initial", tc->sampling.initial);
+    if (b && strcmp(b->name, pf_budget_paper()->name))
+        snprintf(note, sizeof note, ", shrunk to the %s profile's limits", b->name);
+    snprintf(buf, n,
+             "%d interior, %d boundary%s Hammersley points, Adam at %g with no schedule for %ld steps, "
+             "unit loss weights%s",
+             tc->sampling.interior, tc->sampling.boundary, init, tc->stages[0].schedule.lr, pf_train_config_steps(tc),
+             note);
+}
 
-static const baseline_recipe baseline_ropinn = {
-    ropinn_adjust,
-    "RoPINN (a reconstruction: RoPINN released no PINNacle driver): the vanilla PINN, each Adam step on interior "
-    "points moved by U[0, r)^d with r = min(r0 / sigma, 0.01), r0 = 1e-4, sigma the gradient-noise level of the "
-    "last 10 steps; one of five independently initialized candidates."};
+/* vanilla and ropinn (the MLP with region optimization): the network and
+ * trainer, "<depth> x <width> tanh MLP, Glorot-normal initialization,
+ * <trainer>", within the method's text. */
+static void mlp_describe(char *buf, size_t n, const pf_model_config *mc, const pf_train_config *tc, const pf_budget *b)
+{
+    char tr[320], net[400];
+    describe_trainer(tr, sizeof tr, tc, b);
+    snprintf(net, sizeof net, "%d x %d tanh MLP, Glorot-normal initialization, %s", mc->depth, mc->width, tr);
+    if (!tc->region.enabled)
+        snprintf(buf, n,
+                 "Vanilla PINN: PINNacle's default trainer (%s), one of five independently initialized candidates; "
+                 "the lowest MSE of the five is reported.",
+                 net);
+    else
+        snprintf(buf, n,
+                 "RoPINN (a reconstruction: RoPINN released no PINNacle driver): the vanilla PINN (%s), each Adam "
+                 "step on interior points moved by U[0, r)^d with r = min(r0 / sigma, %g), r0 = %g, sigma the "
+                 "gradient-noise level of the last %d steps; one of five independently initialized candidates.",
+                 net, tc->region.max_radius, tc->region.r0, tc->region.history);
+}
 
-static const baseline_recipe baseline_pinnsformer = {
-    pinnsformer_adjust,
-    "PINNsFormer (a reconstruction on PINNacle's default trainer: its released code has no PINNacle driver): the "
-    "released transformer (5 tokens per point, dt 1e-4, d_model 32, one encoder and one decoder layer, 2 heads, "
-    "WaveAct, d_hidden 512), the residual and boundary losses over every token, the initial condition on token 0; "
-    "Hammersley points, Adam at 1e-3, unit weights; one of five independently initialized candidates."};
+static void pinnsformer_describe(char *buf, size_t n, const pf_model_config *mc, const pf_train_config *tc,
+                                 const pf_budget *b)
+{
+    char tr[320];
+    describe_trainer(tr, sizeof tr, tc, b);
+    snprintf(buf, n,
+             "PINNsFormer (a reconstruction on PINNacle's default trainer: its released code has no PINNacle "
+             "driver): the released transformer (%d tokens per point, dt %g, d_model %d, %d encoder and %d "
+             "decoder layer%s, %d heads, WaveAct, d_ff %d, d_hidden %d), the residual and boundary losses over "
+             "every token, the initial condition on token 0; %s; one of five independently initialized "
+             "candidates.",
+             mc->seq_len, mc->seq_dt, mc->width, mc->depth, mc->depth, mc->depth == 1 ? "" : "s", mc->heads, mc->d_ff,
+             mc->d_hidden, tr);
+}
+
+static const baseline_recipe baseline_vanilla = {vanilla_adjust, mlp_describe};
+static const baseline_recipe baseline_ropinn = {ropinn_adjust, mlp_describe};
+static const baseline_recipe baseline_pinnsformer = {pinnsformer_adjust, pinnsformer_describe};
 
 /* The recipe of each method: the last column of llm/methods.def. */
 static const baseline_recipe *const RECIPES[PF_METHOD_COUNT] = {
@@ -69,8 +111,9 @@ pf_status pf_baseline_spec(pf_method m, const pf_pde *p, const pf_budget *b, jso
 {
     *out = NULL;
     const baseline_recipe *rc = recipe_of(m);
-    if (!rc) return pf_fail(PF_ERR_INVALID, "method '%s' has no fixed spec (llm/methods.def names those that have)",
-                            pf_method_name(m));
+    if (!rc)
+        return pf_fail(PF_ERR_INVALID, "method '%s' has no fixed spec (llm/methods.def names those that have)",
+                       pf_method_name(m));
     json_t *raw = pf_spec_example_budget(p, b, PF_FIDELITY_BASELINE);
     json_object_set_new(json_object_get(raw, PF_SK(SAMP)), PF_SK(SAMP_METHOD), json_string("hammersley"));
     rc->adjust(raw, p, b);
@@ -91,7 +134,15 @@ pf_status pf_baseline_propose(pf_method m, const pf_pde *p, const pf_budget *b, 
     memset(out, 0, sizeof *out);
     PF_TRY(pf_baseline_spec(m, p, b, &out->spec));
     pf_status st = pf_spec_hash(out->spec, out->spec_hash);
-    if (st == PF_OK && !(out->rationale = strdup(recipe_of(m)->rationale))) st = pf_fail(PF_ERR_NOMEM, "out of memory");
+    if (st == PF_OK) {
+        /* the rationale describes the spec as trained: read its sizes back */
+        pf_model_config mc;
+        pf_train_config tc;
+        st = pf_spec_instantiate(out->spec, p, &mc, &tc);
+        char why[1024];
+        if (st == PF_OK) recipe_of(m)->describe(why, sizeof why, &mc, &tc, b);
+        if (st == PF_OK && !(out->rationale = strdup(why))) st = pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
     if (st != PF_OK) {
         pf_proposal_release(out);
         return st;

@@ -284,7 +284,7 @@ static const field optimization_f[] = {
 };
 static const field region_f[] = {
     REAL("r0", 0, 1, 1, 0, 1e-4, "initial region radius: r = min(r0 / sigma, max_radius), in input units, the same for every input"),
-    INT("history", 1, 50, 10, "T0: the last steps whose gradients give the noise level sigma (sigma = 1 until T0 exist)"),
+    INT("history", 1, 50, 10, "T0: the last steps whose gradients give the noise level sigma (from the second step, over those that exist)"),
     REAL("max_radius", 0, 1, 1, 0, 0.01, "cap on the region radius"),
 };
 static const variant region_v[] = {

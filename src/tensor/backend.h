@@ -102,12 +102,13 @@ typedef struct pf_backend {
      * over a ring of the last T >= 1 gradients: `ring` is T x n pf_reals
      * (slot k at ring + k n), `state` two doubles, state[0] the gradients
      * pushed so far and state[1] the result, all in backend memory:
-     *   slot (state[0] mod T) <- g;  state[0] += 1;
-     *   state[1] = 1 while state[0] < T, else
-     *     sigma = (1/n) sum_j std_t(ring[t][j]) / (mean_t |ring[t][j]| + 1e-6)
-     *   (std with divisor T, numpy's default; all in double), and 1 where
-     *   sigma comes out 0. Deterministic (fixed partition of j, partial sums
-     *   added in order); queued: read state[1] with download. */
+     *   slot (state[0] mod T) <- g;  state[0] += 1;  m = min(state[0], T);
+     *   state[1] = sigma = (1/n) sum_j std_t(ring[t][j]) / (mean_t |ring[t][j]| + 1e-6)
+     *   over the m gradients held (t < m; std with divisor m, numpy's
+     *   default; all in double), and 1 where sigma comes out 0 (after the
+     *   first push: one gradient has no spread), as thuml/RoPINN computes it
+     *   from its partly filled history. Deterministic (fixed partition of j,
+     *   partial sums added in order); queued: read state[1] with download. */
     void (*grad_noise)(pf_real *ring, size_t n, int T, const pf_real *g, double *state);
 
     /* ---- recording a step (optional: NULL = the backend has no capture) ----

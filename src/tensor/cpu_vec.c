@@ -134,17 +134,18 @@ void pf_cpu_grad_noise(pf_real *ring, size_t n, int T, const pf_real *g, double 
     long pushed = (long)state[0];
     if (n) memcpy(ring + (size_t)(pushed % T) * n, g, n * sizeof *g);
     state[0] = (double)(pushed + 1);
-    if (pushed + 1 < T || n == 0) {
+    if (n == 0) {
         state[1] = 1;
         return;
     }
+    const int m = pf_grad_noise_count(pushed + 1, T); /* what the ring holds, as released */
     double part[NORM_CHUNKS];
     const size_t chunk = (n + NORM_CHUNKS - 1) / NORM_CHUNKS;
 #pragma omp parallel for schedule(static) if (n * (size_t)T > PF_CPU_PAR_MIN)
     for (int c = 0; c < NORM_CHUNKS; c++) {
         size_t lo = (size_t)c * chunk, hi = lo + chunk < n ? lo + chunk : n;
         double s = 0;
-        for (size_t j = lo; j < hi; j++) s += pf_grad_noise_ratio(ring, n, T, j);
+        for (size_t j = lo; j < hi; j++) s += pf_grad_noise_ratio(ring, n, m, j);
         part[c] = s;
     }
     double sum = 0;

@@ -4,10 +4,12 @@
  * (tensor/cpu_vec.c) and the CUDA kernel (kernels/grad_noise.cu), so the
  * two compute the same number the same way.
  *
- *     double r = pf_grad_noise_ratio(ring, n, T, j);   // parameter j
+ *     double r = pf_grad_noise_ratio(ring, n, m, j);   // parameter j
  *
- * ring holds T gradients of n parameters, slot t at ring + t * n. The
- * ratio is std_t(g_j) / (mean_t |g_j| + 1e-6), two passes in double.
+ * ring holds gradients of n parameters, slot t at ring + t * n; the ratio
+ * is over its first m slots (the m = min(pushes, T) gradients it holds:
+ * while the ring fills, slots 0 .. pushes - 1), std_t(g_j) / (mean_t |g_j|
+ * + 1e-6) with divisor m (numpy's np.std), two passes in double.
  */
 #ifndef PF_TENSOR_GRAD_NOISE_H
 #define PF_TENSOR_GRAD_NOISE_H
@@ -23,21 +25,27 @@
 #define PF_HOST_DEVICE
 #endif
 
-PF_HOST_DEVICE static inline double pf_grad_noise_ratio(const pf_real *ring, size_t n, int T, size_t j)
+PF_HOST_DEVICE static inline double pf_grad_noise_ratio(const pf_real *ring, size_t n, int m, size_t j)
 {
     double mean = 0, mabs = 0, var = 0;
-    for (int t = 0; t < T; t++) {
+    for (int t = 0; t < m; t++) {
         double v = (double)ring[(size_t)t * n + j];
         mean += v;
         mabs += fabs(v);
     }
-    mean /= T;
-    mabs /= T;
-    for (int t = 0; t < T; t++) {
+    mean /= m;
+    mabs /= m;
+    for (int t = 0; t < m; t++) {
         double e = (double)ring[(size_t)t * n + j] - mean;
         var += e * e;
     }
-    return sqrt(var / T) / (mabs + 1e-6);
+    return sqrt(var / m) / (mabs + 1e-6);
+}
+
+/* The gradients a ring of T slots holds after `pushes` pushes. */
+PF_HOST_DEVICE static inline int pf_grad_noise_count(long long pushes, int T)
+{
+    return pushes < T ? (int)pushes : T;
 }
 
 #endif

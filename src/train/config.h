@@ -185,9 +185,9 @@ typedef struct pf_stage_config {
  *   - r = clip(r0 / sigma, 0, max_radius), where sigma is the gradient-noise
  *     level of the last `history` (T0) steps' network gradients (before
  *     clipping): per parameter std_t(g) / (mean_t |g| + 1e-6), averaged over
- *     the parameters; sigma = 1 until T0 gradients exist and whenever it
- *     comes out 0 (the released code also uses the partial window of the
- *     first T0 - 1 steps; the reconstruction waits for a full one).
+ *     the parameters, over the gradients that exist while fewer than T0 do
+ *     (as the released code: from the second step on); sigma = 1 at the
+ *     first step and whenever it comes out 0.
  * The gradient ring lives on the training backend (backend.h, grad_noise).
  * Off by default; the spec leaves it out of the canonical form when off. */
 typedef struct pf_region_config {

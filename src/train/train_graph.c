@@ -114,16 +114,24 @@ static pf_node *fields(pf_train_graph *t, pf_model *net, pf_pde_ctx *c, bool seq
 static pf_node *tok0(pf_graph *g, pf_node *x, int k) { return x ? pf_tokens(g, x, k, 0) : NULL; }
 
 /* The tokens of the points of context in (before any field is built): the
- * coordinates shifted per token, everything else repeated. */
+ * coordinates shifted per token. A constraint's data (a Dirichlet value, a
+ * Neumann flux) are graph expressions of the context's coordinates, so on
+ * the tokens they are evaluated at each token's own shifted point, as the
+ * released code evaluates them on its shifted sequences. What is only known
+ * at the point is repeated: the normal (the shift moves the point along the
+ * boundary's time or last axis) and host-evaluated auxiliary fields
+ * (coefficient maps, read at the point). Observed targets are data at their
+ * points: their sets are point constraints, fitted on token 0, never
+ * tokenized (all_tokens). */
 static void tokenize(const pf_train_graph *t, const pf_pde_ctx *in, pf_pde_ctx *out)
 {
     int k = t->mc.seq_len;
     pf_graph *g = in->g;
+    PF_ASSERT_MSG(in->target == NULL, "%s: observed targets on a tokenized set", t->pde->name);
     *out = *in;
     out->x = pf_tokens(g, in->x, k, (pf_real)t->mc.seq_dt);
     for (int j = 0; j < PF_PDE_MAX_AUX; j++) out->aux[j] = tok0(g, in->aux[j], k);
     out->normal = tok0(g, in->normal, k);
-    out->target = tok0(g, in->target, k);
 }
 
 /* Sets whose losses average over every token of a sequence model: the

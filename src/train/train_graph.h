@@ -55,10 +55,14 @@
  * compared with the values at the points. The derivatives are those of each
  * token's output as a function of its point (the engine's jets through
  * pf_tokens); the released code's autograd of the summed outputs gives,
- * for token i, the sum over tokens j of d u_j / d x_i instead. Auxiliary
- * fields (coefficient maps), normals, targets, self-adaptive weights and
- * causal masks are repeated over a point's tokens (pf_tokens with dt = 0:
- * the maps are read at the point, not at the shifted token). Attention
+ * for token i, the sum over tokens j of d u_j / d x_i instead. A boundary
+ * condition's data (its Dirichlet value, Neumann flux, ...) are built from
+ * the tokens' coordinates, so token i's target is the boundary function at
+ * its own shifted point (t + i seq_dt), as released. Host-evaluated
+ * auxiliary fields (coefficient maps), normals, self-adaptive weights and
+ * causal masks are repeated over a
+ * point's tokens (pf_tokens with dt = 0: read at the point, not at the
+ * shifted token); observed targets stay on token 0's sets. Attention
  * takes no collapsed streams, so the interior jet carries pure second
  * derivatives. The residual probe reads token 0's residual.
  *
