@@ -4,6 +4,7 @@
  */
 #include "geom/geometry.h"
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_qrng.h>
 #include <math.h>
 #include <stdio.h>
@@ -359,6 +360,76 @@ bool pf_geom_piece_try(const pf_geom *g, const geom_piece *p, pf_rng *r, double 
     if (!clips_keep(p, x)) return false;
     if (p->timed) {
         x[ds] = pf_rng_uniform_in(r, p->t0, p->t1);
+        n[ds] = 0;
+    }
+    if (nrm)
+        for (int j = 0; j < g->dim; j++) nrm[j] = p->sign * n[j];
+    return true;
+}
+
+int pf_geom_piece_udim(const geom_piece *p)
+{
+    int ds = p->prim->dim, k = 0;
+    switch (p->kind) {
+    case PIECE_FACE: k = ds - 1; break;
+    case PIECE_SPHERE: k = ds <= 2 ? 1 : ds; break;
+    case PIECE_EDGE: k = 1; break;
+    case PIECE_TIME_FACE: return ds;
+    }
+    return k + p->timed;
+}
+
+bool pf_geom_piece_map(const pf_geom *g, const geom_piece *p, const double *u, double *x, double *nrm)
+{
+    const pf_geom *q = p->prim;
+    int ds = q->dim, used = 0;
+    double n[PF_GEOM_MAX_DIM] = {0};
+    switch (p->kind) {
+    case PIECE_FACE: {
+        int k = p->index / 2;
+        for (int j = 0; j < ds; j++)
+            if (j != k) x[j] = q->lo[j] + u[used++] * (q->hi[j] - q->lo[j]);
+        x[k] = p->index % 2 ? q->hi[k] : q->lo[k];
+        n[k] = p->index % 2 ? 1 : -1;
+        break;
+    }
+    case PIECE_SPHERE:
+        if (ds == 1) { /* two points: the lower half of the sequence goes left */
+            n[0] = u[used++] < 0.5 ? -1 : 1;
+        } else if (ds == 2) { /* DeepXDE's Disk: the angle 2 pi u */
+            double a = 2 * PI * u[used++];
+            n[0] = cos(a);
+            n[1] = sin(a);
+        } else { /* DeepXDE's Hypersphere: normalised inverse-normal coordinates */
+            double r2 = 0;
+            for (int j = 0; j < ds; j++) {
+                n[j] = gsl_cdf_ugaussian_Pinv(u[used++]);
+                r2 += n[j] * n[j];
+            }
+            if (r2 < 1e-200) return false;
+            for (int j = 0; j < ds; j++) n[j] /= sqrt(r2);
+        }
+        for (int j = 0; j < ds; j++) x[j] = q->center[j] + q->radius * n[j];
+        break;
+    case PIECE_EDGE: {
+        const double *a = &q->vxy[2 * p->index], *b = &q->vxy[2 * ((p->index + 1) % q->nv)];
+        double s = u[used++];
+        x[0] = a[0] + s * (b[0] - a[0]);
+        x[1] = a[1] + s * (b[1] - a[1]);
+        n[0] = q->enrm[2 * p->index];
+        n[1] = q->enrm[2 * p->index + 1];
+        break;
+    }
+    case PIECE_TIME_FACE:
+        for (int j = 0; j < ds; j++) x[j] = q->lo[j] + u[j] * (q->hi[j] - q->lo[j]);
+        if (pf_geom_sdf(q, x) > 0) return false;
+        x[ds] = p->index ? p->t1 : p->t0;
+        n[ds] = p->index ? 1 : -1;
+        break;
+    }
+    if (!clips_keep(p, x)) return false;
+    if (p->timed) {
+        x[ds] = p->t0 + u[used] * (p->t1 - p->t0);
         n[ds] = 0;
     }
     if (nrm)
