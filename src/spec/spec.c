@@ -271,8 +271,9 @@ static const field lbfgs_f[] = {
     REAL("lr", 0, 1, 10, 0, 1, "initial step length"),
     INT("history", 1, 1000, 10, "curvature pairs kept"),
     BOOL("line_search", 1, "strong Wolfe line search (false: fixed step lr)"),
-    INT_OMIT("max_iter", 1, 1000, 1,
-             "L-BFGS iterations per step (torch's max_iter; a step counts once in the budget whatever it runs)"),
+    INT_OMIT("max_iter", 1, 20, 1,
+             "L-BFGS iterations per step (torch's max_iter; a step counts once in the budget however many it runs, "
+             "so the cap is torch's default, 20)"),
     INT_OMIT("max_eval", 0, 100000, 0,
              "a step stops iterating once 1 + its objective evaluations reach this (torch's max_eval); 0: max_iter * 5 / 4"),
     REAL_OMIT("tolerance_grad", 0, 1, 1e-7, "converged when max |gradient| <= this"),
