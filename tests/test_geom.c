@@ -262,13 +262,15 @@ Test(geom, uniform_ball5_has_the_right_radial_moment)
 
 Test(geom, boundary_points_lie_on_their_part_with_outward_unit_normals)
 {
-    for (int s = 0; s < NSHAPES; s++) {
+    for (int t = 0; t < 2 * NSHAPES; t++) {
+        int s = t % NSHAPES;
+        pf_sample_method m = t < NSHAPES ? PF_SAMPLE_UNIFORM : PF_SAMPLE_HAMMERSLEY;
         pf_geom *g = shapes[s].build();
         int d = pf_geom_dim(g);
         double tol = tol_for(g), eps = 1e-5 * diag(g);
         pf_point_set ps = {0};
-        cr_assert_eq(pf_sample_boundary(g, "*", 4000, 11, PF_SAMPLE_NORMALS, &ps), PF_OK,
-                     "%s: %s", shapes[s].name, pf_errmsg());
+        cr_assert_eq(pf_sample_boundary(g, m, "*", 4000, 11, PF_SAMPLE_NORMALS, &ps), PF_OK, "%s, %s: %s",
+                     shapes[s].name, pf_sample_method_name(m), pf_errmsg());
         cr_assert(ps.n == 4000 && ps.dim == d && ps.normal && ps.part);
         int off_part = 0, off_boundary = 0, not_unit = 0, not_outward = 0, unplaced = 0;
         for (int i = 0; i < ps.n; i++) {
@@ -304,7 +306,7 @@ Test(geom, hole_normals_point_into_the_hole)
 {
     pf_geom *g = poisson_classic();
     pf_point_set ps = {0};
-    cr_assert_eq(pf_sample_boundary(g, "hole", 2000, 5, PF_SAMPLE_NORMALS, &ps), PF_OK, "%s",
+    cr_assert_eq(pf_sample_boundary(g, PF_SAMPLE_UNIFORM, "hole", 2000, 5, PF_SAMPLE_NORMALS, &ps), PF_OK, "%s",
                  pf_errmsg());
     double worst = 1;
     for (int i = 0; i < ps.n; i++) {
@@ -323,7 +325,7 @@ Test(geom, ball5_sphere_points_are_uniform_with_normal_x)
 {
     pf_geom *g = ball5();
     pf_point_set ps = {0};
-    cr_assert_eq(pf_sample_boundary(g, NULL, 20000, 9, PF_SAMPLE_NORMALS, &ps), PF_OK);
+    cr_assert_eq(pf_sample_boundary(g, PF_SAMPLE_UNIFORM, NULL, 20000, 9, PF_SAMPLE_NORMALS, &ps), PF_OK);
     double m2[5] = {0}, dn = 0;
     for (int i = 0; i < ps.n; i++)
         for (int k = 0; k < 5; k++) {
@@ -345,7 +347,7 @@ Test(geom, boundary_shares_follow_part_measures)
 {
     pf_geom *g = rect_2x1();
     pf_point_set ps = {0};
-    cr_assert_eq(pf_sample_boundary(g, NULL, 6000, 1, 0, &ps), PF_OK);
+    cr_assert_eq(pf_sample_boundary(g, PF_SAMPLE_UNIFORM, NULL, 6000, 1, 0, &ps), PF_OK);
     int cnt[4] = {0};
     for (int i = 0; i < ps.n; i++) cnt[ps.part[i]]++;
     /* left, right: 1/6 each; bottom, top: 2/6 each (largest remainder: exact) */
@@ -355,7 +357,7 @@ Test(geom, boundary_shares_follow_part_measures)
     pf_point_set_release(&ps);
 
     /* a subset: left + top share 1 : 2 */
-    cr_assert_eq(pf_sample_boundary(g, "top, x0_lo", 999, 1, 0, &ps), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_sample_boundary(g, PF_SAMPLE_UNIFORM, "top, x0_lo", 999, 1, 0, &ps), PF_OK, "%s", pf_errmsg());
     int left = 0;
     for (int i = 0; i < ps.n; i++) left += ps.part[i] == 0;
     cr_assert_eq(left, 333, "left got %d of 999", left);
@@ -445,9 +447,9 @@ Test(geom, samplers_are_deterministic_per_seed)
             pf_point_set_release(&c);
         }
     pf_point_set a = {0}, b = {0}, c = {0};
-    cr_assert_eq(pf_sample_boundary(gs[1], NULL, 1000, 42, PF_SAMPLE_NORMALS, &a), PF_OK);
-    cr_assert_eq(pf_sample_boundary(gs[1], NULL, 1000, 42, PF_SAMPLE_NORMALS, &b), PF_OK);
-    cr_assert_eq(pf_sample_boundary(gs[1], NULL, 1000, 43, PF_SAMPLE_NORMALS, &c), PF_OK);
+    cr_assert_eq(pf_sample_boundary(gs[1], PF_SAMPLE_UNIFORM, NULL, 1000, 42, PF_SAMPLE_NORMALS, &a), PF_OK);
+    cr_assert_eq(pf_sample_boundary(gs[1], PF_SAMPLE_UNIFORM, NULL, 1000, 42, PF_SAMPLE_NORMALS, &b), PF_OK);
+    cr_assert_eq(pf_sample_boundary(gs[1], PF_SAMPLE_UNIFORM, NULL, 1000, 43, PF_SAMPLE_NORMALS, &c), PF_OK);
     cr_assert(same_set(&a, &b) && !memcmp(a.normal, b.normal, sizeof(pf_real) * 2000) &&
               !same_set(&a, &c), "boundary sampling is not a function of the seed");
     cr_assert_eq(pf_sample_interior(gs[0], PF_SAMPLE_GRID, 1000, 1, &a), PF_OK);
@@ -605,6 +607,144 @@ Test(geom, hammersley_hits_every_stratum)
     pf_geom_free(st);
 }
 
+/* The largest gap between consecutive values of v[0..n-1] (sorted here) on
+ * a circle of length L. */
+static int dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double max_circular_gap(double *v, int n, double L)
+{
+    qsort(v, (size_t)n, sizeof *v, dcmp);
+    double gap = v[0] + L - v[n - 1];
+    for (int i = 1; i < n; i++) gap = fmax(gap, v[i] - v[i - 1]);
+    return gap;
+}
+
+/* The perimeter parameter of a point of [0,1]^2's boundary: bottom 0..1,
+ * right 1..2, top 2..3, left 3..4 (counter-clockwise). */
+static double perimeter_s(double x, double y)
+{
+    if (y == 0) return x;
+    if (x == 1) return 1 + y;
+    if (y == 1) return 3 - x;
+    return 4 - y;
+}
+
+/* Hammersley boundary points are low-discrepancy along the boundary: on a
+ * square's perimeter and a circle the largest gap is under 4 L / n, far
+ * below the ~L ln(n) / n of uniform draws, and each side gets its exact
+ * share, every 1/128 stratum of it hit. */
+Test(geom, hammersley_boundary_points_are_evenly_spread)
+{
+    enum { N = 1000 };
+    double *s = malloc(N * sizeof *s);
+    pf_geom *sq = box_nd(2, 0, 1);
+    double gap[2];
+    for (int m = 0; m < 2; m++) {
+        pf_point_set ps = {0};
+        pf_sample_method meth = m ? PF_SAMPLE_HAMMERSLEY : PF_SAMPLE_UNIFORM;
+        cr_assert_eq(pf_sample_boundary(sq, meth, NULL, N, 3, 0, &ps), PF_OK, "%s", pf_errmsg());
+        int per_side[4] = {0}, hit[4][128] = {{0}};
+        for (int i = 0; i < N; i++) {
+            double x = ps.x[2 * i], y = ps.x[2 * i + 1];
+            cr_assert(x == 0 || x == 1 || y == 0 || y == 1, "point %d (%g, %g) is off the perimeter", i, x, y);
+            s[i] = perimeter_s(x, y);
+            int side = (int)fmin(3, floor(s[i]));
+            per_side[side]++;
+            hit[side][(int)fmin(127, floor((side % 2 ? y : x) * 128))]++; /* the face's own axis */
+        }
+        for (int k = 0; k < 4; k++) cr_assert_eq(per_side[k], N / 4, "side %d has %d points", k, per_side[k]);
+        int empty = 0;
+        for (int k = 0; m && k < 4; k++)
+            for (int j = 0; j < 128; j++) empty += !hit[k][j];
+        cr_assert_eq(empty, 0, "hammersley: %d of 512 strata of the perimeter are empty", empty);
+        gap[m] = max_circular_gap(s, N, 4);
+        pf_point_set_release(&ps);
+    }
+    cr_assert(gap[1] < 4 * 4.0 / N, "hammersley's largest perimeter gap %g is not below 4 L / n", gap[1]);
+    cr_assert(gap[1] < 0.5 * gap[0], "hammersley's largest gap %g is not well below uniform's %g", gap[1],
+              gap[0]);
+    pf_geom_free(sq);
+
+    /* a circle: the angles of DeepXDE's Disk, 2 pi phi_2(j) */
+    pf_geom *dk = disk();
+    pf_point_set ps = {0};
+    cr_assert_eq(pf_sample_boundary(dk, PF_SAMPLE_HAMMERSLEY, NULL, N, 3, PF_SAMPLE_NORMALS, &ps), PF_OK);
+    for (int i = 0; i < N; i++) {
+        s[i] = atan2(ps.normal[2 * i + 1], ps.normal[2 * i]);
+        if (s[i] < 0) s[i] += 2 * PI;
+    }
+    cr_assert_float_eq(ps.x[0], 0.5 - 2.0, 1e-6, "phi_2(1) = 1/2: the angle pi, x = cx - r");
+    double g = max_circular_gap(s, N, 2 * PI);
+    cr_assert(g < 4 * 2 * PI / N, "circle: largest angular gap %g", g);
+    pf_point_set_release(&ps);
+    pf_geom_free(dk);
+    free(s);
+}
+
+/* On space x time the time of a spatial part is the set's last coordinate:
+ * on a square x time face, one point in each of the count strata of [0, 1];
+ * on an end of burgers' interval, where t is the only coordinate, t =
+ * phi_2(j) as DeepXDE's 1-D set (every 1/128 stratum hit by 200); the initial part drawn by pf_sample_boundary is
+ * pf_sample_initial's Hammersley slice; and a Hammersley boundary takes no
+ * seed, while the uniform draws still move with it. */
+Test(geom, hammersley_boundary_times_stratify_and_ignore_the_seed)
+{
+    pf_geom *g = burgers();
+    pf_point_set ps = {0}, ic = {0}, other = {0};
+    cr_assert_eq(pf_sample_boundary(g, PF_SAMPLE_HAMMERSLEY, NULL, 400, 1, 0, &ps), PF_OK, "%s", pf_errmsg());
+    int hit[2][128] = {{0}};
+    for (int i = 0; i < ps.n; i++) {
+        double x = ps.x[2 * i], t = ps.x[2 * i + 1];
+        cr_assert(x == -1 || x == 1, "point %d: x = %g", i, x);
+        hit[x > 0][(int)floor(t * 128)]++;
+    }
+    for (int e = 0; e < 2; e++)
+        for (int k = 0; k < 128; k++) cr_assert(hit[e][k] >= 1, "end %d: time stratum %d is empty", e, k);
+    pf_geom *sqt = NULL;
+    cr_assert_eq(pf_geom_space_time_alloc(box_nd(2, 0, 1), 0, 1, &sqt), PF_OK);
+    cr_assert_eq(pf_sample_boundary(sqt, PF_SAMPLE_HAMMERSLEY, "x0_lo", 300, 1, 0, &other), PF_OK, "%s",
+                 pf_errmsg());
+    int th[300] = {0};
+    for (int i = 0; i < other.n; i++) th[(int)floor(other.x[3 * i + 2] * 300)]++;
+    for (int k = 0; k < 300; k++) cr_assert_eq(th[k], 1, "square x time: time stratum %d holds %d", k, th[k]);
+    pf_geom_free(sqt);
+    cr_assert_eq(pf_sample_boundary(g, PF_SAMPLE_HAMMERSLEY, NULL, 400, 99, 0, &other), PF_OK);
+    cr_assert(same_set(&ps, &other), "a Hammersley boundary depends on the seed");
+    cr_assert_eq(pf_sample_boundary(g, PF_SAMPLE_HAMMERSLEY, "initial", 300, 1, 0, &ps), PF_OK);
+    cr_assert_eq(pf_sample_initial(g, PF_SAMPLE_HAMMERSLEY, 300, 7, 0, &ic), PF_OK);
+    cr_assert(same_set(&ps, &ic), "the initial part and the initial slice differ");
+    cr_assert_eq(pf_sample_boundary(g, PF_SAMPLE_UNIFORM, NULL, 400, 1, 0, &ps), PF_OK);
+    cr_assert_eq(pf_sample_boundary(g, PF_SAMPLE_UNIFORM, NULL, 400, 2, 0, &other), PF_OK);
+    cr_assert(!same_set(&ps, &other), "uniform boundary draws ignore the seed");
+    pf_point_set_release(&ps);
+    pf_point_set_release(&ic);
+    pf_point_set_release(&other);
+    pf_geom_free(g);
+}
+
+/* A clipped piece (the step face of the backstep as a box minus a box, and
+ * holes clipped by nothing) keeps its exact share under Hammersley, as with
+ * uniform draws: the counts per part agree between the two methods. */
+Test(geom, hammersley_boundary_keeps_the_shares_of_clipped_pieces)
+{
+    pf_geom *gs[3] = {backstep_csg(), two_squares(), poisson_3d()};
+    for (int s = 0; s < 3; s++) {
+        pf_point_set a = {0}, b = {0};
+        cr_assert_eq(pf_sample_boundary(gs[s], PF_SAMPLE_UNIFORM, NULL, 999, 1, 0, &a), PF_OK);
+        cr_assert_eq(pf_sample_boundary(gs[s], PF_SAMPLE_HAMMERSLEY, NULL, 999, 1, 0, &b), PF_OK, "%s",
+                     pf_errmsg());
+        cr_assert_eq(a.n, b.n);
+        for (int i = 0; i < a.n; i++) cr_assert_eq(a.part[i], b.part[i], "shape %d: point %d's part", s, i);
+        pf_point_set_release(&a);
+        pf_point_set_release(&b);
+        pf_geom_free(gs[s]);
+    }
+}
+
 /* ---------------------------------------------------------------- grids */
 
 Test(geom, grid_has_the_requested_counts_and_coordinates)
@@ -697,7 +837,7 @@ Test(geom, space_time_interior_and_boundary_times_are_in_range)
         for (int i = 0; i < ps.n; i++) bad += !(ps.x[3 * i + 2] >= 0 && ps.x[3 * i + 2] <= 3);
         cr_assert_eq(bad, 0, "%s: %d times outside [0, 3]", pf_sample_method_name(m), bad);
     }
-    cr_assert_eq(pf_sample_boundary(g, NULL, 3000, 1, PF_SAMPLE_NORMALS, &ps), PF_OK);
+    cr_assert_eq(pf_sample_boundary(g, PF_SAMPLE_UNIFORM, NULL, 3000, 1, PF_SAMPLE_NORMALS, &ps), PF_OK);
     int bad_t = 0, bad_n = 0, time_face = 0;
     for (int i = 0; i < ps.n; i++) {
         bad_t += !(ps.x[3 * i + 2] >= 0 && ps.x[3 * i + 2] <= 3);
@@ -729,7 +869,7 @@ Test(geom, initial_points_sit_at_t0_with_normal_minus_t)
                   pf_sample_method_name(m), bad, ps.n);
     }
     /* the same slice from pf_sample_boundary, and "final" at t1 */
-    cr_assert_eq(pf_sample_boundary(g, "initial,final", 1000, 2, PF_SAMPLE_NORMALS, &ps), PF_OK);
+    cr_assert_eq(pf_sample_boundary(g, PF_SAMPLE_UNIFORM, "initial,final", 1000, 2, PF_SAMPLE_NORMALS, &ps), PF_OK);
     int bad = 0;
     for (int i = 0; i < ps.n; i++) {
         bool fin = !strcmp(pf_geom_part_name(g, ps.part[i]), "final");
@@ -790,7 +930,7 @@ Test(geom, bad_arguments_fail_with_a_message_naming_them)
     expect_invalid(pf_geom_part_find(r, "inlet", &i), "'inlet'");
     cr_assert(strstr(pf_errmsg(), "left, right, bottom, top"), "%s", pf_errmsg());
     pf_point_set ps = {0};
-    expect_invalid(pf_sample_boundary(r, "left,outlet", 10, 1, 0, &ps), "'outlet'");
+    expect_invalid(pf_sample_boundary(r, PF_SAMPLE_UNIFORM, "left,outlet", 10, 1, 0, &ps), "'outlet'");
     cr_assert(ps.n == 0 && ps.x == NULL, "a failed sampler leaves the set empty");
     expect_invalid(pf_sample_interior(r, PF_SAMPLE_UNIFORM, -5, 1, &ps), "-5");
     pf_sample_method m;

@@ -641,3 +641,144 @@ Test(lbfgs, objective_may_overwrite_x)
     pf_lbfgs_free(a);
     pf_lbfgs_free(b);
 }
+
+/* ---------------------------------------------- torch-like steps (max_iter) */
+
+/* torch.optim.LBFGS(lr, max_iter, history_size=m, line_search_fn=None) as
+ * plain double code, written here independently of src/train/lbfgs.c: `its`
+ * iterations of extended Rosenbrock from x (n <= 8), continuing the state
+ * across torch's step() calls, which changes nothing without a line search.
+ * The first iteration's step is lr min(1, 1/|g|_1), later ones lr; a pair
+ * (s, y) is kept when y's > 1e-10, the oldest dropped beyond m. */
+static void torch_reference(double *x, int n, int its, int m, double lr)
+{
+    double g[8], gp[8], d[8], S[64][8], Y[64][8], rho[64], al[64], h = 1, t = 0;
+    int k = 0;
+    for (int it = 0; it < its; it++) {
+        /* the exact gradient in double */
+        for (int i = 0; i + 1 < n; i += 2) {
+            double a = x[i], b = x[i + 1], r = b - a * a;
+            g[i] = -400 * a * r - 2 * (1 - a);
+            g[i + 1] = 200 * r;
+        }
+        if (it > 0) {
+            double ys = 0, yy = 0;
+            for (int i = 0; i < n; i++) {
+                double s = d[i] * t, y = g[i] - gp[i];
+                ys += y * s, yy += y * y;
+            }
+            if (ys > 1e-10) {
+                if (k == m) { /* drop the oldest */
+                    memmove(S, S[1], sizeof S[0] * (size_t)(m - 1));
+                    memmove(Y, Y[1], sizeof Y[0] * (size_t)(m - 1));
+                    memmove(rho, rho + 1, sizeof rho[0] * (size_t)(m - 1));
+                    k--;
+                }
+                for (int i = 0; i < n; i++) S[k][i] = d[i] * t, Y[k][i] = g[i] - gp[i];
+                rho[k++] = 1 / ys;
+                h = ys / yy;
+            }
+        }
+        for (int i = 0; i < n; i++) d[i] = -g[i];
+        for (int j = k - 1; j >= 0; j--) {
+            double a = 0;
+            for (int i = 0; i < n; i++) a += S[j][i] * d[i];
+            al[j] = a * rho[j];
+            for (int i = 0; i < n; i++) d[i] -= al[j] * Y[j][i];
+        }
+        for (int i = 0; i < n; i++) d[i] *= h;
+        for (int j = 0; j < k; j++) {
+            double b = 0;
+            for (int i = 0; i < n; i++) b += Y[j][i] * d[i];
+            b *= rho[j];
+            for (int i = 0; i < n; i++) d[i] += (al[j] - b) * S[j][i];
+        }
+        memcpy(gp, g, sizeof g);
+        double asum = 0;
+        for (int i = 0; i < n; i++) asum += fabs(g[i]);
+        t = it == 0 ? fmin(1, 1 / asum) * lr : lr;
+        for (int i = 0; i < n; i++) x[i] += t * d[i];
+    }
+}
+
+/* Our L-BFGS with max_iter 5, no line search and history m follows the
+ * reference iterate for iterate, step after step (5 iterations each), for a
+ * history that is exceeded (m = 1, 3) and one that is not (m = 64). */
+Test(lbfgs, torch_like_steps_follow_an_independent_reference)
+{
+    enum { N = 4, ITER = 5, STEPS = 4 };
+    static const int hist[3] = {1, 3, 64};
+#ifdef PF_DOUBLE
+    const double tol = 1e-9;
+#else
+    const double tol = 2e-3;
+#endif
+    for (int h = 0; h < 3; h++) {
+        counter c = {.n = N};
+        pf_lbfgs_objective obj = {rosenbrock, &c};
+        pf_lbfgs_config cfg = pf_lbfgs_config_default();
+        cfg.line_search = false;
+        cfg.lr = 0.1;
+        cfg.max_iter = ITER;
+        cfg.history = hist[h];
+        cfg.tolerance_change = 0;
+        pf_lbfgs *o = pf_lbfgs_alloc(N, &cfg);
+        pf_real x[N] = {-1.2f, 1, 0.5f, -0.3f}, g[N];
+        double ref[N];
+        for (int i = 0; i < N; i++) ref[i] = (double)x[i];
+        for (int s = 0; s < STEPS; s++) {
+            pf_lbfgs_step_info info;
+            long before = c.evals;
+            cr_assert_eq(pf_lbfgs_step(o, x, g, &obj, &info), PF_OK, "%s", pf_errmsg());
+            cr_assert_eq(info.outcome, PF_LBFGS_PROGRESS, "m %d, step %d: %s", hist[h], s,
+                         pf_lbfgs_outcome_name(info.outcome));
+            cr_assert_eq(info.iterations, ITER, "m %d, step %d: %d iterations", hist[h], s, info.iterations);
+            cr_assert_eq(info.evals, ITER + (s == 0), "m %d, step %d: %d evaluations", hist[h], s, info.evals);
+            cr_assert_eq(c.evals - before, info.evals);
+            double want[N];
+            memcpy(want, ref, sizeof want);
+            torch_reference(want, N, ITER * (s + 1), hist[h], 0.1);
+            for (int i = 0; i < N; i++)
+                cr_assert(fabs(x[i] - want[i]) <= tol * fmax(1, fabs(want[i])),
+                          "m %d, after step %d (%d iterations): x[%d] = %.10g, reference %.10g", hist[h], s,
+                          ITER * (s + 1), i, (double)x[i], want[i]);
+        }
+        pf_lbfgs_free(o);
+    }
+}
+
+/* A step stops at max_iter iterations, or earlier once 1 + its evaluations
+ * reach max_eval (torch's rule; 0: max_iter * 5 / 4); max_iter 1 is one
+ * iteration per step, as before the option existed. */
+Test(lbfgs, max_iter_and_max_eval_bound_a_step)
+{
+    enum { N = 6 };
+    static const struct {
+        int max_iter, max_eval, want;
+    } cases[] = {{1, 0, 1}, {20, 0, 20}, {20, 6, 5}, {3, 100, 3}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        counter c = {.n = N};
+        pf_lbfgs_objective obj = {rosenbrock, &c};
+        pf_lbfgs_config cfg = pf_lbfgs_config_default();
+        cfg.line_search = false;
+        cfg.lr = 0.05;
+        cfg.tolerance_change = 0;
+        cfg.max_iter = cases[k].max_iter;
+        cfg.max_eval = cases[k].max_eval;
+        pf_lbfgs *o = pf_lbfgs_alloc(N, &cfg);
+        pf_real x[N] = {-1.2f, 1, -1.2f, 1, -1.2f, 1}, g[N];
+        for (int s = 0; s < 3; s++) {
+            pf_lbfgs_step_info info;
+            cr_assert_eq(pf_lbfgs_step(o, x, g, &obj, &info), PF_OK);
+            cr_assert_eq(info.iterations, cases[k].want, "max_iter %d, max_eval %d: %d iterations",
+                         cases[k].max_iter, cases[k].max_eval, info.iterations);
+        }
+        pf_lbfgs_free(o);
+    }
+    pf_lbfgs_config bad = pf_lbfgs_config_default();
+    bad.max_iter = 0;
+    cr_assert_eq(pf_lbfgs_config_check(&bad), PF_ERR_INVALID);
+    bad = pf_lbfgs_config_default();
+    bad.max_eval = -1;
+    cr_assert_eq(pf_lbfgs_config_check(&bad), PF_ERR_INVALID);
+}

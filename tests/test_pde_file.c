@@ -507,6 +507,23 @@ Test(pde_file, where_parts_keep_the_points_where_the_condition_holds)
         lo += x == 0;
     }
     cr_expect(lo > 20 && lo < 80, "%d of 100 points on x_lo", lo);
+    /* Hammersley: the smallest set with enough, thinned evenly by index, so
+     * both faces keep about half and y spreads over [0, 0.25) */
+    cr_assert_eq(pf_pde_constraint_points(p, geo, &p->con[0], PF_SAMPLE_HAMMERSLEY, 100, 5, &ps, &v), PF_OK, "%s",
+                 pf_errmsg());
+    cr_assert_eq(ps.n, 100);
+    int strata[2][10] = {{0}};
+    lo = 0;
+    for (int i = 0; i < ps.n; i++) {
+        pf_real x = ps.x[2 * i], y = ps.x[2 * i + 1];
+        cr_expect(y < 0.25 && (x == 0 || x == 1), "hammersley point %d: (%g, %g)", i, (double)x, (double)y);
+        cr_expect_eq(ps.normal[2 * i], x == 0 ? -1 : 1, "hammersley point %d's normal", i);
+        lo += x == 0;
+        strata[x == 1][(int)(y * 40)]++;
+    }
+    cr_expect(lo >= 45 && lo <= 55, "hammersley: %d of 100 points on x_lo", lo);
+    for (int e = 0; e < 2; e++)
+        for (int k = 0; k < 10; k++) cr_expect(strata[e][k] >= 3, "face %d, y stratum %d: %d points", e, k, strata[e][k]);
     pf_point_set_release(&ps);
     pf_geom_free(geo);
     pf_pdefile_pde_free(p);
@@ -518,6 +535,9 @@ Test(pde_file, where_parts_keep_the_points_where_the_condition_holds)
     cr_assert_eq(compile_text(text, &p), PF_OK, "%s", pf_errmsg());
     cr_assert_eq(p->geometry(p, &geo), PF_OK, "%s", pf_errmsg());
     cr_expect_eq(pf_pde_constraint_points(p, geo, &p->con[0], PF_SAMPLE_UNIFORM, 10, 5, &ps, &v), PF_ERR_INVALID);
+    cr_expect(strstr(pf_errmsg(), "w: constraint bc's condition holds at 0 of 10000 points of x_lo"), "%s",
+              pf_errmsg());
+    cr_expect_eq(pf_pde_constraint_points(p, geo, &p->con[0], PF_SAMPLE_HAMMERSLEY, 10, 5, &ps, &v), PF_ERR_INVALID);
     cr_expect(strstr(pf_errmsg(), "w: constraint bc's condition holds at 0 of 10000 points of x_lo"), "%s",
               pf_errmsg());
     pf_point_set_release(&ps);

@@ -143,7 +143,7 @@ static int constraint_points(const pf_pde *p, const pf_geom *geo, const pf_const
     if (k->kind == PF_CON_INITIAL)
         st = pf_sample_initial(geo, PF_SAMPLE_UNIFORM, 199, seed, PF_SAMPLE_NORMALS, ps);
     else if (k->kind != PF_CON_POINTS)
-        st = pf_sample_boundary(geo, k->parts, 199, seed, PF_SAMPLE_NORMALS, ps);
+        st = pf_sample_boundary(geo, PF_SAMPLE_UNIFORM, k->parts, 199, seed, PF_SAMPLE_NORMALS, ps);
     cr_assert_eq(st, PF_OK, "%s/%s: %s", p->name, k->name, pf_errmsg());
     if (k->observe) {
         pf_real *v;
@@ -940,7 +940,7 @@ static double mc_ratio(const pf_pde *p, const pf_geom *geo, const pf_constraint 
     if (k->kind == PF_CON_INITIAL)
         st = pf_sample_initial(geo, PF_SAMPLE_UNIFORM, 199, 5, PF_SAMPLE_NORMALS, &ps);
     else if (k->kind != PF_CON_POINTS)
-        st = pf_sample_boundary(geo, k->parts, 199, 5, PF_SAMPLE_NORMALS, &ps);
+        st = pf_sample_boundary(geo, PF_SAMPLE_UNIFORM, k->parts, 199, 5, PF_SAMPLE_NORMALS, &ps);
     cr_assert_eq(st, PF_OK, "%s/%s: %s", p->name, k->name, pf_errmsg());
     int n = k->kind == PF_CON_POINTS ? k->npoints : ps.n, d = p->d_in;
     pf_real *x = malloc(sizeof(pf_real) * (size_t)(n * d)), *nrm = calloc((size_t)(n * d), sizeof(pf_real));

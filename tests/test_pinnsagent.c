@@ -101,6 +101,16 @@ Test(pinnsagent, a_configuration_becomes_its_spec)
     cr_assert_eq(tc.stages[0].steps, 5000);
     cr_assert_eq(tc.stages[1].optimizer, PF_OPT_LBFGS);
     cr_assert_eq(tc.stages[1].steps, 15000);
+    /* PINNacle's torch.optim.LBFGS(lr=1, max_iter=20): torch's max_eval
+     * (25 = 20 * 5 / 4), history 100, no line search, tolerances 1e-7, 1e-9 */
+    const pf_lbfgs_config *lb = &tc.stages[1].lbfgs;
+    cr_assert_eq(lb->max_iter, 20);
+    cr_assert_eq(lb->max_eval, 0);
+    cr_assert_eq(lb->history, 100);
+    cr_assert(!lb->line_search);
+    cr_assert_eq(tc.stages[1].schedule.lr, 1.0);
+    cr_assert_eq(lb->tolerance_grad, 1e-7);
+    cr_assert_eq(lb->tolerance_change, 1e-9);
     json_decref(s);
     /* quick: within its limits, 1,000 steps (250 + 750) */
     const pf_budget *q;

@@ -294,7 +294,8 @@ Test(spec, rejects_keys_of_another_variant)
     json_object_set_new(stage(s, 0), "steps", json_integer(900));
     expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
                   "optimization.stages[1].betas is not allowed when optimization.stages[1].optimizer is 'lbfgs'; "
-                  "allowed keys: optimizer, steps, lr, history, line_search.");
+                  "allowed keys: optimizer, steps, lr, history, line_search, max_iter, max_eval, tolerance_grad, "
+                  "tolerance_change.");
     s = ex("poisson_5d");
     set(s, "sampling.adaptive", json_pack("{s:s, s:i}", "method", "rad", "cap", 100));
     expect_reject(s, pde("poisson_5d"), PF_FIDELITY_LOW,
@@ -720,6 +721,14 @@ static const field_case field_cases[] = {
     {"optimization.stages.lbfgs.history", "optimization.stages[i].history", "stage", "{\"optimizer\": \"lbfgs\"}", "50", NULL},
     {"optimization.stages.lbfgs.line_search", "optimization.stages[i].line_search", "stage", "{\"optimizer\": \"lbfgs\"}",
      "false", NULL},
+    {"optimization.stages.lbfgs.max_iter", "optimization.stages[i].max_iter", "stage", "{\"optimizer\": \"lbfgs\"}", "20",
+     NULL},
+    {"optimization.stages.lbfgs.max_eval", "optimization.stages[i].max_eval", "stage", "{\"optimizer\": \"lbfgs\"}", "30",
+     NULL},
+    {"optimization.stages.lbfgs.tolerance_grad", "optimization.stages[i].tolerance_grad", "stage",
+     "{\"optimizer\": \"lbfgs\"}", "1e-5", NULL},
+    {"optimization.stages.lbfgs.tolerance_change", "optimization.stages[i].tolerance_change", "stage",
+     "{\"optimizer\": \"lbfgs\"}", "1e-6", NULL},
     {"optimization.stages.adam.schedule.exponential.gamma", "optimization.stages[i].schedule.gamma", "stage.schedule",
      "{\"kind\": \"exponential\"}", "0.5", NULL},
     {"optimization.stages.adam.schedule.exponential.decay_steps", "optimization.stages[i].schedule.decay_steps",
@@ -822,6 +831,10 @@ static int config_value(const char *path, const pf_model_config *mc, const pf_tr
         {"optimization.stages.lbfgs.lr", g->lbfgs.lr, NULL},
         {"optimization.stages.lbfgs.history", g->lbfgs.history, NULL},
         {"optimization.stages.lbfgs.line_search", g->lbfgs.line_search, NULL},
+        {"optimization.stages.lbfgs.max_iter", g->lbfgs.max_iter, NULL},
+        {"optimization.stages.lbfgs.max_eval", g->lbfgs.max_eval, NULL},
+        {"optimization.stages.lbfgs.tolerance_grad", g->lbfgs.tolerance_grad, NULL},
+        {"optimization.stages.lbfgs.tolerance_change", g->lbfgs.tolerance_change, NULL},
         {"optimization.stages.adam.schedule.exponential.gamma", g->schedule.gamma, NULL},
         {"optimization.stages.adam.schedule.exponential.decay_steps", (double)g->schedule.decay_steps, NULL},
         {"optimization.stages.adam.schedule.step.gamma", g->schedule.gamma, NULL},
@@ -1097,4 +1110,46 @@ Test(spec, pinnsagent_options_are_accepted_and_keep_old_hashes)
     expect_reject(s, p, PF_FIDELITY_LOW,
                   "optimization.stages[0].weight_decay is not allowed when optimization.stages[0].optimizer is "
                   "'multiadam'; allowed keys: optimizer, steps, lr, schedule, betas, eps.");
+}
+
+/* The L-BFGS options of torch's step (max_iter, max_eval, tolerances) are
+ * left out of the canonical form at their defaults, so a spec that does
+ * not set them (or sets them to the defaults) keeps its form and hash; set,
+ * they are kept and instantiated. */
+Test(spec, lbfgs_step_options_at_their_defaults_are_left_out_of_the_canonical_form)
+{
+    const pf_pde *p = pde("burgers_1d");
+    json_t *ex = pf_spec_example(p, PF_FIDELITY_LOW), *norm;
+    json_object_set_new(json_object_get(ex, "optimization"), "stages",
+                        load("[{\"optimizer\": \"adam\", \"steps\": 600}, {\"optimizer\": \"lbfgs\", \"steps\": 400}]"));
+    cr_assert_eq(pf_spec_check(ex, p, PF_FIDELITY_LOW, &norm, &rep), PF_OK, "%s", rep.reason[0]);
+    char *base = pf_spec_canonical(norm);
+    json_decref(norm);
+    cr_assert_null(strstr(base, "max_iter"), "%s", base);
+    cr_assert_null(strstr(base, "tolerance"), "%s", base);
+    json_object_set_new(json_object_get(ex, "optimization"), "stages",
+                        load("[{\"optimizer\": \"adam\", \"steps\": 600}, {\"optimizer\": \"lbfgs\", \"steps\": 400, "
+                             "\"max_iter\": 1, \"max_eval\": 0, \"tolerance_grad\": 1e-7, \"tolerance_change\": 1e-9}]"));
+    cr_assert_eq(pf_spec_check(ex, p, PF_FIDELITY_LOW, &norm, &rep), PF_OK, "%s", rep.reason[0]);
+    char *c = pf_spec_canonical(norm);
+    cr_assert_str_eq(c, base, "the defaults written out changed the canonical form");
+    free(c);
+    json_decref(norm);
+    json_object_set_new(json_object_get(ex, "optimization"), "stages",
+                        load("[{\"optimizer\": \"adam\", \"steps\": 600}, {\"optimizer\": \"lbfgs\", \"steps\": 400, "
+                             "\"max_iter\": 20, \"history\": 100, \"line_search\": false}]"));
+    cr_assert_eq(pf_spec_check(ex, p, PF_FIDELITY_LOW, &norm, &rep), PF_OK, "%s", rep.reason[0]);
+    c = pf_spec_canonical(norm);
+    cr_assert_not_null(strstr(c, "\"max_iter\":20"), "%s", c);
+    cr_assert_null(strstr(c, "max_eval"), "%s", c);
+    pf_model_config mc;
+    pf_train_config tc;
+    cr_assert_eq(pf_spec_instantiate(norm, p, &mc, &tc), PF_OK);
+    cr_assert(tc.stages[1].lbfgs.max_iter == 20 && tc.stages[1].lbfgs.history == 100 && !tc.stages[1].lbfgs.line_search &&
+              tc.stages[1].lbfgs.max_eval == 0 && tc.stages[1].lbfgs.tolerance_grad == 1e-7 &&
+              tc.stages[1].lbfgs.tolerance_change == 1e-9);
+    free(c);
+    json_decref(norm);
+    free(base);
+    json_decref(ex);
 }

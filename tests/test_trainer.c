@@ -128,6 +128,42 @@ Test(trainer, same_seed_is_bit_identical_and_another_seed_is_not)
     pf_train_result_release(&c);
 }
 
+/* An L-BFGS stage of torch's steps (max_iter 20, history 100, no line
+ * search, as PINNsAgent's lbfgs) counts its steps in the budget and records
+ * the iterations and evaluations behind them: more iterations than steps,
+ * at most 20 per step; the default stage runs one iteration per step. */
+Test(trainer, torch_like_lbfgs_steps_record_their_iterations)
+{
+    const pf_pde *p = pde("burgers_1d");
+    pf_model_config mc;
+    pf_train_config tc;
+    tiny(p, 60, &mc, &tc);
+    tc.nstages = 2;
+    tc.stages[0].steps = 50;
+    tc.stages[1] = pf_stage_default(PF_OPT_LBFGS);
+    tc.stages[1].steps = 10;
+    tc.stages[1].lbfgs.max_iter = 20;
+    tc.stages[1].lbfgs.history = 100;
+    tc.stages[1].lbfgs.line_search = false;
+    pf_train_result r;
+    train(p, &mc, &tc, 3, 0, &r);
+    const pf_train_stage_log *lg = &r.stage[1];
+    cr_assert_eq(lg->optimizer, PF_OPT_LBFGS);
+    cr_assert_gt(lg->done, 0);
+    cr_assert_eq(r.steps, 50 + lg->done, "the budget counts steps: %ld", r.steps);
+    cr_assert(lg->iterations > lg->done && lg->iterations <= 20 * lg->done, "%ld iterations in %ld steps",
+              lg->iterations, lg->done);
+    cr_assert(lg->evaluations >= lg->iterations && lg->evaluations <= lg->iterations + lg->done + 1,
+              "%ld evaluations for %ld iterations", lg->evaluations, lg->iterations);
+    cr_assert_eq(r.stage[0].iterations, 0, "a gradient stage records no iterations");
+    pf_train_result_release(&r);
+    tc.stages[1] = pf_stage_default(PF_OPT_LBFGS);
+    tc.stages[1].steps = 10;
+    train(p, &mc, &tc, 3, 0, &r);
+    cr_assert_eq(r.stage[1].iterations, r.stage[1].done, "the default: one iteration per step");
+    pf_train_result_release(&r);
+}
+
 /* What a progress callback saw. */
 typedef struct events {
     int n, nlast;

@@ -85,6 +85,20 @@ struct pf_geom {
  * normal. Returns false when a clip rejects the point (x is then garbage). */
 bool pf_geom_piece_try(const pf_geom *g, const geom_piece *p, pf_rng *r, double *x, double *nrm);
 
+/* Coordinates of the unit-cube point that pf_geom_piece_map() takes for
+ * piece p: a box face its ds - 1 free axes (0 for an interval's end), a
+ * circle its angle, an n-sphere (n >= 3) its ds inverse-normal coordinates
+ * (DeepXDE's Hypersphere), a 1-D ball's two ends 1, an edge its arc
+ * parameter, a time face the ds axes of the spatial bounding box; plus the
+ * time, LAST, on a timed piece. */
+int pf_geom_piece_udim(const geom_piece *p);
+
+/* The point of piece p that unit-cube point u (pf_geom_piece_udim(p)
+ * coordinates in [0, 1), none on the ends of a 1-D box) maps to, as
+ * pf_geom_piece_try() but deterministic: false when a clip (or, on a time
+ * face, the spatial domain) rejects it. */
+bool pf_geom_piece_map(const pf_geom *g, const geom_piece *p, const double *u, double *x, double *nrm);
+
 /* Fraction of a box volume that the domain fills (volume / bbox volume). */
 double pf_geom_fill_fraction(const pf_geom *g);
 

@@ -4,6 +4,7 @@
  */
 #include "geom/geometry.h"
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_qrng.h>
 #include <math.h>
 #include <stdio.h>
@@ -311,6 +312,45 @@ static bool clips_keep(const geom_piece *p, const double *x)
     return true;
 }
 
+/* The point at arc parameter s in [0, 1] of polygon q's edge e, and the
+ * edge's outward normal. */
+static void edge_at(const pf_geom *q, int e, double s, double *x, double *n)
+{
+    const double *a = &q->vxy[2 * e], *b = &q->vxy[2 * ((e + 1) % q->nv)];
+    x[0] = a[0] + s * (b[0] - a[0]);
+    x[1] = a[1] + s * (b[1] - a[1]);
+    n[0] = q->enrm[2 * e];
+    n[1] = q->enrm[2 * e + 1];
+}
+
+/* The end of a piece's point: its clips, then on a timed piece the time
+ * (uniform from r, or t0 + ut (t1 - t0) without r) and its normal
+ * component 0, then the domain's normal into nrm (when not NULL). */
+static bool piece_finish(const pf_geom *g, const geom_piece *p, pf_rng *r, double ut, double *x, double *n,
+                         double *nrm)
+{
+    int ds = p->prim->dim;
+    if (!clips_keep(p, x)) return false;
+    if (p->timed) {
+        x[ds] = r ? pf_rng_uniform_in(r, p->t0, p->t1) : p->t0 + ut * (p->t1 - p->t0);
+        n[ds] = 0;
+    }
+    if (nrm)
+        for (int j = 0; j < g->dim; j++) nrm[j] = p->sign * n[j];
+    return true;
+}
+
+/* A point of the spatial domain q at time face `index` (0: t0, 1: t1) from
+ * its bbox coordinates x[0..ds): false when outside q. */
+static bool time_face_at(const geom_piece *p, double *x, double *n)
+{
+    const pf_geom *q = p->prim;
+    if (pf_geom_sdf(q, x) > 0) return false;
+    x[q->dim] = p->index ? p->t1 : p->t0;
+    n[q->dim] = p->index ? 1 : -1;
+    return true;
+}
+
 bool pf_geom_piece_try(const pf_geom *g, const geom_piece *p, pf_rng *r, double *x, double *nrm)
 {
     const pf_geom *q = p->prim;
@@ -339,31 +379,67 @@ bool pf_geom_piece_try(const pf_geom *g, const geom_piece *p, pf_rng *r, double 
         }
         break;
     }
-    case PIECE_EDGE: {
-        const double *a = &q->vxy[2 * p->index], *b = &q->vxy[2 * ((p->index + 1) % q->nv)];
-        double s = pf_rng_uniform(r);
-        x[0] = a[0] + s * (b[0] - a[0]);
-        x[1] = a[1] + s * (b[1] - a[1]);
-        n[0] = q->enrm[2 * p->index];
-        n[1] = q->enrm[2 * p->index + 1];
-        break;
-    }
+    case PIECE_EDGE: edge_at(q, p->index, pf_rng_uniform(r), x, n); break;
     case PIECE_TIME_FACE:
         /* the spatial domain at t0 or t1, by rejection from its bbox */
         for (int j = 0; j < ds; j++) x[j] = pf_rng_uniform_in(r, q->lo[j], q->hi[j]);
-        if (pf_geom_sdf(q, x) > 0) return false;
-        x[ds] = p->index ? p->t1 : p->t0;
-        n[ds] = p->index ? 1 : -1;
+        if (!time_face_at(p, x, n)) return false;
         break;
     }
-    if (!clips_keep(p, x)) return false;
-    if (p->timed) {
-        x[ds] = pf_rng_uniform_in(r, p->t0, p->t1);
-        n[ds] = 0;
+    return piece_finish(g, p, r, 0, x, n, nrm);
+}
+
+int pf_geom_piece_udim(const geom_piece *p)
+{
+    int ds = p->prim->dim, k = 0;
+    switch (p->kind) {
+    case PIECE_FACE: k = ds - 1; break;
+    case PIECE_SPHERE: k = ds <= 2 ? 1 : ds; break;
+    case PIECE_EDGE: k = 1; break;
+    case PIECE_TIME_FACE: return ds;
     }
-    if (nrm)
-        for (int j = 0; j < g->dim; j++) nrm[j] = p->sign * n[j];
-    return true;
+    return k + p->timed;
+}
+
+bool pf_geom_piece_map(const pf_geom *g, const geom_piece *p, const double *u, double *x, double *nrm)
+{
+    const pf_geom *q = p->prim;
+    int ds = q->dim, used = 0;
+    double n[PF_GEOM_MAX_DIM] = {0};
+    switch (p->kind) {
+    case PIECE_FACE: {
+        int k = p->index / 2;
+        for (int j = 0; j < ds; j++)
+            if (j != k) x[j] = q->lo[j] + u[used++] * (q->hi[j] - q->lo[j]);
+        x[k] = p->index % 2 ? q->hi[k] : q->lo[k];
+        n[k] = p->index % 2 ? 1 : -1;
+        break;
+    }
+    case PIECE_SPHERE:
+        if (ds == 1) { /* two points: the lower half of the sequence goes left */
+            n[0] = u[used++] < 0.5 ? -1 : 1;
+        } else if (ds == 2) { /* DeepXDE's Disk: the angle 2 pi u */
+            double a = 2 * PI * u[used++];
+            n[0] = cos(a);
+            n[1] = sin(a);
+        } else { /* DeepXDE's Hypersphere: normalised inverse-normal coordinates */
+            double r2 = 0;
+            for (int j = 0; j < ds; j++) {
+                n[j] = gsl_cdf_ugaussian_Pinv(u[used++]);
+                r2 += n[j] * n[j];
+            }
+            if (r2 < 1e-200) return false;
+            for (int j = 0; j < ds; j++) n[j] /= sqrt(r2);
+        }
+        for (int j = 0; j < ds; j++) x[j] = q->center[j] + q->radius * n[j];
+        break;
+    case PIECE_EDGE: edge_at(q, p->index, u[used++], x, n); break;
+    case PIECE_TIME_FACE:
+        for (int j = 0; j < ds; j++) x[j] = q->lo[j] + u[j] * (q->hi[j] - q->lo[j]);
+        if (!time_face_at(p, x, n)) return false;
+        break;
+    }
+    return piece_finish(g, p, NULL, p->timed ? u[used] : 0, x, n, nrm);
 }
 
 /* Distance from x (g->dim coordinates) to p's whole carrier. */

@@ -372,10 +372,47 @@ bool pf_constraint_in_interior(const pf_constraint *c)
 
 #define WHERE_BATCHES 1000 /* a condition that holds at under 1 in WHERE_BATCHES points is refused */
 
-/* n points of c->parts where c->where holds: batches of n boundary points
- * (seeds derived from `seed`), the points kept in order, until there are n. */
-static pf_status sample_where(const pf_pde *p, const pf_geom *g, const pf_constraint *c, int n, uint64_t seed,
-                              pf_point_set *ps)
+/* Row i of boundary set b appended to ps as its point `kept`. */
+static void where_keep(const pf_point_set *b, int i, pf_point_set *ps, int kept)
+{
+    size_t d = (size_t)b->dim;
+    memcpy(ps->x + (size_t)kept * d, b->x + (size_t)i * d, sizeof(pf_real) * d);
+    memcpy(ps->normal + (size_t)kept * d, b->normal + (size_t)i * d, sizeof(pf_real) * d);
+    ps->part[kept] = b->part[i];
+}
+
+static bool where_holds(const pf_pde *p, const pf_geom *g, const pf_constraint *c, const pf_point_set *b, int i)
+{
+    return c->where(p, c, pf_geom_part_name(g, b->part[i]), b->x + (size_t)i * b->dim);
+}
+
+/* Hammersley: the smallest N-point boundary set (N grown from n) where the
+ * condition holds at m >= n points, thinned evenly by index to n of them
+ * (ranks floor(j m / n)), as the samplers thin a clipped shape. */
+static pf_status where_hammersley(const pf_pde *p, const pf_geom *g, const pf_constraint *c, int n, pf_point_set *b,
+                                  pf_point_set *ps, int *kept)
+{
+    long N = n, m = 0;
+    for (;;) {
+        PF_TRY(pf_sample_boundary(g, PF_SAMPLE_HAMMERSLEY, c->parts, (int)N, 0, PF_SAMPLE_NORMALS, b));
+        m = 0;
+        for (int i = 0; i < b->n; i++) m += where_holds(p, g, c, b, i);
+        if (m >= n) break;
+        long next = m ? (long)ceil(1.02 * (double)N * n / (double)m) + 16 : 4 * N;
+        if (next > (long)n * WHERE_BATCHES || next > PF_SAMPLE_MAX_POINTS) return PF_OK;
+        N = next;
+    }
+    long rank = 0;
+    for (int i = 0; i < b->n && *kept < n; i++)
+        if (where_holds(p, g, c, b, i) && rank++ == (long)*kept * m / n) where_keep(b, i, ps, (*kept)++);
+    return PF_OK;
+}
+
+/* n points of c->parts where c->where holds. Hammersley: where_hammersley.
+ * Any other method: batches of n uniform boundary points (seeds derived
+ * from `seed`), the points kept in order, until there are n. */
+static pf_status sample_where(const pf_pde *p, const pf_geom *g, const pf_constraint *c, int method, int n,
+                              uint64_t seed, pf_point_set *ps)
 {
     int d = p->d_in, kept = 0;
     pf_point_set b;
@@ -387,17 +424,14 @@ static pf_status sample_where(const pf_pde *p, const pf_geom *g, const pf_constr
     ps->part = malloc(sizeof(int) * (size_t)n);
     if (!ps->x || !ps->normal || !ps->part) return pf_fail(PF_ERR_NOMEM, "out of memory for %d points", n);
     pf_status st = PF_OK;
-    for (int batch = 0; st == PF_OK && kept < n && batch < WHERE_BATCHES; batch++) {
+    if (method == PF_SAMPLE_HAMMERSLEY) st = where_hammersley(p, g, c, n, &b, ps, &kept);
+    for (int batch = 0; method != PF_SAMPLE_HAMMERSLEY && st == PF_OK && kept < n && batch < WHERE_BATCHES;
+         batch++) {
         char tag[32];
         snprintf(tag, sizeof tag, "where.%d", batch);
-        st = pf_sample_boundary(g, c->parts, n, pf_rng_derive(seed, tag), PF_SAMPLE_NORMALS, &b);
-        for (int i = 0; st == PF_OK && i < b.n && kept < n; i++) {
-            const pf_real *x = b.x + (size_t)i * d;
-            if (!c->where(p, c, pf_geom_part_name(g, b.part[i]), x)) continue;
-            memcpy(ps->x + (size_t)kept * d, x, sizeof(pf_real) * (size_t)d);
-            memcpy(ps->normal + (size_t)kept * d, b.normal + (size_t)i * d, sizeof(pf_real) * (size_t)d);
-            ps->part[kept++] = b.part[i];
-        }
+        st = pf_sample_boundary(g, PF_SAMPLE_UNIFORM, c->parts, n, pf_rng_derive(seed, tag), PF_SAMPLE_NORMALS, &b);
+        for (int i = 0; st == PF_OK && i < b.n && kept < n; i++)
+            if (where_holds(p, g, c, &b, i)) where_keep(&b, i, ps, kept++);
     }
     pf_point_set_release(&b);
     ps->n = kept;
@@ -430,8 +464,8 @@ pf_status pf_pde_constraint_points(const pf_pde *p, const pf_geom *g, const pf_c
         return pf_sample_initial(g, (pf_sample_method)method, n, seed, PF_SAMPLE_NORMALS, ps);
     if (pf_constraint_in_interior(c))
         return pf_sample_interior(g, (pf_sample_method)method, n, seed, ps);
-    if (c->where && n > 0) return sample_where(p, g, c, n, seed, ps);
-    return pf_sample_boundary(g, c->parts, n, seed, PF_SAMPLE_NORMALS, ps);
+    if (c->where && n > 0) return sample_where(p, g, c, method, n, seed, ps);
+    return pf_sample_boundary(g, (pf_sample_method)method, c->parts, n, seed, PF_SAMPLE_NORMALS, ps);
 }
 
 pf_real *pf_pde_periodic_images(const pf_pde *p, const pf_constraint *c, int n, const pf_real *x)

@@ -366,10 +366,12 @@ bool pf_constraint_in_interior(const pf_constraint *c);
  *   - an initial condition, or any constraint on exactly the "initial"
  *     part: n points on the initial slice by `method`;
  *   - an inequality without parts: n interior points by `method`;
- *   - otherwise n boundary points on c->parts (uniform, by measure), with
- *     normals (a periodic constraint's parts are its <input>_lo face);
- *     with c->where, n of those where it holds (drawn in batches,
- *     PF_ERR_INVALID when it holds at too few: under 1 in 1,000).
+ *   - otherwise n boundary points on c->parts (shared by measure;
+ *     Hammersley for PF_SAMPLE_HAMMERSLEY, else uniform), with normals (a
+ *     periodic constraint's parts are its <input>_lo face); with c->where,
+ *     n of those where it holds (uniform: drawn in batches; Hammersley: the
+ *     smallest set with enough, thinned evenly by index; PF_ERR_INVALID
+ *     when it holds at too few: under 1 in 1,000).
  * *v is NULL unless the constraint observes. */
 pf_status pf_pde_constraint_points(const pf_pde *p, const struct pf_geom *g, const pf_constraint *c,
                                    int method, int n, uint64_t seed, struct pf_point_set *ps,

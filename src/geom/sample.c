@@ -292,10 +292,52 @@ static void hammersley_unit(uint64_t i, uint64_t n, int d, double *u)
     u[d - 1] = (double)j / (double)(n + 1);
 }
 
-static void hammersley_point(const pf_geom *g, uint64_t i, uint64_t n, double *x)
+/* A map from the unit cube onto a shape: false when the image is rejected. */
+typedef bool (*unit_map)(const void *ctx, const double *u, double *x, double *nrm);
+
+/* n points of a Hammersley set in du dimensions mapped by f: the smallest
+ * N-point set (N = n0 first, then grown from the kept fraction, at most cap)
+ * with m >= n kept images, thinned evenly by index to n of them (ranks
+ * floor(j m / n)), so the last coordinate stays evenly spread. Points go to
+ * dst (d coordinates, row stride `stride`), normals to nst when not NULL.
+ * False when cap is reached; *kept is then the last m. */
+static bool hammersley_mapped(int du, int n, uint64_t n0, uint64_t cap, unit_map f, const void *ctx,
+                              int d, pf_real *dst, pf_real *nst, int stride, uint64_t *kept)
 {
-    hammersley_unit(i, n, g->dim, x);
-    for (int k = 0; k < g->dim; k++) x[k] = g->lo[k] + x[k] * (g->hi[k] - g->lo[k]);
+    double u[PF_GEOM_MAX_DIM + 1], x[PF_GEOM_MAX_DIM], nrm[PF_GEOM_MAX_DIM];
+    uint64_t N = n0 > (uint64_t)n ? n0 : (uint64_t)n, m = 0;
+    for (;;) {
+        m = 0;
+        for (uint64_t i = 0; i < N; i++) {
+            if (du) hammersley_unit(i, N, du, u);
+            m += f(ctx, u, x, NULL);
+        }
+        *kept = m;
+        if (m >= (uint64_t)n) break;
+        uint64_t next = m ? (uint64_t)ceil(1.02 * (double)N * n / (double)m) + 16 : 4 * N;
+        if (next > cap) return false;
+        N = next;
+    }
+    uint64_t rank = 0, j = 0;
+    for (uint64_t i = 0; i < N && j < (uint64_t)n; i++) {
+        if (du) hammersley_unit(i, N, du, u);
+        if (!f(ctx, u, x, nst ? nrm : NULL)) continue;
+        if (rank++ != j * m / (uint64_t)n) continue;
+        store(dst + (size_t)stride * j, x, d);
+        if (nst) store(nst + (size_t)stride * j, nrm, d);
+        j++;
+    }
+    PF_ASSERT(j == (uint64_t)n);
+    return true;
+}
+
+/* the bounding box of g, keeping the points in g */
+static bool bbox_map(const void *ctx, const double *u, double *x, double *nrm)
+{
+    const pf_geom *g = ctx;
+    (void)nrm;
+    for (int k = 0; k < g->dim; k++) x[k] = g->lo[k] + u[k] * (g->hi[k] - g->lo[k]);
+    return fills_bbox(g) || pf_geom_sdf(g, x) <= 0;
 }
 
 /* A box (or box x time): the n-point set scaled to it. Any other shape: the
@@ -304,36 +346,11 @@ static void hammersley_point(const pf_geom *g, uint64_t i, uint64_t n, double *x
  * points (ranks floor(j m / n)), so the last coordinate stays evenly spread. */
 static pf_status interior_hammersley(const pf_geom *g, int n, pf_real *dst, int stride)
 {
-    int d = g->dim;
-    double x[PF_GEOM_MAX_DIM];
-    if (fills_bbox(g)) {
-        for (int i = 0; i < n; i++) {
-            hammersley_point(g, (uint64_t)i, (uint64_t)n, x);
-            store(dst + (size_t)stride * i, x, d);
-        }
-        return PF_OK;
-    }
     double fill = pf_geom_fill_fraction(g);
-    long cap = max_tries(n, fill);
-    uint64_t N = (uint64_t)ceil(1.02 * n / fill) + 16, m = 0;
-    for (;;) {
-        m = 0;
-        for (uint64_t i = 0; i < N; i++) {
-            hammersley_point(g, i, N, x);
-            m += pf_geom_sdf(g, x) <= 0;
-        }
-        if (m >= (uint64_t)n) break;
-        uint64_t next = m ? (uint64_t)ceil(1.02 * (double)N * n / (double)m) + 16 : 4 * N;
-        if (next > (uint64_t)cap) return too_few(g, (int)m, n);
-        N = next;
-    }
-    uint64_t rank = 0, j = 0;
-    for (uint64_t i = 0; i < N && j < (uint64_t)n; i++) {
-        hammersley_point(g, i, N, x);
-        if (pf_geom_sdf(g, x) > 0) continue;
-        if (rank++ == j * m / (uint64_t)n) store(dst + (size_t)stride * j++, x, d);
-    }
-    PF_ASSERT(j == (uint64_t)n);
+    uint64_t n0 = fills_bbox(g) ? (uint64_t)n : (uint64_t)ceil(1.02 * n / fill) + 16, m;
+    if (!hammersley_mapped(g->dim, n, n0, (uint64_t)max_tries(n, fill), bbox_map, g, g->dim, dst, NULL,
+                           stride, &m))
+        return too_few(g, (int)m, n);
     return PF_OK;
 }
 
@@ -542,11 +559,53 @@ static int share_cmp(const void *pa, const void *pb)
     return a->piece - b->piece;
 }
 
-pf_status pf_sample_boundary(const pf_geom *g, const char *parts, int n, uint64_t seed,
-                             unsigned flags, pf_point_set *out)
+typedef struct piece_ctx {
+    const pf_geom *g;
+    const geom_piece *p;
+} piece_ctx;
+
+static bool piece_map(const void *ctx, const double *u, double *x, double *nrm)
+{
+    const piece_ctx *c = ctx;
+    return pf_geom_piece_map(c->g, c->p, u, x, nrm);
+}
+
+/* count points of piece p by `method` (Hammersley, or uniform draws from r)
+ * into out from row i on. */
+static pf_status piece_points(const pf_geom *g, const geom_piece *p, pf_sample_method method, int count,
+                              pf_rng *r, pf_point_set *out, int i)
+{
+    int d = g->dim;
+    long cap = 20000l * count + 100000;
+    pf_real *nst = out->normal ? out->normal + (size_t)i * d : NULL;
+    for (int c = 0; c < count; c++) out->part[i + c] = p->part;
+    if (method == PF_SAMPLE_HAMMERSLEY) {
+        piece_ctx ctx = {g, p};
+        uint64_t m;
+        if (count == 0 || hammersley_mapped(pf_geom_piece_udim(p), count, (uint64_t)count, (uint64_t)cap,
+                                            piece_map, &ctx, d, out->x + (size_t)i * d, nst, d, &m))
+            return PF_OK;
+        return pf_fail(PF_ERR_NUMERIC, "cannot place points on part '%s'", g->part_name[p->part]);
+    }
+    long tries = 0;
+    double x[PF_GEOM_MAX_DIM], nrm[PF_GEOM_MAX_DIM];
+    for (int c = 0; c < count;) {
+        if (tries++ >= cap)
+            return pf_fail(PF_ERR_NUMERIC, "cannot place points on part '%s'", g->part_name[p->part]);
+        if (!pf_geom_piece_try(g, p, r, x, nst ? nrm : NULL)) continue;
+        store(out->x + (size_t)(i + c) * d, x, d);
+        if (nst) store(nst + (size_t)c * d, nrm, d);
+        c++;
+    }
+    return PF_OK;
+}
+
+pf_status pf_sample_boundary(const pf_geom *g, pf_sample_method method, const char *parts, int n,
+                             uint64_t seed, unsigned flags, pf_point_set *out)
 {
     pf_point_set_release(out);
     PF_TRY(check_count(n));
+    PF_TRY(check_method(method));
     bool *sel = malloc((size_t)g->npart * sizeof *sel);
     int *order = malloc((size_t)g->npiece * sizeof *order);
     int *count = calloc((size_t)g->npiece, sizeof *count);
@@ -592,24 +651,8 @@ pf_status pf_sample_boundary(const pf_geom *g, const char *parts, int n, uint64_
         st = pf_fail(PF_ERR_NOMEM, "out of memory for a random generator");
         goto done;
     }
-    int i = 0, d = g->dim;
-    for (int j = 0; j < np; j++) {
-        const geom_piece *p = &g->piece[order[j]];
-        long tries = 0, cap = 20000l * count[j] + 100000;
-        double x[PF_GEOM_MAX_DIM], nrm[PF_GEOM_MAX_DIM];
-        for (int c = 0; c < count[j];) {
-            if (tries++ >= cap) {
-                st = pf_fail(PF_ERR_NUMERIC, "cannot place points on part '%s'",
-                             g->part_name[p->part]);
-                goto done;
-            }
-            if (!pf_geom_piece_try(g, p, r, x, out->normal ? nrm : NULL)) continue;
-            store(out->x + (size_t)i * d, x, d);
-            if (out->normal) store(out->normal + (size_t)i * d, nrm, d);
-            out->part[i++] = p->part;
-            c++;
-        }
-    }
+    for (int j = 0, i = 0; j < np; i += count[j++])
+        if ((st = piece_points(g, &g->piece[order[j]], method, count[j], r, out, i)) != PF_OK) goto done;
 done:
     if (st != PF_OK) pf_point_set_release(out);
     pf_rng_free(r);

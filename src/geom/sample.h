@@ -10,8 +10,8 @@
  *
  *     pf_point_set in = {0}, bc = {0}, ic = {0};   // or pf_point_set_init()
  *     if (pf_sample_interior(g, PF_SAMPLE_SOBOL, 8192, seed, &in) != PF_OK ||
- *         pf_sample_boundary(g, "hole_r1,hole_r04", 2048, seed + 1, PF_SAMPLE_NORMALS,
- *                            &bc) != PF_OK ||
+ *         pf_sample_boundary(g, PF_SAMPLE_SOBOL, "hole_r1,hole_r04", 2048, seed + 1,
+ *                            PF_SAMPLE_NORMALS, &bc) != PF_OK ||
  *         pf_sample_initial(g, PF_SAMPLE_UNIFORM, 2048, seed + 2, 0, &ic) != PF_OK)
  *         return ...;                          // pf_errmsg() says why
  *     // in.x:  in.n x in.dim, row-major (time last for space x time)
@@ -84,11 +84,33 @@
  * points between the selected pieces in proportion to their measures —
  * deterministically, by largest remainder, so a 2 x 1 rectangle's long sides
  * get exactly n/3 each when n is a multiple of 6 — and samples each piece
- * uniformly (rejecting what CSG clipped off). Points come grouped by part, in
+ * (rejecting what CSG clipped off). Points come grouped by part, in
  * part-index order. The part index of each point is always returned; the
  * outward unit normals when flags has PF_SAMPLE_NORMALS. On spatial parts of
- * a space x time geometry, t is uniform in [t0, t1] and the normal's time
- * component is 0.
+ * a space x time geometry the normal's time component is 0.
+ *
+ *   hammersley  (DeepXDE's random_boundary_points(n, "Hammersley")) each
+ *            piece maps the Hammersley set of its count onto its carrier,
+ *            with the interior's conventions (index j = i + 1, the last
+ *            coordinate j / (N + 1)): a box face its free axes scaled to the
+ *            face; a circle the angle 2 pi u (DeepXDE's Disk); an n-sphere,
+ *            n >= 3, the normalised inverse-normal images of n coordinates
+ *            (DeepXDE's Hypersphere); a 1-D ball's two ends u < 1/2 and
+ *            u >= 1/2; a polygon edge its arc parameter; a time face
+ *            (initial, final) the spatial domain as the interior sampler
+ *            does; on a timed piece t is one more coordinate, the LAST, so t
+ *            is evenly stratified (where t is the only one, an interval's
+ *            end x time, t = phi_2(j), the 1-D set). A clipped piece (CSG) takes the smallest
+ *            N-point set with at least its count kept and thins it evenly by
+ *            index, as the interior does. It takes no seed. The departures
+ *            from DeepXDE (docs/baselines.md): the pieces' shares are exact
+ *            (DeepXDE maps one sequence along a rectangle's whole perimeter,
+ *            picks a box face at random in 3-D and an interval's end at
+ *            random), and t is paired with x in one set rather than a
+ *            random permutation of a separate one.
+ *   any other method: uniform draws on each piece (MT19937 from the seed);
+ *            on spatial parts of a space x time geometry, t uniform in
+ *            [t0, t1].
  *
  * pf_sample_initial() is the t = t0 slice of a space x time geometry with
  * any interior method: spatial points as pf_sample_interior would give on the
@@ -181,11 +203,12 @@ pf_status pf_sample_grid(const pf_geom *g, const int *counts, pf_grid_kind kind,
  * there; use pf_sample_interior with a fixed seed). */
 pf_status pf_sample_grid_pinnacle(const pf_geom *g, int n, pf_point_set *out);
 
-/* n points (n >= 0) on the selected parts (see above); out->part filled,
- * out->normal with PF_SAMPLE_NORMALS. An unknown part name or a selection
- * of zero measure fails with PF_ERR_INVALID. */
-pf_status pf_sample_boundary(const pf_geom *g, const char *parts, int n, uint64_t seed,
-                             unsigned flags, pf_point_set *out);
+/* n points (n >= 0) on the selected parts (see above) by `method`: Hammersley
+ * for PF_SAMPLE_HAMMERSLEY (no seed), uniform draws for every other method;
+ * out->part filled, out->normal with PF_SAMPLE_NORMALS. An unknown part name
+ * or a selection of zero measure fails with PF_ERR_INVALID. */
+pf_status pf_sample_boundary(const pf_geom *g, pf_sample_method method, const char *parts, int n,
+                             uint64_t seed, unsigned flags, pf_point_set *out);
 
 /* n points on the initial slice t = t0 of a space x time geometry (see
  * above); PF_ERR_INVALID for any other geometry. */

@@ -166,6 +166,10 @@ json_t *pf_evidence_json(const pf_pde *p, const pf_train_result *r)
         json_object_set_new(s, "planned", json_integer(r->stage[i].planned));
         json_object_set_new(s, "done", json_integer(r->stage[i].done));
         json_object_set_new(s, "outcome", json_string(r->stage[i].outcome));
+        if (r->stage[i].optimizer == PF_OPT_LBFGS) {
+            json_object_set_new(s, "iterations", json_integer(r->stage[i].iterations));
+            json_object_set_new(s, "evaluations", json_integer(r->stage[i].evaluations));
+        }
         json_array_append_new(stages, s);
     }
     json_object_set_new(e, "stages", stages);

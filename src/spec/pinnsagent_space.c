@@ -163,9 +163,14 @@ pf_status pf_pa_config_spec(const pf_pa_config *c, const pf_pde *p, const pf_bud
     int opt = c->level[PF_PA_OPTIMIZER];
     json_t *stages;
     if (!strcmp(OPT[opt], "lbfgs"))
-        stages = json_pack("[{s:s, s:I, s:f}, {s:s, s:I}]", PF_SK(STAGE_OPTIMIZER), "adam", PF_SK(STAGE_ADAM_STEPS),
-                           (json_int_t)(steps / 4), PF_SK(STAGE_ADAM_LR), lr, PF_SK(STAGE_OPTIMIZER), "lbfgs",
-                           PF_SK(STAGE_ADAM_STEPS), (json_int_t)(steps - steps / 4));
+        /* PINNacle's Adam_LBFGS: torch.optim.LBFGS(lr=1, max_iter=20) with
+         * torch's defaults for the rest (max_eval 25, history 100, no line
+         * search, tolerances 1e-7 and 1e-9, our defaults too) */
+        stages = json_pack("[{s:s, s:I, s:f}, {s:s, s:I, s:i, s:i, s:b}]", PF_SK(STAGE_OPTIMIZER), "adam",
+                           PF_SK(STAGE_ADAM_STEPS), (json_int_t)(steps / 4), PF_SK(STAGE_ADAM_LR), lr,
+                           PF_SK(STAGE_OPTIMIZER), "lbfgs", PF_SK(STAGE_LBFGS_STEPS), (json_int_t)(steps - steps / 4),
+                           PF_SK(STAGE_LBFGS_MAX_ITER), 20, PF_SK(STAGE_LBFGS_HISTORY), 100,
+                           PF_SK(STAGE_LBFGS_LINE_SEARCH), 0);
     else
         stages = json_pack("[{s:s, s:I, s:f}]", PF_SK(STAGE_OPTIMIZER), OPT[opt], PF_SK(STAGE_ADAM_STEPS),
                            (json_int_t)steps, PF_SK(STAGE_ADAM_LR), lr);

@@ -63,9 +63,10 @@ struct field {
     int seq;                      /* +1: present only when the object's
                                      "type" is a sequence model (else
                                      rejected and left out); -1: absent then */
-    int omit_off;                 /* K_VARIANT: left out of the normalized
-                                     spec when it selects its default
-                                     variant and that variant has no keys */
+    int omit_off;                 /* left out of the normalized spec when
+                                     it is off: a K_VARIANT selecting its
+                                     default variant that has no keys, or a
+                                     K_INT / K_REAL / K_BOOL at its default */
     const char *doc;
 };
 
@@ -78,6 +79,11 @@ struct field {
     {.key = k_, .k = K_REAL, .lo = lo_, .lo_open = lo_open_, .hi = hi_, .hi_open = hi_open_,  \
      .def = def_, .doc = doc_}
 #define BOOL(k_, def_, doc_) {.key = k_, .k = K_BOOL, .def = def_, .doc = doc_}
+/* INT / REAL left out of the normalized spec at their default (omit_off). */
+#define INT_OMIT(k_, lo_, hi_, def_, doc_) \
+    {.key = k_, .k = K_INT, .lo = lo_, .hi = hi_, .def = def_, .omit_off = 1, .doc = doc_}
+#define REAL_OMIT(k_, lo_, hi_, def_, doc_) \
+    {.key = k_, .k = K_REAL, .lo = lo_, .hi = hi_, .def = def_, .omit_off = 1, .doc = doc_}
 #define ENUM(k_, names_, def_, doc_) \
     {.key = k_, .k = K_ENUM, .names = names_, .nnames = N(names_), .def = def_, .doc = doc_}
 #define OBJ(k_, sub_, doc_) {.key = k_, .k = K_OBJ, .sub = sub_, .nsub = N(sub_), .doc = doc_}
@@ -265,6 +271,13 @@ static const field lbfgs_f[] = {
     REAL("lr", 0, 1, 10, 0, 1, "initial step length"),
     INT("history", 1, 1000, 10, "curvature pairs kept"),
     BOOL("line_search", 1, "strong Wolfe line search (false: fixed step lr)"),
+    INT_OMIT("max_iter", 1, 20, 1,
+             "L-BFGS iterations per step (torch's max_iter; a step counts once in the budget however many it runs, "
+             "so the cap is torch's default, 20)"),
+    INT_OMIT("max_eval", 0, 100000, 0,
+             "a step stops iterating once 1 + its objective evaluations reach this (torch's max_eval); 0: max_iter * 5 / 4"),
+    REAL_OMIT("tolerance_grad", 0, 1, 1e-7, "converged when max |gradient| <= this"),
+    REAL_OMIT("tolerance_change", 0, 1, 1e-9, "stalled when the loss or the step changes by less than this"),
 };
 static const variant stage_v[] = {
     {"adam", adam_f, N(adam_f), "Adam (L2 weight decay)"},
@@ -462,12 +475,15 @@ static json_t *norm_scalar(ctx *c, const field *f, const json_t *v, const char *
 }
 
 /* A field marked omit_off whose normalized value r selects the default
- * variant, which has no keys: an option that is off. Leaving it out keeps
- * the canonical form (and the hash) of every spec written before the
- * option existed. */
+ * variant, which has no keys, or is a number or boolean at its default: an
+ * option that is off. Leaving it out keeps the canonical form (and the
+ * hash) of every spec written before the option existed. */
 static int omitted(const field *f, const json_t *r)
 {
-    if (!f->omit_off || f->k != K_VARIANT || f->var[(int)f->def].n) return 0;
+    if (!f->omit_off) return 0;
+    if (f->k == K_INT || f->k == K_REAL) return json_is_number(r) && json_number_value(r) == f->def;
+    if (f->k == K_BOOL) return json_is_boolean(r) && (int)json_is_true(r) == (int)f->def;
+    if (f->k != K_VARIANT || f->var[(int)f->def].n) return 0;
     const json_t *s = json_object_get(r, f->sel);
     if (f->selk == K_BOOL) return json_is_boolean(s) && (int)json_is_true(s) == (int)f->def;
     return json_is_string(s) && !strcmp(json_string_value(s), f->var[(int)f->def].name);
@@ -1068,6 +1084,10 @@ static void fill(const json_t *n, const pf_pde *p, pf_model_config *mc, pf_train
         sg->lbfgs.lr = lr;
         sg->lbfgs.history = (int)tnum(g, PF_SK(STAGE_LBFGS_HISTORY), sg->lbfgs.history);
         sg->lbfgs.line_search = tbool(g, PF_SK(STAGE_LBFGS_LINE_SEARCH), sg->lbfgs.line_search);
+        sg->lbfgs.max_iter = (int)tnum(g, PF_SK(STAGE_LBFGS_MAX_ITER), sg->lbfgs.max_iter);
+        sg->lbfgs.max_eval = (int)tnum(g, PF_SK(STAGE_LBFGS_MAX_EVAL), sg->lbfgs.max_eval);
+        sg->lbfgs.tolerance_grad = tnum(g, PF_SK(STAGE_LBFGS_TOLERANCE_GRAD), sg->lbfgs.tolerance_grad);
+        sg->lbfgs.tolerance_change = tnum(g, PF_SK(STAGE_LBFGS_TOLERANCE_CHANGE), sg->lbfgs.tolerance_change);
     }
     tview t = tsub(root, PF_SK(TRAIN)), ro = tsub(t, PF_SK(TRAIN_REGION));
     tc->log_every = (int)tnum(t, PF_SK(TRAIN_LOG_EVERY), tc->log_every);

@@ -34,7 +34,7 @@ typedef struct point {
 pf_lbfgs_config pf_lbfgs_config_default(void)
 {
     return (pf_lbfgs_config){.history = 10, .lr = 1.0, .max_evals = 25, .tolerance_grad = 1e-7,
-                             .tolerance_change = 1e-9, .line_search = true};
+                             .tolerance_change = 1e-9, .line_search = true, .max_iter = 1, .max_eval = 0};
 }
 
 pf_status pf_lbfgs_config_check(const pf_lbfgs_config *cfg)
@@ -45,6 +45,10 @@ pf_status pf_lbfgs_config_check(const pf_lbfgs_config *cfg)
         return pf_fail(PF_ERR_INVALID, "l-bfgs: lr must be positive, not %g", cfg->lr);
     if (cfg->max_evals < 1)
         return pf_fail(PF_ERR_INVALID, "l-bfgs: max_evals must be >= 1, not %d", cfg->max_evals);
+    if (cfg->max_iter < 1 || cfg->max_iter > 100000)
+        return pf_fail(PF_ERR_INVALID, "l-bfgs: max_iter must be in [1, 100000], not %d", cfg->max_iter);
+    if (cfg->max_eval < 0)
+        return pf_fail(PF_ERR_INVALID, "l-bfgs: max_eval must be >= 0, not %d", cfg->max_eval);
     if (!(cfg->tolerance_grad >= 0) || !(cfg->tolerance_change >= 0))
         return pf_fail(PF_ERR_INVALID, "l-bfgs: tolerances must be >= 0");
     return PF_OK;
@@ -304,6 +308,45 @@ static bool moved(pf_lbfgs *o, const pf_real *x)
     return !(max_abs(o, o->xt) == 0);
 }
 
+/* One iteration from the stored point (x0, f0, g0): direction, step (line
+ * search or fixed), update. Sets info's outcome, step, wolfe, loss_after;
+ * counts its evaluations into *evals and a move into info->iterations. */
+static pf_status iterate(pf_lbfgs *o, const pf_lbfgs_objective *obj, pf_lbfgs_step_info *info, int *evals)
+{
+    if (max_abs(o, o->g0) <= o->cfg.tolerance_grad) {
+        info->outcome = PF_LBFGS_CONVERGED;
+        return PF_OK;
+    }
+    direction(o);
+    point start = {.t = 0, .f = o->f0, .gtd = dot(o, o->g0, o->d), .g = o->g0};
+    double t = o->cfg.lr;
+    if (o->iter++ == 0) t *= fmin(1.0, 1.0 / o->be->reduce(PF_VEC_ASUM, o->g0, NULL, o->n));
+    if (!(start.gtd <= -o->cfg.tolerance_change)) {
+        info->outcome = PF_LBFGS_STALLED;
+        return PF_OK;
+    }
+
+    point next = {.t = t, .g = o->pool[0]};
+    PF_TRY(o->cfg.line_search ? strong_wolfe(o, obj, &start, t, &next, &info->wolfe, evals)
+                              : evaluate(o, obj, &next, evals));
+    if (o->cfg.line_search && !(next.f < o->f0)) {
+        info->outcome = PF_LBFGS_LINE_SEARCH_FAILED;
+        return PF_OK;
+    }
+
+    remember(o, next.t, next.g);
+    o->be->axpy(o->n, (pf_real)next.t, o->d, o->x0);
+    o->be->copy(o->g0, next.g, o->n);
+    info->step = next.t;
+    info->iterations++;
+    if (fabs(next.t) * max_abs(o, o->d) <= o->cfg.tolerance_change ||
+        fabs(next.f - o->f0) < o->cfg.tolerance_change)
+        info->outcome = PF_LBFGS_STALLED;
+    o->f0 = info->loss_after = next.f;
+    if (max_abs(o, o->g0) <= o->cfg.tolerance_grad) info->outcome = PF_LBFGS_CONVERGED;
+    return PF_OK;
+}
+
 pf_status pf_lbfgs_step(pf_lbfgs *o, pf_real *x, pf_real *grad, const pf_lbfgs_objective *obj,
                         pf_lbfgs_step_info *info)
 {
@@ -327,42 +370,20 @@ pf_status pf_lbfgs_step(pf_lbfgs *o, pf_real *x, pf_real *grad, const pf_lbfgs_o
     }
     info->loss_before = info->loss_after = o->f0;
 
+    /* torch's count: its call at the start point, then each iteration's */
+    const int budget = o->cfg.max_eval ? o->cfg.max_eval : o->cfg.max_iter * 5 / 4;
+    int used = 1;
     pf_status st = PF_OK;
-    if (max_abs(o, o->g0) <= o->cfg.tolerance_grad) {
-        info->outcome = PF_LBFGS_CONVERGED;
-        goto out;
-    }
-    direction(o);
-    point start = {.t = 0, .f = o->f0, .gtd = dot(o, o->g0, o->d), .g = o->g0};
-    double t = o->cfg.lr;
-    if (o->iter++ == 0) t *= fmin(1.0, 1.0 / o->be->reduce(PF_VEC_ASUM, o->g0, NULL, n));
-    if (!(start.gtd <= -o->cfg.tolerance_change)) {
-        info->outcome = PF_LBFGS_STALLED;
-        goto out;
+    for (;;) {
+        int ev = 0;
+        st = iterate(o, obj, info, &ev);
+        info->evals += ev;
+        used += ev;
+        if (st != PF_OK || info->outcome != PF_LBFGS_PROGRESS || info->iterations >= o->cfg.max_iter ||
+            used >= budget)
+            break;
     }
 
-    point next = {.t = t, .g = o->pool[0]};
-    if (o->cfg.line_search)
-        st = strong_wolfe(o, obj, &start, t, &next, &info->wolfe, &info->evals);
-    else
-        st = evaluate(o, obj, &next, &info->evals);
-    if (st != PF_OK) goto out;
-    if (o->cfg.line_search && !(next.f < o->f0)) {
-        info->outcome = PF_LBFGS_LINE_SEARCH_FAILED;
-        goto out;
-    }
-
-    remember(o, next.t, next.g);
-    o->be->axpy(o->n, (pf_real)next.t, o->d, o->x0);
-    o->be->copy(o->g0, next.g, n);
-    info->step = next.t;
-    if (fabs(next.t) * max_abs(o, o->d) <= o->cfg.tolerance_change ||
-        fabs(next.f - o->f0) < o->cfg.tolerance_change)
-        info->outcome = PF_LBFGS_STALLED;
-    o->f0 = info->loss_after = next.f;
-    if (max_abs(o, o->g0) <= o->cfg.tolerance_grad) info->outcome = PF_LBFGS_CONVERGED;
-
-out:
     /* Also after a failure: the objective may have overwritten x and grad. */
     o->be->copy(x, o->x0, n);
     o->be->copy(grad, o->g0, n);

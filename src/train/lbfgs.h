@@ -1,14 +1,18 @@
 /*
- * lbfgs.h — L-BFGS with a strong-Wolfe line search, one iteration per call.
+ * lbfgs.h — L-BFGS with a strong-Wolfe line search (or a fixed step), one
+ * iteration per call by default, up to max_iter per call as torch's step.
  *
  * The objective is a function of the flat parameter vector: fdf(ctx, x, grad)
  * returns the loss at x[0..n) and writes its gradient into grad[0..n). The
  * engine implements it by copying x into its parameter buffer and running
- * forward + backward. Each pf_lbfgs_step() is ONE outer iteration: a
- * direction from the stored curvature pairs (two-loop recursion, Nocedal &
- * Wright Alg. 7.4, initial scaling gamma = s'y / y'y), a line search along
- * it, and the update of x, grad and the history. The loop, its stopping
- * rule and the logging stay with the caller:
+ * forward + backward. With max_iter = 1 (the default) each pf_lbfgs_step()
+ * is ONE outer iteration: a direction from the stored curvature pairs
+ * (two-loop recursion, Nocedal & Wright Alg. 7.4, initial scaling
+ * gamma = s'y / y'y), a line search along it (or the fixed step lr), and
+ * the update of x, grad and the history. With max_iter > 1 a step runs up
+ * to max_iter such iterations, as one torch.optim.LBFGS.step() does (see
+ * "Contrast" below). The loop, its stopping rule and the logging stay with
+ * the caller:
  *
  *     static double fdf(void *ctx, const pf_real *x, pf_real *grad) { ... }
  *
@@ -50,15 +54,23 @@
  * So a step makes at most max_evals + 1 evaluations, and at most max_evals
  * when the previous step's point is reused.
  *
+ * (Per ITERATION; a step of max_iter > 1 iterations adds them up, and
+ * stops early when an iteration does not return PROGRESS or when 1 + its
+ * evaluations reach max_eval.)
+ *
  * Contrast with torch.optim.LBFGS: one opt.step(closure) there runs up to
  * max_iter (default 20) of these iterations, stops early once max_eval
  * (default max_iter * 5/4) closure calls were made in total but only checks
  * that between iterations (one strong-Wolfe search alone may call the
  * closure 26 times), and calls the closure once at the start of every
- * opt.step() even though the previous call ended at that point. One of our
- * steps is one torch iteration; torch's LBFGS(max_iter=20) in a loop of K
- * calls is roughly 20 K of our steps plus K extra evaluations. Torch's
- * default has NO line search (line_search_fn=None); ours has it on.
+ * opt.step() even though the previous call ended at that point. With
+ * max_iter = 1 one of our steps is one torch iteration; torch's
+ * LBFGS(max_iter=20) in a loop of K calls is then roughly 20 K of our steps
+ * plus K extra evaluations. With max_iter = 20, max_eval 0 (25) and the line
+ * search off, one of our steps is one torch step: the same iterations (the
+ * closure call torch makes at the start of each step is the point we keep,
+ * so we make one evaluation fewer per step). Torch's default has NO line
+ * search (line_search_fn=None); ours has it on.
  *
  * Aliasing: the step reads x on entry and writes x and grad only before it
  * returns; in between it evaluates the objective at its own trial buffers,
@@ -91,13 +103,19 @@ typedef struct pf_lbfgs_config {
                                 when g'd > -this (1e-9); absolute, as in
                                 torch; 0 runs to machine precision       */
     bool line_search;        /* strong Wolfe (true); false: fixed step lr   */
+    int max_iter;            /* iterations per step (1); torch's max_iter   */
+    int max_eval;            /* a step stops iterating once 1 + its
+                                iterations' evaluations reach this (torch's
+                                max_eval, checked between iterations);
+                                0: max_iter * 5 / 4, torch's default (0)  */
 } pf_lbfgs_config;
 
 /* The defaults in parentheses above (tolerances as torch.optim.LBFGS). */
 pf_lbfgs_config pf_lbfgs_config_default(void);
 
-/* PF_ERR_INVALID with a message if history is outside [1, 100000], lr <= 0,
- * max_evals < 1 or a tolerance is negative. */
+/* PF_ERR_INVALID with a message if history or max_iter is outside
+ * [1, 100000], lr <= 0, max_evals < 1, max_eval < 0 or a tolerance is
+ * negative. */
 pf_status pf_lbfgs_config_check(const pf_lbfgs_config *cfg);
 
 /* Loss and gradient at x; see the overview. Must return a finite loss for a
@@ -122,6 +140,7 @@ typedef struct pf_lbfgs_step_info {
     double loss_before;  /* loss at x on entry                              */
     double loss_after;   /* loss at x on return                             */
     int evals;           /* objective evaluations made by this call         */
+    int iterations;      /* iterations that moved x (<= max_iter)           */
     double step;         /* accepted step length t: x_new = x_old + t d     */
     double grad_max;     /* max |grad| at x on return                       */
     bool wolfe;          /* the accepted point satisfies strong Wolfe       */
@@ -154,8 +173,9 @@ void pf_lbfgs_reset(pf_lbfgs *o);
  * and starts afresh, as after pf_lbfgs_reset().
  * If the objective returns a non-finite loss (or gradient), the step returns
  * PF_ERR_NUMERIC with a message, and x and grad hold the last good point,
- * the start of this step (if the start point itself is non-finite, x is
- * untouched and grad unspecified). The state is kept, so the caller may
+ * where this step's last completed iteration ended (the start of the step
+ * when none did; if the start point itself is non-finite, x is untouched
+ * and grad unspecified). The state is kept, so the caller may
  * retry after pf_lbfgs_set_lr() with a smaller lr. Makes no heap
  * allocation. */
 pf_status pf_lbfgs_step(pf_lbfgs *o, pf_real *x, pf_real *grad,

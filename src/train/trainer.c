@@ -774,6 +774,8 @@ static pf_status lbfgs_stage(run *R, const pf_stage_config *sg, pf_train_stage_l
         }
         R->step++;
         lg->done++;
+        lg->iterations += info.iterations;
+        lg->evaluations += info.evals;
         if (R->step % R->tc->log_every == 0 || R->step == R->total_steps) {
             pass(R, &ok); /* the terms at the accepted point (the last evaluation may be a trial) */
         } else {
@@ -787,7 +789,10 @@ static pf_status lbfgs_stage(run *R, const pf_stage_config *sg, pf_train_stage_l
         st = after_pass(R);
         if (st != PF_OK) break;
         progress(R, false);
-        if (info.outcome != PF_LBFGS_PROGRESS) {
+        /* A torch-like step (max_iter > 1) that stalled after moving ends
+         * only itself: torch's next step() iterates on from there. */
+        bool torch_goes_on = lc.max_iter > 1 && info.outcome == PF_LBFGS_STALLED && info.iterations > 0;
+        if (info.outcome != PF_LBFGS_PROGRESS && !torch_goes_on) {
             lg->outcome = pf_lbfgs_outcome_name(info.outcome);
             break;
         }
@@ -998,7 +1003,8 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
     if (st == PF_OK) st = after_pass(&R); /* the records of step 0 */
     r->nstages = tc->nstages;
     for (int i = 0; i < tc->nstages; i++)
-        r->stage[i] = (pf_train_stage_log){tc->stages[i].optimizer, tc->stages[i].steps, 0, "completed"};
+        r->stage[i] = (pf_train_stage_log){
+            .optimizer = tc->stages[i].optimizer, .planned = tc->stages[i].steps, .outcome = "completed"};
     if (st == PF_OK && !healthy(&R)) R.stop = true;
     for (int i = 0; st == PF_OK && i < tc->nstages && !R.stop; i++) {
         const pf_stage_config *sg = &tc->stages[i];

@@ -210,6 +210,9 @@ typedef struct pf_train_term {
 typedef struct pf_train_stage_log {
     pf_optimizer_kind optimizer;
     long planned, done;   /* steps in the config, steps performed */
+    long iterations;      /* lbfgs: iterations that moved the parameters
+                             (up to max_iter per step); 0 otherwise     */
+    long evaluations;     /* lbfgs: loss and gradient evaluations; 0 otherwise */
     const char *outcome;  /* "completed", or L-BFGS's "converged" / "stalled" / ...;
                              a stage cut short by the run's end: its status name
                              ("nan", "timeout", ...), or "not reached" */
