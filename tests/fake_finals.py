@@ -3,8 +3,10 @@
     python3 fake_finals.py ROOT PDE,PDE,... METHOD:SCALE,METHOD:SCALE,...
 
 writes ROOT/<pde>/<method>/run0 and run1 (context.json and a final.msgpack
-whose hf_mse is scale * 1e-4 * (i + 1) * (1 + 0.1 r) on the i-th PDE) for
-every pair that has no run folder yet: real runs made by the test stay.
+whose hf_mse is scale * 1e-4 * (i + 1) * (1 + 0.1 r) on the i-th PDE) where
+no run folder is yet: real runs made by the test stay, and the written runs
+of a cell take a real run's settings (budget, llm, eval), since a table
+cell never averages runs made with different settings (pf-stats refuses).
 """
 import json
 import os
@@ -13,18 +15,29 @@ import sys
 from msgpack_enc import put
 
 
+def real_settings(cell):
+    """The settings of a real run of the cell (the first with a context.json), else quick and offline."""
+    for name in sorted(os.listdir(cell)) if os.path.isdir(cell) else []:
+        try:
+            c = json.load(open("%s/%s/context.json" % (cell, name)))
+        except (OSError, ValueError):
+            continue
+        return {k: c[k] for k in ("budget", "llm", "eval") if k in c}
+    return {"budget": "quick", "llm": "offline"}
+
+
 def main():
     root, pdes, methods = sys.argv[1], sys.argv[2].split(","), sys.argv[3].split(",")
     for i, pde in enumerate(pdes):
         for m in methods:
             method, scale = m.split(":")
+            settings = real_settings("%s/%s/%s" % (root, pde, method))
             for r in (0, 1):
                 d = "%s/%s/%s/run%d" % (root, pde, method, r)
                 if os.path.exists(d):
                     continue  # a real run
                 os.makedirs(d)
-                json.dump({"pde": pde, "method": method, "run": r, "budget": "quick", "llm": "offline"},
-                          open(d + "/context.json", "w"))
+                json.dump(dict({"pde": pde, "method": method, "run": r}, **settings), open(d + "/context.json", "w"))
                 put(d + "/final.msgpack", {"format": "pinnforge.final", "version": 1,
                                            "hf_mse": float(scale) * 1e-4 * (i + 1) * (1 + 0.1 * r)})
 
