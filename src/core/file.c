@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/sha256.h"
+
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)
 #define GiB ((size_t)1 << 30)
@@ -364,4 +366,14 @@ pf_status pf_mkdirs(const char *dir)
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return pf_fail(PF_ERR_IO, "'%s' is not a folder", dir);
     return PF_OK;
+}
+
+pf_status pf_file_sha256(const char *path, pf_file_kind kind, char hex[PF_SHA256_HEX])
+{
+    char *buf;
+    size_t len;
+    PF_TRY(pf_file_read_as(path, kind, &buf, &len));
+    pf_status st = pf_sha256_hex(buf, len, hex);
+    free(buf);
+    return st;
 }

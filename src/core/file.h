@@ -96,6 +96,10 @@ const char *pf_file_why(const char *path);
 /* pf_file_read_as(path, PF_FILE_ANY, ...). */
 pf_status pf_file_read(const char *path, char **out, size_t *len);
 
+/* The SHA-256 of a file of this kind (read as pf_file_read_as reads it:
+ * the same checks and errors), as lower-case hex into hex[65]. */
+pf_status pf_file_sha256(const char *path, pf_file_kind kind, char hex[65]);
+
 /* A fresh temp file for writing `path`: "<path>.tmp.<pid>.<6 characters of
  * [A-Za-z0-9]>" in path's folder, created with O_WRONLY | O_CREAT | O_EXCL |
  * O_NOFOLLOW | O_CLOEXEC and mode 0666 (less the umask). *tmp (malloc'ed;

@@ -141,16 +141,6 @@ static pf_status generated_lookup(const char *path, char hex[PF_SHA256_HEX], cha
     return st;
 }
 
-static pf_status file_sha256(const char *path, char hex[PF_SHA256_HEX])
-{
-    char *buf;
-    size_t len;
-    PF_TRY(pf_file_read_as(path, PF_FILE_TABLE, &buf, &len));
-    pf_status st = pf_sha256_hex(buf, len, hex);
-    free(buf);
-    return st;
-}
-
 pf_status pf_data_verify(const char *name, const char *path, int *listed)
 {
     static char checked[32][PF_DATA_PATH_MAX]; /* paths verified in this process */
@@ -164,7 +154,7 @@ pf_status pf_data_verify(const char *name, const char *path, int *listed)
     if (listed) *listed = 1;
     for (int i = 0; i < nchecked; i++)
         if (!strcmp(checked[i], path)) return PF_OK;
-    PF_TRY(file_sha256(path, got));
+    PF_TRY(pf_file_sha256(path, PF_FILE_TABLE, got));
     if (strcmp(got, want))
         return pf_fail(PF_ERR_IO,
                        "reference file '%s' in '%s' does not match its SHA-256 in '%s' (it is %.16s..., the "

@@ -23,15 +23,11 @@ static int by_pos(const void *a, const void *b)
 /* One line pair "F\n<hex or missing>\n" of the digest. */
 static pf_status add_file(pf_sha256 *h, const pf_pdefile *f, const char *file)
 {
-    char path[4096], hex[PF_SHA256_HEX] = "missing";
+    char path[4096], hex[PF_SHA256_HEX];
     PF_TRY(pf_pdefile_data_path(f, file, path, sizeof path));
-    char *buf;
-    size_t len;
-    if (pf_file_read_as(path, PF_FILE_TABLE, &buf, &len) == PF_OK) {
-        pf_status st = pf_sha256_hex(buf, len, hex);
-        free(buf);
-        PF_TRY(st);
-    }
+    pf_status st = pf_file_sha256(path, PF_FILE_TABLE, hex);
+    if (st == PF_ERR_EXTERNAL) return st; /* libcrypto failed: no digest to trust */
+    if (st != PF_OK) memcpy(hex, "missing", sizeof "missing");
     PF_TRY(pf_sha256_update(h, file, strlen(file)));
     PF_TRY(pf_sha256_update(h, "\n", 1));
     PF_TRY(pf_sha256_update(h, hex, strlen(hex)));
