@@ -1074,9 +1074,8 @@ pf_status pf_train_step0(const pf_pde *p, const pf_model_config *mc, const pf_tr
                          const pf_train_options *o, const char *spec, const char *path)
 {
     if (tc->region.enabled)
-        return pf_fail(PF_ERR_INVALID,
-                       "%s: step 0 of region optimization sees moved points, which a step-0 file does not hold: "
-                       "the spec has training.region_optimization", p->name);
+        return pf_fail(PF_ERR_INVALID, "%s", "the spec has training.region_optimization, whose step 0 sees moved "
+                                             "points, which a step-0 file does not hold");
     pf_train_result r = {0};
     run R = {.tc = tc, .o = o, .r = &r, .t0 = now(), .be = o->backend ? o->backend : pf_backend_cpu()};
     pf_status st = setup(&R, p, mc);
