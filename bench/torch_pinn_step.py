@@ -4,7 +4,7 @@ training step, on the CPU (or a GPU with --device cuda).
 
 Cases (pf-bench's cases[] table; every network is a tanh MLP of `depth`
 hidden layers of `width` and a linear output, Glorot-normal weights, zero
-biases, as the engine's default model):
+biases, as the engine's default model: torch_pinn_models.tanh_mlp):
     burgers_4x64            Burgers-1D, 4 x 64,  N = 4096,  512 initial + 512 boundary
     burgers_6x128           Burgers-1D, 6 x 128, N = 10000, 512 initial + 512 boundary
     poisson5d_4x64          Poisson-5D, 4 x 64,  N = 4096,  1024 boundary
@@ -100,7 +100,7 @@ os.environ["OPENBLAS_NUM_THREADS"] = str(BLAS_THREADS)
 os.environ["OMP_NUM_THREADS"] = str(ARGS.threads)
 
 import torch  # noqa: E402
-from torch import nn  # noqa: E402
+from torch_pinn_models import tanh_mlp  # noqa: E402
 from torch_timing import compiled, say, timed  # noqa: E402
 
 torch.set_num_threads(ARGS.threads)
@@ -143,20 +143,6 @@ CASES = {
     "pinnacle_default_5x100": ("burgers", 5, 100, 8192, 2048, 2048),
 }
 GEMM_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm")
-
-
-def tanh_mlp(d_in, depth, width):
-    """depth hidden Linear + tanh layers of `width`, then Linear(width, 1)."""
-    sizes = [d_in] + [width] * depth + [1]
-    layers = []
-    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
-        lin = nn.Linear(a, b)
-        nn.init.xavier_normal_(lin.weight)
-        nn.init.zeros_(lin.bias)
-        layers.append(lin)
-        if i < depth:
-            layers.append(nn.Tanh())
-    return nn.Sequential(*layers)
 
 
 def grad(y, x):

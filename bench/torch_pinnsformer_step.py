@@ -20,9 +20,9 @@ trainable scalars w1 = w2 = 1 at the start):
     u   = Linear(32, 512) a Linear(512, 512) a Linear(512, 1) on dec
     FF  = Linear(32, 256) a Linear(256, 256) a Linear(256, 32)
 MHA is torch's nn.MultiheadAttention (2 heads, batch_first). Weights are
-Xavier uniform, biases 0.01; the packed Q/K/V projection of each MHA gets
-one Xavier bound per 32 x 32 block, as the engine draws its three
-projections (the step's cost does not depend on it).
+Xavier uniform, biases 0.01, except the packed Q/K/V projection of each
+MHA, which keeps torch's own init, as released and as the engine draws it
+(torch_pinn_models.py holds the network and its init).
 
 One step: zero_grad, forward on the (N, 5, 2) sequence, u_x and u_t by
 autograd.grad of the summed output w.r.t. the sequence (create_graph=True,
@@ -64,7 +64,7 @@ os.environ["OPENBLAS_NUM_THREADS"] = str(BLAS_THREADS)
 os.environ["OMP_NUM_THREADS"] = str(ARGS.threads)
 
 import torch  # noqa: E402
-from torch import nn  # noqa: E402
+from torch_pinn_models import PINNsFormer, init_weights, tokens  # noqa: E402
 from torch_timing import compiled, say, timed  # noqa: E402
 try:  # torch >= 2.3; older ones (Debian 12's 1.13) have no fused attention
     from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
@@ -111,87 +111,22 @@ D_MODEL, D_FF, D_HIDDEN, HEADS = 32, 256, 512, 2
 N_IC, N_BC = 512, 512  # as pf-bench's cases[] has them
 
 
-class WaveAct(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.w1 = nn.Parameter(torch.ones(1))
-        self.w2 = nn.Parameter(torch.ones(1))
-
-    def forward(self, x):
-        return self.w1 * torch.sin(x) + self.w2 * torch.cos(x)
-
-
-def feed_forward():
-    return nn.Sequential(nn.Linear(D_MODEL, D_FF), WaveAct(), nn.Linear(D_FF, D_FF), WaveAct(),
-                         nn.Linear(D_FF, D_MODEL))
-
-
-class Block(nn.Module):
-    """x + MHA(a(x), kv, kv) (kv None: a(x) itself), then x + FF(a(x))."""
-
-    def __init__(self):
-        super().__init__()
-        self.act1, self.act2 = WaveAct(), WaveAct()
-        self.attn = nn.MultiheadAttention(D_MODEL, HEADS, batch_first=True)
-        self.ff = feed_forward()
-
-    def forward(self, x, kv=None):
-        h = self.act1(x)
-        src = h if kv is None else kv
-        x = x + self.attn(h, src, src, need_weights=False)[0]
-        return x + self.ff(self.act2(x))
-
-
-class PINNsFormer(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.emb = nn.Linear(2, D_MODEL)
-        self.enc, self.enc_act = Block(), WaveAct()
-        self.dec, self.dec_act = Block(), WaveAct()
-        self.head = nn.Sequential(nn.Linear(D_MODEL, D_HIDDEN), WaveAct(), nn.Linear(D_HIDDEN, D_HIDDEN),
-                                  WaveAct(), nn.Linear(D_HIDDEN, 1))
-
-    def forward(self, s):
-        e = self.emb(s)
-        enc = self.enc_act(self.enc(e))
-        dec = self.dec_act(self.dec(e, enc))
-        return self.head(dec)
-
-
-def init_weights(net):
-    for m in net.modules():
-        if isinstance(m, nn.Linear):
-            nn.init.xavier_uniform_(m.weight)
-            nn.init.constant_(m.bias, 0.01)
-        elif isinstance(m, nn.MultiheadAttention):
-            for blk in m.in_proj_weight.data.split(D_MODEL, 0):
-                nn.init.xavier_uniform_(blk)
-            nn.init.constant_(m.in_proj_bias, 0.01)
-
-
-def tokens(p):
-    """(n, 2) points -> (n, k, 2): token i has t + i dt."""
-    shift = torch.zeros(SEQ_LEN, 2)
-    shift[:, 1] = SEQ_DT * torch.arange(SEQ_LEN)
-    return p[:, None, :] + shift[None]
-
-
 def grad(y, x):
     return torch.autograd.grad(y, x, grad_outputs=torch.ones_like(y), create_graph=True)[0]
 
 
 def make_case(n):
     nu = 0.01 / math.pi
-    net = PINNsFormer()
+    net = PINNsFormer(2, 1, D_MODEL, D_FF, D_HIDDEN, HEADS)
     init_weights(net)
     net = net.to(DEV, DTYPE)
-    S = tokens(torch.cat([torch.rand(n, 1) * 2 - 1, torch.rand(n, 1)], 1))
+    S = tokens(torch.cat([torch.rand(n, 1) * 2 - 1, torch.rand(n, 1)], 1), SEQ_LEN, SEQ_DT)
     S = S.to(DEV, DTYPE).requires_grad_(True)
     xi = torch.rand(N_IC, 1) * 2 - 1
-    SI = tokens(torch.cat([xi, torch.zeros_like(xi)], 1)).to(DEV, DTYPE)
+    SI = tokens(torch.cat([xi, torch.zeros_like(xi)], 1), SEQ_LEN, SEQ_DT).to(DEV, DTYPE)
     UI = (-torch.sin(math.pi * xi)).to(DEV, DTYPE)
     sb = (torch.randint(0, 2, (N_BC, 1)) * 2 - 1).float()
-    SB = tokens(torch.cat([sb, torch.rand(N_BC, 1)], 1)).to(DEV, DTYPE)
+    SB = tokens(torch.cat([sb, torch.rand(N_BC, 1)], 1), SEQ_LEN, SEQ_DT).to(DEV, DTYPE)
 
     def loss_fn():
         u = net(S)

@@ -2,7 +2,8 @@
 # Install the Debian packages PINNForge builds and tests with.
 #
 #   scripts/install-deps.sh          build + test dependencies
-#   scripts/install-deps.sh bench    also the PyTorch comparator (python3-torch)
+#   scripts/install-deps.sh bench    also the PyTorch comparators and the parity
+#                                    test's reader (python3-torch, python3-h5py)
 #   scripts/install-deps.sh fuzz     also clang and its libFuzzer runtime
 #                                    (libclang-rt-dev), for make fuzz
 #
@@ -36,7 +37,7 @@ esac
 pkgs="pkg-config libopenblas-openmp-dev libhdf5-dev hdf5-tools libmsgpack-dev
 libcurl4-openssl-dev libjansson-dev libgsl-dev libssl-dev libcriterion-dev libfftw3-dev libsuitesparse-dev gnuplot-nox
 python3 freefem++ libfreefem++ slurm-wlm munge"
-[ "${1:-}" = bench ] && pkgs="$pkgs python3-torch"
+[ "${1:-}" = bench ] && pkgs="$pkgs python3-torch python3-h5py"
 [ "${1:-}" = fuzz ] && pkgs="$pkgs clang libclang-rt-dev"
 
 missing=""

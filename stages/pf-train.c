@@ -32,7 +32,7 @@ extern void openblas_set_num_threads(int);
 #define PF_TRAIN_MAX_THREADS 1024
 
 typedef struct opts {
-    const char *spec, *pde, *out, *fidelity, *budget, *device, *eval;
+    const char *spec, *pde, *out, *fidelity, *budget, *device, *eval, *step0;
     uint64_t seed;
     int threads, quiet, every, physics_check;
     double timeout;
@@ -48,6 +48,7 @@ static void usage(FILE *to)
     fprintf(to,
             "usage: pf-train SPEC --pde P --fidelity low|high|baseline --seed S --out DIR [--budget paper|quick|smoke]\n"
             "                [--eval paper|heldout] [--physics-check] [MACHINE...]\n"
+            "       pf-train SPEC --pde P --fidelity low|high|baseline --seed S --step0 FILE.h5 [--budget B] [MACHINE...]\n"
             "       pf-train --run DIR --generation G|hifi --slot K [MACHINE...]\n"
             "MACHINE: [--device cpu|cuda|auto] [--threads T] [--timeout SECONDS] [--progress-every N] [--quiet]\n"
             "Trains the AlgorithmSpec in SPEC (JSON; - for stdin; or a pf-propose proposal, *.proposal.msgpack,\n"
@@ -62,6 +63,10 @@ static void usage(FILE *to)
             "report half (a fixed, stratified split); paper (default): y on all.\n"
             "--physics-check: after training, the PDE residual (RMS, max) on fresh points, twice the evaluation\n"
             "set, and each constraint's MSE on a fresh draw, in the evidence.\n"
+            "--step0 FILE.h5: train nothing; set the candidate up as a training would and write step 0 to\n"
+            "FILE.h5: the initial parameters, every set's points, each loss's value and weight, the total loss and\n"
+            "its gradient w.r.t. every parameter (format pinnforge.step0, docs/spec.md; tests/torch_parity.py\n"
+            "recomputes it in PyTorch). Not with --out, --eval, --physics-check or --run.\n"
             "--run: slot K of generation G, or of the high-fidelity stage (hifi), of the run in DIR, as make runs\n"
             "it: the proposal DIR/genGG/candK.proposal.msgpack (hifi/topK...), the outputs in DIR/genGG/candK/,\n"
             "the PDE, budget and evaluation from DIR/context.json, fidelity baseline for a baseline method, high\n"
@@ -116,7 +121,7 @@ static int parse(int argc, char **argv, opts *o)
         {"out", 1, 0, 'o'},     {"threads", 1, 0, 't'},  {"timeout", 1, 0, 'T'},
         {"progress-every", 1, 0, 'e'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {"budget", 1, 0, 'b'},
         {"device", 1, 0, 'd'}, {"eval", 1, 0, 'E'}, {"physics-check", 0, 0, 'P'},
-        {"run", 1, 0, 'r'}, {"generation", 1, 0, 'g'}, {"slot", 1, 0, 'k'},
+        {"run", 1, 0, 'r'}, {"generation", 1, 0, 'g'}, {"slot", 1, 0, 'k'}, {"step0", 1, 0, 'S'},
         {0, 0, 0, 0}};
     int ch;
     long v;
@@ -136,6 +141,7 @@ static int parse(int argc, char **argv, opts *o)
                 return bad("--seed wants an integer in 0..2^63-1, not '%s'", optarg);
             break;
         case 'o': o->out = optarg; break;
+        case 'S': o->step0 = optarg; break;
         case 'd': o->device = optarg; break;
         case 'E':
             if (strcmp(optarg, "paper") && strcmp(optarg, "heldout"))
@@ -164,11 +170,35 @@ static int parse(int argc, char **argv, opts *o)
         default: usage(stderr); return 2;
         }
     }
+    if ((o->run || o->generation || o->slot) && o->step0) return bad("%s", "--step0 takes a SPEC, not --run");
     if (o->run || o->generation || o->slot) return run_options(argc - optind, o);
     if (optind + 1 != argc) return bad("%s", optind < argc ? "give exactly one SPEC file" : "SPEC is missing (see --help)");
     o->spec = argv[optind];
-    if (!o->out) return bad("%s", "--out is required");
+    if (o->step0 && (o->out || o->eval || o->physics_check))
+        return bad("%s", "--step0 writes no result: leave out --out, --eval and --physics-check");
+    if (!o->out && !o->step0) return bad("%s", "--out is required");
     if (!o->set['s']) return bad("%s", "--seed is required");
+    return 0;
+}
+
+/* --step0 FILE: step 0 of the training written out (train/step0.h); takes
+ * norm. */
+static int step0(const opts *o, const pf_pde *p, json_t *norm, const pf_model_config *mc,
+                 const pf_train_config *tc, pf_train_options *to)
+{
+    char *text = pf_spec_canonical(norm);
+    json_decref(norm);
+    pf_status st = text ? pf_device_open(o->device, &to->backend) : pf_fail(PF_ERR_NOMEM, "out of memory");
+    to->seed = o->seed;
+    if (st == PF_OK) st = pf_train_step0(p, mc, tc, to, text, o->step0);
+    free(text);
+    if (st != PF_OK) {
+        fprintf(stderr, "pf-train: %s: %s\n", p->name, pf_errmsg());
+        return 1;
+    }
+    if (!o->quiet)
+        fprintf(stderr, "pf-train: %s: wrote step 0 (%zu parameters, seed %llu) to %s\n", p->name,
+                pf_model_config_nparams(mc), (unsigned long long)o->seed, o->step0);
     return 0;
 }
 
@@ -188,6 +218,8 @@ int main(int argc, char **argv)
     const pf_pde *p = o.r.pde; /* --run: the run's */
     if (!p && pf_pdes_lookup(in.pde, &p) != PF_OK) {
         rc = bad("%s", pf_errmsg());
+    } else if (in.untrained && o.step0) {
+        rc = 2, fprintf(stderr, "pf-train: %s: no spec to set up for --step0 (%s: %s)\n", o.spec, in.untrained, in.why);
     } else if (in.untrained) {
         if (pf_training_write_untrained(o.out, p->name, in.untrained, in.why, o.fidelity, o.budget, o.seed) != PF_OK)
             rc = 1, fprintf(stderr, "pf-train: %s\n", pf_errmsg());
@@ -221,6 +253,7 @@ int main(int argc, char **argv)
     json_decref(raw);
     if (rc) return rc;
     pf_train_options to = pf_train_options_default();
+    if (o.step0) return step0(&o, p, norm, &mc, &tc, &to);
     pf_status st = pf_mkdirs(o.out);
     if (st == PF_OK && (st = pf_device_open(o.device, &to.backend)) != PF_OK) rc = 2;
     pf_progress_show pr = pf_progress_show_init(o.every);

@@ -142,6 +142,11 @@ static bool all_tokens(const pf_train_graph *t, int s)
     return pf_model_tokens(&t->mc) > 1 && (s == 0 || (t->set[s].sampled && strcmp(t->set[s].name, "initial")));
 }
 
+int pf_train_graph_set_tokens(const pf_train_graph *t, int s)
+{
+    return all_tokens(t, s) ? pf_model_tokens(&t->mc) : 1;
+}
+
 /* The per-point weight node of term `term` on set s (self-adaptive), or NULL. */
 static pf_node *sa_field(pf_train_graph *t, int term)
 {

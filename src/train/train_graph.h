@@ -189,6 +189,11 @@ pf_status pf_train_graph_residual(pf_train_graph *t, const pf_real *x, int n, do
 /* The fields at n points x into u (n x d_out, row-major). Probes synced. */
 pf_status pf_train_graph_values(pf_train_graph *t, const pf_real *x, int n, pf_real *u);
 
+/* Token rows per point that set s's losses average over: pf_model_tokens()
+ * on a sequence model's interior and sampled boundary sets, else 1 (token 0
+ * only: the initial slice, point constraints, every set of a plain model). */
+int pf_train_graph_set_tokens(const pf_train_graph *t, int s);
+
 /* Points of the interior set (counts). */
 static inline int pf_train_graph_interior(const pf_train_graph *t) { return t->set[0].ps.n; }
 

@@ -16,6 +16,7 @@
 #include "train/region.h"
 #include "train/schedule.h"
 #include "train/sgd.h"
+#include "train/step0.h"
 #include "train/train_graph.h"
 
 const char *pf_train_status_name(pf_train_status s)
@@ -966,9 +967,15 @@ static pf_status setup(run *R, const pf_pde *p, const pf_model_config *mc)
         if (!R->sa) return PF_ERR_NOMEM;
         pf_adam_set_ascent(R->sa, true);
     }
-    /* the reference: a PDE without one trains without y (and says why); one
-     * whose reference cannot be built (a missing or damaged file) is a
-     * set-up failure, not a result */
+    return PF_OK;
+}
+
+/* The reference: a PDE without one trains without y (and says why); one
+ * whose reference cannot be built (a missing or damaged file) is a set-up
+ * failure, not a result. */
+static pf_status load_reference(run *R, const pf_pde *p)
+{
+    pf_train_result *r = R->r;
     pf_status st = pf_pde_reference(p, &R->ref);
     if (st != PF_OK && st != PF_ERR_UNSUPPORTED) return pf_fail(st, "%s", pf_errmsg());
     if (st == PF_OK) {
@@ -990,6 +997,22 @@ static pf_status setup(run *R, const pf_pde *p, const pf_model_config *mc)
     return PF_OK;
 }
 
+/* Free what a run holds besides its result. */
+static void teardown(run *R)
+{
+    pf_train_graph_free(R->t);
+    pf_reference_release(&R->ref);
+    free(R->report);
+    pf_adam_free(R->sa);
+    pf_region_free(R->region);
+    if (R->good) R->be->free(R->good);
+    if (R->cand) R->be->free(R->cand);
+    if (R->gnorm) R->be->free(R->gnorm);
+    for (int k = 0; k < 2; k++)
+        if (R->grp[k]) R->be->free(R->grp[k]);
+    free(R->host_grad);
+}
+
 pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_train_config *tc,
                        const pf_train_options *o, pf_train_result *r)
 {
@@ -999,6 +1022,7 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
     R.be->info(&r->device);
     R.total_steps = r->budget = pf_train_config_steps(tc);
     pf_status st = setup(&R, p, mc);
+    if (st == PF_OK) st = load_reference(&R, p);
     if (st == PF_OK) st = first_pass(&R);
     if (st == PF_OK) st = after_pass(&R); /* the records of step 0 */
     r->nstages = tc->nstages;
@@ -1041,18 +1065,29 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
         r->other_s = r->wall_s - R.t_steps;
         progress(&R, true);
     }
-    pf_train_graph_free(R.t);
-    pf_reference_release(&R.ref);
-    free(R.report);
-    pf_adam_free(R.sa);
-    pf_region_free(R.region);
-    if (R.good) R.be->free(R.good);
-    if (R.cand) R.be->free(R.cand);
-    if (R.gnorm) R.be->free(R.gnorm);
-    for (int k = 0; k < 2; k++)
-        if (R.grp[k]) R.be->free(R.grp[k]);
-    free(R.host_grad);
+    teardown(&R);
     if (st != PF_OK) pf_train_result_release(r);
+    return st;
+}
+
+pf_status pf_train_step0(const pf_pde *p, const pf_model_config *mc, const pf_train_config *tc,
+                         const pf_train_options *o, const char *spec, const char *path)
+{
+    if (tc->region.enabled)
+        return pf_fail(PF_ERR_INVALID, "%s", "the spec has training.region_optimization, whose step 0 sees moved "
+                                             "points, which a step-0 file does not hold");
+    pf_train_result r = {0};
+    run R = {.tc = tc, .o = o, .r = &r, .t0 = now(), .be = o->backend ? o->backend : pf_backend_cpu()};
+    pf_status st = setup(&R, p, mc);
+    if (st == PF_OK) st = first_pass(&R);
+    if (st == PF_OK) {
+        bool ok; /* step 0's pass as grad_stage makes it: the loss may be non-finite, the file says so */
+        pass(&R, &ok);
+        pf_step0_info info = {.seed = o->seed, .spec = spec, .loss_total = R.total};
+        st = pf_step0_write(path, R.t, &info);
+    }
+    teardown(&R);
+    pf_train_result_release(&r);
     return st;
 }
 

@@ -303,6 +303,17 @@ typedef struct pf_train_result {
 pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_train_config *tc,
                        const pf_train_options *o, pf_train_result *r);
 
+/* Step 0 alone, written to `path` for a parity check against another
+ * implementation (train/step0.h; pf-train --step0): the set-up of
+ * pf_train_run (points, parameters, weights, residual normalisation), then
+ * step 0's pass with the weights that step uses, and the file. It trains
+ * nothing and reads no reference. The gradient written is that of the
+ * weighted total loss (for MultiAdam the sum of its two groups'). spec: the
+ * canonical spec JSON to record, or NULL. A spec with region optimization
+ * is refused (PF_ERR_INVALID): its step 0 sees moved points. */
+pf_status pf_train_step0(const pf_pde *p, const pf_model_config *mc, const pf_train_config *tc,
+                         const pf_train_options *o, const char *spec, const char *path);
+
 /* Free what *r owns and zero it (safe on a zeroed result). */
 void pf_train_result_release(pf_train_result *r);
 
