@@ -212,7 +212,7 @@ json_t *pf_evidence_json(const pf_pde *p, const pf_train_result *r)
     /* every key above is set unconditionally but causal_min_weight and
      * physics_check: one missing is a value jansson refused, and the
      * evidence is refused too */
-    if (json_object_size(e) != (size_t)(19 + !isnan(r->causal_min) + r->has_check)) {
+    if (json_object_size(e) != (size_t)(19 + !isnan(r->causal_min) + r->has_check + 2 * r->time_limited)) {
         json_decref(e);
         return NULL;
     }

@@ -23,11 +23,22 @@
  * is the number of rounds of `jobs` trainings still to run at that fidelity:
  * ceil(slots_h / jobs) summed over generations h = g .. ngen-1 (ceil(top /
  * jobs) at high fidelity), less floor(done / jobs) for the done trainings of
- * g's own round. Time a generation does not use (a training that ends early,
+ * g's own round; less the mean time the run's finished trainings (at the
+ * same fidelity, else all) spent outside their steps (set-up, the final
+ * evaluation, the physics check: time_budget_file.c). Time a generation does not use (a training that ends early,
  * a search that stops) goes to those after it. The safety factor leaves room
  * for the stages between trainings and each training's final evaluation. A
  * limit below PF_TIME_BUDGET_MIN_S (the time is spent) is that minimum: the
  * training still takes its first step and is scored.
+ *
+ * ------------------------------------------------------------- stopping
+ *
+ * After generation g the search stops (the later generations are skipped,
+ * the Top-3 retrained) when the low-fidelity time left, (1 - hifi_share) B
+ * - t, is less than PF_TIME_BUDGET_STOP_FRACTION of the mean time of the
+ * generations so far, t / (g + 1): a run whose stages cost more than its
+ * trainings' limits (many short trainings) ends near its budget instead of
+ * running every generation at one step each.
  *
  * ------------------------------------------------------------- the cost model
  *
@@ -53,6 +64,7 @@
 #define PF_TIME_BUDGET_HIFI_SHARE 0.25 /* of the budget, for the high-fidelity Top-3 */
 #define PF_TIME_BUDGET_SAFETY 0.85     /* of each share, for the stages between trainings */
 #define PF_TIME_BUDGET_MIN_S 0.05      /* the least limit: one step */
+#define PF_TIME_BUDGET_STOP_FRACTION 0.5 /* of a generation's mean time: less left stops the search */
 #define PF_TIME_BUDGET_MAX_GEN 100
 #define PF_COST_DEFAULT_C 2e-10        /* seconds per unit of work, before a training finished */
 

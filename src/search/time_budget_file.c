@@ -91,6 +91,8 @@ pf_status pf_time_budget_start(const char *dir, long budget_s, bool restart, boo
     }
     json_t *o = fresh(budget_s);
     if (old && keep) {
+        json_object_set_new(o, "replay", json_true()); /* decisions come from the record only */
+        if (json_object_get(old, "stopped_after")) json_object_set(o, "stopped_after", json_object_get(old, "stopped_after"));
         json_object_set(o, "trainings", json_object_get(old, "trainings"));
         if (json_is_object(json_object_get(old, "prompts"))) json_object_set(o, "prompts", json_object_get(old, "prompts"));
     }
@@ -171,6 +173,24 @@ static pf_time_plan plan_of(const pf_run *r, const json_t *o, int g, int jobs)
     return p;
 }
 
+/* A training's time outside its steps (set-up, the final evaluation, the
+ * physics check): the mean of the finished trainings' at the same fidelity
+ * (the high-fidelity stage or not), else of all; 0 before any. */
+static double overhead_of(const json_t *trainings, bool hifi)
+{
+    double sum[2] = {0, 0};
+    int n[2] = {0, 0};
+    const char *key;
+    json_t *e;
+    json_object_foreach((json_t *)trainings, key, e) {
+        double other = num_of(e, "wall_s") - num_of(e, "step_s");
+        if (!(other >= 0)) continue;
+        int same = hifi == !strncmp(key, "hifi/", 5);
+        sum[same] += other, n[same]++;
+    }
+    return n[1] ? sum[1] / n[1] : n[0] ? sum[0] / n[0] : 0;
+}
+
 typedef struct grant_job {
     int g, k, jobs;
     const char *hash;
@@ -204,7 +224,8 @@ static pf_status grant(const pf_run *r, json_t *o, void *user, bool *write)
     }
     json_object_set_new(o, "jobs", json_integer(j->jobs));
     pf_time_plan p = plan_of(r, o, j->g, j->jobs);
-    out->limit_s = pf_time_budget_limit(&p);
+    out->limit_s = pf_time_budget_limit(&p) - overhead_of(tr, j->g == PF_RUN_HIFI);
+    if (out->limit_s < PF_TIME_BUDGET_MIN_S) out->limit_s = PF_TIME_BUDGET_MIN_S;
     e = json_object();
     json_object_set_new(e, "spec_hash", json_string(j->hash));
     json_object_set_new(e, "limit_s", json_real(out->limit_s));
@@ -317,4 +338,40 @@ pf_status pf_time_budget_summary(const pf_run *r, json_t **out)
     json_decref(o);
     *out = s;
     return PF_OK;
+}
+
+typedef struct stop_job {
+    int g;
+    bool *stop;
+    char *why;
+    size_t cap;
+} stop_job;
+
+static pf_status stop_rule(const pf_run *r, json_t *o, void *user, bool *write)
+{
+    stop_job *j = user;
+    const json_t *at = json_object_get(o, "stopped_after");
+    if (json_is_integer(at) || json_is_true(json_object_get(o, "replay"))) { /* the record decides */
+        *j->stop = json_is_integer(at) && json_integer_value(at) == j->g;
+    } else {
+        double share = pf_method_is_baseline(r->method) ? 0 : PF_TIME_BUDGET_HIFI_SHARE;
+        double elapsed = wall_now() - num_of(o, "started_at");
+        double left = (1 - share) * (double)r->time_budget_s - elapsed;
+        *j->stop = left < PF_TIME_BUDGET_STOP_FRACTION * elapsed / (j->g + 1);
+        if (*j->stop) json_object_set_new(o, "stopped_after", json_integer(j->g)), *write = true;
+    }
+    if (*j->stop)
+        snprintf(j->why, j->cap, "the time budget's low-fidelity share (%.0f s) is spent after generation %d: stop",
+                 (1 - (pf_method_is_baseline(r->method) ? 0 : PF_TIME_BUDGET_HIFI_SHARE)) * (double)r->time_budget_s,
+                 j->g);
+    return PF_OK;
+}
+
+pf_status pf_time_budget_stop(const pf_run *r, int g, bool *stop, char *why, size_t cap)
+{
+    *stop = false;
+    if (cap) why[0] = '\0';
+    if (r->time_budget_s <= 0) return PF_OK;
+    stop_job j = {.g = g, .stop = stop, .why = why, .cap = cap};
+    return update(r, stop_rule, &j);
 }

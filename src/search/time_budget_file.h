@@ -65,6 +65,12 @@ pf_status pf_time_budget_record(const pf_run *r, int g, int k, const pf_train_re
  * and recorded) into buf; "" when the run has no budget. */
 pf_status pf_time_budget_prompt(const pf_run *r, int g, char *buf, size_t cap);
 
+/* pf-select after generation g: whether the search stops because the time
+ * is spent (search/time_budget.h, "Stopping"), with why. Recorded
+ * ("stopped_after"): a replay stops where the original stopped, and only
+ * there. */
+pf_status pf_time_budget_stop(const pf_run *r, int g, bool *stop, char *why, size_t cap);
+
 /* final.msgpack's "time_budget" (*out NULL when the run has no budget):
  * {"budget_s", "used_s" (from the clock's start to now), "budget_bound"
  * (a training was stopped by its limit), "trainings": {"gen00/cand0":
