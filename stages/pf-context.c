@@ -32,8 +32,8 @@ static void usage(FILE *to)
                 "is left alone when it holds these settings already; when it held others, both are\n"
                 "printed: make then redoes everything after it.\n"
                 "--time-budget T (45m, 2h, 90s, 300): the run's wall-clock budget (TIME_BUDGET), part of the\n"
-                "settings; RUN/time_budget.json starts its clock (when the settings change, again; a change of\n"
-                "--llm alone keeps the steps recorded there, so a replay trains the same steps).\n"
+                "settings; RUN/time_budget.json starts its clock (when the settings change, again; a change to\n"
+                "--llm replay alone keeps the steps recorded there, so a replay trains the same steps).\n"
                 "Exit codes: 0 written or unchanged, 1 I/O failure, 2 bad usage or an unknown name.\n");
 }
 
@@ -63,10 +63,10 @@ int main(int argc, char **argv)
     bool had = pf_run_context_read(v['r'], &old) == PF_OK;
     char *was;
     if (pf_run_context_write(v['r'], &c, &was) != PF_OK) return fprintf(stderr, "pf-context: %s\n", pf_errmsg()), 1;
-    /* the budget's clock starts with the run; a change of LLM alone (a
-     * replay) keeps the steps the trainings stopped at */
+    /* the budget's clock starts with the run; a change to LLM=replay alone
+     * (a replay of a copied run) keeps the steps the trainings stopped at */
     if (had) memcpy(old.llm, c.llm, sizeof old.llm);
-    bool keep = had && !pf_run_context_settings_differ(&old, &c, NULL, 0);
+    bool keep = had && !strcmp(c.llm, "replay") && !pf_run_context_settings_differ(&old, &c, NULL, 0);
     if (pf_time_budget_start(v['r'], c.time_budget_s, was != NULL, keep) != PF_OK)
         return free(was), fprintf(stderr, "pf-context: %s\n", pf_errmsg()), 1;
     char *now = was ? pf_run_context_text(&c) : NULL;

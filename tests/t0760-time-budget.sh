@@ -58,6 +58,23 @@ fi
 eq "the same steps" "$(field "$R/hifi/top0/evidence.msgpack" steps)" "$steps"
 eq "the same MSE" "$(field "$R/hifi/top0/evidence.msgpack" y)" "$y"
 
+# a replay (a copy made with LLM=replay) keeps the record, so its trainings
+# stop at the recorded steps and its search where the original's stopped;
+# another change (here LLM=http) starts the clock and the record afresh
+ctx() { # ctx RUNS_ROOT LLM
+    "$BIN/pf-context" --run "$1/poisson_5d/pinnforge/run0" --pde poisson_5d --method pinnforge --number 0 \
+        --budget smoke --llm "$2" --eval paper --time-budget ${BUDGET}s
+}
+for v in replay http; do
+    mkdir -p "$tmp/$v" && cp -r "$tmp/r/poisson_5d" "$tmp/$v/"
+    ctx "$tmp/$v" "$v" 2>"$tmp/err"
+    eq "pf-context --llm $v on a copy" "$?" 0
+done
+n=$(grep -c '"steps"' "$R/time_budget.json")
+eq "LLM=replay keeps every training's steps" "$(grep -c '"steps"' "$tmp/replay/poisson_5d/pinnforge/run0/time_budget.json")" "$n"
+check "LLM=replay: a replay" grep -q '"replay": true' "$tmp/replay/poisson_5d/pinnforge/run0/time_budget.json"
+eq "LLM=http: a new record" "$(grep -c '"steps"' "$tmp/http/poisson_5d/pinnforge/run0/time_budget.json")" 0
+
 # TIME_BUDGET is checked before anything runs
 expect_rc 2 "TIME_BUDGET=soon is refused" run TIME_BUDGET=soon
 check "the message names it" grep -q "TIME_BUDGET='soon'" "$tmp/err"

@@ -18,7 +18,7 @@
  *
  * Reproducible: a training whose entry has steps for the same spec_hash (a
  * rerun after its outputs were deleted, or a replay of a copied run, whose
- * settings differ only in LLM) is stopped at those steps (step_limit) and
+ * settings differ only in LLM=replay) is stopped at those steps (step_limit) and
  * not by time; one killed mid-training keeps the limit it was given; the
  * proposers' line of a generation is the one recorded first. So a replay
  * asks the proposers the same questions and trains the same steps.
@@ -38,8 +38,9 @@
 
 /* pf-context, after writing the settings: budget_s > 0 starts the clock
  * when the file is missing or holds another budget, or when `restart` (the
- * settings changed); `keep` keeps the recorded trainings and prompts (a
- * change of LLM only: a replay). budget_s == 0 removes the file. */
+ * settings changed); `keep` keeps the recorded trainings, prompts and stop
+ * and marks the file a replay, whose decisions come from the record only
+ * (pf-context: a change to LLM=replay alone). budget_s == 0 removes the file. */
 pf_status pf_time_budget_start(const char *dir, long budget_s, bool restart, bool keep);
 
 /* The limits of one training (generation g, -1 = PF_RUN_HIFI for the
