@@ -26,6 +26,9 @@
 #             paper) or heldout (a fixed stratified half steers the search and the final
 #             choice; final.msgpack's report_mse is the other half's)
 #   TRAIN_THREADS  threads per training (default 1; with -j N, N trainings run at once)
+#   TIME_BUDGET    a wall-clock budget per run (45m, 2h, 90s, 300): each training gets a time
+#             limit from what is left (src/search/time_budget.h; RUN/time_budget.json) and
+#             is scored where it stopped; part of context.json (docs/search.md, "Time budget")
 #   RUNS_ROOT where runs live (default runs; e.g. a copy of a run to replay)
 #   REPORTS_ROOT where tables and plots go (default reports)
 #   REFERENCE the method the statistics compare against (default pinnforge)
@@ -63,6 +66,7 @@ ifeq ($(filter $(EVAL),paper heldout),)
 $(error EVAL must be paper or heldout, not '$(EVAL)')
 endif
 TRAIN_THREADS ?= 1
+TIME_BUDGET ?=
 RUNS_ROOT ?= runs
 REPORTS_ROOT ?= reports
 
@@ -116,6 +120,7 @@ $(if $(filter-out 1,$(words $(LLM)))$(filter-out offline http replay,$(LLM)),$(e
   http or replay))
 $(if $(filter-out 1,$(words $(TRAIN_THREADS)))$(call pf_not_number,$(TRAIN_THREADS))$(filter 0,$(TRAIN_THREADS)),$(error \
   TRAIN_THREADS='$(TRAIN_THREADS)': a number of threads, 1 or more))
+$(if $(TIME_BUDGET),$(if $(filter-out 1,$(words $(TIME_BUDGET)))$(call pf_strip,$(call pf_strip,$(TIME_BUDGET),$(pf_digits)),s m   h),$(error TIME_BUDGET='$(TIME_BUDGET)': a wall-clock budget per run such as 45m, 2h, 90s or 300 (seconds))))
 $(call pf_check_word,RUNS_ROOT,$(RUNS_ROOT))
 $(call pf_check_word,REPORTS_ROOT,$(REPORTS_ROOT))
 
@@ -175,6 +180,10 @@ launch = LAUNCH=$(LAUNCH) TRAIN_THREADS=$(TRAIN_THREADS) PF_DEVICE=$(DEVICE) PF_
   PF_SLURM_ACCOUNT=$(SLURM_ACCOUNT) PF_SLURM_ARGS="$(SLURM_ARGS)" \
   scripts/launch.sh $(1) $(or $(SLURM_TIME),$(SLURM_TIME_$(PROFILE)_$(2)),1:00:00) --
 
+# make's -j as the trainings at once, for a time budget's limits (a recipe sees
+# -jN in MAKEFLAGS, the parse does not; plain -j: as many as a generation has)
+pf_jobs = $(or $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))),$(if $(filter -j,$(MAKEFLAGS)),8,1))
+
 .PHONY: search status
 search: $(RUN_FINALS)
 
@@ -195,7 +204,7 @@ pde_key = $(if $(call pde_file,$(1)),$(patsubst $(CURDIR)/%,%,$(or $(realpath $(
 define context_rule
 $(call run_dir,$(1),$(2),$(3))/context.json: FORCE | $(TOOLS)
 	$(Q)$(B)/pf-context --run $$(@D) --pde $(call pde_key,$(1)) --method $(2) --number $(3) --budget $(PROFILE) \
-	  --llm $(LLM) --eval $(EVAL)
+	  --llm $(LLM) --eval $(EVAL)$(if $(TIME_BUDGET), --time-budget $(TIME_BUDGET))
 
 endef
 
@@ -223,7 +232,7 @@ $(call run_dir,$(1),$(2),$(3))/hifi/top$(4).proposal.msgpack: $(call run_dir,$(1
 
 $(call run_dir,$(1),$(2),$(3))/hifi/top$(4)/evidence.msgpack $(call run_dir,$(1),$(2),$(3))/hifi/top$(4)/result.h5 &: $(call run_dir,$(1),$(2),$(3))/hifi/top$(4).proposal.msgpack | $(TOOLS)
 	$(Q)$(call launch,$$(@D),high) $(B)/pf-train --run $(call run_dir,$(1),$(2),$(3)) --generation hifi --slot $(4) \
-	  --threads $(TRAIN_THREADS) --progress-every 1000000000
+	  --threads $(TRAIN_THREADS) --jobs $$(pf_jobs) --progress-every 1000000000
 
 endef
 
@@ -250,7 +259,7 @@ $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5).proposal.msgpack: $(
 
 $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5)/evidence.msgpack $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5)/result.h5 &: $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5).proposal.msgpack | $(TOOLS)
 	$(Q)$(call launch,$$(@D),low) $(B)/pf-train --run $(call run_dir,$(1),$(2),$(3)) --generation $(4) --slot $(5) \
-	  --threads $(TRAIN_THREADS) --progress-every 1000000000
+	  --threads $(TRAIN_THREADS) --jobs $$(pf_jobs) --progress-every 1000000000
 
 endef
 
@@ -285,7 +294,7 @@ $(call cand_dir,$(1),$(2),$(3),$(4)).proposal.msgpack: $(call run_dir,$(1),$(2),
 
 $(call cand_dir,$(1),$(2),$(3),$(4))/evidence.msgpack $(call cand_dir,$(1),$(2),$(3),$(4))/result.h5 &: $(call cand_dir,$(1),$(2),$(3),$(4)).proposal.msgpack | $(TOOLS)
 	$(Q)$(call launch,$$(@D),baseline) $(B)/pf-train --run $(call run_dir,$(1),$(2),$(3)) --generation $(call cand_g,$(4)) \
-	  --slot $(call cand_k,$(4)) --threads $(TRAIN_THREADS) --progress-every 1000000000
+	  --slot $(call cand_k,$(4)) --threads $(TRAIN_THREADS) --jobs $$(pf_jobs) --progress-every 1000000000
 
 endef
 

@@ -10,6 +10,7 @@
 #   METHODS   default: every method (pinnforge, the three ablations, the four baselines)
 #   RUNS      default for a study: 0 .. 9 (RUN and RUNS given on the command line win)
 #   LAUNCH    local (default) or slurm: see pipeline.mk and docs/study.md, "On a Slurm cluster"
+#   TIME_BUDGET  a wall-clock budget for each run (not the study): pipeline.mk
 #
 # `make study` keeps going when a training fails (make -k inside): every other
 # cell is built, then `make tables` from the runs that finished; it exits 1
@@ -61,7 +62,7 @@ endif
 # make -n runs the study's recipe (it calls $(MAKE), whose plan it prints),
 # so there the progress line is printed and not run.
 study_progress = $(B)/pf-study --runs $(RUNS_ROOT) --pdes "$(PDES)" --methods "$(METHODS)" \
-  --run-numbers "$(STUDY_RUNS)" --budget $(PROFILE) --llm $(LLM) --eval $(EVAL)
+  --run-numbers "$(STUDY_RUNS)" --budget $(PROFILE) --llm $(LLM) --eval $(EVAL)$(if $(TIME_BUDGET), --time-budget $(TIME_BUDGET))
 
 .PHONY: study study-cells study-status
 study-cells: $(STUDY_FINALS)

@@ -3,7 +3,7 @@
  * from make's variables: the one writer of that file, which every other
  * stage reads.
  *
- *   pf-context --run RUN --pde P --method M --number R --budget B --llm L --eval E
+ *   pf-context --run RUN --pde P --method M --number R --budget B --llm L --eval E [--time-budget T]
  *
  * The file is rewritten only when the settings differ from what it holds,
  * so that make redoes a run exactly when they change; it then says so on
@@ -12,22 +12,28 @@
  */
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/parse.h"
 #include "search/artifact.h"
+#include "search/time_budget.h"
+#include "search/time_budget_file.h"
 
 static void usage(FILE *to)
 {
     fprintf(to, "usage: pf-context --run RUN --pde P --method M --number R --budget paper|quick|smoke\n"
-                "                  --llm offline|http|replay|auto --eval paper|heldout\n"
+                "                  --llm offline|http|replay|auto --eval paper|heldout [--time-budget T]\n"
                 "Writes RUN/context.json, the settings every stage of the run reads: P a built-in PDE\n"
                 "or a .pde file (its SHA-256 and its data files' are recorded, so editing either\n"
                 "changes the settings), M the method, R the run number (it seeds the run). The file\n"
                 "is left alone when it holds these settings already; when it held others, both are\n"
                 "printed: make then redoes everything after it.\n"
+                "--time-budget T (45m, 2h, 90s, 300): the run's wall-clock budget (TIME_BUDGET), part of the\n"
+                "settings; RUN/time_budget.json starts its clock (when the settings change, again; a change to\n"
+                "--llm replay alone keeps the steps recorded there, so a replay trains the same steps).\n"
                 "Exit codes: 0 written or unchanged, 1 I/O failure, 2 bad usage or an unknown name.\n");
 }
 
@@ -35,7 +41,8 @@ int main(int argc, char **argv)
 {
     static const struct option lo[] = {{"run", 1, 0, 'r'},    {"pde", 1, 0, 'p'},    {"method", 1, 0, 'm'},
                                        {"number", 1, 0, 'n'}, {"budget", 1, 0, 'b'}, {"llm", 1, 0, 'l'},
-                                       {"eval", 1, 0, 'e'},   {"help", 0, 0, 'h'},   {0, 0, 0, 0}};
+                                       {"eval", 1, 0, 'e'},   {"help", 0, 0, 'h'},   /* the required ones end here */
+                                       {"time-budget", 1, 0, 't'}, {0, 0, 0, 0}};
     const char *v[128] = {0};
     int ch;
     while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -49,11 +56,19 @@ int main(int argc, char **argv)
     long run;
     if (pf_parse_long(v['n'], 0, INT_MAX, &run) != PF_OK)
         return fprintf(stderr, "pf-context: --number wants a run number 0..%d, not '%s'\n", INT_MAX, v['n']), 2;
-    pf_run_context c;
+    pf_run_context c, old;
     pf_status st = pf_run_context_init(&c, v['p'], v['m'], (int)run, v['b'], v['l'], v['e']);
+    if (st == PF_OK && v['t'] && *v['t']) st = pf_time_budget_parse(v['t'], &c.time_budget_s);
     if (st != PF_OK) return fprintf(stderr, "pf-context: %s\n", pf_errmsg()), st == PF_ERR_IO ? 1 : 2;
+    bool had = pf_run_context_read(v['r'], &old) == PF_OK;
     char *was;
     if (pf_run_context_write(v['r'], &c, &was) != PF_OK) return fprintf(stderr, "pf-context: %s\n", pf_errmsg()), 1;
+    /* the budget's clock starts with the run; a change to LLM=replay alone
+     * (a replay of a copied run) keeps the steps the trainings stopped at */
+    if (had) memcpy(old.llm, c.llm, sizeof old.llm);
+    bool keep = had && !strcmp(c.llm, "replay") && !pf_run_context_settings_differ(&old, &c, NULL, 0);
+    if (pf_time_budget_start(v['r'], c.time_budget_s, was != NULL, keep) != PF_OK)
+        return free(was), fprintf(stderr, "pf-context: %s\n", pf_errmsg()), 1;
     char *now = was ? pf_run_context_text(&c) : NULL;
     if (was)
         fprintf(stderr, "%s: its settings changed, so the run starts again from the beginning (its files are "

@@ -82,6 +82,12 @@ static pf_status final(const pf_run *r, int last, const pf_select *sel, bool qui
                         "%ld LLM calls; wrote %s\n",
                 r->pde->name, r->run, f.hf_mse, f.spec_hash, f.generations, f.budget.steps_low, f.budget.steps_high,
                 f.budget.calls, path);
+    if (st == PF_OK && !quiet && f.time_budget)
+        fprintf(stderr, "pf-final: time budget %lld s, used %.0f s, %s\n",
+                (long long)json_integer_value(json_object_get(f.time_budget, "budget_s")),
+                json_number_value(json_object_get(f.time_budget, "used_s")),
+                json_is_true(json_object_get(f.time_budget, "budget_bound")) ? "bound (some trainings were stopped by their limit)"
+                                                                              : "not bound");
     pf_final_file_release(&f);
     return st;
 }

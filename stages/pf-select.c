@@ -21,6 +21,7 @@
 #include "core/status.h"
 #include "search/artifact.h"
 #include "search/select.h"
+#include "search/time_budget_file.h"
 
 #define PATH_CAP 4096
 #define RUN_MAX 2048 /* longest --run: every path in it then fits in PATH_CAP */
@@ -175,6 +176,26 @@ static int previous(const opts *o, pf_select **prev)
     return 0;
 }
 
+/* A run with a time budget stops when the time is spent (search/time_budget.h).
+ * Its settings say whether it has one; a folder of candidates without
+ * settings (pf-select run by hand) has none. */
+static pf_status time_stop(const char *dir, int g, pf_select *s)
+{
+    pf_run r;
+    bool stop;
+    char why[256], path[PATH_CAP];
+    RUN_PATH(dir, PF_RUN_CONTEXT, 0, 0, path);
+    if (access(path, F_OK) != 0) return PF_OK;
+    PF_TRY(pf_run_open(dir, &r));
+    PF_TRY(pf_time_budget_stop(&r, g, &stop, why, sizeof why));
+    if (stop) {
+        s->next = PF_SELECT_STOP;
+        snprintf(s->cause, sizeof s->cause, "the time budget is spent");
+        snprintf(s->reason, sizeof s->reason, "%s", why);
+    }
+    return PF_OK;
+}
+
 int main(int argc, char **argv)
 {
     opts o;
@@ -219,6 +240,7 @@ int main(int argc, char **argv)
     pf_status st = c ? PF_OK : pf_fail(PF_ERR_NOMEM, "out of memory");
     for (int k = 0; c && k < n; k++) c[k] = rc_cand[k].cand; /* views: the files keep the references */
     if (st == PF_OK) st = pf_select_step(prev, c, n, g, maxg, pde, method, &s);
+    if (st == PF_OK && s->next != PF_SELECT_STOP) st = time_stop(o.run, g, s);
     free(c);
     pf_run_generation_free(rc_cand, n);
     pf_select_free(prev);

@@ -4,7 +4,7 @@
  *
  *   pf-study --pdes "P ..." --methods "M ..." --run-numbers "R ..." [--runs
  * DIR]
- *            [--budget paper|quick|smoke] [--llm L] [--eval E] [--watch SECONDS]
+ *            [--budget paper|quick|smoke] [--llm L] [--eval E] [--time-budget T] [--watch SECONDS]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "registry.h"
+#include "search/time_budget.h"
 #include "stats/progress.h"
 
 #define MAX_WORDS 256
@@ -23,7 +24,7 @@ static void usage(FILE *to)
 {
     fprintf(to,
             "usage: pf-study --pdes \"P ...\" --methods \"M ...\" --run-numbers \"R ...\" [--runs DIR]\n"
-            "                [--budget paper|quick|smoke] [--llm L] [--eval E] [--watch SECONDS]\n"
+            "                [--budget paper|quick|smoke] [--llm L] [--eval E] [--time-budget T] [--watch SECONDS]\n"
             "Prints a study's progress (make study-status): per PDE x method, the runs done,\n"
             "running and failed (a training's launch.txt, scripts/launch.sh), the best and\n"
             "mean final MSE so far, the optimizer steps trained and planned at the budget\n"
@@ -32,7 +33,8 @@ static void usage(FILE *to)
             "A run made with other settings than these (its context.json: the budget, --llm,\n"
             "--eval, a .pde file's SHA-256 or its data's) is stale: make study would redo it,\n"
             "so it is not counted done; a line says what differs. --llm, --eval: make's LLM\n"
-            "and EVAL (default: not compared).\n"
+            "and EVAL (default: not compared). --time-budget: make's TIME_BUDGET (default: none;\n"
+            "a run made with another time budget, or with one where none is asked, is stale).\n"
             "--runs: the runs folder (default runs). --watch S: on a terminal, redraw every\n"
             "S seconds until every run is done or failed (Ctrl-C stops it).\n"
             "Exit codes: 0 printed, 1 a run folder could not be read, 2 usage error.\n");
@@ -54,7 +56,7 @@ int main(int argc, char **argv)
     static const struct option lo[] = {
         {"runs", 1, 0, 'r'},   {"pdes", 1, 0, 'p'},  {"methods", 1, 0, 'm'}, {"run-numbers", 1, 0, 'n'},
         {"budget", 1, 0, 'b'}, {"watch", 1, 0, 'w'}, {"help", 0, 0, 'h'},    {"llm", 1, 0, 'l'},
-        {"eval", 1, 0, 'e'},   {0, 0, 0, 0},
+        {"eval", 1, 0, 'e'},   {"time-budget", 1, 0, 't'}, {0, 0, 0, 0},
     };
     char *pdes = NULL, *methods = NULL, *numbers = NULL;
     const char *root = "runs", *budget = "paper";
@@ -71,6 +73,10 @@ int main(int argc, char **argv)
         case 'b': budget = optarg; break;
         case 'l': s.llm = optarg; break;
         case 'e': s.eval = optarg; break;
+        case 't':
+            if (pf_time_budget_parse(optarg, &s.time_budget_s) != PF_OK)
+                return fprintf(stderr, "pf-study: --time-budget: %s\n", pf_errmsg()), 2;
+            break;
         case 'w':
             errno = 0;
             watch = strtod(optarg, &end);

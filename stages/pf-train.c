@@ -22,6 +22,8 @@
 #include "core/parse.h"
 #include "registry.h"
 #include "search/artifact.h"
+#include "search/time_budget.h"
+#include "search/time_budget_file.h"
 #include "spec/spec.h"
 #include "tensor/device.h"
 #include "train/progress_show.h"
@@ -34,9 +36,10 @@ extern void openblas_set_num_threads(int);
 typedef struct opts {
     const char *spec, *pde, *out, *fidelity, *budget, *device, *eval, *step0;
     uint64_t seed;
-    int threads, quiet, every, physics_check;
-    double timeout;
+    int threads, quiet, every, physics_check, jobs;
+    double timeout, time_limit;
     const char *run, *generation, *slot; /* --run mode */
+    int g, k;                            /* --run mode: the generation (PF_RUN_HIFI) and slot */
     bool set[128];                       /* the options given, by their getopt code */
     pf_run r;                            /* --run mode: the run and the training */
     pf_run_training t;
@@ -50,7 +53,8 @@ static void usage(FILE *to)
             "                [--eval paper|heldout] [--physics-check] [MACHINE...]\n"
             "       pf-train SPEC --pde P --fidelity low|high|baseline --seed S --step0 FILE.h5 [--budget B] [MACHINE...]\n"
             "       pf-train --run DIR --generation G|hifi --slot K [MACHINE...]\n"
-            "MACHINE: [--device cpu|cuda|auto] [--threads T] [--timeout SECONDS] [--progress-every N] [--quiet]\n"
+            "MACHINE: [--device cpu|cuda|auto] [--threads T] [--timeout SECONDS] [--time-limit SECONDS] [--jobs J]\n"
+            "         [--progress-every N] [--quiet]\n"
             "Trains the AlgorithmSpec in SPEC (JSON; - for stdin; or a pf-propose proposal, *.proposal.msgpack,\n"
             "which names its PDE: --pde may then be left out, and one that differs is refused) on PDE P and writes\n"
             "DIR/result.h5 (loss curves per term, evaluation MSE curve, predictions at the evaluation points, final\n"
@@ -72,6 +76,10 @@ static void usage(FILE *to)
             "the PDE, budget and evaluation from DIR/context.json, fidelity baseline for a baseline method, high\n"
             "for hifi, else low, seed R*100000 + G*100 + K (hifi: R*100000 + 9900 + K), --physics-check at high\n"
             "fidelity and for baselines.\n"
+            "--timeout: a failure (status timeout); --time-limit: the steps stop there and the training is\n"
+            "scored where it stopped (status ok, evidence time_limited and stopped_at_step). A run made with\n"
+            "TIME_BUDGET gives each --run training its limit from DIR/time_budget.json (the rule in\n"
+            "docs/search.md, with J trainings at once: make's -j), or on a rerun the steps it stopped at before.\n"
             "--device: where to train (default: $PF_DEVICE, else auto = cuda when this build has it and a GPU is\n"
             "visible, else cpu); the evidence records it. Progress on stderr: a bar on a terminal, else a line\n"
             "every N steps (default: a tenth of the run).\n"
@@ -110,6 +118,9 @@ static int run_options(int nargs, opts *o)
     o->eval = pf_eval_mode_name(o->r.eval);
     o->seed = o->t.seed;
     o->physics_check = o->t.physics_check;
+    o->g = (int)g, o->k = (int)k;
+    if (o->r.time_budget_s > 0 && o->set['L'])
+        return bad("%s", "--time-limit: this run has a time budget, which sets each training's limit");
     return 0;
 }
 
@@ -122,6 +133,7 @@ static int parse(int argc, char **argv, opts *o)
         {"progress-every", 1, 0, 'e'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {"budget", 1, 0, 'b'},
         {"device", 1, 0, 'd'}, {"eval", 1, 0, 'E'}, {"physics-check", 0, 0, 'P'},
         {"run", 1, 0, 'r'}, {"generation", 1, 0, 'g'}, {"slot", 1, 0, 'k'}, {"step0", 1, 0, 'S'},
+        {"time-limit", 1, 0, 'L'}, {"jobs", 1, 0, 'j'},
         {0, 0, 0, 0}};
     int ch;
     long v;
@@ -155,10 +167,19 @@ static int parse(int argc, char **argv, opts *o)
             o->threads = (int)v;
             break;
         case 'T':
+        case 'L': {
             errno = 0;
-            o->timeout = strtod(optarg, &end);
-            if (errno || end == optarg || *end || !isfinite(o->timeout) || !(o->timeout > 0))
-                return bad("--timeout wants seconds > 0, not '%s'", optarg);
+            double t = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !isfinite(t) || !(t > 0))
+                return bad(ch == 'T' ? "--timeout wants seconds > 0, not '%s'" : "--time-limit wants seconds > 0, not '%s'",
+                           optarg);
+            *(ch == 'T' ? &o->timeout : &o->time_limit) = t;
+            break;
+        }
+        case 'j':
+            if (pf_parse_long(optarg, 1, 4096, &v) != PF_OK)
+                return bad("--jobs wants the number of trainings at once, 1..4096, not '%s'", optarg);
+            o->jobs = (int)v;
             break;
         case 'e':
             if (pf_parse_long(optarg, 1, INT_MAX, &v) != PF_OK)
@@ -259,6 +280,20 @@ int main(int argc, char **argv)
     pf_progress_show pr = pf_progress_show_init(o.every);
     to.seed = o.seed;
     to.timeout_s = o.timeout;
+    to.time_limit_s = o.time_limit;
+    pf_time_grant grant = {0};
+    if (st == PF_OK && o.run) { /* a run with a time budget: the limit (search/time_budget_file.h) */
+        double work = pf_cost_work((double)pf_model_config_nparams(&mc), (double)pf_train_config_points(&tc),
+                                   pf_cost_streams(p->orders, p->d_in));
+        st = pf_time_budget_grant(&o.r, o.g, o.k, hash, work, pf_train_config_steps(&tc), o.jobs, &grant);
+        if (grant.limit_s > 0) to.time_limit_s = grant.limit_s;
+        to.step_limit = grant.step_limit;
+        if (st == PF_OK && !o.quiet && o.r.time_budget_s > 0)
+            fprintf(stderr, "pf-train: time budget: %s; predicted %.1f s\n", grant.step_limit ? "the steps it stopped at before"
+                    : grant.replay ? "no limit (it finished before)" : "a limit", grant.predicted_s);
+        if (st == PF_OK && !o.quiet && grant.limit_s > 0) fprintf(stderr, "pf-train: time limit %.1f s\n", grant.limit_s);
+        if (st == PF_OK && !o.quiet && grant.step_limit > 0) fprintf(stderr, "pf-train: step limit %ld\n", grant.step_limit);
+    }
     to.heldout = o.eval && !strcmp(o.eval, "heldout");
     to.physics_check = o.physics_check;
     to.on_progress = o.quiet ? NULL : pf_progress_show_event;
@@ -269,7 +304,9 @@ int main(int argc, char **argv)
                 pf_model_config_nparams(&mc), to.backend->name);
     pf_train_result r;
     if (st == PF_OK && (st = pf_train_run(p, &mc, &tc, &to, &r)) == PF_OK) {
-        st = pf_training_write(o.out, p, &r, norm, hash, o.fidelity, o.budget, o.seed);
+        r.predicted_s = grant.predicted_s;
+        if (o.run) st = pf_time_budget_record(&o.r, o.g, o.k, &r);
+        if (st == PF_OK) st = pf_training_write(o.out, p, &r, norm, hash, o.fidelity, o.budget, o.seed);
         char y[64] = "no y";
         if (r.has_y) snprintf(y, sizeof y, "y %.4e", r.y);
         if (st == PF_OK && !o.quiet)

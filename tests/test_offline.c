@@ -747,6 +747,32 @@ Test(offline, architecture_guided_stabilizes_divergence)
         }
 }
 
+/* A parent stopped by a run's time budget (evidence time_limited) was too
+ * large for the time: architecture-guided narrows it, and says so. */
+Test(offline, architecture_guided_narrows_a_time_limited_parent)
+{
+    char why[8192];
+    const pf_pde *p = pde("burgers_1d");
+    json_t *ex = pf_spec_example(p, PF_FIDELITY_LOW);
+    json_t *arch = json_object_get(ex, "architecture");
+    json_object_set_new(arch, "width", json_integer(96));
+    json_t *ev = json_pack("{s:s,s:b,s:i,s:i,s:f}", "status", "ok", "time_limited", 1, "stopped_at_step", 37, "budget",
+                           1000, "loss_reduction", 1e6);
+    json_t *cx = context(p->name, "low");
+    json_object_set_new(cx, "strategy", json_string("architecture_guided"));
+    json_object_set_new(cx, "parents", json_pack("[o]", parent(ex, 1e-3, "ok", ev)));
+    char *text = NULL;
+    json_t *n = answer_spec(cx, 0, "tl", &text, why, sizeof why);
+    cr_assert_not_null(n, "%s", why);
+    long w = (long)json_integer_value(json_object_get(json_object_get(n, "architecture"), "width"));
+    cr_assert_leq(w, 64, "width %ld after a time-limited parent of width 96", w);
+    cr_assert_not_null(strstr(text, "stopped by the time budget at step 37 of 1000"), "%s", text);
+    free(text);
+    json_decref(n);
+    json_decref(cx);
+    json_decref(ex);
+}
+
 /* Without feedback the operators do not read evidence: a context whose
  * parents carry evidence answers the same as one whose parents do not. */
 Test(offline, no_feedback_ignores_evidence)

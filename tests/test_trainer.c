@@ -352,6 +352,40 @@ Test(trainer, the_time_limit_ends_as_timeout)
     pf_train_result_release(&r);
 }
 
+/* A search's time limit (search/time_budget.h) ends the steps but not the
+ * result: status ok, time_limited, scored where it stopped; and the step it
+ * stopped at, given as a step limit (a replay), gives the same numbers. */
+Test(trainer, a_time_limit_is_scored_and_its_steps_replay_bit_for_bit)
+{
+    const pf_pde *p = pde("poisson_5d");
+    require_pde_data(p);
+    pf_model_config mc;
+    pf_train_config tc;
+    tiny(p, 1000000, &mc, &tc);
+    pf_train_options o = pf_train_options_default();
+    o.time_limit_s = 0.3;
+    pf_train_result a, b;
+    cr_assert_eq(pf_train_run(p, &mc, &tc, &o, &a), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(a.status, PF_TRAIN_OK, "%s", pf_train_status_name(a.status));
+    cr_assert(a.time_limited);
+    cr_assert(a.steps >= 1 && a.steps < 1000000, "%ld steps", a.steps);
+    cr_assert_str_eq(a.stage[0].outcome, "time limit");
+    cr_assert(strstr(a.detail, "time limit"), "%s", a.detail);
+    cr_assert(a.has_y && isfinite(a.y));
+    cr_assert_eq(a.time_limit_s, 0.3);
+    o.time_limit_s = 0;
+    o.step_limit = a.steps;
+    cr_assert_eq(pf_train_run(p, &mc, &tc, &o, &b), PF_OK, "%s", pf_errmsg());
+    cr_assert(b.time_limited);
+    cr_assert_eq(b.steps, a.steps);
+    cr_assert(same(&a.y, &b.y, sizeof a.y), "y %.17g vs %.17g", a.y, b.y);
+    for (int i = 0; i < a.nparam; i++)
+        cr_assert(same(a.param[i].data, b.param[i].data, sizeof(pf_real) * a.param[i].rows * a.param[i].cols),
+                  "parameter %s differs", a.param[i].name);
+    pf_train_result_release(&a);
+    pf_train_result_release(&b);
+}
+
 Test(trainer, a_pde_without_reference_trains_without_y)
 {
     /* KS's reference is generated (make refs): an empty folder of them has none */

@@ -14,9 +14,14 @@
 
 pf_status pf_lock_open(const char *dir, int *fd)
 {
+    return pf_lock_open_named(dir, PF_LOCK_FILE, fd);
+}
+
+pf_status pf_lock_open_named(const char *dir, const char *name, int *fd)
+{
     *fd = -1;
     char path[4200];
-    if (snprintf(path, sizeof path, "%s/" PF_LOCK_FILE, dir) >= (int)sizeof path)
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
         return pf_fail(PF_ERR_IO, "folder name '%s' is too long", dir);
     PF_TRY(pf_mkdirs(dir));
     /* O_NONBLOCK: a FIFO planted there must not block the open */

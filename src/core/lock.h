@@ -35,6 +35,11 @@
  * PF_ERR_IO naming the file on failure (a link or not a regular file too). */
 pf_status pf_lock_open(const char *dir, int *fd);
 
+/* The same for the lock file dir/name: a second lock in a folder, for a
+ * file that processes under the folder's make update in turn (close(fd)
+ * lets it go). */
+pf_status pf_lock_open_named(const char *dir, const char *name, int *fd);
+
 /* Take the lock without waiting: true when it is ours now, false when
  * another process holds it. */
 bool pf_lock_try(int fd);

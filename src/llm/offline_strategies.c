@@ -279,11 +279,18 @@ static json_t *architecture_guided(pf_off *o)
     double params = pf_off_num(ev, "parameters", NAN);
     const char *oc = stage_trouble(ev);
     int acted = 0;
-    if (p->status && !strcmp(p->status, "timeout")) {
+    /* a parent that ran out of time, or that a run's time budget stopped
+     * before its steps were done (TIME_BUDGET: search/time_budget.h), was
+     * too large for the time: a narrower network */
+    bool limited = json_is_true(json_object_get(ev, "time_limited"));
+    if ((p->status && !strcmp(p->status, "timeout")) || limited) {
         json_t *a = pf_off_sec(spec, PF_SK(ARCH));
         long w = (long)pf_off_field_num(a, PF_SK_ARCH_WIDTH);
         json_object_set_new(a, PF_SK(ARCH_WIDTH), json_integer(w > 32 ? w * 2 / 3 : w));
-        pf_off_note(o, "The parent timed out: width %ld -> %ld.", w, w > 32 ? w * 2 / 3 : w);
+        if (limited)
+            pf_off_note(o, "The parent was stopped by the time budget at step %.0f of %.0f: width %ld -> %ld.",
+                        pf_off_num(ev, "stopped_at_step", NAN), pf_off_num(ev, "budget", NAN), w, w > 32 ? w * 2 / 3 : w);
+        else pf_off_note(o, "The parent timed out: width %ld -> %ld.", w, w > 32 ? w * 2 / 3 : w);
         acted = 1;
     }
     if (oc) lbfgs_trouble(o, spec, oc), acted = 1;

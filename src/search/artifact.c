@@ -460,6 +460,7 @@ pf_status pf_final_file_write(const char *path, const pf_final_file *f)
     if (f->eval[0]) json_object_set_new(o, "eval", json_string(f->eval)), keys++;
     if (f->has_report) json_object_set_new(o, "report_mse", json_real(f->report_mse)), keys++;
     if (f->physics_check) json_object_set_new(o, "physics_check", json_incref(f->physics_check)), keys++;
+    if (f->time_budget) json_object_set_new(o, "time_budget", json_incref(f->time_budget)), keys++;
     if (json_array_size(top) != (size_t)f->ntop) json_object_del(o, "top3");
     if (f->ncand && json_array_size(cand) != (size_t)f->ncand) json_object_del(o, "candidates");
     return pf_artifact_finish(path, o, keys);
@@ -548,6 +549,9 @@ static pf_status final_parse(const char *path, const json_t *o, void *out)
     json_t *chk = json_object_get(o, "physics_check");
     if (chk && !json_is_object(chk)) return pf_fail(PF_ERR_INVALID, "'%s': \"physics_check\" needs a map", path);
     f->physics_check = chk ? json_incref(chk) : NULL;
+    json_t *tb = json_object_get(o, "time_budget");
+    if (tb && !json_is_object(tb)) return pf_fail(PF_ERR_INVALID, "'%s': \"time_budget\" needs a map", path);
+    f->time_budget = tb ? json_incref(tb) : NULL;
     const json_t *b = json_object_get(o, "budget");
     pf_run_budget *u = &f->budget;
     PF_TRY(budget_count(path, b, "optimizer_steps", "low_fidelity", &u->steps_low));
@@ -577,6 +581,8 @@ void pf_final_file_release(pf_final_file *f)
 {
     json_decref(f->physics_check);
     f->physics_check = NULL;
+    json_decref(f->time_budget);
+    f->time_budget = NULL;
     json_decref(f->spec);
     free(f->stop_reason);
     f->spec = NULL;

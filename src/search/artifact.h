@@ -52,7 +52,8 @@
 /* ------------------------------------------------------------ context
  *
  * context.json, the run's settings (run.h; one line of JSON, keys in the
- * order pde, method, run, budget, llm, eval, pde_sha256?, data_sha256?).
+ * order pde, method, run, budget, llm, eval, time_budget_s?, pde_sha256?,
+ * data_sha256?; time_budget_s only for a run with TIME_BUDGET).
  */
 
 /* The settings of run `run` of `method` on `pde` (a built-in's name or a
@@ -428,6 +429,7 @@ typedef struct pf_final_file {
     int generations;                 /* generations that ran                        */
     char *stop_reason;
     pf_run_budget budget;
+    json_t *time_budget;             /* a TIME_BUDGET run's (time_budget_file.h pf_time_budget_summary); NULL none */
     char eval[16];                   /* "paper", "heldout" ("" when not recorded)   */
     bool has_report;
     double report_mse;

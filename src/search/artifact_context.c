@@ -119,6 +119,9 @@ pf_status pf_run_context_read(const char *dir, pf_run_context *out)
     if (st == PF_OK && ev && !json_is_string(ev))
         st = pf_fail(PF_ERR_INVALID, "'%s': \"eval\" needs a string (paper or heldout)", path);
     if (st == PF_OK) st = copy_name(path, "eval", ev ? json_string_value(ev) : "paper", out->eval, sizeof out->eval);
+    const json_t *tb = json_object_get(c, "time_budget_s");
+    if (st == PF_OK && tb && !pf_json_int(tb, 1, LONG_MAX, &out->time_budget_s))
+        st = pf_fail(PF_ERR_INVALID, "'%s': \"time_budget_s\" needs a whole number of seconds, 1 or more", path);
     if (st == PF_OK) st = read_sha(path, c, "pde_sha256", out->pde_sha256);
     if (st == PF_OK) st = read_sha(path, c, "data_sha256", out->data_sha256);
     out->run = (int)run;
@@ -164,6 +167,7 @@ char *pf_run_context_text(const pf_run_context *c)
     json_t *o = json_pack("{s:s, s:s, s:i, s:s, s:s, s:s}", "pde", c->pde, "method", c->method, "run", c->run,
                           "budget", c->budget, "llm", c->llm, "eval", c->eval);
     if (!o) return NULL;
+    if (c->time_budget_s > 0) json_object_set_new(o, "time_budget_s", json_integer(c->time_budget_s));
     if (c->pde_sha256[0]) json_object_set_new(o, "pde_sha256", json_string(c->pde_sha256));
     if (c->data_sha256[0]) json_object_set_new(o, "data_sha256", json_string(c->data_sha256));
     char *s = json_dumps(o, JSON_PRESERVE_ORDER);
@@ -221,6 +225,10 @@ bool pf_run_context_settings_differ(const pf_run_context *a, const pf_run_contex
     differ_on("profile", a->budget, b->budget, what, cap, &any);
     differ_on("eval", a->eval, b->eval, what, cap, &any);
     differ_on("llm", a->llm, b->llm, what, cap, &any);
+    char ta[32] = "", tb[32] = "";
+    if (a->time_budget_s > 0) snprintf(ta, sizeof ta, "%ld s", a->time_budget_s);
+    if (b->time_budget_s > 0) snprintf(tb, sizeof tb, "%ld s", b->time_budget_s);
+    differ_on("time budget", ta, tb, what, cap, &any);
     if (differ_on("pde_sha256", a->pde_sha256, b->pde_sha256, NULL, 0, &any) && what && cap) {
         size_t n = strlen(what);
         snprintf(what + n, cap - n, "%sthe .pde file (its SHA-256)", n ? ", " : "");

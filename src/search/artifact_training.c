@@ -109,6 +109,10 @@ json_t *pf_evidence_json(const pf_pde *p, const pf_train_result *r)
     json_object_set_new(e, "detail", json_string(pf_text_sanitize(r->detail, text, sizeof text)));
     json_object_set_new(e, "steps", json_integer(r->steps));
     json_object_set_new(e, "budget", json_integer(r->budget));
+    if (r->time_limited) { /* the search's time budget stopped it (search/time_budget.h) */
+        json_object_set_new(e, "time_limited", json_true());
+        json_object_set_new(e, "stopped_at_step", json_integer(r->steps));
+    }
     json_object_set_new(e, "loss_initial", num(r->loss_first));
     json_object_set_new(e, "loss_final", num(r->loss_last));
     json_object_set_new(e, "loss_reduction", num(r->loss_last > 0 ? r->loss_first / r->loss_last : NAN));
@@ -178,6 +182,8 @@ json_t *pf_evidence_json(const pf_pde *p, const pf_train_result *r)
     json_object_set_new(time, "wall_s", num(r->wall_s));
     json_object_set_new(time, "steps_s", num(r->step_s));
     json_object_set_new(time, "other_s", num(r->other_s));
+    if (r->time_limit_s > 0) json_object_set_new(time, "limit_s", num(r->time_limit_s));
+    if (r->predicted_s > 0) json_object_set_new(time, "predicted_s", num(r->predicted_s));
     json_object_set_new(e, "time", time);
     json_object_set_new(e, "parameters", json_integer((json_int_t)r->nparams));
     json_t *pts = json_object();
@@ -206,7 +212,7 @@ json_t *pf_evidence_json(const pf_pde *p, const pf_train_result *r)
     /* every key above is set unconditionally but causal_min_weight and
      * physics_check: one missing is a value jansson refused, and the
      * evidence is refused too */
-    if (json_object_size(e) != (size_t)(19 + !isnan(r->causal_min) + r->has_check)) {
+    if (json_object_size(e) != (size_t)(19 + !isnan(r->causal_min) + r->has_check + 2 * r->time_limited)) {
         json_decref(e);
         return NULL;
     }

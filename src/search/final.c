@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "llm/method.h"
+#include "search/time_budget_file.h"
 
 /* The fields every final file shares, for the selected design: its spec,
  * MSE, slot, result.h5, the run's settings, and report_mse by the run's
@@ -25,6 +26,7 @@ static pf_status selected(const pf_run *r, pf_final_file *f, const pf_candidate 
     snprintf(f->eval, sizeof f->eval, "%s", pf_eval_mode_name(r->eval));
     f->has_report = true;
     f->report_mse = y; /* paper: one set of points for everything */
+    PF_TRY(pf_time_budget_summary(r, &f->time_budget)); /* TIME_BUDGET: the budget, the time used, the limits */
     if (r->eval == PF_EVAL_HELDOUT) {
         if (!has_report)
             return pf_fail(PF_ERR_INVALID, "%s: the selected design's evidence (%s) has no y_report, but the run "

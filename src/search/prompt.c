@@ -162,7 +162,10 @@ static pf_status budget_of(const json_t *ctx, const pf_budget **b)
     return name ? pf_budget_lookup(name, b) : PF_OK;
 }
 
-static pf_status budget_text(const pf_pde *p, const pf_budget *bud, const char *fidelity, char **out)
+/* The step budget and the limits; a TIME_BUDGET run's time line after them
+ * (search/time_budget.h: throughput and the time left). */
+static pf_status budget_text(const pf_pde *p, const pf_budget *bud, const char *fidelity, const char *time_line,
+                             char **out)
 {
     pf_fidelity fid;
     PF_TRY(pf_fidelity_from_name(fidelity, &fid));
@@ -176,6 +179,7 @@ static pf_status budget_text(const pf_pde *p, const pf_budget *bud, const char *
             "- The design is trained once from a fixed seed and compared by its MSE on %s's fixed reference points.",
             fidelity, grouped(bud->steps[fid], b1), grouped(bud->max_params, b2), grouped(bud->max_points, b3),
             p->name);
+    if (time_line && *time_line) fprintf(f, "\n- %s", time_line);
     fclose(f);
     *out = s;
     return PF_OK;
@@ -244,7 +248,8 @@ static pf_status render_propose(const char *dir, const json_t *ctx, const pf_pde
     PF_TRY(budget_of(ctx, &bud));
     set_owned(vars, "space", pf_spec_describe_budget(p, bud));
     char *budget;
-    PF_TRY(budget_text(p, bud, json_string_value(json_object_get(ctx, "fidelity")), &budget));
+    PF_TRY(budget_text(p, bud, json_string_value(json_object_get(ctx, "fidelity")),
+                       json_string_value(json_object_get(ctx, "time_budget")), &budget));
     set_owned(vars, "budget", budget);
     json_t *k = json_object_get(ctx, "knowledge");
     if (json_array_size(k)) set_owned(vars, "knowledge", knowledge_text(k));

@@ -41,6 +41,7 @@ pf_status pf_run_open(const char *dir, pf_run *r)
         else st = pf_llm_kind_from_name(c.llm, &r->llm);
     }
     r->run = c.run;
+    r->time_budget_s = c.time_budget_s;
     snprintf(r->llm_dir, sizeof r->llm_dir, "%s/llm", r->dir);
     if (st != PF_OK) return pf_fail(st, "%s/context.json: %s", dir, pf_errmsg());
     if (pf_pdefile_is_path(c.pde)) return pf_run_context_check_folder(dir, r->pde->name, c.method, c.run);

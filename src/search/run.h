@@ -56,6 +56,7 @@ typedef struct pf_run {
     const pf_budget *budget;
     pf_llm_kind llm;          /* PF_LLM_AUTO when the context says "auto" */
     pf_eval_mode eval;
+    long time_budget_s;       /* the run's wall-clock budget in seconds, 0 none */
     char llm_dir[2100];       /* dir/llm: the transcripts */
 } pf_run;
 
@@ -68,6 +69,7 @@ typedef struct pf_run_context {
     char method[64], budget[32], llm[16];
     char eval[16];            /* "paper" when the file has none */
     int run;
+    long time_budget_s;       /* TIME_BUDGET in seconds (search/time_budget.h); 0 none */
     char pde_sha256[PF_SHA256_HEX];  /* a .pde file's SHA-256 ("" for a built-in PDE) */
     char data_sha256[PF_SHA256_HEX]; /* its data files' (pdefile/fingerprint.h; "" when none) */
 } pf_run_context;

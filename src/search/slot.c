@@ -12,6 +12,7 @@
 #include "search/context.h"
 #include "search/prompt.h"
 #include "search/propose.h"
+#include "search/time_budget_file.h"
 
 #define SAY(...) (done ? (void)snprintf(done, cap, __VA_ARGS__) : (void)0)
 
@@ -81,6 +82,9 @@ pf_status pf_slot_search(const pf_run *r, int g, int k, const char *slot, const 
         (st = pf_knowledge_file_read(path, &kb)) == PF_OK)
         in.knowledge = kb;
     if (st == PF_OK) st = pf_context_propose(&in, &ctx);
+    char line[1024];
+    if (st == PF_OK && r->time_budget_s > 0 && (st = pf_time_budget_prompt(r, g, line, sizeof line)) == PF_OK)
+        json_object_set_new(ctx, "time_budget", json_string(line)); /* the recorded line: a replay asks the same */
 
     pf_llm_options o;
     pf_llm_provider *llm = NULL;

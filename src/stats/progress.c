@@ -111,8 +111,10 @@ static pf_status tally_run(const char *dir, pf_method m, run_tally *t)
 static pf_status asked_context(const pf_study *s, int p, const char *method, pf_run_context *asked)
 {
     const char *pde = s->pde_args ? s->pde_args[p] : s->pdes[p];
-    return pf_run_context_init(asked, pde, method, 0, s->budget->name, s->llm ? s->llm : "offline",
-                               s->eval ? s->eval : "paper");
+    PF_TRY(pf_run_context_init(asked, pde, method, 0, s->budget->name, s->llm ? s->llm : "offline",
+                               s->eval ? s->eval : "paper"));
+    asked->time_budget_s = s->time_budget_s;
+    return PF_OK;
 }
 
 /* Whether run dir was made with other settings than asked (a field the

@@ -35,6 +35,7 @@ typedef struct pf_study {
     int npdes, nmethods, nruns; /* the three lists' lengths        */
     const pf_budget *budget;    /* the study's profile             */
     const char *llm, *eval;     /* the study's LLM and EVAL (NULL: any) */
+    long time_budget_s;         /* the study's TIME_BUDGET in seconds (0: none) */
     const char *const *pde_args; /* the PDEs as given (a .pde file's path;
                                   * NULL: pdes), whose hashes are compared */
 } pf_study;

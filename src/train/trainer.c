@@ -424,6 +424,13 @@ static bool out_of_time(run *R)
                  R->o->timeout_s, R->step);
         return true;
     }
+    /* a search's time budget (or the step it stopped at before, on a
+     * replay): the training ends here and is scored as it stands */
+    if ((R->o->time_limit_s > 0 && now() - R->t0 >= R->o->time_limit_s) ||
+        (R->o->step_limit > 0 && R->step >= R->o->step_limit)) {
+        R->r->time_limited = true;
+        return true;
+    }
     return false;
 }
 
@@ -1021,6 +1028,7 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
     r->backend = R.be->name;
     R.be->info(&r->device);
     R.total_steps = r->budget = pf_train_config_steps(tc);
+    r->time_limit_s = o->time_limit_s;
     pf_status st = setup(&R, p, mc);
     if (st == PF_OK) st = load_reference(&R, p);
     if (st == PF_OK) st = first_pass(&R);
@@ -1038,11 +1046,16 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
     }
     for (int i = 0; i < tc->nstages; i++)
         if (r->stage[i].done < r->stage[i].planned && !strcmp(r->stage[i].outcome, "completed"))
-            r->stage[i].outcome = r->status == PF_TRAIN_OK ? "not reached" : pf_train_status_name(r->status);
+            r->stage[i].outcome = r->status != PF_TRAIN_OK ? pf_train_status_name(r->status)
+                                  : r->time_limited        ? "time limit"
+                                                           : "not reached";
     if (st == PF_OK) {
         r->steps = R.step;
         if (r->status == PF_TRAIN_NAN || r->status == PF_TRAIN_DIVERGED)
             R.be->copy(pf_graph_params(R.t->g), R.good, R.t->nmodel);
+        else if (r->status == PF_TRAIN_OK && r->time_limited)
+            snprintf(r->detail, sizeof r->detail, "trained %ld of %ld steps: stopped by its time limit", R.step,
+                     r->budget);
         else if (r->status == PF_TRAIN_OK)
             snprintf(r->detail, sizeof r->detail, "trained %ld of %ld steps", R.step, r->budget);
         /* one pass at the final state; the state after the last update is

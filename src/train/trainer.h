@@ -17,6 +17,7 @@
  * training that goes wrong is a RESULT: NaN or Inf in the loss or the
  * gradient ends it with status nan, a loss above `diverge_factor`
  * (PF_TRAIN_DIVERGED_FACTOR) times its starting value with status diverged, the wall-clock limit with status timeout; the
+ * search's time limit (time_limit_s, step_limit) ends it with status ok and time_limited, scored where it stopped; the
  * network then goes back to the last parameters whose loss was finite, and
  * everything below is still filled in from there.
  *
@@ -179,7 +180,13 @@ typedef void (*pf_train_progress_fn)(const pf_train_progress *e, void *user);
 
 typedef struct pf_train_options {
     uint64_t seed;
-    double timeout_s;     /* wall-clock limit, 0 = none */
+    double timeout_s;     /* wall-clock limit, 0 = none: a failure (status timeout) */
+    double time_limit_s;  /* a search's time budget for this training (search/time_budget.h),
+                             0 = none: the steps stop once this many seconds have passed
+                             since the start and the training is scored as it stands
+                             (status ok, time_limited) */
+    long step_limit;      /* the same at a number of steps, 0 = none: a replay of a
+                             budgeted run stops where the original stopped */
     double diverge_factor;/* loss / starting loss that counts as divergence
                              (PF_TRAIN_DIVERGED_FACTOR; INFINITY: never) */
     pf_train_progress_fn on_progress; /* progress events (NULL: none; see above) */
@@ -235,6 +242,10 @@ typedef struct pf_train_result {
     char detail[320];            /* one sentence: how the run ended */
     long budget, steps;          /* planned and performed optimizer steps */
     double wall_s, step_s, other_s; /* total, inside steps, outside (sampling, probes, eval) */
+    bool time_limited;           /* stopped by time_limit_s or step_limit at `steps` */
+    double time_limit_s;         /* the time limit applied (options' time_limit_s; 0 none) */
+    double predicted_s;          /* the caller's prediction of wall_s (search/time_budget.h;
+                                    0 none): kept for the evidence */
     const char *backend;         /* "cpu", "cuda" */
     pf_device_info device;       /* where it trained */
     size_t nparams;              /* trainable network scalars */
