@@ -13,7 +13,6 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +23,9 @@
 #include "search/artifact.h"
 #include "spec/spec.h"
 #include "tensor/device.h"
+#include "tensor/threads.h"
 #include "train/progress_show.h"
 #include "train/trainer.h"
-
-extern void openblas_set_num_threads(int);
 
 #define PF_TRAIN_MAX_THREADS 1024
 
@@ -49,7 +47,7 @@ static void usage(FILE *to)
             "usage: pf-train SPEC --pde P --fidelity low|high|baseline --seed S --out DIR [--budget paper|quick|smoke]\n"
             "                [--eval paper|heldout] [--physics-check] [MACHINE...]\n"
             "       pf-train --run DIR --generation G|hifi --slot K [MACHINE...]\n"
-            "MACHINE: [--device cpu|cuda|auto] [--threads T] [--timeout SECONDS] [--progress-every N] [--quiet]\n"
+            "MACHINE: [--device cpu|cuda|auto] [--threads T|auto] [--timeout SECONDS] [--progress-every N] [--quiet]\n"
             "Trains the AlgorithmSpec in SPEC (JSON; - for stdin; or a pf-propose proposal, *.proposal.msgpack,\n"
             "which names its PDE: --pde may then be left out, and one that differs is refused) on PDE P and writes\n"
             "DIR/result.h5 (loss curves per term, evaluation MSE curve, predictions at the evaluation points, final\n"
@@ -70,6 +68,11 @@ static void usage(FILE *to)
             "--device: where to train (default: $PF_DEVICE, else auto = cuda when this build has it and a GPU is\n"
             "visible, else cpu); the evidence records it. Progress on stderr: a bar on a terminal, else a line\n"
             "every N steps (default: a tenth of the run).\n"
+            "--threads: CPU threads (default auto: under make -j, this training's job slot plus the free ones\n"
+            "taken from make's jobserver, given back at exit, for a recipe marked '+'; else every CPU this\n"
+            "process may use, as its affinity mask and cgroup quota say). Idle threads sleep\n"
+            "(OMP_WAIT_POLICY=passive unless the environment sets it). Sums depend on the thread count in\n"
+            "their last bits: only a fixed count repeats a training bit for bit.\n"
             "Exit codes: 0 trained (whatever the status: ok, nan, diverged, timeout), 1 setup or I/O failure,\n"
             "2 bad usage, unknown PDE or invalid spec.\n", pf_method_names(PF_MF_BASELINE, 0, "|", "|", b, sizeof b));
 }
@@ -144,9 +147,9 @@ static int parse(int argc, char **argv, opts *o)
             break;
         case 'P': o->physics_check = 1; break;
         case 't':
-            if (pf_parse_long(optarg, 1, PF_TRAIN_MAX_THREADS, &v) != PF_OK)
-                return bad("--threads wants an integer in 1..1024, not '%s'", optarg);
-            o->threads = (int)v;
+            if (strcmp(optarg, "auto") && pf_parse_long(optarg, 1, PF_TRAIN_MAX_THREADS, &v) != PF_OK)
+                return bad("--threads wants auto or an integer in 1..1024, not '%s'", optarg);
+            o->threads = strcmp(optarg, "auto") ? (int)v : 0; /* 0: auto */
             break;
         case 'T':
             errno = 0;
@@ -176,6 +179,7 @@ static int parse(int argc, char **argv, opts *o)
 
 int main(int argc, char **argv)
 {
+    pf_threads_passive_wait(argv, "pf-train");
     opts o;
     int rc = parse(argc, argv, &o);
     if (rc) return rc < 0 ? 0 : rc;
@@ -200,10 +204,7 @@ int main(int argc, char **argv)
         json_decref(raw);
         return rc;
     }
-    if (o.threads) {
-        omp_set_num_threads(o.threads);
-        openblas_set_num_threads(o.threads);
-    }
+    pf_threads_set(o.threads ? o.threads : pf_threads_auto("pf-train"));
     json_t *norm = NULL;
     char hash[PF_SPEC_HASH_HEX];
     pf_model_config mc;
