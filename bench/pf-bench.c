@@ -659,9 +659,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "pf-bench: %s\n", pf_errmsg());
         return 2;
     }
+    pf_threads_set(threads); /* before the device's name, which counts them */
     pf_device_info info;
     bench_be->info(&info);
-    pf_threads_set(threads);
     FILE *js = out ? fopen(out, "w") : NULL;
     if (out && !js) {
         fprintf(stderr, "pf-bench: cannot write '%s'\n", out);

@@ -70,9 +70,8 @@ static void usage(FILE *to)
             "every N steps (default: a tenth of the run).\n"
             "--threads: CPU threads (default auto: under make -j, this training's job slot plus the free ones\n"
             "taken from make's jobserver, given back at exit, for a recipe marked '+'; else every CPU this\n"
-            "process may use, as its affinity mask and cgroup quota say). Idle threads sleep\n"
-            "(OMP_WAIT_POLICY=passive unless the environment sets it). Sums depend on the thread count in\n"
-            "their last bits: only a fixed count repeats a training bit for bit.\n"
+            "process may use, as its affinity mask and cgroup quota say; on a GPU, 1). Idle threads sleep\n"
+            "(OMP_WAIT_POLICY=passive unless the environment sets it). Results do not depend on the count.\n"
             "Exit codes: 0 trained (whatever the status: ok, nan, diverged, timeout), 1 setup or I/O failure,\n"
             "2 bad usage, unknown PDE or invalid spec.\n", pf_method_names(PF_MF_BASELINE, 0, "|", "|", b, sizeof b));
 }
@@ -204,7 +203,6 @@ int main(int argc, char **argv)
         json_decref(raw);
         return rc;
     }
-    pf_threads_set(o.threads ? o.threads : pf_threads_auto("pf-train"));
     json_t *norm = NULL;
     char hash[PF_SPEC_HASH_HEX];
     pf_model_config mc;
@@ -224,6 +222,8 @@ int main(int argc, char **argv)
     pf_train_options to = pf_train_options_default();
     pf_status st = pf_mkdirs(o.out);
     if (st == PF_OK && (st = pf_device_open(o.device, &to.backend)) != PF_OK) rc = 2;
+    if (st == PF_OK) /* auto on a GPU: this job's own slot, no more */
+        pf_threads_set(o.threads ? o.threads : strcmp(to.backend->name, "cpu") ? 1 : pf_threads_auto("pf-train"));
     pf_progress_show pr = pf_progress_show_init(o.every);
     to.seed = o.seed;
     to.timeout_s = o.timeout;
