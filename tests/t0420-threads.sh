@@ -52,4 +52,26 @@ EOF
 expect_rc 0 "two trainings under make -j2" env -u MAKEFLAGS -u MAKELEVEL make -s -j2 -f "$tmp/Makefile2"
 check "both trained" test -s "$tmp/one/result.h5" -a -s "$tmp/two/result.h5"
 check "make lost no token" sh -c "! grep -qi 'jobserver\|tokens' '$tmp/err'"
+
+# the pipeline: TRAIN_THREADS=auto gives a TRAIN_THREADS=1 run's results, bit for bit
+search() { # search THREADS ROOT [MAKE OPTION]
+    make -s -C "$ROOT" --no-print-directory BUILD="$BUILD" PDE=poisson_5d RUN=0 METHOD=vanilla PROFILE=smoke \
+        TRAIN_THREADS="$1" RUNS_ROOT="$2" -j2 ${3:-} search
+}
+expect_rc 2 "TRAIN_THREADS: a word other than auto" search many "$tmp/rx"
+check "TRAIN_THREADS: says what it may be" grep -q "TRAIN_THREADS='many': a number of threads, 1 or more, or auto" "$tmp/err"
+expect_rc 0 "make -n with TRAIN_THREADS=auto" search auto "$tmp/rn" -n
+check "make -n with TRAIN_THREADS=auto: no training ran" sh -c "! find '$tmp/rn' -name evidence.msgpack 2>/dev/null | grep -q ."
+expect_rc 0 "a vanilla smoke run, TRAIN_THREADS=1" search 1 "$tmp/r1"
+expect_rc 0 "the same, TRAIN_THREADS=auto" search auto "$tmp/ra"
+check "TRAIN_THREADS=auto: make lost no token" sh -c "! grep -qi 'jobserver\|tokens' '$tmp/err'"
+same=0
+for k in 0 1 2 3 4; do
+    for r in r1 ra; do
+        "$BIN/pf-inspect" "$tmp/$r/poisson_5d/vanilla/run0/gen00/cand$k/evidence.msgpack" |
+            grep -v 'steps_per_second\|wall_s\|steps_s\|other_s\|"threads"\|"name": "CPU' >"$tmp/$r.$k"
+    done
+    [ -s "$tmp/r1.$k" ] && cmp -s "$tmp/r1.$k" "$tmp/ra.$k" && same=$((same + 1))
+done
+eq "the five candidates' evidence, but for times and thread counts, identical" "$same" 5
 finish
