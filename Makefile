@@ -352,7 +352,7 @@ data_skips = c=$$(grep -c '\# SKIP data missing:' $(DATA_SKIPS).tap 2>/dev/null)
 test-run: all $(TEST_BIN) $(if $(filter 1,$(USE_CUDA)),$(GPU_TEST_BIN)) test-deps
 	@echo "== tests ($(PRECISION)$(if $(filter 1,$(SANITIZE)), + sanitizers), $(if $(filter 1,$(USE_CUDA)),with,without) the CUDA backend) =="
 	$(Q)rm -f $(DATA_SKIPS).tap $(DATA_SKIPS).log; \
-	  $(san_reset) $(SAN_ENV) OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(TEST_BIN) --jobs $(TEST_JOBS) --tap=$(DATA_SKIPS).tap $(TEST_ARGS); \
+	  $(san_reset) $(SAN_ENV) OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(TEST_BIN) --jobs $(TEST_JOBS) --tap=$(DATA_SKIPS).tap $(TEST_ARGS); \
 	  rc=$$?; $(call san_check,pf-tests); [ $$rc -eq 0 ] || { $(data_skips); }; exit $$rc
 	$(Q)for t in $(TEST_SH); do PF_DATA_SKIPS=$(DATA_SKIPS).log $(SAN_ENV) OMP_NUM_THREADS=1 $$t $(BUILD)/bin $(PRECISION) || \
 	  { $(data_skips); exit 1; }; $(call san_check,$$t); done

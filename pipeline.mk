@@ -25,7 +25,10 @@
 #   EVAL      paper (default: one set of evaluation points steers and reports, as the
 #             paper) or heldout (a fixed stratified half steers the search and the final
 #             choice; final.msgpack's report_mse is the other half's)
-#   TRAIN_THREADS  threads per training (default 1; with -j N, N trainings run at once)
+#   TRAIN_THREADS  threads per training (default 1; with -j N, N trainings run at once), or auto:
+#             each training also takes the job slots -j N leaves free (make's jobserver, given
+#             back when it ends), so the last trainings of a generation use the idle cores;
+#             threads change sums in their last bits, so only a number repeats bit for bit
 #   TIME_BUDGET    a wall-clock budget per run (45m, 2h, 90s, 300): each training gets a time
 #             limit from what is left (src/search/time_budget.h; RUN/time_budget.json) and
 #             is scored where it stopped; part of context.json (docs/search.md, "Time budget")
@@ -118,8 +121,9 @@ $(if $(filter-out 1,$(words $(PROFILE)))$(filter-out paper quick smoke,$(PROFILE
   paper, quick or smoke))
 $(if $(filter-out 1,$(words $(LLM)))$(filter-out offline http replay,$(LLM)),$(error LLM='$(LLM)': offline, \
   http or replay))
-$(if $(filter-out 1,$(words $(TRAIN_THREADS)))$(call pf_not_number,$(TRAIN_THREADS))$(filter 0,$(TRAIN_THREADS)),$(error \
-  TRAIN_THREADS='$(TRAIN_THREADS)': a number of threads, 1 or more))
+$(if $(filter-out auto,$(TRAIN_THREADS)),$(if $(filter-out 1,$(words $(TRAIN_THREADS)))$(call \
+  pf_not_number,$(TRAIN_THREADS))$(filter 0,$(TRAIN_THREADS)),$(error \
+  TRAIN_THREADS='$(TRAIN_THREADS)': a number of threads, 1 or more, or auto)))
 $(if $(TIME_BUDGET),$(if $(filter-out 1,$(words $(TIME_BUDGET)))$(call pf_strip,$(call pf_strip,$(TIME_BUDGET),$(pf_digits)),s m   h),$(error TIME_BUDGET='$(TIME_BUDGET)': a wall-clock budget per run such as 45m, 2h, 90s or 300 (seconds))))
 $(call pf_check_word,RUNS_ROOT,$(RUNS_ROOT))
 $(call pf_check_word,REPORTS_ROOT,$(REPORTS_ROOT))
@@ -176,6 +180,9 @@ SLURM_TIME_quick_baseline := 1:00:00
 SLURM_TIME_smoke_low := 0:10:00
 SLURM_TIME_smoke_high := 0:10:00
 SLURM_TIME_smoke_baseline := 0:10:00
+# TRAIN_THREADS=auto: make passes its jobserver only to a recipe marked '+'
+# (never under -n, which must run nothing).
+train_prefix = $(if $(filter auto,$(TRAIN_THREADS)),$(if $(findstring n,$(firstword -$(MAKEFLAGS))),,+))
 launch = LAUNCH=$(LAUNCH) TRAIN_THREADS=$(TRAIN_THREADS) PF_DEVICE=$(DEVICE) PF_SLURM_PARTITION=$(SLURM_PARTITION) \
   PF_SLURM_ACCOUNT=$(SLURM_ACCOUNT) PF_SLURM_ARGS="$(SLURM_ARGS)" \
   scripts/launch.sh $(1) $(or $(SLURM_TIME),$(SLURM_TIME_$(PROFILE)_$(2)),1:00:00) --
@@ -231,7 +238,7 @@ $(call run_dir,$(1),$(2),$(3))/hifi/top$(4).proposal.msgpack: $(call run_dir,$(1
 	$(Q)$(B)/pf-final --run $(call run_dir,$(1),$(2),$(3)) --last-generation $(LAST) --hifi-proposal $(4)
 
 $(call run_dir,$(1),$(2),$(3))/hifi/top$(4)/evidence.msgpack $(call run_dir,$(1),$(2),$(3))/hifi/top$(4)/result.h5 &: $(call run_dir,$(1),$(2),$(3))/hifi/top$(4).proposal.msgpack | $(TOOLS)
-	$(Q)$(call launch,$$(@D),high) $(B)/pf-train --run $(call run_dir,$(1),$(2),$(3)) --generation hifi --slot $(4) \
+	$(train_prefix)$(Q)$(call launch,$$(@D),high) $(B)/pf-train --run $(call run_dir,$(1),$(2),$(3)) --generation hifi --slot $(4) \
 	  --threads $(TRAIN_THREADS) --jobs $$(pf_jobs) --progress-every 1000000000
 
 endef
@@ -258,7 +265,7 @@ $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5).proposal.msgpack: $(
 	$(Q)$(B)/pf-propose --run $(call run_dir,$(1),$(2),$(3)) --generation $(4) --slot $(5)
 
 $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5)/evidence.msgpack $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5)/result.h5 &: $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5).proposal.msgpack | $(TOOLS)
-	$(Q)$(call launch,$$(@D),low) $(B)/pf-train --run $(call run_dir,$(1),$(2),$(3)) --generation $(4) --slot $(5) \
+	$(train_prefix)$(Q)$(call launch,$$(@D),low) $(B)/pf-train --run $(call run_dir,$(1),$(2),$(3)) --generation $(4) --slot $(5) \
 	  --threads $(TRAIN_THREADS) --jobs $$(pf_jobs) --progress-every 1000000000
 
 endef
@@ -293,7 +300,7 @@ $(call cand_dir,$(1),$(2),$(3),$(4)).proposal.msgpack: $(call run_dir,$(1),$(2),
 	$(Q)$(B)/pf-propose --run $(call run_dir,$(1),$(2),$(3)) --generation $(call cand_g,$(4)) --slot $(call cand_k,$(4))
 
 $(call cand_dir,$(1),$(2),$(3),$(4))/evidence.msgpack $(call cand_dir,$(1),$(2),$(3),$(4))/result.h5 &: $(call cand_dir,$(1),$(2),$(3),$(4)).proposal.msgpack | $(TOOLS)
-	$(Q)$(call launch,$$(@D),baseline) $(B)/pf-train --run $(call run_dir,$(1),$(2),$(3)) --generation $(call cand_g,$(4)) \
+	$(train_prefix)$(Q)$(call launch,$$(@D),baseline) $(B)/pf-train --run $(call run_dir,$(1),$(2),$(3)) --generation $(call cand_g,$(4)) \
 	  --slot $(call cand_k,$(4)) --threads $(TRAIN_THREADS) --jobs $$(pf_jobs) --progress-every 1000000000
 
 endef

@@ -15,6 +15,11 @@
  * compared with our own bench/torch_pinnsformer_step.py; it has no such
  * bound (attention is no GEMM), so its bound columns print "-".
  *
+ * The loaded columns: the same rounds again, ours and the comparator's, with
+ * two busy-loop processes of our own spinning beside them (forked here,
+ * stopped by PID when the case is done, or at exit), as when other work
+ * shares the cores (--no-loaded skips them).
+ *
  * Then whole candidates: pf-train runs data/specs/typical.json (4 x 64 tanh,
  * 4,096 Sobol points with RAD, Adam 900 + L-BFGS 100) at low fidelity on
  * poisson_5d and burgers_1d, and the line gives the process's wall time, the
@@ -25,12 +30,14 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
-#include <omp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -42,9 +49,8 @@
 #include "search/artifact.h"
 #include "tensor/device.h"
 #include "tensor/graph.h"
+#include "tensor/threads.h"
 #include "train/adam.h"
-
-extern void openblas_set_num_threads(int);
 
 typedef enum { PDE_BURGERS, PDE_POISSON5D, PDE_KS } pde_kind;
 
@@ -476,12 +482,83 @@ static int time_candidate(const char *train, const char *spec, const char *pde, 
     return 0;
 }
 
+/* The loaded columns' load: busy-loop processes, stopped by PID. */
+enum { NBUSY = 2 };
+static pid_t busy_pid[NBUSY];
+
+static void busy_stop(void)
+{
+    for (int i = 0; i < NBUSY; i++)
+        if (busy_pid[i] > 0) {
+            kill(busy_pid[i], SIGTERM);
+            waitpid(busy_pid[i], NULL, 0);
+            busy_pid[i] = 0;
+        }
+}
+
+static bool busy_start(void)
+{
+    static bool registered;
+    if (!registered) atexit(busy_stop), registered = true;
+    fflush(NULL);
+    for (int i = 0; i < NBUSY; i++) {
+        pid_t pid = fork();
+        if (pid < 0) {
+            perror("pf-bench: fork of a busy loop");
+            busy_stop();
+            return false;
+        }
+        if (pid == 0) { /* spin until told to stop, or until pf-bench dies */
+            prctl(PR_SET_PDEATHSIG, SIGTERM);
+            if (getppid() == 1) _exit(0);
+            for (volatile unsigned long x = 0;; x++) continue;
+        }
+        busy_pid[i] = pid;
+    }
+    return true;
+}
+
+/* A case's medians: ours, the comparator's (NaN without), its compiled form's. */
+typedef struct medians {
+    double ms, tms, cms, bound, loss;
+    int nt, nc;
+    size_t np;
+    long tnp;
+    char why[320];
+} medians;
+
+/* Each round: our steps, the comparator's, the GEMM bound; medians over
+ * rounds, so a burst of load on a shared machine moves little. */
+static void measure(const bench_case *c, const char *cmp, int nr, int torch, int compiled, int threads, int warmup,
+                    int steps, medians *m)
+{
+    double ours[16], theirs[16], comp[16], bounds[16];
+    *m = (medians){.tnp = -1};
+    for (int r = 0; r < nr; r++) {
+        ours[r] = time_engine(c, warmup, steps, &m->loss, &m->np);
+        if (torch) {
+            double t = time_torch(cmp, c, threads, warmup, steps, 0, &m->tnp, NULL, 0);
+            if (t > 0) theirs[m->nt++] = t;
+        }
+        if (torch && compiled) {
+            double t = time_torch(cmp, c, threads, warmup, steps, 1, &m->tnp, m->why, sizeof m->why);
+            if (t > 0) comp[m->nc++] = t;
+        }
+        bounds[r] = is_seq(c) ? NAN : gemm_bound_ms(c);
+    }
+    m->ms = median(ours, nr);
+    m->tms = m->nt ? median(theirs, m->nt) : NAN;
+    m->cms = m->nc ? median(comp, m->nc) : NAN;
+    m->bound = is_seq(c) ? NAN : median(bounds, nr);
+}
+
 static void usage(FILE *to)
 {
     fprintf(to,
             "usage: pf-bench [--out FILE] [--cases a,b,...] [--rounds R] [--steps N]\n"
             "                [--warmup N] [--threads T] [--torch SCRIPT | --no-torch]\n"
             "                [--profile] [--chunk-kib K] [--device cpu|cuda|auto] [--compile]\n"
+            "                [--no-loaded]\n"
             "Times full training steps (forward, backward, Adam) of the engine on the\n"
             "comparator's cases, alternating with the PyTorch comparator (run with\n"
             "--threads T --blas-threads 1), and prints case, our median ms/step,\n"
@@ -490,6 +567,10 @@ static void usage(FILE *to)
             "The comparators are ours, relative to the repository root (run pf-bench\n"
             "there, as make bench does): the pinnsformer case (PINNsFormer, burgers_1d)\n"
             "is compared with " SEQ_TORCH_SCRIPT ", the others with --torch.\n"
+            "Each case runs again beside two busy-loop processes that pf-bench starts\n"
+            "and stops (ld_ms, ld_torch, ld_ratio: the same medians under that load;\n"
+            "--no-loaded skips it). Idle OpenMP threads sleep (OMP_WAIT_POLICY=passive\n"
+            "unless the environment sets it).\n"
             "--profile prints the time per graph node (stderr); --chunk-kib sets the\n"
             "graph's chunk size (0: no chunks; default: the graph's own).\n"
             "Then one full low-fidelity candidate (pf-train on data/specs/typical.json)\n"
@@ -523,8 +604,9 @@ int main(int argc, char **argv)
 {
     const char *out = NULL, *only = NULL, *script = getenv("PF_TORCH_BENCH");
     const char *candidates = "poisson_5d,burgers_1d";
-    int rounds = 5, steps = 25, warmup = 5, threads = 2, torch = 1, compiled = 0;
+    int rounds = 5, steps = 25, warmup = 5, threads = 2, torch = 1, compiled = 0, loaded = 1;
     const char *device = NULL;
+    pf_threads_passive_wait(argv, "pf-bench");
     if (!script || !*script) script = MLP_TORCH_SCRIPT;
     static const struct option opts[] = {
         {"out", required_argument, 0, 'o'},    {"cases", required_argument, 0, 'c'},
@@ -533,7 +615,7 @@ int main(int argc, char **argv)
         {"torch", required_argument, 0, 'T'},  {"no-torch", no_argument, 0, 'N'},
         {"profile", no_argument, 0, 'P'},      {"chunk-kib", required_argument, 0, 'k'},
         {"candidates", required_argument, 0, 'C'}, {"device", required_argument, 0, 'd'},
-        {"compile", no_argument, 0, 'x'},
+        {"compile", no_argument, 0, 'x'},      {"no-loaded", no_argument, 0, 'L'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int ch;
@@ -547,6 +629,7 @@ int main(int argc, char **argv)
         case 't': if (!int_opt("--threads", optarg, 1, 1024, &threads)) return 2; break;
         case 'T': script = optarg; break;
         case 'N': torch = 0; break;
+        case 'L': loaded = 0; break;
         case 'P': profile_ops = 1; break;
         case 'k':
             if (pf_parse_long(optarg, 0, LONG_MAX / 1024, &chunk_kib) != PF_OK) {
@@ -576,10 +659,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "pf-bench: %s\n", pf_errmsg());
         return 2;
     }
+    pf_threads_set(threads); /* before the device's name, which counts them */
     pf_device_info info;
     bench_be->info(&info);
-    omp_set_num_threads(threads);
-    openblas_set_num_threads(threads);
     FILE *js = out ? fopen(out, "w") : NULL;
     if (out && !js) {
         fprintf(stderr, "pf-bench: cannot write '%s'\n", out);
@@ -588,31 +670,25 @@ int main(int argc, char **argv)
     fprintf(stderr, "pf-bench: %s on %s (%s), %d threads, %d rounds x %d steps (after %d warm-up)\n",
             PF_REAL_NAME, bench_be->name, info.name, threads, rounds, steps, warmup);
     if (torch) torch_python(); /* probed once, before the first case */
-    printf("%-24s %10s %10s %7s %10s %7s %9s %10s %8s\n", "case", "ms/step", "torch_ms",
-           "ratio", "torch_c_ms", "ratio_c", "GFLOP/s", "bound_ms", "x_bound");
+    printf("%-24s %10s %10s %7s %10s %7s %9s %10s %8s %10s %10s %8s\n", "case", "ms/step", "torch_ms",
+           "ratio", "torch_c_ms", "ratio_c", "GFLOP/s", "bound_ms", "x_bound", "ld_ms", "ld_torch", "ld_ratio");
     for (int i = 0; i < NCASES; i++) {
         const bench_case *c = &cases[i];
         if (!selected(only, c->name)) continue;
-        /* each round: our steps, the comparator's, the GEMM bound; medians
-         * over rounds, so a burst of load on a shared machine moves little */
-        double ours[16], theirs[16], comp[16], bounds[16], loss = 0;
-        int nt = 0, nc = 0, nr = rounds < 16 ? rounds : 16;
-        size_t np = 0;
-        long tnp = -1;
-        char why[320] = "";
+        int nr = rounds < 16 ? rounds : 16;
         const char *cmp = is_seq(c) ? SEQ_TORCH_SCRIPT : script;
-        for (int r = 0; r < nr; r++) {
-            ours[r] = time_engine(c, warmup, steps, &loss, &np);
-            if (torch) {
-                double t = time_torch(cmp, c, threads, warmup, steps, 0, &tnp, NULL, 0);
-                if (t > 0) theirs[nt++] = t;
-            }
-            if (torch && compiled) {
-                double t = time_torch(cmp, c, threads, warmup, steps, 1, &tnp, why, sizeof why);
-                if (t > 0) comp[nc++] = t;
-            }
-            bounds[r] = is_seq(c) ? NAN : gemm_bound_ms(c);
+        medians q, ld = {.ms = NAN, .tms = NAN};
+        measure(c, cmp, nr, torch, compiled, threads, warmup, steps, &q);
+        if (loaded) {
+            if (!busy_start()) return 1;
+            measure(c, cmp, nr, torch, 0, threads, warmup, steps, &ld);
+            busy_stop();
         }
+        size_t np = q.np;
+        long tnp = q.tnp;
+        int nt = q.nt, nc = q.nc;
+        double loss = q.loss;
+        const char *why = q.why;
         fprintf(stderr, "pf-bench: %s: %zu trainable parameters, the comparator's %ld%s\n", c->name, np, tnp,
                 tnp >= 0 && (size_t)tnp != np ? " (DIFFERENT networks)" : "");
         if (torch && nt == 0) {
@@ -623,14 +699,14 @@ int main(int argc, char **argv)
         if (torch && compiled && nc == 0)
             fprintf(stderr, "pf-bench: %s: no compiled PyTorch time (%s)\n", c->name,
                     why[0] ? why : "the comparator failed with --compile; run it by hand to see why");
-        double ms = median(ours, nr), tms = nt ? median(theirs, nt) : NAN;
-        double cms = nc ? median(comp, nc) : NAN;
-        double bound = is_seq(c) ? NAN : median(bounds, nr), gf = is_seq(c) ? NAN : taylor_min_flop(c) * 1e-9;
+        double ms = q.ms, tms = q.tms, cms = q.cms, bound = q.bound;
+        double gf = is_seq(c) ? NAN : taylor_min_flop(c) * 1e-9;
         printf("%-24s %10.3f %10.2f %7.2f %10.2f %7.2f ", c->name, ms, tms, tms / ms, cms, cms / ms);
         if (is_seq(c)) /* no GEMM bound for a network with attention (taylor_min_flop) */
-            printf("%9s %10s %8s\n", "-", "-", "-");
+            printf("%9s %10s %8s", "-", "-", "-");
         else
-            printf("%9.1f %10.2f %8.2f\n", gf / (ms * 1e-3), bound, ms / bound);
+            printf("%9.1f %10.2f %8.2f", gf / (ms * 1e-3), bound, ms / bound);
+        printf(" %10.3f %10.2f %8.2f\n", ld.ms, ld.tms, ld.tms / ld.ms);
         fflush(stdout);
         if (js)
             fprintf(js,
@@ -638,11 +714,13 @@ int main(int argc, char **argv)
                     "\"torch_compile_ms\":%.3f,\"ratio_compile\":%.3f,\"bound_ms\":%.3f,"
                     "\"gflops\":%.2f,\"taylor_min_gflop\":%.4f,\"threads\":%d,\"rounds\":%d,"
                     "\"steps\":%d,\"precision\":\"%s\",\"final_loss\":%.6g,\"backend\":\"%s\","
-                    "\"device\":\"%s\",\"params\":%zu,\"torch_params\":%ld}\n",
+                    "\"device\":\"%s\",\"params\":%zu,\"torch_params\":%ld,\"loaded_ms\":%.4f,"
+                    "\"loaded_torch_ms\":%.3f,\"loaded_ratio\":%.3f}\n",
                     c->name, ms, nt ? tms : -1.0, nt ? tms / ms : -1.0, nc ? cms : -1.0,
                     nc ? cms / ms : -1.0, is_seq(c) ? -1.0 : bound, is_seq(c) ? -1.0 : gf / (ms * 1e-3),
                     is_seq(c) ? -1.0 : gf, threads, nr, steps, PF_REAL_NAME, loss, bench_be->name,
-                    info.name, np, tnp);
+                    info.name, np, tnp, loaded ? ld.ms : -1.0, ld.nt ? ld.tms : -1.0,
+                    ld.nt ? ld.tms / ld.ms : -1.0);
         if (js) fflush(js); /* each case kept if the run is stopped */
     }
     if (strcmp(candidates, "none")) {

@@ -13,7 +13,7 @@
 #
 # TIME is the Slurm time limit (D-HH:MM:SS or HH:MM:SS; ignored locally).
 # Environment (pipeline.mk sets it): LAUNCH (local|slurm), TRAIN_THREADS
-# (--cpus-per-task), PF_DEVICE (cuda asks for --gres=gpu:1), PF_SLURM_PARTITION,
+# (--cpus-per-task; auto asks for 1, and the training uses what Slurm gives), PF_DEVICE (cuda asks for --gres=gpu:1), PF_SLURM_PARTITION,
 # PF_SLURM_ACCOUNT, PF_SLURM_ARGS (more srun options, split on spaces). Not
 # srun's own SLURM_* names: srun reads those, and an empty one is an error.
 set -u
@@ -54,7 +54,7 @@ slurm)
     }
     record "submitted slurm $(now)"
     set -- --job-name="pf-$(echo "$out" | tr '/' '-' | sed 's/^-*//')" --ntasks=1 \
-        --cpus-per-task="${TRAIN_THREADS:-1}" --time="$time" --output="$out/slurm-%j.log" \
+        --cpus-per-task="$(case ${TRAIN_THREADS:-1} in auto) echo 1 ;; *) echo "${TRAIN_THREADS:-1}" ;; esac)" --time="$time" --output="$out/slurm-%j.log" \
         ${PF_SLURM_PARTITION:+--partition="$PF_SLURM_PARTITION"} ${PF_SLURM_ACCOUNT:+--account="$PF_SLURM_ACCOUNT"} \
         $([ "${PF_DEVICE:-}" = cuda ] && echo --gres=gpu:1) ${PF_SLURM_ARGS:-} \
         sh -c 't=$(mktemp "$0.tmp.XXXXXX") &&

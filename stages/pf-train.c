@@ -13,7 +13,6 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +25,9 @@
 #include "search/time_budget_file.h"
 #include "spec/spec.h"
 #include "tensor/device.h"
+#include "tensor/threads.h"
 #include "train/progress_show.h"
 #include "train/trainer.h"
-
-extern void openblas_set_num_threads(int);
 
 #define PF_TRAIN_MAX_THREADS 1024
 
@@ -53,7 +51,7 @@ static void usage(FILE *to)
             "                [--eval paper|heldout] [--physics-check] [MACHINE...]\n"
             "       pf-train SPEC --pde P --fidelity low|high|baseline --seed S --step0 FILE.h5 [--budget B] [MACHINE...]\n"
             "       pf-train --run DIR --generation G|hifi --slot K [MACHINE...]\n"
-            "MACHINE: [--device cpu|cuda|auto] [--threads T] [--timeout SECONDS] [--time-limit SECONDS] [--jobs J]\n"
+            "MACHINE: [--device cpu|cuda|auto] [--threads T|auto] [--timeout SECONDS] [--time-limit SECONDS] [--jobs J]\n"
             "         [--progress-every N] [--quiet]\n"
             "Trains the AlgorithmSpec in SPEC (JSON; - for stdin; or a pf-propose proposal, *.proposal.msgpack,\n"
             "which names its PDE: --pde may then be left out, and one that differs is refused) on PDE P and writes\n"
@@ -83,6 +81,10 @@ static void usage(FILE *to)
             "--device: where to train (default: $PF_DEVICE, else auto = cuda when this build has it and a GPU is\n"
             "visible, else cpu); the evidence records it. Progress on stderr: a bar on a terminal, else a line\n"
             "every N steps (default: a tenth of the run).\n"
+            "--threads: CPU threads (default auto: under make -j, this training's job slot plus the free ones\n"
+            "taken from make's jobserver, given back at exit, for a recipe marked '+'; else every CPU this\n"
+            "process may use, as its affinity mask and cgroup quota say; on a GPU, 1). Idle threads sleep\n"
+            "(OMP_WAIT_POLICY=passive unless the environment sets it). Results do not depend on the count.\n"
             "Exit codes: 0 trained (whatever the status: ok, nan, diverged, timeout), 1 setup or I/O failure,\n"
             "2 bad usage, unknown PDE or invalid spec.\n", pf_method_names(PF_MF_BASELINE, 0, "|", "|", b, sizeof b));
 }
@@ -162,9 +164,9 @@ static int parse(int argc, char **argv, opts *o)
             break;
         case 'P': o->physics_check = 1; break;
         case 't':
-            if (pf_parse_long(optarg, 1, PF_TRAIN_MAX_THREADS, &v) != PF_OK)
-                return bad("--threads wants an integer in 1..1024, not '%s'", optarg);
-            o->threads = (int)v;
+            if (strcmp(optarg, "auto") && pf_parse_long(optarg, 1, PF_TRAIN_MAX_THREADS, &v) != PF_OK)
+                return bad("--threads wants auto or an integer in 1..1024, not '%s'", optarg);
+            o->threads = strcmp(optarg, "auto") ? (int)v : 0; /* 0: auto */
             break;
         case 'T':
         case 'L': {
@@ -227,6 +229,7 @@ static int step0(const opts *o, const pf_pde *p, json_t *norm, const pf_model_co
 
 int main(int argc, char **argv)
 {
+    pf_threads_passive_wait(argv, "pf-train");
     opts o;
     int rc = parse(argc, argv, &o);
     if (rc) return rc < 0 ? 0 : rc;
@@ -253,10 +256,6 @@ int main(int argc, char **argv)
         json_decref(raw);
         return rc;
     }
-    if (o.threads) {
-        omp_set_num_threads(o.threads);
-        openblas_set_num_threads(o.threads);
-    }
     json_t *norm = NULL;
     char hash[PF_SPEC_HASH_HEX];
     pf_model_config mc;
@@ -277,6 +276,8 @@ int main(int argc, char **argv)
     if (o.step0) return step0(&o, p, norm, &mc, &tc, &to);
     pf_status st = pf_mkdirs(o.out);
     if (st == PF_OK && (st = pf_device_open(o.device, &to.backend)) != PF_OK) rc = 2;
+    if (st == PF_OK) /* auto on a GPU: this job's own slot, no more */
+        pf_threads_set(o.threads ? o.threads : strcmp(to.backend->name, "cpu") ? 1 : pf_threads_auto("pf-train"));
     pf_progress_show pr = pf_progress_show_init(o.every);
     to.seed = o.seed;
     to.timeout_s = o.timeout;

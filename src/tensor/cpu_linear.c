@@ -8,6 +8,15 @@
  * x, t) is one pass over the rows with per-chunk partial sums. Bias
  * gradients are per-chunk column sums too. Partial sums live in the node's
  * scratch and are added in chunk order, so results do not depend on threads.
+ *
+ * BLAS is called over a fixed split too: the rows in blocks (a weight
+ * gradient by GEMM: its rows, the layer's outputs), one single-threaded
+ * call per block inside our parallel loop (always a parallel region, even
+ * for one block: inside one, OpenBLAS runs on the calling thread alone;
+ * one active level, tensor/threads.h), and a GEMV weight gradient as per-block partials added
+ * in block order. The blocks follow the sizes only, so every thread count
+ * makes the same calls and the same bits; OpenBLAS's own split follows the
+ * thread count, and its edge kernels sum in another order.
  */
 #include <cblas.h>
 #include <math.h>
@@ -26,12 +35,35 @@
 /* Inputs up to which the weight gradient bypasses GEMM. */
 #define THIN_IN 8
 
+/* Rows per BLAS block at least; the block count is a multiple of 8 (even
+ * shares for 1, 2, 4 and 8 threads), at most PF_CPU_NCHUNK. */
+enum { BLOCK_ROWS = 64 };
+/* Output rows per block of a GEMM weight gradient at least; at most 8 blocks. */
+enum { BLOCK_OUTS = 16 };
+
+static int row_blocks(int rows)
+{
+    int b = (rows + BLOCK_ROWS - 1) / BLOCK_ROWS;
+    if (b <= 1) return 1;
+    b = (b + 7) / 8 * 8;
+    return b < PF_CPU_NCHUNK ? b : PF_CPU_NCHUNK;
+}
+
+/* Block k of n over len items: [*lo, *lo + return). */
+static int block(int k, int n, int len, int *lo)
+{
+    int per = (len + n - 1) / n;
+    *lo = k * per < len ? k * per : len;
+    return *lo + per < len ? per : len - *lo;
+}
+
 /* Scratch layout (pf_reals): [W_eff | gW_eff] for rwf (2 out in), then
- * per-chunk partials: bias [NCHUNK][out], thin dW [NCHUNK][in][out]. */
+ * per-chunk partials: bias [NCHUNK][out], thin dW [NCHUNK][in][out], GEMV
+ * dW (out = 1) [NCHUNK][in]. */
 size_t pf_cpu_linear_scratch(const struct pf_node *y)
 {
     size_t out = (size_t)y->c, in = (size_t)y->in[0]->c;
-    size_t n = PF_CPU_NCHUNK * out * (1 + (in <= THIN_IN ? in : 0));
+    size_t n = PF_CPU_NCHUNK * out * (1 + (in <= THIN_IN ? in : 0)) + (out == 1 ? PF_CPU_NCHUNK * in : 0);
     if (y->op == PF_OP_LINEAR_RWF) n += 2 * out * in;
     return n * sizeof(pf_real);
 }
@@ -87,11 +119,19 @@ void pf_cpu_linear_fwd(struct pf_node *y)
         thin_forward(y->val, x->val, Wt, b, rows, y->n, out, in);
         return;
     }
-    if (out == 1)
-        gemv(CblasRowMajor, CblasNoTrans, rows, in, 1, x->val, in, W, 1, 0, y->val, 1);
-    else
-        gemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, out, in, 1, x->val, in, W, in, 0,
-             y->val, out);
+    const pf_real *xv = x->val;
+    pf_real *yv = y->val;
+    int nb = row_blocks(rows);
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < nb; k++) {
+        int r0, nr = block(k, nb, rows, &r0);
+        if (nr <= 0) continue;
+        if (out == 1)
+            gemv(CblasRowMajor, CblasNoTrans, nr, in, 1, xv + (size_t)r0 * in, in, W, 1, 0, yv + r0, 1);
+        else
+            gemm(CblasRowMajor, CblasNoTrans, CblasTrans, nr, out, in, 1, xv + (size_t)r0 * in, in, W, in, 0,
+                 yv + (size_t)r0 * out, out);
+    }
     if (!b) return;
     pf_real *v = y->val;
 #pragma omp parallel for schedule(static) if ((size_t)y->n * out > PF_CPU_PAR_MIN)
@@ -143,6 +183,45 @@ static void thin_weight_grad(pf_real *restrict gW, const pf_real *g, const pf_re
         }
 }
 
+/* gW[in] (+)= x^T g for out = 1: per-block GEMVs into part [NCHUNK][in],
+ * added in block order. */
+static void gemv_weight_grad(pf_real *restrict gW, const pf_real *g, const pf_real *x, int rows, int in,
+                             int acc_into, pf_real *part)
+{
+    int nb = row_blocks(rows);
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < nb; k++) {
+        int r0, nr = block(k, nb, rows, &r0);
+        pf_real *pk = part + (size_t)k * in;
+        if (nr > 0)
+            gemv(CblasRowMajor, CblasTrans, nr, in, 1, x + (size_t)r0 * in, in, g + r0, 1, 0, pk, 1);
+        else
+            memset(pk, 0, (size_t)in * sizeof *pk);
+    }
+    for (int i = 0; i < in; i++) {
+        pf_real s = 0;
+        for (int k = 0; k < nb; k++) s += part[(size_t)k * in + i];
+        gW[i] = acc_into ? gW[i] + s : s;
+    }
+}
+
+/* gW[out][in] (+)= g^T x by GEMM, the rows of gW (the layer's outputs) in
+ * fixed blocks, each a sum over every row of g and x. */
+static void gemm_weight_grad(pf_real *gW, const pf_real *g, const pf_real *x, int rows, int out, int in,
+                             int acc_into)
+{
+    int nb = (out + BLOCK_OUTS - 1) / BLOCK_OUTS;
+    nb = nb < 1 ? 1 : nb > 8 ? 8 : nb;
+    pf_real beta = acc_into ? 1 : 0;
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < nb; k++) {
+        int o0, no = block(k, nb, out, &o0);
+        if (no > 0)
+            gemm(CblasRowMajor, CblasTrans, CblasNoTrans, no, in, rows, 1, g + o0, out, x, in, beta,
+                 gW + (size_t)o0 * in, in);
+    }
+}
+
 void pf_cpu_linear_bwd(struct pf_node *y)
 {
     struct pf_node *x = y->in[0];
@@ -159,20 +238,27 @@ void pf_cpu_linear_bwd(struct pf_node *y)
             for (int r = 0; r < rows; r++)
                 for (int i = 0; i < in; i++)
                     gx[(size_t)r * in + i] = (acc ? gx[(size_t)r * in + i] : 0) + g[r] * W[i];
-        } else
-            gemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, in, out, 1, g, out, W, in,
-                 y->in_acc[0] ? 1 : 0, x->grad, in);
+        } else {
+            pf_real *gx = x->grad, beta = y->in_acc[0] ? 1 : 0;
+            int nb = row_blocks(rows);
+#pragma omp parallel for schedule(static)
+            for (int k = 0; k < nb; k++) {
+                int r0, nr = block(k, nb, rows, &r0);
+                if (nr > 0)
+                    gemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nr, in, out, 1, g + (size_t)r0 * out, out, W,
+                         in, beta, gx + (size_t)r0 * in, in);
+            }
+        }
     }
     /* parameter gradients accumulate; rwf first forms dW_eff in scratch */
     pf_real *gW = rwf ? y->scratch + (size_t)out * in : y->pg[0];
     if (gW) {
         if (out == 1)
-            gemv(CblasRowMajor, CblasTrans, rows, in, 1, x->val, in, g, 1, rwf ? 0 : 1, gW, 1);
+            gemv_weight_grad(gW, g, x->val, rows, in, !rwf, part + PF_CPU_NCHUNK);
         else if (in <= THIN_IN)
             thin_weight_grad(gW, g, x->val, rows, out, in, !rwf, part);
         else
-            gemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, rows, 1, g, out, x->val, in,
-                 rwf ? 0 : 1, gW, in);
+            gemm_weight_grad(gW, g, x->val, rows, out, in, !rwf);
     }
     if (y->pg[1]) bias_grad(y->pg[1], g, y->n, out, part); /* value stream only */
     if (rwf) {

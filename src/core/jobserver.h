@@ -1,0 +1,46 @@
+/*
+ * jobserver.h — a client of GNU make's jobserver: a program that make
+ * started (a recipe marked '+') takes free job slots without waiting, to
+ * run that many more threads, and gives them back when it ends.
+ *
+ *     char why[256];
+ *     int extra = pf_jobserver_take(pf_cpus_available() - 1, why, sizeof why);
+ *     if (extra < 0) fprintf(stderr, "%s\n", why);  // named but unusable
+ *     threads = 1 + (extra > 0 ? extra : 0);        // the recipe's own slot + the tokens
+ *
+ * make names its jobserver in MAKEFLAGS: --jobserver-auth=R,W (a pipe
+ * inherited as fds R and W; make 4.2-4.3, --jobserver-fds before 4.2) or
+ * --jobserver-auth=fifo:PATH (make 4.4). Tokens are read from a file
+ * description of our own opened O_NONBLOCK (/proc/self/fd/R or the fifo),
+ * so make's own descriptor keeps its blocking mode and a read never waits.
+ * The bytes read are written back, by pf_jobserver_release(), at exit
+ * (atexit) and on a fatal signal (INT, TERM, HUP, QUIT, ABRT, SEGV, BUS,
+ * FPE, ILL: the handler writes them back, then the signal takes its usual
+ * course). Only SIGKILL loses them, and make then runs fewer jobs at once.
+ * docs/building.md, "Threads".
+ */
+#ifndef PF_CORE_JOBSERVER_H
+#define PF_CORE_JOBSERVER_H
+
+#include <stddef.h>
+
+/* What MAKEFLAGS says of the jobserver: 1 with *rfd, *wfd (pipe), 2 with
+ * fifo (its path, NUL-terminated, cap bytes), 0 when it names none, -1 when
+ * its text is malformed. The last --jobserver-auth/--jobserver-fds wins, as
+ * in make. */
+int pf_jobserver_parse(const char *makeflags, int *rfd, int *wfd, char *fifo, size_t cap);
+
+/* Take up to want (>= 0) tokens from $MAKEFLAGS's jobserver without
+ * waiting and return how many; 0 also when there is no jobserver. -1, with
+ * the reason in why, when MAKEFLAGS names a jobserver this process cannot
+ * use (fds not inherited: the recipe lacks '+'; a fifo that cannot be
+ * opened). Called at most once per process (later calls return 0). */
+int pf_jobserver_take(int want, char *why, size_t cap);
+
+/* Tokens held now. */
+int pf_jobserver_held(void);
+
+/* Write every held token back (async-signal-safe; later calls do nothing). */
+void pf_jobserver_release(void);
+
+#endif
