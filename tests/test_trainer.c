@@ -128,6 +128,16 @@ Test(trainer, same_seed_is_bit_identical_and_another_seed_is_not)
     pf_train_result_release(&c);
 }
 
+/* TINY with 50 Adam steps, then 10 of L-BFGS. */
+static void adam_then_lbfgs(const pf_pde *p, pf_model_config *mc, pf_train_config *tc)
+{
+    tiny(p, 60, mc, tc);
+    tc->nstages = 2;
+    tc->stages[0].steps = 50;
+    tc->stages[1] = pf_stage_default(PF_OPT_LBFGS);
+    tc->stages[1].steps = 10;
+}
+
 /* Constant folding (tensor/graph.h) runs the lifts, bubbles, coefficient
  * fields and sources once per point set instead of every step: a training
  * with it and one without (PF_GRAPH_FOLD=0) give the same bits, with the
@@ -138,11 +148,7 @@ static void folded_equals_unfolded(const char *name, int hard, bool region)
     const pf_pde *p = pde(name);
     pf_model_config mc;
     pf_train_config tc;
-    tiny(p, 60, &mc, &tc);
-    tc.nstages = 2;
-    tc.stages[0].steps = 50;
-    tc.stages[1] = pf_stage_default(PF_OPT_LBFGS);
-    tc.stages[1].steps = 10;
+    adam_then_lbfgs(p, &mc, &tc);
     tc.sampling.resample_every = 20;
     tc.sampling.adaptive.method = PF_ADAPTIVE_RAD;
     tc.sampling.adaptive.every = 15;
@@ -191,11 +197,7 @@ Test(trainer, torch_like_lbfgs_steps_record_their_iterations)
     const pf_pde *p = pde("burgers_1d");
     pf_model_config mc;
     pf_train_config tc;
-    tiny(p, 60, &mc, &tc);
-    tc.nstages = 2;
-    tc.stages[0].steps = 50;
-    tc.stages[1] = pf_stage_default(PF_OPT_LBFGS);
-    tc.stages[1].steps = 10;
+    adam_then_lbfgs(p, &mc, &tc);
     tc.stages[1].lbfgs.max_iter = 20;
     tc.stages[1].lbfgs.history = 100;
     tc.stages[1].lbfgs.line_search = false;
