@@ -20,6 +20,11 @@
  * stopped by PID when the case is done, or at exit), as when other work
  * shares the cores (--no-loaded skips them).
  *
+ * Then the hard-constraint rows: the training graph of poisson_5d with
+ * typical.json's design, soft, with its box_bubble transform, and with the
+ * transform but no constant folding, alternated in each round, each as ms
+ * per step and its ratio to the soft one (time_hard_rows).
+ *
  * Then whole candidates: pf-train runs data/specs/typical.json (4 x 64 tanh,
  * 4,096 Sobol points with RAD, Adam 900 + L-BFGS 100) at low fidelity on
  * poisson_5d and burgers_1d, and the line gives the process's wall time, the
@@ -49,8 +54,10 @@
 #include "search/artifact.h"
 #include "tensor/device.h"
 #include "tensor/graph.h"
+#include "registry.h"
 #include "tensor/threads.h"
 #include "train/adam.h"
+#include "train/train_graph.h"
 
 typedef enum { PDE_BURGERS, PDE_POISSON5D, PDE_KS } pde_kind;
 
@@ -326,14 +333,13 @@ static void step_body(void *arg)
     pf_adam_apply(b->opt, pf_graph_params(b->g), pf_graph_grads(b->g));
 }
 
-/* Median ms per full step over `steps` timed steps after `warmup`. Where
- * the backend records steps (and the graph is unchunked, and no profile is
- * asked for) a step is one replay, as in the trainer; every step ends with
- * the loss values on the host, so a GPU step is timed to its end. */
-static double time_engine(const bench_case *c, int warmup, int steps, double *loss, size_t *nparams)
+/* Median ms per full step of g over `steps` timed steps after `warmup`.
+ * Where the backend records steps (and the graph is unchunked, and no
+ * profile is asked for) a step is one replay, as in the trainer; every step
+ * ends with the loss values on the host, so a GPU step is timed to its end.
+ * The profile is printed under `name`. */
+static double time_graph(pf_graph *g, const char *name, int warmup, int steps, double *loss)
 {
-    pf_graph *g = build_case(c, 0);
-    *nparams = pf_graph_nparams(g);
     const pf_backend *be = pf_graph_backend(g);
     pf_adam_config ac = pf_adam_config_default();
     pf_adam *opt = pf_adam_alloc_on(be, pf_graph_nparams(g), &ac);
@@ -342,6 +348,7 @@ static double time_engine(const bench_case *c, int warmup, int steps, double *lo
     void *exec = NULL;
     if (be->capture && pf_graph_nchunks(g) == 1 && !profile_ops) {
         pf_graph_set_loss_weights(g, NULL);
+        pf_graph_prepare(g); /* the constant nodes, once: not in the recording */
         if (be->capture(step_body, &bs, &exec) != PF_OK) {
             fprintf(stderr, "pf-bench: %s\n", pf_errmsg());
             exit(1);
@@ -365,7 +372,7 @@ static double time_engine(const bench_case *c, int warmup, int steps, double *lo
     }
     if (exec) be->drop(exec);
     if (profile_ops) {
-        fprintf(stderr, "%s: time per node and step\n", c->name);
+        fprintf(stderr, "%s: time per node and step\n", name);
         print_profile(g, steps);
     }
     *loss = 0;
@@ -373,8 +380,87 @@ static double time_engine(const bench_case *c, int warmup, int steps, double *lo
     double med = median(t, steps);
     free(t);
     pf_adam_free(opt);
-    pf_graph_free(g);
     return med;
+}
+
+static double time_engine(const bench_case *c, int warmup, int steps, double *loss, size_t *nparams)
+{
+    pf_graph *g = build_case(c, 0);
+    *nparams = pf_graph_nparams(g);
+    double ms = time_graph(g, c->name, warmup, steps, loss);
+    pf_graph_free(g);
+    return ms;
+}
+
+/* The hard-constraint rows: the training graph pf-train builds for
+ * poisson_5d with data/specs/typical.json's design (4 x 64 tanh, inputs
+ * normalised, 4,096 Sobol interior and 1,024 boundary points), soft, with
+ * the box_bubble transform, and with it but no constant folding
+ * (PF_GRAPH_FOLD=0: the lift and bubble computed in every step). */
+typedef struct hard_row {
+    const char *name;
+    int transform; /* -1: soft */
+    const char *fold; /* PF_GRAPH_FOLD */
+} hard_row;
+
+static const hard_row hard_rows[] = {
+    {"poisson5d_soft", -1, "1"},
+    {"poisson5d_box_bubble", 0, "1"},
+    {"poisson5d_box_bubble_nofold", 0, "0"},
+};
+#define NHARD (int)(sizeof hard_rows / sizeof hard_rows[0])
+
+static double time_hard_row(const hard_row *h, int warmup, int steps)
+{
+    const pf_pde *p;
+    if (pf_pdes_lookup("poisson_5d", &p) != PF_OK) {
+        fprintf(stderr, "pf-bench: %s\n", pf_errmsg());
+        exit(1);
+    }
+    pf_model_config mc = pf_model_config_default(p->d_in, p->d_out);
+    mc.depth = 4;
+    mc.width = 64;
+    mc.normalize = true;
+    pf_train_config tc = pf_train_config_default();
+    tc.sampling.interior = 4096;
+    tc.sampling.boundary = 1024;
+    tc.sampling.method = PF_SAMPLE_SOBOL;
+    if (h->transform >= 0) tc.constraints = (pf_constraints_config){PF_CONSTRAINT_HARD, h->transform};
+    setenv("PF_GRAPH_FOLD", h->fold, 1); /* read when the graph compiles */
+    pf_train_graph *t;
+    pf_status st = pf_train_graph_alloc_on(bench_be, p, &mc, &tc, 0, &t);
+    unsetenv("PF_GRAPH_FOLD");
+    if (st != PF_OK) {
+        fprintf(stderr, "pf-bench: %s: %s\n", h->name, pf_errmsg());
+        exit(1);
+    }
+    double loss, ms = time_graph(t->g, h->name, warmup, steps, &loss);
+    pf_train_graph_free(t);
+    return ms;
+}
+
+/* The rows alternate within each round (load on a shared machine hits
+ * them alike); medians over rounds, and each one's ratio to the soft row. */
+static void time_hard_rows(const char *only, int rounds, int warmup, int steps, int threads, FILE *js)
+{
+    double ms[NHARD][16];
+    int nr = rounds < 16 ? rounds : 16, any = 0;
+    for (int i = 0; i < NHARD; i++) any |= selected(only, hard_rows[i].name) || selected(only, "hard");
+    if (!any) return;
+    printf("\nhard constraints (poisson_5d, typical.json's design, training graph, %d threads):\n", threads);
+    printf("%-28s %10s %12s\n", "case", "ms/step", "x soft");
+    for (int r = 0; r < nr; r++)
+        for (int i = 0; i < NHARD; i++) ms[i][r] = time_hard_row(&hard_rows[i], warmup, steps);
+    double soft = median(ms[0], nr);
+    for (int i = 0; i < NHARD; i++) {
+        double m = i ? median(ms[i], nr) : soft;
+        printf("%-28s %10.3f %12.3f\n", hard_rows[i].name, m, m / soft);
+        if (js)
+            fprintf(js, "{\"case\":\"%s\",\"ms\":%.4f,\"ratio_to_soft\":%.4f,\"threads\":%d,\"rounds\":%d,"
+                        "\"steps\":%d,\"precision\":\"%s\",\"backend\":\"%s\"}\n",
+                    hard_rows[i].name, m, m / soft, threads, nr, steps, PF_REAL_NAME, bench_be->name);
+    }
+    fflush(stdout);
 }
 
 /* The Python the comparators run under: $PF_PYTHON when set; else python3
@@ -573,6 +659,9 @@ static void usage(FILE *to)
             "unless the environment sets it).\n"
             "--profile prints the time per graph node (stderr); --chunk-kib sets the\n"
             "graph's chunk size (0: no chunks; default: the graph's own).\n"
+            "Then poisson_5d's training graph (typical.json's design) soft, with the\n"
+            "box_bubble transform and with it unfolded (PF_GRAPH_FOLD=0), alternated,\n"
+            "with ratios to the soft one (--cases hard, or the rows' names, selects them).\n"
             "Then one full low-fidelity candidate (pf-train on data/specs/typical.json)\n"
             "per PDE of --candidates (default poisson_5d,burgers_1d; none: skip), as wall\n"
             "time, split into optimizer steps and the rest.\n"
@@ -723,6 +812,7 @@ int main(int argc, char **argv)
                     ld.nt ? ld.tms / ld.ms : -1.0);
         if (js) fflush(js); /* each case kept if the run is stopped */
     }
+    time_hard_rows(only, rounds, warmup, steps, threads, js);
     if (strcmp(candidates, "none")) {
         /* pf-train sits beside pf-bench in the build's bin folder */
         char train[2048], dir[] = "/tmp/pf_bench_XXXXXX";

@@ -128,6 +128,66 @@ Test(trainer, same_seed_is_bit_identical_and_another_seed_is_not)
     pf_train_result_release(&c);
 }
 
+/* TINY with 50 Adam steps, then 10 of L-BFGS. */
+static void adam_then_lbfgs(const pf_pde *p, pf_model_config *mc, pf_train_config *tc)
+{
+    tiny(p, 60, mc, tc);
+    tc->nstages = 2;
+    tc->stages[0].steps = 50;
+    tc->stages[1] = pf_stage_default(PF_OPT_LBFGS);
+    tc->stages[1].steps = 10;
+}
+
+/* Constant folding (tensor/graph.h) runs the lifts, bubbles, coefficient
+ * fields and sources once per point set instead of every step: a training
+ * with it and one without (PF_GRAPH_FOLD=0) give the same bits, with the
+ * points moved every step (region optimization), redrawn (RAD, resampling),
+ * and both optimizers. */
+static void folded_equals_unfolded(const char *name, int hard, bool region)
+{
+    const pf_pde *p = pde(name);
+    pf_model_config mc;
+    pf_train_config tc;
+    adam_then_lbfgs(p, &mc, &tc);
+    tc.sampling.resample_every = 20;
+    tc.sampling.adaptive.method = PF_ADAPTIVE_RAD;
+    tc.sampling.adaptive.every = 15;
+    if (hard >= 0) tc.constraints = (pf_constraints_config){PF_CONSTRAINT_HARD, hard};
+    if (region) tc.region = (pf_region_config){.enabled = true, .r0 = 0.01, .history = 5, .max_radius = 0.01};
+    pf_train_result a, b;
+    train(p, &mc, &tc, 3, 0, &a);
+    cr_assert_eq(setenv("PF_GRAPH_FOLD", "0", 1), 0);
+    train(p, &mc, &tc, 3, 0, &b);
+    unsetenv("PF_GRAPH_FOLD");
+    cr_assert_eq(a.status, PF_TRAIN_OK, "%s: %s", name, a.detail);
+    cr_assert_geq(a.steps, 50, "%s: %ld steps (%s)", name, a.steps, a.detail); /* L-BFGS may stop early */
+    cr_assert_eq(a.steps, b.steps);
+    cr_assert_eq(a.nlog, b.nlog);
+    cr_assert(same(a.log_total, b.log_total, sizeof(double) * a.nlog), "%s: the loss curves differ", name);
+    cr_assert(a.log_total[a.nlog - 1] != a.log_total[0], "%s: the loss did not move", name);
+    cr_assert_eq(a.neval, b.neval);
+    cr_assert(same(a.eval_mse, b.eval_mse, sizeof(double) * a.neval), "%s: y %a vs %a", name, a.y, b.y);
+    cr_assert_eq(a.nparam, b.nparam);
+    for (int i = 0; i < a.nparam; i++)
+        cr_assert(same(a.param[i].data, b.param[i].data, sizeof(pf_real) * a.param[i].rows * a.param[i].cols),
+                  "%s: parameter %s differs", name, a.param[i].name);
+    pf_train_result_release(&a);
+    pf_train_result_release(&b);
+}
+
+Test(trainer, constant_folding_changes_no_bit_of_a_hard_poisson_5d_training)
+{
+    folded_equals_unfolded("poisson_5d", 0, true);
+}
+
+/* darcy_flow_2d's coefficient field a(x, y) and its source are constant
+ * branches of the residual; soft, then with its box_bubble transform */
+Test(trainer, constant_folding_changes_no_bit_of_a_darcy_flow_2d_training)
+{
+    folded_equals_unfolded("darcy_flow_2d", -1, false);
+    folded_equals_unfolded("darcy_flow_2d", 0, true);
+}
+
 /* An L-BFGS stage of torch's steps (max_iter 20, history 100, no line
  * search, as PINNsAgent's lbfgs) counts its steps in the budget and records
  * the iterations and evaluations behind them: more iterations than steps,
@@ -137,11 +197,7 @@ Test(trainer, torch_like_lbfgs_steps_record_their_iterations)
     const pf_pde *p = pde("burgers_1d");
     pf_model_config mc;
     pf_train_config tc;
-    tiny(p, 60, &mc, &tc);
-    tc.nstages = 2;
-    tc.stages[0].steps = 50;
-    tc.stages[1] = pf_stage_default(PF_OPT_LBFGS);
-    tc.stages[1].steps = 10;
+    adam_then_lbfgs(p, &mc, &tc);
     tc.stages[1].lbfgs.max_iter = 20;
     tc.stages[1].lbfgs.history = 100;
     tc.stages[1].lbfgs.line_search = false;

@@ -35,6 +35,9 @@ struct pf_graph {
     size_t ntrain, nfrozen; /* scalars */
     bool compiled;
     bool keep_grads;
+    bool no_fold;           /* compute constant nodes in every step (pf_graph_set_fold) */
+    bool any_stale;         /* an input was set since the last prepare */
+    bool stale_all;         /* every constant node is to be recomputed */
     size_t chunk_bytes;     /* target bytes of a node's buffer per chunk; 0 = no chunks */
     int nchunks;            /* K: chunks of every family that feeds a loss */
     int ncls;
@@ -46,7 +49,7 @@ struct pf_graph {
     size_t mem_bytes;
     pf_real *train, *grads, *frozen;
     pf_real *wdev;          /* [PF_GRAPH_WEIGHT_SETS][nloss] loss weights in backend memory */
-    double *prof; /* [2 * nnodes]: forward, backward seconds; NULL = off */
+    double *prof; /* [4 * nnodes]: forward, backward seconds, then runs; NULL = off */
 };
 
 static const char *const op_names[PF_OP_COUNT] = {
@@ -451,6 +454,27 @@ static void plan_gradients(pf_graph *g, const bool *reach)
     free(seen);
 }
 
+/* Constant folding (graph.h, pf_graph_prepare): a node is constant when it
+ * is an input, or an op with no trainable parameter whose operands are all
+ * constant (a point-weight field and a reduction never are). A constant
+ * non-input that feeds a loss is a fold node; one that a non-fold node
+ * reads is cached. */
+static void plan_fold(pf_graph *g)
+{
+    for (int i = 0; i < g->nnodes; i++) {
+        pf_node *x = g->nodes[i];
+        bool cst = x->op != PF_OP_PARAM_FIELD && x->op != PF_OP_MEAN_SQUARE && !op_has_trainable(g, x);
+        for (int j = 0; j < x->nin; j++) cst &= x->in[j]->op == PF_OP_INPUT || x->in[j]->fold;
+        x->fold = !g->no_fold && cst && x->op != PF_OP_INPUT && x->feeds_loss;
+        x->cached = false;
+    }
+    for (int i = 0; i < g->nnodes; i++) {
+        pf_node *x = g->nodes[i];
+        if (x->fold) continue;
+        for (int j = 0; j < x->nin; j++) x->in[j]->cached |= x->in[j]->fold;
+    }
+}
+
 static int uf_find(int *parent, int i)
 {
     while (parent[i] != i) i = parent[i] = parent[parent[i]];
@@ -646,6 +670,13 @@ pf_status pf_graph_compile(pf_graph *g, uint64_t seed)
     find_reach(g, reach);
     for (int i = 0; i < g->nnodes; i++) g->nodes[i]->feeds_loss = reach[i];
     plan_gradients(g, reach);
+    const char *env = getenv("PF_GRAPH_FOLD");
+    if (env && strcmp(env, "0") && strcmp(env, "1")) {
+        free(reach);
+        return pf_fail(PF_ERR_INVALID, "PF_GRAPH_FOLD='%s': expected 0 (no constant folding) or 1", env);
+    }
+    if (env) g->no_fold = !strcmp(env, "0");
+    plan_fold(g);
     pf_status cst = plan_chunks(g, reach);
     free(reach);
     PF_TRY(cst);
@@ -662,7 +693,9 @@ pf_status pf_graph_compile(pf_graph *g, uint64_t seed)
     for (int i = 0; i < g->nnodes; i++) {
         pf_node *x = g->nodes[i];
         size_t scratch = g->be->scratch_bytes ? g->be->scratch_bytes(x) : 0;
-        o_val[4 * i] = off; off += x->op == PF_OP_PARAM_FIELD ? 0 : align_up(pf_node_len(x) * sz);
+        /* a cached node keeps every chunk's values, one buffer each */
+        x->slot = align_up(pf_node_len(x) * sz) / sz;
+        o_val[4 * i] = off; off += x->op == PF_OP_PARAM_FIELD ? 0 : (x->cached ? g->nchunks : 1) * x->slot * sz;
         o_val[4 * i + 2] = off; off += align_up(scratch);
         o_val[4 * i + 3] = off; off += align_up((size_t)x->nvec * sz);
     }
@@ -703,7 +736,7 @@ pf_status pf_graph_compile(pf_graph *g, uint64_t seed)
     g->wdev = (pf_real *)(base + o_w);
     for (int i = 0; i < g->nnodes; i++) {
         pf_node *x = g->nodes[i];
-        x->val = (pf_real *)(base + o_val[4 * i]);
+        x->val = x->val0 = (pf_real *)(base + o_val[4 * i]);
         x->grad = x->needs_grad ? (pf_real *)(base + o_val[4 * i + 1]) : NULL;
         x->scratch = (pf_real *)(base + o_val[4 * i + 2]);
         x->cvec = x->nvec ? (pf_real *)(base + o_val[4 * i + 3]) : NULL;
@@ -724,7 +757,7 @@ pf_status pf_graph_compile(pf_graph *g, uint64_t seed)
         x->seeded_n = -1;
         if (x->op == PF_OP_INPUT && x->layout.ndir) seed_input(g, x);
     }
-    pf_graph_init_params(g, seed);
+    pf_graph_init_params(g, seed); /* marks every constant node stale */
     for (int k = 0; k < PF_GRAPH_WEIGHT_SETS; k++) pf_graph_set_loss_weight_set(g, k, NULL);
     return PF_OK;
 }
@@ -787,6 +820,7 @@ void pf_graph_init_params(pf_graph *g, uint64_t seed)
     g->be->upload(g->frozen, hf, g->nfrozen * sz);
     free(ht);
     free(hf);
+    g->stale_all = true; /* frozen parameters feed constant nodes */
 }
 
 /* ------------------------------------------------------------------- running */
@@ -797,6 +831,7 @@ void pf_graph_set_input(pf_graph *g, pf_node *x, const pf_real *v)
     size_t bytes = (size_t)x->n_full * x->c * sizeof(pf_real);
     if (x->stage) g->be->upload(x->stage, v, bytes);
     else g->be->upload(x->val, v, bytes);
+    x->stale = g->any_stale = true;
 }
 
 /* Point every node at chunk k of its family: its count n, its first point
@@ -818,6 +853,7 @@ static void set_chunk(pf_graph *g, int k)
         if (x->idle) continue;
         x->n = n * x->rpp;
         x->off = start * x->rpp;
+        if (x->cached) x->val = x->val0 + (size_t)k * x->slot;
         if (x->op == PF_OP_INPUT) {
             if (x->stage)
                 g->be->upload(x->val, x->stage + (size_t)start * x->c,
@@ -834,20 +870,62 @@ static bool runs(const pf_node *x)
     return !(x->op == PF_OP_MEAN_SQUARE ? x->in[0]->idle : x->idle);
 }
 
-/* Forward every node (all = true) or only those that feed a loss. */
+/* One node's forward (or backward), timed and counted when profiling. */
+static void run_node(pf_graph *g, pf_node *x, bool back)
+{
+    double t0 = g->prof ? omp_get_wtime() : 0;
+    if (back) g->be->backward(x);
+    else g->be->forward(x);
+    if (g->prof) {
+        g->prof[4 * x->id + back] += omp_get_wtime() - t0;
+        g->prof[4 * x->id + 2 + back] += 1;
+    }
+}
+
+/* Forward every node (all = true) or only those that feed a loss; constant
+ * nodes are the prepare pass's. */
 static void forward_nodes(pf_graph *g, bool all)
 {
     for (int i = 0; i < g->nnodes; i++) {
         pf_node *x = g->nodes[i];
-        if (x->op == PF_OP_INPUT || x->op == PF_OP_PARAM_FIELD || !(all || x->feeds_loss)) continue;
+        if (x->op == PF_OP_INPUT || x->op == PF_OP_PARAM_FIELD || x->fold || !(all || x->feeds_loss)) continue;
         if (!runs(x)) {
             if (x->op == PF_OP_MEAN_SQUARE) g->be->zero(x->val, sizeof(pf_real));
             continue;
         }
-        double t0 = g->prof ? omp_get_wtime() : 0;
-        g->be->forward(x);
-        if (g->prof) g->prof[2 * i] += omp_get_wtime() - t0;
+        run_node(g, x, false);
     }
+}
+
+void pf_graph_set_fold(pf_graph *g, bool on)
+{
+    PF_ASSERT_MSG(!g->compiled, "pf_graph_set_fold after compile");
+    g->no_fold = !on;
+}
+
+/* The constant nodes whose inputs changed (all of them after a frozen
+ * parameter did), chunk by chunk, in node order; then nothing is stale. */
+void pf_graph_prepare(pf_graph *g)
+{
+    PF_ASSERT_MSG(g->compiled, "prepare before compile");
+    if (!g->any_stale && !g->stale_all) return;
+    bool any = false;
+    for (int i = 0; i < g->nnodes; i++) {
+        pf_node *x = g->nodes[i];
+        if (!x->fold) continue;
+        x->stale = g->stale_all;
+        for (int j = 0; j < x->nin; j++) x->stale |= x->in[j]->stale;
+        any |= x->stale;
+    }
+    for (int k = 0; any && k < g->nchunks; k++) {
+        set_chunk(g, k);
+        for (int i = 0; i < g->nnodes; i++) {
+            pf_node *x = g->nodes[i];
+            if (x->fold && x->stale && runs(x)) run_node(g, x, false);
+        }
+    }
+    for (int i = 0; i < g->nnodes; i++) g->nodes[i]->stale = false;
+    g->any_stale = g->stale_all = false;
 }
 
 static void add_losses(pf_graph *g)
@@ -871,9 +949,7 @@ static void backward_nodes(pf_graph *g, int set)
     for (int i = g->nnodes - 1; i >= 0; i--) {
         pf_node *x = g->nodes[i];
         if (!x->needs_grad || x->op == PF_OP_INPUT || !runs(x)) continue;
-        double t0 = g->prof ? omp_get_wtime() : 0;
-        g->be->backward(x);
-        if (g->prof) g->prof[2 * i + 1] += omp_get_wtime() - t0;
+        run_node(g, x, true);
     }
 }
 
@@ -885,6 +961,7 @@ static void clear_losses(pf_graph *g)
 void pf_graph_forward(pf_graph *g)
 {
     PF_ASSERT_MSG(g->compiled, "forward before compile");
+    pf_graph_prepare(g);
     clear_losses(g);
     for (int k = 0; k < g->nchunks; k++) {
         set_chunk(g, k);
@@ -911,6 +988,7 @@ void pf_graph_pass_set(pf_graph *g, int set)
     PF_ASSERT_MSG(g->compiled, "pass before compile");
     PF_ASSERT_MSG(g->nchunks == 1, "pf_graph_pass on a graph in %d chunks (needs 1)", g->nchunks);
     PF_ASSERT(set >= 0 && set < PF_GRAPH_WEIGHT_SETS);
+    pf_graph_prepare(g);
     set_chunk(g, 0);
     g->be->zero(g->grads, g->ntrain * sizeof(pf_real));
     forward_nodes(g, false);
@@ -938,6 +1016,7 @@ void pf_graph_forward_backward(pf_graph *g, const pf_real *weights)
 {
     PF_ASSERT_MSG(g->compiled, "forward_backward before compile");
     pf_graph_set_loss_weights(g, weights);
+    pf_graph_prepare(g);
     clear_losses(g);
     g->be->zero(g->grads, g->ntrain * sizeof(pf_real));
     for (int k = 0; k < g->nchunks; k++) {
@@ -956,6 +1035,7 @@ void pf_graph_forward_backward_sets(pf_graph *g, int n, const pf_real *const *we
         pf_graph_set_loss_weight_set(g, k + 1, weights[k]);
         g->be->zero(out[k], g->ntrain * sizeof(pf_real));
     }
+    pf_graph_prepare(g);
     clear_losses(g);
     for (int c = 0; c < g->nchunks; c++) {
         set_chunk(g, c);
@@ -1005,6 +1085,7 @@ int pf_graph_param_count(const pf_graph *g) { return g->nparam; }
 pf_real *pf_graph_param_data(pf_graph *g, int id)
 {
     PF_ASSERT(id >= 0 && id < g->nparam && g->compiled);
+    if (!(g->params[id].flags & PF_PARAM_TRAINABLE)) g->stale_all = true; /* may be written */
     return param_data(g, id);
 }
 
@@ -1085,7 +1166,7 @@ pf_status pf_graph_profile(pf_graph *g, bool on)
     free(g->prof);
     g->prof = NULL;
     if (!on) return PF_OK;
-    g->prof = calloc(2 * (size_t)g->nnodes + 1, sizeof *g->prof);
+    g->prof = calloc(4 * (size_t)g->nnodes + 1, sizeof *g->prof);
     return g->prof ? PF_OK : pf_fail(PF_ERR_NOMEM, "out of memory for the profile");
 }
 
@@ -1095,8 +1176,9 @@ int pf_graph_profile_rows(const pf_graph *g, pf_profile_row *rows, int max)
         const pf_node *x = g->nodes[i];
         rows[i] = (pf_profile_row){x->op == PF_OP_UNARY ? pf_unary_name(x->unary)
                                    : x->op == PF_OP_INPUT ? x->name : pf_op_name(x->op),
-                                   x->n_full, x->c, x->S, g->prof ? g->prof[2 * i] : 0,
-                                   g->prof ? g->prof[2 * i + 1] : 0};
+                                   x->n_full, x->c, x->S, g->prof ? g->prof[4 * i] : 0,
+                                   g->prof ? g->prof[4 * i + 1] : 0, g->prof ? (long)g->prof[4 * i + 2] : 0,
+                                   g->prof ? (long)g->prof[4 * i + 3] : 0, x->fold};
     }
     return g->nnodes;
 }

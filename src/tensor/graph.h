@@ -260,6 +260,27 @@ void pf_graph_init_params(pf_graph *g, uint64_t seed);
  * seeded from the input's directions. */
 void pf_graph_set_input(pf_graph *g, pf_node *input, const pf_real *v);
 
+/* Constant folding. A node that depends on inputs and frozen parameters
+ * alone (no trainable parameter, no point-weight field) and feeds a loss —
+ * a hard transform's lift and distance factor, a coefficient field, the
+ * input normalisation, fixed Fourier features — is a *constant* node: the
+ * prepare pass computes it once per point set, and steps skip it. Constant
+ * nodes that a step's node reads keep their values (one buffer per chunk
+ * of points), and no gradient flows into them. Setting an input marks what
+ * depends on it for recomputation (a frozen parameter, through
+ * pf_graph_param_data or pf_graph_init_params, marks every constant node);
+ * forward, forward_backward(_sets) and pass call pf_graph_prepare first, so
+ * a host-driven step always sees the current points. A recorded pass
+ * (backend.h, capture) replays the work queued when it was recorded: call
+ * pf_graph_prepare before recording and before each replay (it queues only
+ * the constant nodes whose inputs changed, and nothing when none did). The
+ * same kernels run on the same values, so folding changes no bit of any
+ * result. pf_graph_set_fold(g, false) (before compile) or PF_GRAPH_FOLD=0
+ * in the environment (read at compile: 0 or 1) computes every node in every
+ * step, as a reference. */
+void pf_graph_set_fold(pf_graph *g, bool on);
+void pf_graph_prepare(pf_graph *g);
+
 /* Evaluate every node and every loss term (evaluation branches too). */
 void pf_graph_forward(pf_graph *g);
 
@@ -385,6 +406,8 @@ typedef struct pf_profile_row {
     const char *op;      /* "linear", "unary:tanh", ... */
     int n, c, S;         /* the node's points, channels, streams */
     double fwd_s, bwd_s; /* seconds summed since profiling started */
+    long nfwd, nbwd;     /* forward and backward runs since then (one per chunk) */
+    bool fold;           /* a constant node (pf_graph_prepare computes it) */
 } pf_profile_row;
 
 /* Number of nodes; rows[i] for i < max describes node i. */

@@ -86,6 +86,14 @@ struct pf_node {
     pf_real *pg[PF_NODE_MAX_PARAMS];   /* parameter gradients, NULL if frozen */
     bool needs_grad;        /* depends on a trainable parameter and reaches a loss */
     bool feeds_loss;        /* some loss depends on it (else: evaluation only) */
+
+    /* constant folding (graph.h, pf_graph_prepare) */
+    bool fold;              /* depends on inputs and frozen parameters only, and feeds a
+                               loss: computed by the prepare pass, never in a step */
+    bool cached;            /* a fold node some step node reads: one buffer per chunk */
+    bool stale;             /* input: set since the last prepare; fold node: to recompute */
+    pf_real *val0;          /* cached: chunk 0's buffer; chunk k's is val0 + k * slot */
+    size_t slot;            /* cached: elements between two chunks' buffers */
 };
 
 /* Elements of one stream / of the whole buffer. */

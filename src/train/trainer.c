@@ -631,6 +631,7 @@ static pf_status recorded_step_run(run *R, recorded_step *rs, double lr, bool *o
         R->be->drop(rs->exec);
         rs->exec = NULL;
     }
+    pf_graph_prepare(t->g); /* the constant nodes of new points: not in the recording */
     if (!rs->exec) {
         PF_TRY(R->be->capture(recorded_body, rs, &rs->exec));
         rs->builds = t->builds;
