@@ -178,6 +178,8 @@ json_t *pf_evidence_json(const pf_pde *p, const pf_train_result *r)
     json_object_set_new(time, "wall_s", num(r->wall_s));
     json_object_set_new(time, "steps_s", num(r->step_s));
     json_object_set_new(time, "other_s", num(r->other_s));
+    json_object_set_new(time, "cpu_s", num(r->cpu_s));
+    json_object_set_new(time, "started_unix", num(r->started_unix));
     json_object_set_new(e, "time", time);
     json_object_set_new(e, "parameters", json_integer((json_int_t)r->nparams));
     json_t *pts = json_object();

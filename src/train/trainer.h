@@ -235,6 +235,10 @@ typedef struct pf_train_result {
     char detail[320];            /* one sentence: how the run ended */
     long budget, steps;          /* planned and performed optimizer steps */
     double wall_s, step_s, other_s; /* total, inside steps, outside (sampling, probes, eval) */
+    double cpu_s;                /* CPU seconds of the process (every thread) over wall_s */
+    double started_unix;         /* when pf_train_run began: seconds since the epoch
+                                    (CLOCK_REALTIME), so that trainings run by different
+                                    processes can be laid on one time line */
     const char *backend;         /* "cpu", "cuda" */
     pf_device_info device;       /* where it trained */
     size_t nparams;              /* trainable network scalars */
