@@ -84,16 +84,17 @@ part() {
 # note TEXT: an indented figure under the part's line
 note() { for l in "$@"; do [ -z "$l" ] || printf '    %s\n' "$l" >>"$summary"; done; }
 
-sub_make() { "$make" --no-print-directory BUILD="$build" PRECISION="$precision" "$@"; }
+# the project's make for this build (a command, so that timeout can run it)
+sub_make=("$make" --no-print-directory BUILD="$build" PRECISION="$precision")
 
-part build "$limit" "$out/build.log" sub_make -j"$ncpu" all "$build/bin/pf-gpu-tests" "$build/bin/pf-bench" \
+part build "$limit" "$out/build.log" "${sub_make[@]}" -j"$ncpu" all "$build/bin/pf-gpu-tests" "$build/bin/pf-bench" \
     "$build/bin/pf-bench-search"
 if [ "$part_rc" -ne 0 ]; then
     cat "$summary"
     stop "the build failed (see $out/build.log)"
 fi
 
-part test-gpu 200 "$out/test-gpu.log" sub_make test-gpu
+part test-gpu 200 "$out/test-gpu.log" "${sub_make[@]}" test-gpu
 note "$(grep -a 'Synthesis' "$out/test-gpu.log" | tail -n 1)"
 skips=$(grep -ac 'SKIP' "$out/test-gpu.log")
 [ "$skips" -eq 0 ] || note "$skips tests skipped (test-gpu.log says why)"
