@@ -13,8 +13,11 @@
  *   cpu_use    the trainings' CPU seconds / (wall_s x cores), cores = jobs x threads
  *   outside_s  the wall time during which no training was running: make, stage
  *              start-up, proposals, selection, tables, waiting
- *   cpu_s, busy_s (wall_s - outside_s), trainings, jobs, threads, cores, profile
+ *   cpu_s, busy_s (wall_s - outside_s), trainings, jobs, threads, cores, profile,
+ *   earlier (trainings found under the folder that started before the case:
+ *   left out of every figure)
  */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
@@ -39,8 +42,9 @@ static void usage(FILE *to)
             "evidence.msgpack files under DIR), cpu_use (their CPU seconds / (wall_s x\n"
             "cores), cores = N x T: the -j and training threads COMMAND uses, default 2\n"
             "and 1), outside_s (the wall time during which no training ran: make, stage\n"
-            "start-up, proposals, selection), cpu_s, busy_s, trainings, jobs, threads,\n"
-            "cores and profile (P, a label). COMMAND's output goes to --log (default: here).\n"
+            "start-up, proposals, selection), cpu_s, busy_s, trainings, earlier (trainings\n"
+            "that started before COMMAND: left out), jobs, threads, cores and profile (P,\n"
+            "a label). COMMAND's output goes to --log (default: here).\n"
             "Prints one line per case on stderr. Exit 1 when COMMAND fails or the\n"
             "evidence does not read (nothing is appended then), 2 on bad arguments.\n");
 }
@@ -72,7 +76,7 @@ static int run(char **cmd, const char *log)
     }
     int ws;
     while (waitpid(pid, &ws, 0) < 0)
-        ;
+        if (errno != EINTR) return -1;
     return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 }
 
@@ -133,10 +137,10 @@ int main(int argc, char **argv)
     int cores = jobs * threads;
     double use = wall > 0 ? t.cpu_s / (wall * cores) : 0, outside = wall - t.busy_s;
     if (outside < 0) outside = 0; /* the realtime and monotonic clocks may differ by a hair */
-    json_t *o = json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:i, s:i, s:s}", "case", name, "wall_s", wall,
-                          "train_s", t.train_s, "cpu_use", use, "outside_s", outside, "cpu_s", t.cpu_s, "busy_s",
-                          wall - outside, "trainings", t.trainings, "jobs", jobs, "threads", threads, "cores", cores,
-                          "profile", profile);
+    json_t *o = json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:i, s:i, s:i, s:s}", "case", name, "wall_s",
+                          wall, "train_s", t.train_s, "cpu_use", use, "outside_s", outside, "cpu_s", t.cpu_s, "busy_s",
+                          wall - outside, "trainings", t.trainings, "earlier", t.earlier, "jobs", jobs, "threads",
+                          threads, "cores", cores, "profile", profile);
     char *line = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) : NULL;
     FILE *f = line ? fopen(out, "a") : NULL;
     int bad = !f || fprintf(f, "%s\n", line) < 0;
@@ -151,5 +155,8 @@ int main(int argc, char **argv)
             "bench-search: %s: wall %.1f s, %d trainings %.1f s (CPU %.1f s, use %.2f of %d cores), "
             "outside training %.1f s\n",
             name, wall, t.trainings, t.train_s, t.cpu_s, use, cores, outside);
+    if (t.earlier)
+        fprintf(stderr, "bench-search: %s: %d trainings under %s started before this case and are left out\n", name,
+                t.earlier, runs);
     return 0;
 }

@@ -71,6 +71,7 @@ Test(search_time, a_run_folder_sums_its_trainings_and_lays_them_on_one_line)
     write_evidence("p/pinnforge/run0/gen00/cand1", t0 + 2, 4, 3.5);  /* [2,6]   */
     write_evidence("p/pinnforge/run0/gen01/cand0", t0 + 10, 2, 1.0); /* [10,12] */
     write_evidence("p/pinnforge/run0/hifi/top0", t0 + 13, 5, 4.0);   /* [13,18] */
+    write_evidence("p/pinnforge/run1/gen00/cand0", t0 - 50, 60, 9.0); /* before the window: left out */
     /* an untrained proposal's evidence: no times, not a training */
     char path[300];
     snprintf(path, sizeof path, "%s/p/pinnforge/run0/gen01/cand1", dir);
@@ -84,12 +85,19 @@ Test(search_time, a_run_folder_sums_its_trainings_and_lays_them_on_one_line)
     pf_search_time t;
     cr_assert_eq(pf_search_time_collect(dir, t0, t0 + 20, &t), PF_OK, "%s", pf_errmsg());
     cr_assert_eq(t.trainings, 4);
+    cr_assert_eq(t.earlier, 1);
     cr_assert_float_eq(t.train_s, 3 + 4 + 2 + 5, 1e-6);
     cr_assert_float_eq(t.cpu_s, 2.5 + 3.5 + 1.0 + 4.0, 1e-6);
     cr_assert_float_eq(t.busy_s, 5 + 2 + 5, 1e-5); /* [1,6] [10,12] [13,18] */
     /* the window clips: [0, 15] keeps [1,6] [10,12] [13,15] */
     cr_assert_eq(pf_search_time_collect(dir, t0, t0 + 15, &t), PF_OK, "%s", pf_errmsg());
     cr_assert_float_eq(t.busy_s, 5 + 2 + 2, 1e-5);
+    /* an earlier window takes the earlier training in: [-50, 10] all busy, and the others */
+    cr_assert_eq(pf_search_time_collect(dir, t0 - 60, t0 + 20, &t), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(t.trainings, 5);
+    cr_assert_eq(t.earlier, 0);
+    cr_assert_float_eq(t.train_s, 3 + 4 + 2 + 5 + 60, 1e-6);
+    cr_assert_float_eq(t.busy_s, 60 + 2 + 5, 1e-5); /* [-50,10] [10,12] [13,18] */
 }
 
 Test(search_time, evidence_without_cpu_seconds_is_refused_naming_the_file)

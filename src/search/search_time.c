@@ -31,6 +31,7 @@ double pf_interval_union(double *lo, double *hi, size_t n, double from, double t
 
 typedef struct walk {
     pf_search_time *t;
+    double from;
     double *lo, *hi;
     size_t n, cap;
 } walk;
@@ -55,7 +56,9 @@ static pf_status add_evidence(walk *w, const char *path)
         if ((st = time_field(path, time, "wall_s", &wall)) == PF_OK &&
             (st = time_field(path, time, "cpu_s", &cpu)) == PF_OK &&
             (st = time_field(path, time, "started_unix", &start)) == PF_OK) {
-            if (w->n == w->cap) {
+            if (start < w->from) {
+                w->t->earlier++;
+            } else if (w->n == w->cap) {
                 size_t cap = w->cap ? 2 * w->cap : 64;
                 double *lo = realloc(w->lo, cap * sizeof *lo);
                 if (lo) w->lo = lo;
@@ -63,7 +66,7 @@ static pf_status add_evidence(walk *w, const char *path)
                 if (hi) w->hi = hi, w->cap = cap;
                 else st = pf_fail(PF_ERR_NOMEM, "out of memory");
             }
-            if (st == PF_OK) {
+            if (st == PF_OK && start >= w->from) {
                 w->lo[w->n] = start, w->hi[w->n] = start + wall, w->n++;
                 w->t->trainings++;
                 w->t->train_s += wall;
@@ -101,7 +104,7 @@ static pf_status walk_dir(walk *w, const char *dir)
 pf_status pf_search_time_collect(const char *root, double from, double to, pf_search_time *out)
 {
     memset(out, 0, sizeof *out);
-    walk w = {.t = out};
+    walk w = {.t = out, .from = from};
     pf_status st = walk_dir(&w, root);
     if (st == PF_OK) out->busy_s = pf_interval_union(w.lo, w.hi, w.n, from, to);
     free(w.lo);

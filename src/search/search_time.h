@@ -28,7 +28,9 @@
 #include "core/status.h"
 
 typedef struct pf_search_time {
-    int trainings;   /* evidence files of trained candidates (an untrained proposal has none of these times) */
+    int trainings;   /* evidence files of candidates trained in the window (an untrained
+                        proposal has none of these times) */
+    int earlier;     /* trainings that started before the window: left out of every sum */
     double train_s;  /* sum of their wall_s */
     double cpu_s;    /* sum of their cpu_s */
     double busy_s;   /* union of their intervals, clipped to [from, to] */
@@ -41,7 +43,8 @@ double pf_interval_union(double *lo, double *hi, size_t n, double from, double t
 
 /* Every evidence.msgpack under root (any depth; links are not followed),
  * read through search/artifact.h, summed as above over [from, to] (seconds
- * since the epoch). A trained candidate's evidence without time.wall_s,
+ * since the epoch); a training that started before `from` (a file left from
+ * an earlier make) is only counted in `earlier`. A trained candidate's evidence without time.wall_s,
  * time.cpu_s or time.started_unix (written before they were recorded) is
  * refused, naming the file; so is one that does not read. */
 pf_status pf_search_time_collect(const char *root, double from, double to, pf_search_time *out);
