@@ -66,7 +66,7 @@ part() {
     left=$((limit - SECONDS - 10))
     [ "$cap" -lt "$left" ] || cap=$left
     if [ "$cap" -lt 20 ]; then
-        echo "$name: skipped: only $left s left of $limit" >>"$summary"
+        echo "$name: skipped: $SECONDS s of the $limit used, too little left" >>"$summary"
         failed=1 part_rc=124
         return
     fi
@@ -109,9 +109,12 @@ else
     failed=1
 fi
 
+# PyTorch: as pf-bench looks for it ($PF_PYTHON, else python3); only when it
+# is not there, Debian's (scripts/install-deps.sh bench, at most 2 minutes)
 torch=
-INSTALL_DEPS=${INSTALL_DEPS:-ask} scripts/install-deps.sh bench >"$out/bench-deps.log" 2>&1 ||
-    { torch=--no-torch; note "bench: PyTorch not installed (bench-deps.log): our side only"; }
+"${PF_PYTHON:-python3}" -c 'import torch' >/dev/null 2>&1 ||
+    timeout 120 env INSTALL_DEPS="${INSTALL_DEPS:-ask}" scripts/install-deps.sh bench >"$out/bench-deps.log" 2>&1 ||
+    { torch=--no-torch; note "bench: PyTorch not found nor installed (bench-deps.log): our side only"; }
 # shellcheck disable=SC2086 # BENCH_ARGS is a list of options
 part bench 180 "$out/bench.log" sh -c '"$@" > "'"$out/bench.txt"'"' sh "$build/bin/pf-bench" --device cuda \
     --candidates none --rounds 3 --out "$out/bench.jsonl" $torch ${BENCH_ARGS:-}
