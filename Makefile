@@ -4,9 +4,12 @@
 #   make test            build and run the Criterion suite and the shell tests
 #                        (float with the CUDA backend when nvcc exists, double without)
 #   make test-gpu        the GPU tests alone (tests/gpu/; skipped without a GPU)
-#   make gpu-check       on a GPU machine: test-gpu, compute-sanitizer on one
-#                        training, and the bench on the GPU (docs/gpu.md)
+#   make gpu-check       on a GPU machine, in at most 12 minutes: test-gpu, compute-sanitizer
+#                        on one training, the bench on the GPU, a paper-profile candidate on
+#                        GPU and CPU, a quick search on the GPU; build/gpu-check/ (docs/gpu.md)
 #   make bench           time training steps against the PyTorch comparator
+#   make bench-search    time whole searches and a smoke study: build/bench/search.jsonl
+#                        (BENCH_SEARCH_CASES picks some; docs/gpu.md)
 #   make PDE=P RUN=R     a search run; `make tables`, `make report PDE=P` (see pipeline.mk)
 #   make study           every PDE x method x run, then tables; LAUNCH=slurm for a
 #                        cluster; make study-status (see study.mk)
@@ -187,16 +190,17 @@ GPU_TEST_OBJ := $(GPU_TEST_SRC:%.c=$(BUILD)/obj/%.o)
 GPU_TEST_BIN := $(BUILD)/bin/pf-gpu-tests
 LINK_DEPS := $(LIB) $(if $(filter 1,$(USE_CUDA)),$(CUDA_LIB))
 BENCH_BIN := $(BUILD)/bin/pf-bench
+BENCH_SEARCH_BIN := $(BUILD)/bin/pf-bench-search
 FLAGS_FILE := $(BUILD)/FLAGS
 
-.PHONY: all lib test test-run test-deps test-gpu gpu-check bench clean hdr-check clang-check help cuda refs
+.PHONY: all lib test test-run test-deps test-gpu gpu-check bench bench-search clean hdr-check clang-check help cuda refs
 .DEFAULT_GOAL := all
 # Objects are kept (never deleted as intermediates). Listed by name: a bare
 # .SECONDARY would make every file intermediate, and Make re-walks the
 # prerequisites of missing intermediates on every path, which is
 # exponential on the pipeline's ten-generation DAG.
 .SECONDARY: $(LIB_OBJ) $(TEST_OBJ) $(GPU_TEST_OBJ) $(CU_OBJ) $(STAGE_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/bench/pf-bench.o \
-            $(REFS_SRC:%.c=$(BUILD)/obj/%.o)
+            $(BUILD)/obj/bench/pf-bench-search.o $(REFS_SRC:%.c=$(BUILD)/obj/%.o)
 
 all: lib $(STAGE_BIN) $(REFS_BIN) $(if $(filter 1,$(USE_CUDA)),cuda)
 lib: $(LIB)
@@ -254,7 +258,7 @@ $(GPU_TEST_BIN): $(GPU_TEST_OBJ) $(LINK_DEPS)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS_ALL) -o $@ $(GPU_TEST_OBJ) $(LIB) $(LDLIBS_ALL)
 
-$(BENCH_BIN): $(BUILD)/obj/bench/pf-bench.o $(LINK_DEPS)
+$(BENCH_BIN) $(BENCH_SEARCH_BIN): $(BUILD)/bin/%: $(BUILD)/obj/bench/%.o $(LINK_DEPS)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
@@ -321,7 +325,7 @@ test:
 CLANG ?= $(shell command -v clang 2>/dev/null)
 clang-check:
 ifneq ($(CLANG),)
-	$(Q)printf '%s\n' $(LIB_SRC) $(STAGE_SRC) $(REFS_SRC) $(TEST_SRC) $(FUZZ_SRC) $(FUZZ_SUPPORT) bench/pf-bench.c | \
+	$(Q)printf '%s\n' $(LIB_SRC) $(STAGE_SRC) $(REFS_SRC) $(TEST_SRC) $(FUZZ_SRC) $(FUZZ_SUPPORT) bench/pf-bench.c bench/pf-bench-search.c | \
 	  xargs -P $(TEST_JOBS) -n 8 $(CLANG) $(subst -fopenmp,-fopenmp=libgomp,$(filter-out -march=% -fopenmp=libgomp,$(CFLAGS_ALL))) -march=$(ARCH) -fsyntax-only
 	@echo "clang-check: no warnings from $(notdir $(CLANG))"
 else
@@ -369,25 +373,23 @@ test-gpu: $(GPU_TEST_BIN)
 	$(Q)out=$$($(GPU_TEST_BIN) --jobs 1 --verbose $(GPU_TEST_ARGS) 2>&1); rc=$$?; \
 	  printf '%s\n' "$$out" | grep -v '^\[RUN \]'; exit $$rc
 
-# The checks to run first on a machine with a GPU, in one go: the GPU tests,
-# compute-sanitizer's memcheck over one quick training (burgers_1d, the
-# quick-budget spec data/specs/quick.json) and the bench on the GPU beside
-# PyTorch's. Output under $(BUILD)/gpu-check/. docs/gpu.md has the figures
-# of its runs.
+# The checks to run first on a machine with a GPU, in one go and at most
+# GPU_CHECK_SECONDS (720): scripts/gpu-check.sh first asks whether this build
+# has the CUDA backend and nvidia-smi sees a GPU, and stops at once (exit 1,
+# one line saying why) when not, before building anything; then it builds
+# and runs the GPU tests, compute-sanitizer's memcheck over one quick
+# training, the bench on the GPU beside PyTorch's, one paper-profile
+# low-fidelity candidate (data/specs/paper_low.json) on the GPU and on the
+# CPU, and a quick darcy_flow_2d search with PF_DEVICE=cuda, each under the
+# time left. Everything goes to $(BUILD)/gpu-check/, summary.txt first;
+# docs/gpu.md has the figures of its runs.
 COMPUTE_SANITIZER ?= $(shell command -v compute-sanitizer 2>/dev/null || ls $(CUDA_HOME)/bin/compute-sanitizer 2>/dev/null)
-gpu-check: $(GPU_TEST_BIN) $(BUILD)/bin/pf-train $(BENCH_BIN)
-ifneq ($(USE_CUDA),1)
-	$(error gpu-check needs the CUDA backend (nvcc and its cuBLAS); this build is CUDA=0)
-endif
-	$(Q)mkdir -p $(BUILD)/gpu-check
-	$(Q)$(MAKE) --no-print-directory test-gpu
-	@echo "== compute-sanitizer (memcheck) on one quick training =="
-	$(Q)$(if $(COMPUTE_SANITIZER),$(COMPUTE_SANITIZER) --tool memcheck --error-exitcode 1 $(BUILD)/bin/pf-train \
-	  data/specs/quick.json --pde burgers_1d --seed 0 --out $(BUILD)/gpu-check/memcheck --device cuda --budget quick --quiet,\
-	  echo "gpu-check: compute-sanitizer not found: memcheck skipped")
-	@echo "== bench on the GPU =="
-	$(Q)INSTALL_DEPS='$(INSTALL_DEPS)' scripts/install-deps.sh bench
-	$(Q)$(BENCH_BIN) --device cuda --out $(BUILD)/gpu-check/bench.jsonl $(BENCH_ARGS)
+GPU_CHECK_SECONDS ?= 720
+NVIDIA_SMI ?= nvidia-smi
+gpu-check:
+	$(Q)GPU_CHECK_CUDA=$(USE_CUDA) GPU_CHECK_SECONDS=$(GPU_CHECK_SECONDS) NVIDIA_SMI='$(NVIDIA_SMI)' \
+	  COMPUTE_SANITIZER='$(COMPUTE_SANITIZER)' INSTALL_DEPS='$(INSTALL_DEPS)' BENCH_ARGS='$(BENCH_ARGS)' \
+	  scripts/gpu-check.sh '$(MAKE_COMMAND)' '$(BUILD)' '$(PRECISION)'
 
 # ---------------------------------------------------------------- refs
 # `make refs` writes the reference of every PDE with a solver in refs/ (one
@@ -429,6 +431,45 @@ bench: $(BENCH_BIN) $(BUILD)/bin/pf-train
 	$(Q)mkdir -p $(BUILD)/bench
 	$(Q)$(BENCH_BIN) --out $(BUILD)/bench/engine.jsonl $(BENCH_ARGS)
 
+# `make bench-search`: whole searches timed one after another, each made by a
+# make of its own into a fresh runs folder under $(BUILD)/bench/search-runs/
+# (never runs/), with this make's -j (default 2) and TRAIN_THREADS; one JSON
+# line per case in $(BENCH_SEARCH_OUT) (bench/pf-bench-search.c says what the
+# fields mean; docs/gpu.md has the figures). BENCH_SEARCH_CASES picks cases;
+# BENCH_SEARCH_PROFILE=smoke runs them all at the smoke profile (what the
+# test does; the line's "profile" says so).
+# The cases' makes (and gpu-check's script) are $(MAKE_COMMAND), not $(MAKE):
+# makes of their own, which make -n must plan, not run.
+BENCH_SEARCH_CASES ?= darcy_quick pinnsformer_quick vanilla_quick study_smoke
+BENCH_SEARCH_OUT   ?= $(BUILD)/bench/search.jsonl
+BENCH_SEARCH_DIR   ?= $(BUILD)/bench/search-runs
+BENCH_SEARCH_JOBS   = $(or $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))),2)
+bench_search_profile = $(or $(BENCH_SEARCH_PROFILE),$(bench_profile_$(1)))
+bench_profile_darcy_quick       := quick
+bench_profile_pinnsformer_quick := quick
+bench_profile_vanilla_quick     := quick
+bench_profile_study_smoke       := smoke
+bench_goal_darcy_quick          = PDE=darcy_flow_2d RUN=0
+bench_goal_pinnsformer_quick    = PDE=burgers_1d RUN=0 METHOD=pinnsformer
+bench_goal_vanilla_quick        = PDE=burgers_1d RUN=0 METHOD=vanilla
+bench_goal_study_smoke          = study PDES="burgers_1d poisson_5d" RUNS=0
+ifneq ($(filter bench-search,$(MAKECMDGOALS)),)
+$(foreach c,$(BENCH_SEARCH_CASES),$(if $(bench_profile_$(c)),,$(error BENCH_SEARCH_CASES: no case '$(c)' (known: \
+  darcy_quick pinnsformer_quick vanilla_quick study_smoke))))
+$(if $(filter-out quick smoke paper,$(BENCH_SEARCH_PROFILE)),$(error BENCH_SEARCH_PROFILE='$(BENCH_SEARCH_PROFILE)': \
+  quick, smoke or paper (empty: each case's own)))
+endif
+bench-search: all $(BENCH_SEARCH_BIN)
+	$(Q)mkdir -p $(dir $(BENCH_SEARCH_OUT)) $(BENCH_SEARCH_DIR) && rm -f $(BENCH_SEARCH_OUT)
+	$(Q)$(foreach c,$(BENCH_SEARCH_CASES),rm -rf $(BENCH_SEARCH_DIR)/$(c) && mkdir -p $(BENCH_SEARCH_DIR)/$(c) && \
+	  $(BENCH_SEARCH_BIN) --case $(c) --runs $(BENCH_SEARCH_DIR)/$(c) --out $(BENCH_SEARCH_OUT) \
+	  --jobs $(BENCH_SEARCH_JOBS) --threads $(TRAIN_THREADS) --profile $(call bench_search_profile,$(c)) \
+	  --log $(BENCH_SEARCH_DIR)/$(c).log -- $(MAKE_COMMAND) --no-print-directory -j$(BENCH_SEARCH_JOBS) \
+	  BUILD=$(BUILD) PRECISION=$(PRECISION) CUDA=$(CUDA) TRAIN_THREADS=$(TRAIN_THREADS) \
+	  RUNS_ROOT=$(BENCH_SEARCH_DIR)/$(c) REPORTS_ROOT=$(BENCH_SEARCH_DIR)/$(c)/reports \
+	  PROFILE=$(call bench_search_profile,$(c)) $(bench_goal_$(c)) &&) true
+	@echo "bench-search: $(BENCH_SEARCH_OUT)"
+
 # Every header compiles on its own, the way it is meant to be compiled and
 # included as its users include it (src/core/log.h as "core/log.h",
 # pdes/registry.h as "registry.h"):
@@ -463,4 +504,5 @@ include pipeline.mk
 include study.mk
 include fuzz.mk
 
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) $(STAGE_SRC:stages/%.c=$(BUILD)/obj/stages/%.d) $(CU_OBJ:.o=.d) $(BUILD)/obj/bench/pf-bench.d
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) $(STAGE_SRC:stages/%.c=$(BUILD)/obj/stages/%.d) $(CU_OBJ:.o=.d) $(BUILD)/obj/bench/pf-bench.d \
+  $(BUILD)/obj/bench/pf-bench-search.d

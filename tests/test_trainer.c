@@ -7,11 +7,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "data_fixture.h"
 #include "registry.h"
 #include "spec_configs.h"
+#include "search/artifact.h"
 #include "spec/spec.h"
 #include "train/trainer.h"
 
@@ -440,6 +442,43 @@ Test(trainer, a_time_limit_is_scored_and_its_steps_replay_bit_for_bit)
                   "parameter %s differs", a.param[i].name);
     pf_train_result_release(&a);
     pf_train_result_release(&b);
+}
+
+static double realtime_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* make bench-search lays the trainings of a search on one time line and sums
+ * their CPU seconds: the start is on the wall clock, between the instants
+ * before and after the call, and the CPU time is positive and no more than
+ * the wall time times the threads (one here); the evidence carries both. */
+Test(trainer, a_training_records_its_cpu_seconds_and_its_start_on_the_wall_clock)
+{
+    const pf_pde *p = pde("poisson_5d");
+    pf_model_config mc;
+    pf_train_config tc;
+    tiny(p, 300, &mc, &tc);
+    pf_train_result r;
+    double before = realtime_s();
+    train(p, &mc, &tc, 0, 0, &r);
+    double after = realtime_s();
+    cr_assert_eq(r.status, PF_TRAIN_OK, "%s", r.detail);
+    cr_assert(r.started_unix >= before - 1e-3 && r.started_unix <= after, "started %.6f not in [%.6f, %.6f]",
+              r.started_unix, before, after);
+    cr_assert(r.started_unix + r.wall_s <= after + 1e-3, "start + wall %.6f after the call ended (%.6f)",
+              r.started_unix + r.wall_s, after);
+    cr_assert(r.cpu_s > 0 && r.cpu_s <= r.wall_s * 1.02 + 0.01, "cpu %.6f s over a wall of %.6f s", r.cpu_s,
+              r.wall_s);
+    json_t *e = pf_evidence_json(p, &r);
+    cr_assert_not_null(e);
+    json_t *t = json_object_get(e, "time");
+    cr_assert_float_eq(json_real_value(json_object_get(t, "cpu_s")), r.cpu_s, 1e-12);
+    cr_assert_float_eq(json_real_value(json_object_get(t, "started_unix")), r.started_unix, 1e-6);
+    json_decref(e);
+    pf_train_result_release(&r);
 }
 
 Test(trainer, a_pde_without_reference_trains_without_y)

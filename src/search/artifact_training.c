@@ -184,6 +184,8 @@ json_t *pf_evidence_json(const pf_pde *p, const pf_train_result *r)
     json_object_set_new(time, "other_s", num(r->other_s));
     if (r->time_limit_s > 0) json_object_set_new(time, "limit_s", num(r->time_limit_s));
     if (r->predicted_s > 0) json_object_set_new(time, "predicted_s", num(r->predicted_s));
+    json_object_set_new(time, "cpu_s", num(r->cpu_s));
+    json_object_set_new(time, "started_unix", num(r->started_unix));
     json_object_set_new(e, "time", time);
     json_object_set_new(e, "parameters", json_integer((json_int_t)r->nparams));
     json_t *pts = json_object();

@@ -30,12 +30,14 @@ pf_train_options pf_train_options_default(void)
     return (pf_train_options){.seed = 0, .timeout_s = 0, .diverge_factor = PF_TRAIN_DIVERGED_FACTOR};
 }
 
-static double now(void)
+static double clock_s(clockid_t c)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(c, &ts);
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
+
+static double now(void) { return clock_s(CLOCK_MONOTONIC); }
 
 /* Everything the loop carries between steps. */
 typedef struct run {
@@ -1025,6 +1027,8 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
                        const pf_train_options *o, pf_train_result *r)
 {
     memset(r, 0, sizeof *r);
+    double cpu0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    r->started_unix = clock_s(CLOCK_REALTIME);
     run R = {.tc = tc, .o = o, .r = r, .t0 = now(), .be = o->backend ? o->backend : pf_backend_cpu()};
     r->backend = R.be->name;
     R.be->info(&r->device);
@@ -1077,6 +1081,7 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
         r->wall_s = now() - R.t0;
         r->step_s = R.t_steps;
         r->other_s = r->wall_s - R.t_steps;
+        r->cpu_s = clock_s(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
         progress(&R, true);
     }
     teardown(&R);

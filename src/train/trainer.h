@@ -246,6 +246,10 @@ typedef struct pf_train_result {
     double time_limit_s;         /* the time limit applied (options' time_limit_s; 0 none) */
     double predicted_s;          /* the caller's prediction of wall_s (search/time_budget.h;
                                     0 none): kept for the evidence */
+    double cpu_s;                /* CPU seconds of the process (every thread) over wall_s */
+    double started_unix;         /* when pf_train_run began: seconds since the epoch
+                                    (CLOCK_REALTIME), so that trainings run by different
+                                    processes can be laid on one time line */
     const char *backend;         /* "cpu", "cuda" */
     pf_device_info device;       /* where it trained */
     size_t nparams;              /* trainable network scalars */
