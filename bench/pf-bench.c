@@ -53,7 +53,8 @@ typedef struct bench_case {
     pde_kind pde;
     int depth, width, n, n_ic, n_bc;
     int K; /* jet streams carried per collocation point (per token for a sequence model) */
-    pf_arch arch; /* a tanh MLP, or PINNsFormer at its released sizes */
+    pf_arch arch; /* a tanh MLP, or PINNsFormer (width is its d_model) */
+    int d_ff, d_hidden; /* PINNsFormer's other widths (0: the released 256 and 512) */
 } bench_case;
 
 /* The comparators, relative to the repository root (where make bench runs
@@ -63,14 +64,17 @@ typedef struct bench_case {
 #define SEQ_TORCH_SCRIPT "bench/torch_pinnsformer_step.py"
 
 static const bench_case cases[] = {
-    {"burgers_4x64", PDE_BURGERS, 4, 64, 4096, 512, 512, 4, PF_ARCH_MLP},
-    {"burgers_6x128", PDE_BURGERS, 6, 128, 10000, 512, 512, 4, PF_ARCH_MLP},
-    {"poisson5d_4x64", PDE_POISSON5D, 4, 64, 4096, 1024, 0, 7, PF_ARCH_MLP},
-    {"ks_4x64", PDE_KS, 4, 64, 4096, 1024, 0, 6, PF_ARCH_MLP},
-    {"pinnacle_default_5x100", PDE_BURGERS, 5, 100, 8192, 2048, 2048, 4, PF_ARCH_MLP},
+    {"burgers_4x64", PDE_BURGERS, 4, 64, 4096, 512, 512, 4, PF_ARCH_MLP, 0, 0},
+    {"burgers_6x128", PDE_BURGERS, 6, 128, 10000, 512, 512, 4, PF_ARCH_MLP, 0, 0},
+    {"poisson5d_4x64", PDE_POISSON5D, 4, 64, 4096, 1024, 0, 7, PF_ARCH_MLP, 0, 0},
+    {"ks_4x64", PDE_KS, 4, 64, 4096, 1024, 0, 6, PF_ARCH_MLP, 0, 0},
+    {"pinnacle_default_5x100", PDE_BURGERS, 5, 100, 8192, 2048, 2048, 4, PF_ARCH_MLP, 0, 0},
     /* PINNsFormer on burgers_1d: 5 tokens per point; residual and boundary
      * over every token, initial condition on token 0 */
-    {"pinnsformer", PDE_BURGERS, 1, 32, 1024, 512, 512, 4, PF_ARCH_PINNSFORMER},
+    {"pinnsformer", PDE_BURGERS, 1, 32, 1024, 512, 512, 4, PF_ARCH_PINNSFORMER, 0, 0},
+    /* the same at the quick profile's sizes (search/baseline.c's recipe
+     * fitted to 5,000 parameters and 2,048 points: 4,345 parameters) */
+    {"pinnsformer_quick", PDE_BURGERS, 1, 4, 1365, 341, 341, 4, PF_ARCH_PINNSFORMER, 25, 51},
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
@@ -190,6 +194,8 @@ static pf_graph *build_case(const bench_case *c, uint64_t seed)
     mc.arch = c->arch; /* the default's other sizes are the released ones */
     mc.depth = c->depth;
     mc.width = c->width;
+    if (c->d_ff) mc.d_ff = c->d_ff;
+    if (c->d_hidden) mc.d_hidden = c->d_hidden;
     pf_model *net = pf_model_alloc(g, &mc);
 
     pf_jet_layout L = pf_jet_layout_none();
@@ -637,7 +643,7 @@ int main(int argc, char **argv)
                     "{\"case\":\"%s\",\"ms\":%.4f,\"torch_ms\":%.3f,\"ratio\":%.3f,"
                     "\"torch_compile_ms\":%.3f,\"ratio_compile\":%.3f,\"bound_ms\":%.3f,"
                     "\"gflops\":%.2f,\"taylor_min_gflop\":%.4f,\"threads\":%d,\"rounds\":%d,"
-                    "\"steps\":%d,\"precision\":\"%s\",\"final_loss\":%.6g,\"backend\":\"%s\","
+                    "\"steps\":%d,\"precision\":\"%s\",\"final_loss\":%.9g,\"backend\":\"%s\","
                     "\"device\":\"%s\",\"params\":%zu,\"torch_params\":%ld}\n",
                     c->name, ms, nt ? tms : -1.0, nt ? tms / ms : -1.0, nc ? cms : -1.0,
                     nc ? cms / ms : -1.0, is_seq(c) ? -1.0 : bound, is_seq(c) ? -1.0 : gf / (ms * 1e-3),
