@@ -12,8 +12,9 @@
  * elementwise jet work and the rest cost on top.
  *
  * The pinnsformer case is PINNsFormer (the released sizes) on burgers_1d,
- * compared with our own bench/torch_pinnsformer_step.py; it has no such
- * bound (attention is no GEMM), so its bound columns print "-".
+ * pinnsformer_quick the same at the quick profile's sizes, both compared
+ * with our own bench/torch_pinnsformer_step.py; they have no such bound
+ * (attention is no GEMM), so their bound columns print "-".
  *
  * Then whole candidates: pf-train runs data/specs/typical.json (4 x 64 tanh,
  * 4,096 Sobol points with RAD, Adam 900 + L-BFGS 100) at low fidelity on
@@ -73,7 +74,7 @@ static const bench_case cases[] = {
      * over every token, initial condition on token 0 */
     {"pinnsformer", PDE_BURGERS, 1, 32, 1024, 512, 512, 4, PF_ARCH_PINNSFORMER, 0, 0},
     /* the same at the quick profile's sizes (search/baseline.c's recipe
-     * fitted to 5,000 parameters and 2,048 points: 4,345 parameters) */
+     * fitted to 5,000 parameters and 2,048 points: 4,913 parameters) */
     {"pinnsformer_quick", PDE_BURGERS, 1, 4, 1365, 341, 341, 4, PF_ARCH_PINNSFORMER, 25, 51},
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
@@ -492,10 +493,11 @@ static void usage(FILE *to)
             "comparator's cases, alternating with the PyTorch comparator (run with\n"
             "--threads T --blas-threads 1), and prints case, our median ms/step,\n"
             "PyTorch's, their ratio, our GEMM GFLOP/s and the Taylor-mode GEMM bound\n"
-            "(\"-\" for pinnsformer: attention has no such bound; -1 in the JSON).\n"
+            "(\"-\" for the pinnsformer cases: attention has no such bound; -1 in the JSON).\n"
             "The comparators are ours, relative to the repository root (run pf-bench\n"
-            "there, as make bench does): the pinnsformer case (PINNsFormer, burgers_1d)\n"
-            "is compared with " SEQ_TORCH_SCRIPT ", the others with --torch.\n"
+            "there, as make bench does): the pinnsformer cases (PINNsFormer on burgers_1d,\n"
+            "the released sizes and pinnsformer_quick, the quick profile's) are compared\n"
+            "with " SEQ_TORCH_SCRIPT ", the others with --torch.\n"
             "--profile prints the time per graph node (stderr); --chunk-kib sets the\n"
             "graph's chunk size (0: no chunks; default: the graph's own).\n"
             "Then one full low-fidelity candidate (pf-train on data/specs/typical.json)\n"

@@ -37,7 +37,8 @@
 
 /* Runs of batches, each with its workspace: enough for the threads of a
  * CPU node to share evenly, few enough that the scratch stays small
- * (256 KiB a run for the released PINNsFormer's 5 tokens x 16 channels). */
+ * (128 KiB a run of 4-lane batches for the released PINNsFormer's 5 tokens x
+ * 16 channels, 4 MiB a node). */
 #define ATTN_SLICES 32
 
 size_t pf_cpu_attention_scratch(const struct pf_node *y)
