@@ -12,8 +12,9 @@
  * elementwise jet work and the rest cost on top.
  *
  * The pinnsformer case is PINNsFormer (the released sizes) on burgers_1d,
- * compared with our own bench/torch_pinnsformer_step.py; it has no such
- * bound (attention is no GEMM), so its bound columns print "-".
+ * pinnsformer_quick the same at the quick profile's sizes, both compared
+ * with our own bench/torch_pinnsformer_step.py; they have no such bound
+ * (attention is no GEMM), so their bound columns print "-".
  *
  * The loaded columns: the same rounds again, ours and the comparator's, with
  * two busy-loop processes of our own spinning beside them (forked here,
@@ -66,7 +67,8 @@ typedef struct bench_case {
     pde_kind pde;
     int depth, width, n, n_ic, n_bc;
     int K; /* jet streams carried per collocation point (per token for a sequence model) */
-    pf_arch arch; /* a tanh MLP, or PINNsFormer at its released sizes */
+    pf_arch arch; /* a tanh MLP, or PINNsFormer (width is its d_model) */
+    int d_ff, d_hidden; /* PINNsFormer's other widths (0: the released 256 and 512) */
 } bench_case;
 
 /* The comparators, relative to the repository root (where make bench runs
@@ -76,14 +78,17 @@ typedef struct bench_case {
 #define SEQ_TORCH_SCRIPT "bench/torch_pinnsformer_step.py"
 
 static const bench_case cases[] = {
-    {"burgers_4x64", PDE_BURGERS, 4, 64, 4096, 512, 512, 4, PF_ARCH_MLP},
-    {"burgers_6x128", PDE_BURGERS, 6, 128, 10000, 512, 512, 4, PF_ARCH_MLP},
-    {"poisson5d_4x64", PDE_POISSON5D, 4, 64, 4096, 1024, 0, 7, PF_ARCH_MLP},
-    {"ks_4x64", PDE_KS, 4, 64, 4096, 1024, 0, 6, PF_ARCH_MLP},
-    {"pinnacle_default_5x100", PDE_BURGERS, 5, 100, 8192, 2048, 2048, 4, PF_ARCH_MLP},
+    {"burgers_4x64", PDE_BURGERS, 4, 64, 4096, 512, 512, 4, PF_ARCH_MLP, 0, 0},
+    {"burgers_6x128", PDE_BURGERS, 6, 128, 10000, 512, 512, 4, PF_ARCH_MLP, 0, 0},
+    {"poisson5d_4x64", PDE_POISSON5D, 4, 64, 4096, 1024, 0, 7, PF_ARCH_MLP, 0, 0},
+    {"ks_4x64", PDE_KS, 4, 64, 4096, 1024, 0, 6, PF_ARCH_MLP, 0, 0},
+    {"pinnacle_default_5x100", PDE_BURGERS, 5, 100, 8192, 2048, 2048, 4, PF_ARCH_MLP, 0, 0},
     /* PINNsFormer on burgers_1d: 5 tokens per point; residual and boundary
      * over every token, initial condition on token 0 */
-    {"pinnsformer", PDE_BURGERS, 1, 32, 1024, 512, 512, 4, PF_ARCH_PINNSFORMER},
+    {"pinnsformer", PDE_BURGERS, 1, 32, 1024, 512, 512, 4, PF_ARCH_PINNSFORMER, 0, 0},
+    /* the same at the quick profile's sizes (search/baseline.c's recipe
+     * fitted to 5,000 parameters and 2,048 points: 4,913 parameters) */
+    {"pinnsformer_quick", PDE_BURGERS, 1, 4, 1365, 341, 341, 4, PF_ARCH_PINNSFORMER, 25, 51},
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
@@ -203,6 +208,8 @@ static pf_graph *build_case(const bench_case *c, uint64_t seed)
     mc.arch = c->arch; /* the default's other sizes are the released ones */
     mc.depth = c->depth;
     mc.width = c->width;
+    if (c->d_ff) mc.d_ff = c->d_ff;
+    if (c->d_hidden) mc.d_hidden = c->d_hidden;
     pf_model *net = pf_model_alloc(g, &mc);
 
     pf_jet_layout L = pf_jet_layout_none();
@@ -649,10 +656,11 @@ static void usage(FILE *to)
             "comparator's cases, alternating with the PyTorch comparator (run with\n"
             "--threads T --blas-threads 1), and prints case, our median ms/step,\n"
             "PyTorch's, their ratio, our GEMM GFLOP/s and the Taylor-mode GEMM bound\n"
-            "(\"-\" for pinnsformer: attention has no such bound; -1 in the JSON).\n"
+            "(\"-\" for the pinnsformer cases: attention has no such bound; -1 in the JSON).\n"
             "The comparators are ours, relative to the repository root (run pf-bench\n"
-            "there, as make bench does): the pinnsformer case (PINNsFormer, burgers_1d)\n"
-            "is compared with " SEQ_TORCH_SCRIPT ", the others with --torch.\n"
+            "there, as make bench does): the pinnsformer cases (PINNsFormer on burgers_1d,\n"
+            "the released sizes and pinnsformer_quick, the quick profile's) are compared\n"
+            "with " SEQ_TORCH_SCRIPT ", the others with --torch.\n"
             "Each case runs again beside two busy-loop processes that pf-bench starts\n"
             "and stops (ld_ms, ld_torch, ld_ratio: the same medians under that load;\n"
             "--no-loaded skips it). Idle OpenMP threads sleep (OMP_WAIT_POLICY=passive\n"
@@ -802,7 +810,7 @@ int main(int argc, char **argv)
                     "{\"case\":\"%s\",\"ms\":%.4f,\"torch_ms\":%.3f,\"ratio\":%.3f,"
                     "\"torch_compile_ms\":%.3f,\"ratio_compile\":%.3f,\"bound_ms\":%.3f,"
                     "\"gflops\":%.2f,\"taylor_min_gflop\":%.4f,\"threads\":%d,\"rounds\":%d,"
-                    "\"steps\":%d,\"precision\":\"%s\",\"final_loss\":%.6g,\"backend\":\"%s\","
+                    "\"steps\":%d,\"precision\":\"%s\",\"final_loss\":%.9g,\"backend\":\"%s\","
                     "\"device\":\"%s\",\"params\":%zu,\"torch_params\":%ld,\"loaded_ms\":%.4f,"
                     "\"loaded_torch_ms\":%.3f,\"loaded_ratio\":%.3f}\n",
                     c->name, ms, nt ? tms : -1.0, nt ? tms / ms : -1.0, nc ? cms : -1.0,

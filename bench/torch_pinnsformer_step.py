@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """PyTorch comparator of pf-bench's `pinnsformer` case: wall time of one full
-training step of PINNsFormer (Zhao et al., ICLR 2024, the released sizes) on
-Burgers-1D, on the CPU (or a GPU with --device cuda).
+training step of PINNsFormer (Zhao et al., ICLR 2024) on Burgers-1D, on the
+CPU (or a GPU with --device cuda): case `pinnsformer` at the released sizes
+(below), `pinnsformer_quick` at the quick profile's (d_model 4, d_ff 25,
+d_hidden 51; 1,365 collocation, 341 initial and 341 boundary points).
 
 The command line and the JSON line it prints follow bench/
 torch_pinn_step.py, the MLP cases' comparator (pf-bench's time_torch reads
@@ -11,7 +13,8 @@ compiled loss cannot be differentiated twice (aot_autograd has no double
 backward), the line has no ms_per_step_median but "compile_error", and
 the script exits 0.
 
-Network (per point, a pseudo-sequence of k = 5 tokens (x, t + i dt),
+Network (the released sizes; pinnsformer_quick has 4, 25, 51 in place of
+32, 256, 512; per point, a pseudo-sequence of k = 5 tokens (x, t + i dt),
 dt = 1e-4; every `a` below is a WaveAct of its own, w1 sin + w2 cos with
 trainable scalars w1 = w2 = 1 at the start):
     e   = Linear(2 -> 32)(s)
@@ -45,13 +48,12 @@ def parse_args():
                    help="OpenBLAS thread count (default: same as --threads)")
     p.add_argument("--steps", type=int, default=25, help="timed steps")
     p.add_argument("--warmup", type=int, default=5)
-    p.add_argument("--cases", default="pinnsformer", help="only pinnsformer exists")
+    p.add_argument("--cases", default="pinnsformer", help="pinnsformer and/or pinnsformer_quick")
     p.add_argument("--no-flops", action="store_true", help="accepted for pf-bench; nothing is counted")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default="cpu", help="cpu or cuda")
     p.add_argument("--compile", action="store_true", help="wrap the loss in torch.compile (PyTorch >= 2)")
     p.add_argument("--double", action="store_true", help="float64 instead of float32")
-    p.add_argument("--n", type=int, default=1024, help="collocation points")
     return p.parse_args()
 
 
@@ -106,27 +108,33 @@ OPENBLAS_THREADS = openblas_threads()
 DEV = torch.device(ARGS.device)
 DTYPE = torch.float64 if ARGS.double else torch.float32
 
-SEQ_LEN, SEQ_DT = 5, 1e-4
-D_MODEL, D_FF, D_HIDDEN, HEADS = 32, 256, 512, 2
-N_IC, N_BC = 512, 512  # as pf-bench's cases[] has them
+SEQ_LEN, SEQ_DT, HEADS = 5, 1e-4, 2
+# pf-bench's cases[]: (d_model, d_ff, d_hidden) and the collocation, initial
+# and boundary point counts; pinnsformer_quick is the quick profile's
+# baseline (the released sizes fitted to 5,000 parameters and 2,048 points)
+CASES = {
+    "pinnsformer": ((32, 256, 512), (1024, 512, 512)),
+    "pinnsformer_quick": ((4, 25, 51), (1365, 341, 341)),
+}
+D_MODEL, D_FF, D_HIDDEN = CASES["pinnsformer"][0]
 
 
 def grad(y, x):
     return torch.autograd.grad(y, x, grad_outputs=torch.ones_like(y), create_graph=True)[0]
 
 
-def make_case(n):
+def make_case(n, n_ic, n_bc):
     nu = 0.01 / math.pi
     net = PINNsFormer(2, 1, D_MODEL, D_FF, D_HIDDEN, HEADS)
     init_weights(net)
     net = net.to(DEV, DTYPE)
     S = tokens(torch.cat([torch.rand(n, 1) * 2 - 1, torch.rand(n, 1)], 1), SEQ_LEN, SEQ_DT)
     S = S.to(DEV, DTYPE).requires_grad_(True)
-    xi = torch.rand(N_IC, 1) * 2 - 1
+    xi = torch.rand(n_ic, 1) * 2 - 1
     SI = tokens(torch.cat([xi, torch.zeros_like(xi)], 1), SEQ_LEN, SEQ_DT).to(DEV, DTYPE)
     UI = (-torch.sin(math.pi * xi)).to(DEV, DTYPE)
-    sb = (torch.randint(0, 2, (N_BC, 1)) * 2 - 1).float()
-    SB = tokens(torch.cat([sb, torch.rand(N_BC, 1)], 1), SEQ_LEN, SEQ_DT).to(DEV, DTYPE)
+    sb = (torch.randint(0, 2, (n_bc, 1)) * 2 - 1).float()
+    SB = tokens(torch.cat([sb, torch.rand(n_bc, 1)], 1), SEQ_LEN, SEQ_DT).to(DEV, DTYPE)
 
     def loss_fn():
         u = net(S)
@@ -141,10 +149,12 @@ def make_case(n):
 
 
 def run_case(name):
-    if name != "pinnsformer":
-        raise SystemExit(f"torch_pinnsformer_step.py: no case '{name}' (only pinnsformer)")
+    global D_MODEL, D_FF, D_HIDDEN
+    if name not in CASES:
+        raise SystemExit(f"torch_pinnsformer_step.py: no case '{name}' (only {', '.join(CASES)})")
+    (D_MODEL, D_FF, D_HIDDEN), (n, n_ic, n_bc) = CASES[name]
     torch.manual_seed(ARGS.seed)
-    net, loss_fn = make_case(ARGS.n)
+    net, loss_fn = make_case(n, n_ic, n_bc)
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
     out = {
         "case": name,
@@ -154,10 +164,13 @@ def run_case(name):
         "torch": torch.__version__,
         "steps": ARGS.steps,
         "warmup": ARGS.warmup,
-        "n_colloc": ARGS.n,
+        "n_colloc": n,
         "tokens": SEQ_LEN,
-        "n_ic": N_IC,
-        "n_bc": N_BC,
+        "n_ic": n_ic,
+        "n_bc": n_bc,
+        "d_model": D_MODEL,
+        "d_ff": D_FF,
+        "d_hidden": D_HIDDEN,
         "device": str(DEV),
         "dtype": str(DTYPE).replace("torch.", ""),
         "model": "pinnsformer",

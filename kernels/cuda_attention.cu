@@ -44,19 +44,21 @@ static __device__ void attn_load(double *dst, const pf_real *src, const attn_sha
     for (int i = 0; i < A.k; i++)
         for (int a = 0; a < A.dh; a++)
             for (int m = 0; m <= K; m++)
-                A3(dst, i, a, A.dh, m) =
+                AL3(dst, i, a, A.dh, m, 0) =
                     (double)src[(size_t)st[m] * A.len + (size_t)(r0 + i) * A.c + c0 + a] / attn_fact(m);
 }
 
 /* Load one group's q, k, v coefficients (head at channel c0, rows from
- * r0) and run its forward: what both kernels start each pass with. */
+ * r0) and run its forward (with the output o where out is set, else only
+ * what the reverse needs): what both kernels start each pass with. */
 static __device__ void group_fwd(attn_ws *w, const pf_real *q, const pf_real *kx, const pf_real *v,
-                                 const attn_shape &A, int r0, int c0, const int *st, int K)
+                                 const attn_shape &A, int r0, int c0, const int *st, int K, bool out)
 {
     attn_load(w->q, q, A, r0, c0, st, K);
     attn_load(w->kk, kx, A, r0, c0, st, K);
     attn_load(w->v, v, A, r0, c0, st, K);
-    attn_group_fwd(w, K, A.scale);
+    attn_group_probs(w, K, A.scale);
+    if (out) attn_group_out(w, K);
 }
 
 static __global__ void attention_fwd_kernel(const pf_real *__restrict__ q, const pf_real *__restrict__ kx,
@@ -71,12 +73,12 @@ static __global__ void attention_fwd_kernel(const pf_real *__restrict__ q, const
         for (int d = 0; d < passes; d++) {
             int K = D.ndir ? D.order[d] : 0;
             const int *st = D.st[d];
-            group_fwd(&w, q, kx, v, A, r0, c0, st, K);
+            group_fwd(&w, q, kx, v, A, r0, c0, st, K, true);
             for (int i = 0; i < A.k; i++)
                 for (int a = 0; a < A.dh; a++)
                     for (int m = d ? 1 : 0; m <= K; m++)
                         y[(size_t)st[m] * A.len + (size_t)(r0 + i) * A.c + c0 + a] =
-                            (pf_real)(A3(w.o, i, a, A.dh, m) * attn_fact(m));
+                            (pf_real)(AL3(w.o, i, a, A.dh, m, 0) * attn_fact(m));
         }
     }
 }
@@ -95,11 +97,11 @@ static __global__ void attention_bwd_kernel(const pf_real *__restrict__ q, const
         for (int d = 0; d < passes; d++) {
             int K = D.ndir ? D.order[d] : 0;
             const int *st = D.st[d];
-            group_fwd(&w, q, kx, v, A, r0, c0, st, K);
+            group_fwd(&w, q, kx, v, A, r0, c0, st, K, false);
             for (int i = 0; i < A.k; i++)
                 for (int a = 0; a < A.dh; a++)
                     for (int m = 0; m <= K; m++)
-                        A3(w.go, i, a, A.dh, m) =
+                        AL3(w.go, i, a, A.dh, m, 0) =
                             m == 0 && d > 0
                                 ? 0
                                 : (double)gy[(size_t)st[m] * A.len + (size_t)(r0 + i) * A.c + c0 + a] *
@@ -113,7 +115,7 @@ static __global__ void attention_bwd_kernel(const pf_real *__restrict__ q, const
                     for (int a = 0; a < A.dh; a++)
                         for (int m = 0; m <= K; m++)
                             gin[j][(size_t)st[m] * A.len + (size_t)(r0 + i) * A.c + c0 + a] +=
-                                (pf_real)(A3(src[j], i, a, A.dh, m) / attn_fact(m));
+                                (pf_real)(AL3(src[j], i, a, A.dh, m, 0) / attn_fact(m));
             }
         }
     }

@@ -2059,6 +2059,56 @@ Test(grad, attention_does_not_depend_on_the_thread_count)
     }
 }
 
+/* The CPU attention runs 4 points at once, one per vector lane, the last
+ * batch's unused lanes holding zeros: every stream of a point's output is
+ * the same bits whether 37 points run (9 full batches and a partial one,
+ * shared among threads) or the point alone (one lane used). Two heads of
+ * width 2 over 5 tokens of 4-channel points, Q, K and V with different
+ * token shifts, directions of order 2 and 1 (no other op in the graph
+ * computes anything, so nothing else can depend on a point's place). */
+static pf_graph *lane_net(int n, pf_node **x, pf_node **y)
+{
+    pf_graph *g = pf_graph_alloc(pf_backend_cpu());
+    pf_jet_layout L = pf_jet_layout_none();
+    pf_jet_add_dir(&L, 2);
+    pf_jet_add_dir(&L, 1);
+    pf_real dirs[8] = {1, 0, (pf_real)0.5, (pf_real)-0.25, 0, 1, (pf_real)0.3, (pf_real)0.7};
+    *x = pf_input(g, "x", n, 4, &L, dirs);
+    pf_node *q = pf_tokens(g, *x, 5, (pf_real)0.1), *k = pf_tokens(g, *x, 5, (pf_real)-0.2);
+    *y = pf_attention(g, q, k, pf_tokens(g, *x, 5, (pf_real)0.3), 5, 2);
+    cr_assert_eq(pf_graph_compile(g, 17), PF_OK, "%s", pf_errmsg());
+    return g;
+}
+
+Test(jet, attention_of_a_point_does_not_depend_on_the_points_beside_it)
+{
+    enum { N = 37, ROWS = 5 * 4 }; /* a point's rows: 5 tokens x 4 channels */
+    pf_node *xa, *ya, *xb, *yb;
+    pf_graph *a = lane_net(N, &xa, &ya), *b = lane_net(1, &xb, &yb);
+    pf_real pts[N * 4];
+    uint64_t rs = 11;
+    for (int i = 0; i < N * 4; i++) pts[i] = (pf_real)rnd_in(&rs, -2, 2);
+    omp_set_num_threads(2);
+    pf_graph_set_input(a, xa, pts);
+    pf_graph_forward(a);
+    int S = pf_node_nstreams(ya);
+    cr_assert_eq(S, 4, "value, 2 + 1 directional streams");
+    pf_real all[4 * N * ROWS], one[4 * ROWS];
+    pf_graph_read(a, ya, all);
+    int differ = 0;
+    for (int p = 0; p < N; p += 6) { /* lanes 0..3 of several batches, and the last, partial one */
+        pf_graph_set_input(b, xb, pts + 4 * p);
+        pf_graph_forward(b);
+        pf_graph_read(b, yb, one);
+        for (int st = 0; st < S; st++)
+            differ += memcmp(one + st * ROWS, all + ((size_t)st * N + p) * ROWS, ROWS * sizeof(pf_real)) != 0;
+    }
+    omp_set_num_threads(1);
+    cr_expect_eq(differ, 0, "%d (point, stream) pairs differ between the 37-point run and the point alone", differ);
+    pf_graph_free(a);
+    pf_graph_free(b);
+}
+
 /* ------------------------------------------------------------------ chunks
  * Running a graph in chunks of points changes only the order of sums. A
  * PINN-shaped graph: an interior family (jet with a collapsed stream, data
