@@ -69,7 +69,7 @@ same=0
 for k in 0 1 2 3 4; do
     for r in r1 ra; do
         "$BIN/pf-inspect" "$tmp/$r/poisson_5d/vanilla/run0/gen00/cand$k/evidence.msgpack" |
-            grep -v 'steps_per_second\|wall_s\|steps_s\|other_s\|"threads"\|"name": "CPU' >"$tmp/$r.$k"
+            grep -v 'steps_per_second\|wall_s\|steps_s\|other_s\|cpu_s\|started_unix\|predicted_s\|"threads"\|"name": "CPU' >"$tmp/$r.$k"
     done
     [ -s "$tmp/r1.$k" ] && cmp -s "$tmp/r1.$k" "$tmp/ra.$k" && same=$((same + 1))
 done
