@@ -59,6 +59,15 @@ llm_fixture *llm_fixture_start(const llm_fixture_reply *script, int n);
  * the reason (a sandbox without a loopback interface is no failure of
  * ours); never NULL. */
 llm_fixture *llm_fixture_start_or_skip(const llm_fixture_reply *script, int n);
+/* A server that answers every connection on its own thread, at once,
+ * with script[i % n] for the i-th (its delay holding the connection open),
+ * and counts how many are in flight: accepted and not yet answered (the
+ * count drops before the reply's first byte, so a client that has its
+ * answer is never counted). Skips like llm_fixture_start_or_skip(). At
+ * most 64 requests are recorded. */
+llm_fixture *llm_fixture_start_concurrent_or_skip(const llm_fixture_reply *script, int n);
+/* The most connections in flight at once so far. */
+int llm_fixture_max_in_flight(llm_fixture *f);
 const char *llm_fixture_url(const llm_fixture *f);
 /* Requests received so far. */
 int llm_fixture_count(llm_fixture *f);
