@@ -372,7 +372,7 @@ const llm_fixture_request *llm_fixture_request_at(llm_fixture *f, int i)
 
 const char *llm_fixture_header(const llm_fixture_request *rq, const char *name)
 {
-    static char value[4096];
+    static _Thread_local char value[4096]; /* per thread: the concurrent server reads headers on many */
     size_t n = strlen(name);
     for (const char *line = rq->headers; line && *line;) {
         const char *eol = strstr(line, "\r\n");

@@ -73,7 +73,7 @@ const char *llm_fixture_url(const llm_fixture *f);
 int llm_fixture_count(llm_fixture *f);
 /* The i-th request (valid until llm_fixture_stop). */
 const llm_fixture_request *llm_fixture_request_at(llm_fixture *f, int i);
-/* The value of a header (name without ':', case-insensitive), in a static
+/* The value of a header (name without ':', case-insensitive), in a per-thread static
  * buffer, NULL if absent. */
 const char *llm_fixture_header(const llm_fixture_request *rq, const char *name);
 /* Stop the thread, close the socket, free everything. */
