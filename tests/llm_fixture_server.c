@@ -39,7 +39,23 @@ struct llm_fixture {
     pthread_mutex_t mu;
     int nreq;
     llm_fixture_request req[MAX_REQUESTS];
+    int concurrent;   /* a thread per connection */
+    int active;       /* connections accepted and not yet answered (under mu) */
+    int max_active;   /* the most at once */
+    atomic_int running; /* connection threads not yet finished */
 };
+
+/* A connection is answered: it no longer counts as in flight. Called
+ * before the reply's first byte is sent, so that a client that has read
+ * its answer is never still counted. */
+static void leave(llm_fixture *f, int *counted)
+{
+    if (!*counted) return;
+    pthread_mutex_lock(&f->mu);
+    f->active--;
+    pthread_mutex_unlock(&f->mu);
+    *counted = 0;
+}
 
 static const char *reason(int status)
 {
@@ -176,11 +192,17 @@ static char *expand(const char *body, const llm_fixture_request *rq)
 
 static void serve(llm_fixture *f, int c, int idx)
 {
+    int counted = 1;
     llm_fixture_request rq = {0};
-    if (read_request(f, c, &rq) != 0) return;
+    if (read_request(f, c, &rq) != 0) {
+        leave(f, &counted);
+        return;
+    }
     /* the body, echo placeholders expanded, before rq moves to f */
     llm_fixture_reply unscripted = {500, NULL, "{\"error\":{\"message\":\"fixture: unscripted request\"}}", 0};
-    const llm_fixture_reply *r = idx < f->nscript ? &f->script[idx] : &unscripted;
+    const llm_fixture_reply *r = f->concurrent && f->nscript > 0 ? &f->script[idx % f->nscript]
+                                 : idx < f->nscript                ? &f->script[idx]
+                                                                   : &unscripted;
     char *body = expand(r->body ? r->body : "", &rq);
     pthread_mutex_lock(&f->mu);
     if (f->nreq < MAX_REQUESTS) {
@@ -194,6 +216,7 @@ static void serve(llm_fixture *f, int c, int idx)
         struct timespec t = {0, 10000000L};
         nanosleep(&t, NULL);
     }
+    leave(f, &counted);
     if (!body) return;
     char head[4096];
     /* JSON unless the script names another type (a proxy's HTML page) */
@@ -207,6 +230,22 @@ static void serve(llm_fixture *f, int c, int idx)
     free(body);
 }
 
+typedef struct conn {
+    llm_fixture *f;
+    int c, idx;
+} conn;
+
+static void *serve_thread(void *arg)
+{
+    conn *k = arg;
+    serve(k->f, k->c, k->idx);
+    shutdown(k->c, SHUT_WR);
+    close(k->c);
+    atomic_fetch_sub(&k->f->running, 1);
+    free(k);
+    return NULL;
+}
+
 static void *loop(void *arg)
 {
     llm_fixture *f = arg;
@@ -216,21 +255,45 @@ static void *loop(void *arg)
         if (poll(&p, 1, 20) <= 0) continue;
         int c = accept(f->fd, NULL, NULL);
         if (c < 0) continue;
+        pthread_mutex_lock(&f->mu);
+        if (++f->active > f->max_active) f->max_active = f->active;
+        pthread_mutex_unlock(&f->mu);
+        conn *k = f->concurrent ? malloc(sizeof *k) : NULL;
+        pthread_t t;
+        if (k) {
+            *k = (conn){f, c, idx++};
+            atomic_fetch_add(&f->running, 1);
+            pthread_attr_t at;
+            pthread_attr_init(&at);
+            pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+            int rc = pthread_create(&t, &at, serve_thread, k);
+            pthread_attr_destroy(&at);
+            if (rc == 0) continue;
+            atomic_fetch_sub(&f->running, 1);
+            free(k);
+            idx--;
+        }
         serve(f, c, idx++);
         shutdown(c, SHUT_WR);
         close(c);
     }
+    while (atomic_load(&f->running) > 0) { /* the connection threads finish (a stalled client: IO_WAIT_MS) */
+        struct timespec t = {0, 5000000L};
+        nanosleep(&t, NULL);
+    }
     return NULL;
 }
 
-llm_fixture *llm_fixture_start(const llm_fixture_reply *script, int n)
+static llm_fixture *start(const llm_fixture_reply *script, int n, int concurrent)
 {
     llm_fixture *f = calloc(1, sizeof *f);
     if (!f) return NULL;
     f->fd = -1;
+    f->concurrent = concurrent;
     f->script = script;
     f->nscript = n;
     atomic_init(&f->stop, 0);
+    atomic_init(&f->running, 0);
     pthread_mutex_init(&f->mu, NULL);
     f->fd = socket(AF_INET, SOCK_STREAM, 0);
     if (f->fd < 0) goto fail;
@@ -239,7 +302,7 @@ llm_fixture *llm_fixture_start(const llm_fixture_reply *script, int n)
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t alen = sizeof a;
-    if (bind(f->fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(f->fd, 16) != 0 ||
+    if (bind(f->fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(f->fd, 64) != 0 ||
         getsockname(f->fd, (struct sockaddr *)&a, &alen) != 0)
         goto fail;
     f->port = ntohs(a.sin_port);
@@ -259,10 +322,30 @@ fail:;
     return NULL;
 }
 
+llm_fixture *llm_fixture_start(const llm_fixture_reply *script, int n) { return start(script, n, 0); }
+
+llm_fixture *llm_fixture_start_concurrent_or_skip(const llm_fixture_reply *script, int n)
+{
+    errno = 0;
+    llm_fixture *f = start(script, n, 1);
+    if (!f)
+        cr_skip_test("cannot start the loopback LLM server on 127.0.0.1: %s",
+                     errno ? strerror(errno) : "out of memory");
+    return f;
+}
+
+int llm_fixture_max_in_flight(llm_fixture *f)
+{
+    pthread_mutex_lock(&f->mu);
+    int n = f->max_active;
+    pthread_mutex_unlock(&f->mu);
+    return n;
+}
+
 llm_fixture *llm_fixture_start_or_skip(const llm_fixture_reply *script, int n)
 {
     errno = 0;
-    llm_fixture *f = llm_fixture_start(script, n);
+    llm_fixture *f = start(script, n, 0);
     if (!f)
         cr_skip_test("cannot start the loopback LLM server on 127.0.0.1: %s",
                      errno ? strerror(errno) : "out of memory");
@@ -289,7 +372,7 @@ const llm_fixture_request *llm_fixture_request_at(llm_fixture *f, int i)
 
 const char *llm_fixture_header(const llm_fixture_request *rq, const char *name)
 {
-    static char value[4096];
+    static _Thread_local char value[4096]; /* per thread: the concurrent server reads headers on many */
     size_t n = strlen(name);
     for (const char *line = rq->headers; line && *line;) {
         const char *eol = strstr(line, "\r\n");

@@ -59,12 +59,21 @@ llm_fixture *llm_fixture_start(const llm_fixture_reply *script, int n);
  * the reason (a sandbox without a loopback interface is no failure of
  * ours); never NULL. */
 llm_fixture *llm_fixture_start_or_skip(const llm_fixture_reply *script, int n);
+/* A server that answers every connection on its own thread, at once,
+ * with script[i % n] for the i-th (its delay holding the connection open),
+ * and counts how many are in flight: accepted and not yet answered (the
+ * count drops before the reply's first byte, so a client that has its
+ * answer is never counted). Skips like llm_fixture_start_or_skip(). At
+ * most 64 requests are recorded. */
+llm_fixture *llm_fixture_start_concurrent_or_skip(const llm_fixture_reply *script, int n);
+/* The most connections in flight at once so far. */
+int llm_fixture_max_in_flight(llm_fixture *f);
 const char *llm_fixture_url(const llm_fixture *f);
 /* Requests received so far. */
 int llm_fixture_count(llm_fixture *f);
 /* The i-th request (valid until llm_fixture_stop). */
 const llm_fixture_request *llm_fixture_request_at(llm_fixture *f, int i);
-/* The value of a header (name without ':', case-insensitive), in a static
+/* The value of a header (name without ':', case-insensitive), in a per-thread static
  * buffer, NULL if absent. */
 const char *llm_fixture_header(const llm_fixture_request *rq, const char *name);
 /* Stop the thread, close the socket, free everything. */

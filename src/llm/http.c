@@ -6,9 +6,18 @@
  *                                         a url that already ends in
  *                                         /chat/completions is used as is)
  *   Content-Type: application/json
- *   Authorization: Bearer $PF_LLM_API_KEY (only when set and non-empty)
+ *   Authorization: Bearer $PF_LLM_API_KEY (only when set and non-empty;
+ *                  a backbone's key_env names another variable, or none)
  *   {"model", "messages": [{"role", "content"}, ...], "temperature",
- *    "max_tokens" (when > 0), "stream": false}
+ *    "max_tokens" (when > 0), "stream": false, then a backbone's extra
+ *    options (o.extra_json), which replace fields of the same name}
+ *
+ * With o.max_in_flight > 0 every attempt first takes one of that many
+ * slots (core/slots.h) named "<backbone or http>-<12 hex digits of the
+ * endpoint's SHA-256>" under $PF_LLM_SLOTS_DIR (default: the temp dir),
+ * waiting while all are held by this or other processes, and gives it back
+ * as soon as curl returns (an answer, an HTTP error or a failure alike);
+ * the backoff between attempts holds none.
  *
  * The answer is choices[0].message.content; usage.prompt_tokens and
  * usage.completion_tokens are read when present (0 otherwise). The latency
@@ -61,12 +70,15 @@
 
 #include "core/log.h"
 #include "core/parse.h"
+#include "core/sha256.h"
+#include "core/slots.h"
 #include "llm/provider.h"
 #include "llm/secret.h"
 
 #define BODY_CAP ((size_t)16 << 20) /* largest response body accepted */
 #define QUOTE_BYTES 200             /* how much of a bad body an error quotes */
 #define QUOTE_FIELD 80              /* how much of a header or a short field */
+#define PF_LLM_SLOT_NAME 96         /* backbone name, '-', 12 hex digits of the endpoint's hash */
 
 typedef struct http_provider {
     char *endpoint; /* {url}/chat/completions */
@@ -76,6 +88,11 @@ typedef struct http_provider {
     double connect_timeout_s, timeout_s;
     int max_attempts;
     double backoff_s, backoff_max_s;
+    char key_env[136];   /* the variable the key came from, for messages */
+    json_t *extra;       /* extra request fields (o.extra_json), NULL: none */
+    int max_in_flight;   /* 0: no limit */
+    char slots_dir[1024];
+    char slots_name[PF_LLM_SLOT_NAME];
 } http_provider;
 
 /* ------------------------------------------------------------ helpers */
@@ -216,6 +233,7 @@ static char *request_body(const http_provider *h, const pf_llm_request *q)
     json_object_set_new(o, "temperature", json_real(q->temperature));
     if (q->max_tokens > 0) json_object_set_new(o, "max_tokens", json_integer(q->max_tokens));
     json_object_set_new(o, "stream", json_false());
+    if (ok && h->extra) ok = json_object_update(o, h->extra) == 0; /* the backbone's options win */
     char *s = ok ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) : NULL;
     json_decref(m);
     json_decref(o);
@@ -457,7 +475,14 @@ static pf_status http_complete(void *self, const pf_llm_request *q, pf_llm_respo
         rp.retry_after = -1;
         if (rp.buf) rp.buf[0] = 0;
         errbuf[0] = 0;
+        pf_slot slot = {-1, -1};
+        if (h->max_in_flight > 0 && pf_slots_take(h->slots_dir, h->slots_name, h->max_in_flight, &slot) != PF_OK) {
+            st = fail(h, PF_ERR_IO, "LLM request to %s: cannot take one of its %d in-flight slots: %s", h->endpoint,
+                      h->max_in_flight, pf_errmsg());
+            break;
+        }
         CURLcode rc = curl_easy_perform(c);
+        pf_slots_give(&slot); /* the response (or the failure) is in: the next request may go */
         if (!scrub_received(h, &rp, errbuf)) {
             st = pf_fail(PF_ERR_NOMEM, "out of memory");
             break;
@@ -493,8 +518,9 @@ static pf_status http_complete(void *self, const pf_llm_request *q, pf_llm_respo
             retry = 1;
         } else if (code == 401 || code == 403) {
             st = fail(h, PF_ERR_INVALID,
-                      "LLM request to %s: HTTP %ld: the server refused the API key: check PF_LLM_API_KEY%s",
-                      h->endpoint, code, h->key ? "" : " (it is not set)");
+                      "LLM request to %s: HTTP %ld: the server refused the API key: check %s%s",
+                      h->endpoint, code, h->key_env[0] ? h->key_env : "the backbone's key_env (it has none)",
+                      h->key || !h->key_env[0] ? "" : " (it is not set)");
             break;
         } else if (code == 404) {
             st = fail(h, PF_ERR_INVALID,
@@ -544,6 +570,7 @@ static void http_free(void *self)
     }
     free(h->endpoint);
     free(h->model);
+    json_decref(h->extra);
     free(h);
 }
 
@@ -577,12 +604,14 @@ pf_status pf_llm_http_alloc(const pf_llm_options *o, const pf_llm_vtable **vt, v
         strcpy(h->endpoint + n, has_tail ? "" : tail);
     }
     h->model = strdup(o->model ? o->model : "");
-    const char *key = getenv("PF_LLM_API_KEY");
+    const char *key_env = o->key_env ? o->key_env : "PF_LLM_API_KEY";
+    const char *key = *key_env ? getenv(key_env) : NULL;
+    snprintf(h->key_env, sizeof h->key_env, "%s", key_env);
     for (const char *k = key; k && *k; k++)
         if ((unsigned char)*k < 0x20 || *k == 0x7f) {
             http_free(h);
-            return pf_fail(PF_ERR_INVALID, "PF_LLM_API_KEY contains a control character (a line break?): "
-                                           "set it to the key alone");
+            return pf_fail(PF_ERR_INVALID, "%s contains a control character (a line break?): "
+                                           "set it to the key alone", key_env);
         }
     if (key && *key) {
         h->keylen = strlen(key);
@@ -597,6 +626,29 @@ pf_status pf_llm_http_alloc(const pf_llm_options *o, const pf_llm_vtable **vt, v
     h->max_attempts = o->max_attempts;
     h->backoff_s = o->backoff_s;
     h->backoff_max_s = o->backoff_max_s;
+    if (o->extra_json) {
+        json_error_t err;
+        h->extra = json_loads(o->extra_json, 0, &err);
+        if (!json_is_object(h->extra)) {
+            http_free(h);
+            return pf_fail(PF_ERR_INVALID, "http LLM provider: the extra request fields are not a JSON object");
+        }
+    }
+    if (o->max_in_flight < 0 || o->max_in_flight > PF_SLOTS_MAX) {
+        http_free(h);
+        return pf_fail(PF_ERR_INVALID, "http LLM provider: max_in_flight must be 0 (no limit) to %d, not %d",
+                       PF_SLOTS_MAX, o->max_in_flight);
+    }
+    if ((h->max_in_flight = o->max_in_flight) > 0) {
+        char hex[PF_SHA256_HEX];
+        pf_status st = pf_slots_dir("PF_LLM_SLOTS_DIR", h->slots_dir, sizeof h->slots_dir);
+        if (st == PF_OK) st = pf_sha256_hex(h->endpoint, strlen(h->endpoint), hex);
+        if (st != PF_OK) {
+            http_free(h);
+            return st;
+        }
+        snprintf(h->slots_name, sizeof h->slots_name, "%s-%.12s", o->backbone ? o->backbone : "http", hex);
+    }
     *vt = &HTTP_VT;
     *self = h;
     return PF_OK;

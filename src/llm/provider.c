@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "core/parse.h"
+#include "llm/backbones.h"
 
 struct pf_llm_provider {
     pf_llm_kind kind;
@@ -80,12 +81,47 @@ static const char *env(const char *name)
     return v && *v ? v : NULL;
 }
 
+/* Every backbones table PF_LLM_BACKBONE loaded, kept (reachable) for the
+ * rest of the process: the options point into them. */
+typedef struct kept_table {
+    pf_llm_backbones *t;
+    struct kept_table *next;
+} kept_table;
+static kept_table *kept;
+
+static pf_status backbone_from_env(const char *name, pf_llm_options *o)
+{
+    if (strcmp(name, "offline") == 0) {
+        o->kind = PF_LLM_OFFLINE;
+        return PF_OK;
+    }
+    pf_llm_backbones *t;
+    if (pf_llm_backbones_load(NULL, &t) != PF_OK)
+        return pf_fail(PF_ERR_INVALID, "PF_LLM_BACKBONE='%s': %s", name, pf_errmsg());
+    const pf_llm_backbone *b;
+    if (pf_llm_backbones_get(t, name, &b) != PF_OK) {
+        pf_status st = pf_fail(PF_ERR_INVALID, "PF_LLM_BACKBONE: %s", pf_errmsg());
+        pf_llm_backbones_free(t);
+        return st;
+    }
+    kept_table *k = malloc(sizeof *k);
+    if (!k) {
+        pf_llm_backbones_free(t);
+        return pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
+    *k = (kept_table){t, kept};
+    kept = k;
+    pf_llm_backbone_apply(b, o);
+    return PF_OK;
+}
+
 pf_status pf_llm_options_from_env(pf_llm_options *o)
 {
     pf_llm_options_default(o);
     const char *v;
     if ((v = env("PF_LLM_URL"))) o->url = v;
     if ((v = env("PF_LLM_MODEL"))) o->model = v;
+    if ((v = env("PF_LLM_BACKBONE"))) PF_TRY(backbone_from_env(v, o));
     if ((v = env("PF_LLM_PROVIDER"))) {
         if (pf_llm_kind_from_name(v, &o->kind) != PF_OK)
             return pf_fail(PF_ERR_INVALID, "PF_LLM_PROVIDER='%s': expected offline, http, replay or auto", v);
@@ -147,7 +183,9 @@ pf_status pf_llm_provider_alloc(const pf_llm_options *o, pf_llm_provider **out)
     }
     switch (kind) {
     case PF_LLM_HTTP:
-        p->describe = dup_printf("http %s model %s", o->url, o->model ? o->model : "");
+        p->describe = dup_printf("http %s model %s%s%s%s", o->url, o->model ? o->model : "",
+                                 o->backbone ? " (backbone " : "", o->backbone ? o->backbone : "",
+                                 o->backbone ? ")" : "");
         break;
     case PF_LLM_REPLAY: p->describe = dup_printf("replay %s", o->transcripts); break;
     default: p->describe = strdup("offline rule-based proposer (no LLM)"); break;

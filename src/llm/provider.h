@@ -27,6 +27,11 @@
  *            an answer of the last kind, the call is settled as unusable
  *            (pf_llm_response.unusable, transcript.h), not failed: its
  *            slot ends like an invalid answer and the search goes on.
+ *            With o.max_in_flight > 0, each request (its retries
+ *            included) first takes one of that many slots shared by all
+ *            processes (core/slots.h, folder $PF_LLM_SLOTS_DIR or the temp
+ *            dir, named by the backbone and a hash of the URL), and gives it
+ *            back when the answer or the error is in.
  *   replay   answers only from the transcripts in o.transcripts; a miss is an
  *            error naming the request hash and the folder.
  *   offline  the offline rule-based proposer (no LLM), offline.h: reads the
@@ -65,13 +70,28 @@ typedef struct pf_llm_options {
     double backoff_max_s;     /* http: cap on one delay (default 30)            */
     const char *transcripts;  /* the run's llm/ folder; NULL: do not store (replay needs it) */
     uint64_t seed;            /* offline: the run's seed                         */
+    /* From a backbone (llm/backbones.h, PF_LLM_BACKBONE); the defaults leave them off. */
+    const char *backbone;     /* its name, NULL: none (PF_LLM_URL)              */
+    const char *key_env;      /* http: the variable holding the key; NULL: PF_LLM_API_KEY, "": no key */
+    const char *extra_json;   /* http: a JSON object of extra request fields merged into each body
+                                 over the request's own (temperature, reasoning_effort, ...); NULL: none */
+    int max_in_flight;        /* http: requests at once over all processes (core/slots.h); 0: no limit */
+    double price_in, price_out; /* per million prompt / completion tokens; carried for the cost
+                                   budget (issue 37), not used yet */
 } pf_llm_options;
 
 /* Defaults (kind AUTO, model "offline-rules", timeouts and retries as above)
  * overridden by PF_LLM_URL, PF_LLM_MODEL, PF_LLM_PROVIDER (offline, http or
- * replay), PF_LLM_TIMEOUT and PF_LLM_RETRIES. PF_LLM_API_KEY is NOT read
- * here: only the http provider reads it, into memory it owns. PF_ERR_INVALID
- * for an unparsable value. The strings point into the environment. */
+ * replay), PF_LLM_TIMEOUT and PF_LLM_RETRIES. PF_LLM_BACKBONE=name takes
+ * the url, model, key variable, extra request fields, prices and
+ * max_in_flight of that backbone of the backbones file (llm/backbones.h:
+ * $LLMS_FILE, else data/llms.json) instead of PF_LLM_URL and PF_LLM_MODEL,
+ * and kind http; "offline" is kind offline and reads no file; an unknown
+ * name is PF_ERR_INVALID listing the file's names. The file's table is
+ * kept for the rest of the process (o points into it). PF_LLM_API_KEY (or
+ * the backbone's key variable) is NOT read here: only the http provider
+ * reads it, into memory it owns. PF_ERR_INVALID for an unparsable value.
+ * The other strings point into the environment. */
 pf_status pf_llm_options_from_env(pf_llm_options *o);
 void pf_llm_options_default(pf_llm_options *o);
 
