@@ -353,7 +353,7 @@ data_skips = c=$$(grep -c '\# SKIP data missing:' $(DATA_SKIPS).tap 2>/dev/null)
   if [ "$${c:-0}" -gt 0 ] || [ "$$s" -gt 0 ]; then echo "make test ($(PRECISION)): $$(($${c:-0} + s)) skipped for want of data: \
   $${c:-0} Criterion tests, $$s parts of shell tests (run \`make data\`, or set PF_DATA_DIR / PF_PINNSAGENT_DIR)"; \
   else echo "make test ($(PRECISION)): none skipped for want of data"; fi
-test-run: all $(TEST_BIN) $(if $(filter 1,$(USE_CUDA)),$(GPU_TEST_BIN)) test-deps
+test-run: all $(TEST_BIN) $(BENCH_SEARCH_BIN) $(if $(filter 1,$(USE_CUDA)),$(GPU_TEST_BIN)) test-deps
 	@echo "== tests ($(PRECISION)$(if $(filter 1,$(SANITIZE)), + sanitizers), $(if $(filter 1,$(USE_CUDA)),with,without) the CUDA backend) =="
 	$(Q)rm -f $(DATA_SKIPS).tap $(DATA_SKIPS).log; \
 	  $(san_reset) $(SAN_ENV) OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(TEST_BIN) --jobs $(TEST_JOBS) --tap=$(DATA_SKIPS).tap $(TEST_ARGS); \
