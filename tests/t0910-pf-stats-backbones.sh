@@ -22,12 +22,16 @@
 #     p = 1 - t / sqrt(2 + t^2)): with a, ratios 2 and 8 are wins on all 4
 #     PDEs (ratio 2: t = 10.3, p = 0.009); with b, 2.1 against ropinn's 2
 #     is a tie (t = 0.72, p = 0.54) and against vanilla a win, on 3 PDEs.
-# Then the errors: an unknown --backbone, a folder whose @backbone is not
+# With --pde, index.md links the tables and Friedman over one PDE says
+# why it is not computed. Then the errors: an unknown --backbone, a folder whose @backbone is not
 # its context.json's, and a run tree with one backbone (no extra tables).
 . "$(dirname "$0")/lib.sh"
 S=$BIN/pf-stats
 F=$PF_TESTS/fake_finals.py
 R=$tmp/runs
+
+expect_rc 0 "--help" "$S" --help
+check "--help: --backbone and the cross-backbone tables" sh -c "grep -q '^  --backbone B ' '$tmp/out' && grep -q 'backbones_wtl' '$tmp/out'"
 
 python3 "$F" "$R" burgers_1d,poisson_2d_classic,heat_2d_multiscale \
     ropinn:2,vanilla:8,pinnforge@a:1,pinnforge@b:2.1,no_feedback@a:3,no_feedback@b:1.5
@@ -75,6 +79,10 @@ check "kendall.md: RoPINN's ranks" grep -Eq '^\| RoPINN +\| +2\.00 \| +1\.00 \|$
 check "wtl.md: against RoPINN" grep -Eq '^\| RoPINN +\| +4 / 0 / 0 \| +0 / 3 / 0 \|$' "$tmp/o/backbones_wtl.md"
 check "wtl.md: against Vanilla PINN" grep -Eq '^\| Vanilla PINN +\| +4 / 0 / 0 \| +3 / 0 / 0 \|$' "$tmp/o/backbones_wtl.md"
 check "wtl.csv" grep -q "^b,ropinn,0,3,0,0$" "$tmp/o/backbones_wtl.csv"
+
+expect_rc 0 "--pde burgers_1d" "$S" --runs "$R" --pde burgers_1d --out "$tmp/op" --quiet
+check "--pde: index.md links the cross-backbone tables" grep -q "^- \[backbones_wtl\](backbones_wtl.md)" "$tmp/op/index.md"
+check "--pde: one PDE is too few for Friedman, said" grep -q "PINNForge: not computed: the Friedman test needs at least 2 tasks" "$tmp/op/backbones_friedman.md"
 
 expect_rc 0 "--backbone b" "$S" --runs "$R" --out "$tmp/ob" --backbone b --quiet
 check "--backbone b: main is b's Table 1" cmp "$tmp/ob/main.csv" "$tmp/o/table1@b.csv"

@@ -529,7 +529,10 @@ pf_status pf_report_index(const pf_collection *c, const pf_report_options *o, co
     static const char *const tables[][2] = {{"main", "final MSE per method (mean ± std over runs) and the statistics"},
                                             {"ablation", "the ablations against the reference"},
                                             {"trajectory", "per run: Generation-0 best, best low-fidelity, final high-fidelity"},
-                                            {"budget", "optimizer steps, wall time, LLM calls and tokens"}};
+                                            {"budget", "optimizer steps, wall time, LLM calls and tokens"},
+                                            {"backbones_friedman", "per LLM-driven method, does the backbone matter"},
+                                            {"backbones_kendall", "do the backbones rank the methods alike (Kendall's W)"},
+                                            {"backbones_wtl", "the reference's wins, ties and losses per backbone"}};
     for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
         char md[64];
         snprintf(md, sizeof md, "%s.md", tables[i][0]);
