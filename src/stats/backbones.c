@@ -223,10 +223,11 @@ out:
 static int cell_logs(const ctx *x, const char *b, const char *pde, const char *method, double *v)
 {
     int n = 0;
-    for (int i = 0; i < x->c->n; i++) {
-        const pf_run_summary *s = &x->c->run[i];
-        if (!s->final || strcmp(s->pde, pde) || strcmp(s->method, method) || (*s->backbone && strcmp(s->backbone, b)))
-            continue;
+    pf_collection one = *x->c;
+    one.backbone = b;
+    for (int i = 0; i < one.n; i++) {
+        const pf_run_summary *s = &one.run[i];
+        if (!s->final || strcmp(s->pde, pde) || strcmp(s->method, method) || !pf_collection_takes(&one, s)) continue;
         double e = pf_collection_mse(x->c, s);
         if (!(e > 0) || !isfinite(e)) return -1;
         v[n++] = log10(e);

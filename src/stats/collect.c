@@ -331,7 +331,8 @@ pf_status pf_collection_optimism_gap(const pf_collection *c, pf_optimism_gap *g)
     if (!v) return pf_fail(PF_ERR_NOMEM, "out of memory");
     for (int i = 0; i < c->n; i++) {
         const pf_run_summary *s = &c->run[i];
-        if (s->final && !strcmp(s->eval, "heldout") && s->hf_mse > 0 && isfinite(s->report_mse))
+        if (s->final && pf_collection_takes(c, s) && !strcmp(s->eval, "heldout") && s->hf_mse > 0 &&
+            isfinite(s->report_mse))
             v[g->n++] = s->report_mse / s->hf_mse;
     }
     pf_status st = PF_OK;
@@ -363,8 +364,7 @@ int pf_collection_backbones(const pf_collection *c, const char **names, int cap)
     return n;
 }
 
-/* Whether run s enters the means of c->backbone's tables. */
-static bool of_backbone(const pf_collection *c, const pf_run_summary *s)
+bool pf_collection_takes(const pf_collection *c, const pf_run_summary *s)
 {
     return !c->backbone || !*s->backbone || !strcmp(s->backbone, c->backbone);
 }
@@ -402,7 +402,7 @@ pf_status pf_collection_means(const pf_collection *c, bool (*keep)(const char *m
         int n = 0;
         for (j = i; j < c->n && same_cell(&c->run[i], &c->run[j]); j++)
             if (c->run[j].final) v[n++] = pf_collection_mse(c, &c->run[j]);
-        if (n == 0 || !of_backbone(c, &c->run[i]) || (keep && !keep(c->run[i].method, ctx))) continue;
+        if (n == 0 || !pf_collection_takes(c, &c->run[i]) || (keep && !keep(c->run[i].method, ctx))) continue;
         int p = pf_means_pde(out, c->run[i].pde), m = pf_means_method(out, c->run[i].method);
         if (p >= 0 && m >= 0 && !isnan(pf_means_mean(out, p, m)))
             st = pf_fail(PF_ERR_INVALID, "%s / %s has finished runs of several backbones (%s among them): a cell "

@@ -66,6 +66,10 @@ typedef struct pf_collection {
                              (pf_collect's): all runs, and a cell with two backbones is an error */
 } pf_collection;
 
+/* Whether run s is one of c->backbone's tables' runs: no backbone set, a
+ * run without a backbone (shared), or a run of that backbone. */
+bool pf_collection_takes(const pf_collection *c, const pf_run_summary *s);
+
 /* The distinct backbones of c's finished runs, sorted by name, into
  * names[0 .. cap - 1] (pointers into c->run: valid while c is); their count. */
 int pf_collection_backbones(const pf_collection *c, const char **names, int cap);
@@ -76,9 +80,9 @@ double pf_collection_mse(const pf_collection *c, const pf_run_summary *s);
 /* Fewer final EVAL=heldout runs than this: no optimism gap is printed. */
 #define PF_OPTIMISM_GAP_MIN_RUNS 3
 
-/* The optimism gap of final EVAL=heldout runs: n of them, the median of
- * their report_mse / hf_mse and its 95% percentile bootstrap interval over
- * runs (stats/bootstrap.h: PF_BOOTSTRAP_RESAMPLES, PF_BOOTSTRAP_SEED; NaN
+/* The optimism gap of final EVAL=heldout runs (those pf_collection_takes):
+ * n of them, the median of their report_mse / hf_mse and its 95%
+ * percentile bootstrap interval over runs (stats/bootstrap.h: PF_BOOTSTRAP_RESAMPLES, PF_BOOTSTRAP_SEED; NaN
  * for none, and lo, hi NaN below PF_OPTIMISM_GAP_MIN_RUNS). */
 typedef struct pf_optimism_gap {
     int n;

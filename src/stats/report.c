@@ -80,7 +80,7 @@ static const char *profiles(const pf_collection *c, char *buf, size_t cap)
 {
     buf[0] = 0;
     for (int i = 0; i < c->n; i++)
-        if (!strstr(buf, c->run[i].profile)) {
+        if (pf_collection_takes(c, &c->run[i]) && !strstr(buf, c->run[i].profile)) {
             size_t n = strlen(buf);
             snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", c->run[i].profile);
         }
