@@ -2,11 +2,13 @@
  * pf-stats — the paper's tables and statistics from cached runs, or from a
  * table of means (src/stats/). Nothing is ever re-run.
  *
- *   pf-stats [--runs DIR] [--out DIR] [--pde P] [--reference M] [--quiet]
- *       collects DIR/<pde>/<method>/run<R>/ (default runs/) and writes
- *       main, ablation, trajectory and budget tables (md, tex, csv) and
- *       statistics.json into --out (default reports/, or reports/<P> with
- *       --pde P, which also writes index.md linking the tables and plots)
+ *   pf-stats [--runs DIR] [--out DIR] [--pde P] [--reference M] [--backbone B] [--quiet]
+ *       collects DIR/<pde>/<method>[@<backbone>]/run<R>/ (default runs/)
+ *       and writes main, ablation, trajectory and budget tables (md, tex,
+ *       csv), the cross-backbone tables when the runs have several
+ *       backbones, and statistics.json into --out (default reports/, or
+ *       reports/<P> with --pde P, which also writes index.md linking the
+ *       tables and plots)
  *   pf-stats --from-table CSV [--reference M] [--json]
  *       the statistics of a table of means (columns pde, method, mean, std):
  *       lines for people, or one JSON object (src/stats/compare.h)
@@ -25,9 +27,10 @@
 static void usage(FILE *to)
 {
     fprintf(to,
-            "usage: pf-stats [--runs DIR] [--out DIR] [--pde P] [--reference M] [--metric M] [--quiet]\n"
+            "usage: pf-stats [--runs DIR] [--out DIR] [--pde P] [--reference M] [--backbone B] [--metric M] [--quiet]\n"
             "       pf-stats --from-table CSV [--reference M] [--json]\n"
-            "From runs: reads every DIR/<pde>/<method>/run<R>/ (final.msgpack, the last\n"
+            "From runs: reads every DIR/<pde>/<method>/run<R>/ and DIR/<pde>/<method>@<backbone>/run<R>/\n"
+            "(final.msgpack, the last\n"
             "genGG/select.msgpack, context.json; nothing is re-run) and writes into --out:\n"
             "  main.{md,tex,csv}        mean ± std of the final MSE per PDE and method, best in\n"
             "                           bold, Friedman average ranks, Wilcoxon verdicts against\n"
@@ -37,12 +40,25 @@ static void usage(FILE *to)
             "  trajectory.{md,tex,csv}  per run: Generation-0 best, best LF, final HF, ratios (C.1)\n"
             "  budget.{md,tex,csv}      optimizer steps, wall time, LLM calls and tokens\n"
             "  statistics.json          the statistics behind main and ablation\n"
+            "With finished runs of 2 or more backbones (an LLM-driven method's runs in\n"
+            "<method>@<backbone>; a plain <method> folder is the backbone 'offline'; the\n"
+            "methods that ask no LLM are shared by all), main and ablation hold one\n"
+            "backbone's runs (--backbone) and these are added:\n"
+            "  table1@B.{md,tex,csv}    main's table for each backbone B\n"
+            "  backbones_friedman.*     per LLM-driven method, Friedman across backbones\n"
+            "                           (blocks: the PDEs where every backbone has runs)\n"
+            "  backbones_kendall.*      the methods' mean ranks per backbone, Kendall's W\n"
+            "  backbones_wtl.*          the reference's wins / ties / losses against each\n"
+            "                           baseline per backbone (Welch's t on log10 MSE over\n"
+            "                           runs, a tie at p >= 0.05)\n"
             "Runs without final.msgpack are listed and left out of the means.\n"
             "  --runs DIR        the runs folder (default runs)\n"
             "  --out DIR         where to write (default reports, or reports/P with --pde)\n"
             "  --pde P           only P's runs; also writes index.md linking the tables and\n"
             "                    the PNGs pf-plot wrote into OUT/<method>/run<R>/\n"
             "  --reference M     the method the others are compared with (default pinnforge)\n"
+            "  --backbone B      the backbone of main and ablation (default: offline when it\n"
+            "                    has finished runs, else the first by name)\n"
             "  --metric M        hf_mse (default: the MSE that steered each run) or report_mse\n"
             "                    (under EVAL=heldout, the held-out half); the main table notes\n"
             "                    the optimism gap, median report_mse / hf_mse of heldout runs\n"
@@ -89,9 +105,9 @@ int main(int argc, char **argv)
     static const struct option lo[] = {{"runs", 1, 0, 'r'},       {"out", 1, 0, 'o'},  {"pde", 1, 0, 'p'},
                                        {"reference", 1, 0, 'R'},  {"from-table", 1, 0, 't'},
                                        {"json", 0, 0, 'j'},       {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'},
-                                       {"metric", 1, 0, 'm'},
+                                       {"metric", 1, 0, 'm'},    {"backbone", 1, 0, 'b'},
                                        {0, 0, 0, 0}};
-    const char *runs = "runs", *out = NULL, *pde = NULL, *reference = "pinnforge", *table = NULL;
+    const char *runs = "runs", *out = NULL, *pde = NULL, *reference = "pinnforge", *table = NULL, *backbone = NULL;
     int json = 0, quiet = 0, ch;
     pf_metric metric = PF_METRIC_HF;
     pf_log_set(log_line, NULL);
@@ -101,6 +117,7 @@ int main(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'p': pde = optarg; break;
         case 'R': reference = optarg; break;
+        case 'b': backbone = optarg; break;
         case 't': table = optarg; break;
         case 'j': json = 1; break;
         case 'm':
@@ -115,7 +132,7 @@ int main(int argc, char **argv)
     }
     if (optind != argc) return fprintf(stderr, "pf-stats: unexpected argument '%s' (see --help)\n", argv[optind]), 2;
     if (table) {
-        if (out || pde) return fprintf(stderr, "pf-stats: --from-table takes no --out or --pde\n"), 2;
+        if (out || pde || backbone) return fprintf(stderr, "pf-stats: --from-table takes no --out, --pde or --backbone\n"), 2;
         return from_table(table, reference, json);
     }
     if (json) return fprintf(stderr, "pf-stats: --json goes with --from-table\n"), 2;
@@ -136,7 +153,7 @@ int main(int argc, char **argv)
             if (!c.run[i].final)
                 fprintf(stderr, "pf-stats: left out of the means (no final.msgpack yet): %s\n", c.run[i].dir);
     }
-    pf_report_options o = {out, reference, quiet};
+    pf_report_options o = {out, reference, quiet, backbone};
     int written = 0;
     pf_status st = pf_report_tables(&c, &o, &written);
     if (st == PF_OK && pde) st = pf_report_index(&c, &o, pde);

@@ -128,6 +128,50 @@ Test(report, collect_trajectory_and_budget)
     remove_tree();
 }
 
+/* Backbones (collect.h): burgers_1d's no_feedback runs moved to
+ * no_feedback@b are backbone b's; pinnforge's plain folder (llm offline)
+ * is the backbone offline; ropinn asks no LLM and has none. A plain
+ * no_feedback run (5e-3) beside the @b ones: the cell has two backbones,
+ * which the means refuse unless one is chosen. */
+Test(report, backbones_of_runs_and_their_cells)
+{
+    make_tree();
+    char from[512], to[512];
+    snprintf(from, sizeof from, "%s/burgers_1d/no_feedback", root);
+    snprintf(to, sizeof to, "%s/burgers_1d/no_feedback@b", root);
+    cr_assert_eq(rename(from, to), 0);
+    pf_collection c;
+    cr_assert_eq(pf_collect(root, "burgers_1d", &c), PF_OK, "%s", pf_errmsg());
+    for (int i = 0; i < c.n; i++) {
+        const char *want = !strcmp(c.run[i].method, "ropinn") ? "" : !strcmp(c.run[i].method, "pinnforge") ? "offline" : "b";
+        cr_expect_str_eq(c.run[i].backbone, want, "%s", c.run[i].dir);
+    }
+    const char *bb[8];
+    cr_assert_eq(pf_collection_backbones(&c, bb, 8), 2);
+    cr_expect_str_eq(bb[0], "b");
+    cr_expect_str_eq(bb[1], "offline");
+    pf_collection_release(&c);
+
+    make_run("burgers_1d", "no_feedback", 0, 5e-3, 5000);
+    cr_assert_eq(pf_collect(root, "burgers_1d", &c), PF_OK, "%s", pf_errmsg());
+    pf_means m;
+    cr_expect_eq(pf_collection_means(&c, NULL, NULL, &m), PF_ERR_INVALID);
+    cr_expect(strstr(pf_errmsg(), "burgers_1d / no_feedback has finished runs of several backbones"), "%s", pf_errmsg());
+    c.backbone = "b";
+    cr_assert_eq(pf_collection_means(&c, NULL, NULL, &m), PF_OK, "%s", pf_errmsg());
+    cr_expect_eq(pf_means_method(&m, "pinnforge"), -1, "the offline runs are not b's");
+    rel(pf_means_mean(&m, 0, pf_means_method(&m, "no_feedback")), 1e-2, 1e-12, "b's no_feedback");
+    rel(pf_means_mean(&m, 0, pf_means_method(&m, "ropinn")), 5e-3, 1e-12, "the shared ropinn");
+    pf_means_release(&m);
+    c.backbone = "offline";
+    cr_assert_eq(pf_collection_means(&c, NULL, NULL, &m), PF_OK, "%s", pf_errmsg());
+    rel(pf_means_mean(&m, 0, pf_means_method(&m, "no_feedback")), 5e-3, 1e-12, "the offline no_feedback");
+    rel(pf_means_mean(&m, 0, pf_means_method(&m, "pinnforge")), 2e-3, 1e-12, "the offline pinnforge");
+    pf_means_release(&m);
+    pf_collection_release(&c);
+    remove_tree();
+}
+
 /* A runs tree with folders but no run<R>/ in them: no runs, and no
  * qsort(NULL, 0) (UBSan: a null argument declared nonnull). */
 Test(report, collect_a_tree_without_runs)
@@ -158,7 +202,7 @@ Test(report, tables_match_the_inputs)
     cr_assert_eq(pf_collect(root, NULL, &c), PF_OK, "%s", pf_errmsg());
     char out[128];
     snprintf(out, sizeof out, "%s/reports/all", root);
-    pf_report_options o = {out, "pinnforge", true};
+    pf_report_options o = {out, "pinnforge", true, NULL};
     int written;
     cr_assert_eq(pf_report_tables(&c, &o, &written), PF_OK, "%s", pf_errmsg());
     cr_assert_eq(written, 13, "main, ablation, trajectory, budget x 3 formats + statistics.json");
@@ -233,7 +277,7 @@ Test(report, index_links_tables_and_plots)
     cr_assert_eq(pf_collect(root, "burgers_1d", &c), PF_OK, "%s", pf_errmsg());
     char out[128], dir[256];
     snprintf(out, sizeof out, "%s/reports/burgers_1d", root);
-    pf_report_options o = {out, "pinnforge", true};
+    pf_report_options o = {out, "pinnforge", true, NULL};
     int written;
     cr_assert_eq(pf_report_tables(&c, &o, &written), PF_OK, "%s", pf_errmsg());
     snprintf(dir, sizeof dir, "%s/pinnforge", out);
@@ -312,7 +356,7 @@ Test(report, a_cell_never_averages_runs_of_other_settings)
     cr_assert_eq(pf_collect(root, NULL, &c), PF_OK, "%s", pf_errmsg());
     char out[128], want[512];
     snprintf(out, sizeof out, "%s/reports/mixed", root);
-    pf_report_options o = {out, "pinnforge", true};
+    pf_report_options o = {out, "pinnforge", true, NULL};
     int written = 0;
     cr_expect_eq(pf_report_tables(&c, &o, &written), PF_ERR_INVALID);
     snprintf(want, sizeof want, "%s/burgers_1d/pinnforge/run0 and %s/burgers_1d/pinnforge/run1 were made with other "
@@ -353,7 +397,7 @@ static char *main_md_of_tree(void)
     cr_assert_eq(pf_collect(root, "poisson_5d", &c), PF_OK, "%s", pf_errmsg());
     char out[128];
     snprintf(out, sizeof out, "%s/reports/gap", root);
-    pf_report_options o = {out, "pinnforge", true};
+    pf_report_options o = {out, "pinnforge", true, NULL};
     int written;
     cr_assert_eq(pf_report_tables(&c, &o, &written), PF_OK, "%s", pf_errmsg());
     pf_collection_release(&c);

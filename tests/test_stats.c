@@ -1,7 +1,7 @@
 /*
  * test_stats.c — src/stats: descriptive statistics, Friedman, Wilcoxon,
- * Holm, the table of means and the comparison, against hand-computed cases
- * and the paper's own tables (tests/fixtures/paper_*.csv, typed from
+ * Holm, Kendall's W, Welch's t-test, the table of means and the comparison,
+ * against hand-computed cases, textbook examples and the paper's own tables (tests/fixtures/paper_*.csv, typed from
  * docs/paper/pinnforge.tex: Table 1 / B.6 and Table B.7).
  */
 #include <criterion/criterion.h>
@@ -16,7 +16,9 @@
 #include "stats/describe.h"
 #include "stats/friedman.h"
 #include "stats/holm.h"
+#include "stats/kendall.h"
 #include "stats/means.h"
+#include "stats/welch.h"
 #include "stats/wilcoxon.h"
 
 #define TABLE1 "tests/fixtures/paper_table1.csv"
@@ -91,6 +93,107 @@ Test(stats, friedman_hand_case_with_ties)
     cr_assert_eq(pf_friedman_test(x, 1, 3, &f), PF_ERR_INVALID, "one task");
     x[4] = NAN;
     cr_assert_eq(pf_friedman_test(x, 3, 3, &f), PF_ERR_INVALID, "a NaN");
+}
+
+/* A textbook case, R's friedman.test example: the rounding-first-base times
+ * of 22 baseball players under 3 methods (round out, narrow angle, wide
+ * angle), Hollander & Wolfe, Nonparametric Statistical Methods (1973),
+ * p. 140: "Friedman chi-squared = 11.143, df = 2, p-value = 0.003805"
+ * (with ties: the tie-corrected statistic). */
+Test(stats, friedman_textbook_rounding_times)
+{
+    static const double x[] = {5.40, 5.50, 5.55, 5.85, 5.70, 5.75, 5.20, 5.60, 5.50, 5.55, 5.50, 5.40, 5.90, 5.85,
+                               5.70, 5.45, 5.55, 5.60, 5.40, 5.40, 5.35, 5.45, 5.50, 5.35, 5.25, 5.15, 5.00, 5.85,
+                               5.80, 5.70, 5.25, 5.20, 5.10, 5.65, 5.55, 5.45, 5.60, 5.35, 5.45, 5.05, 5.00, 4.95,
+                               5.50, 5.50, 5.40, 5.45, 5.55, 5.50, 5.55, 5.55, 5.35, 5.45, 5.50, 5.55, 5.50, 5.45,
+                               5.25, 5.65, 5.60, 5.40, 5.70, 5.65, 5.55, 6.30, 6.30, 6.25};
+    pf_friedman f;
+    cr_assert_eq(pf_friedman_test(x, 22, 3, &f), PF_OK, "%s", pf_errmsg());
+    near(f.chi2, 11.143, 5e-4, "chi2_F");
+    rel(f.p, 0.003805, 2e-4, "p");
+    near(f.avg_rank[0] * 22, 53, 1e-12, "rank sum, round out");
+    near(f.avg_rank[2] * 22, 32, 1e-12, "rank sum, wide angle");
+    pf_friedman_release(&f);
+}
+
+/* ------------------------------------------------------------ kendall */
+
+/* By hand from the definition (Kendall & Babington Smith 1939): 3 raters
+ * rank 4 objects (1,2,3,4), (1,3,2,4), (2,1,3,4); R = 4, 6, 8, 12, mean
+ * 7.5, S = 35, W = 12 * 35 / (9 * 60) = 7/9, chi2 = 3 * 3 * W = 7 (df 3),
+ * p = Q(7; 3) = erfc(sqrt(3.5)) + sqrt(14 / pi) exp(-3.5) = 0.0718978.
+ * Perfect agreement is W = 1, rank sums all equal (a Latin square) W = 0. */
+Test(stats, kendall_hand_cases)
+{
+    double x[] = {1, 2, 3, 4, 1, 3, 2, 4, 2, 1, 3, 4};
+    pf_kendall k;
+    cr_assert_eq(pf_kendall_w(x, 3, 4, &k), PF_OK, "%s", pf_errmsg());
+    near(k.w, 7.0 / 9, 1e-14, "W");
+    near(k.chi2, 7, 1e-12, "chi2");
+    cr_assert_eq(k.df, 3);
+    near(k.p, 0.0718978, 1e-6, "p");
+    near(k.ties, 0, 0, "no ties");
+    double same[] = {0.1, 0.5, 0.3, 10, 50, 30};
+    cr_assert_eq(pf_kendall_w(same, 2, 3, &k), PF_OK);
+    near(k.w, 1, 1e-14, "the same order twice");
+    double latin[] = {1, 2, 3, 2, 3, 1, 3, 1, 2};
+    cr_assert_eq(pf_kendall_w(latin, 3, 3, &k), PF_OK);
+    near(k.w, 0, 1e-14, "a Latin square");
+    near(k.p, 1, 1e-14, "p of W = 0");
+    double tied[] = {1, 1, 1, 2, 2, 2};
+    cr_assert_eq(pf_kendall_w(tied, 2, 3, &k), PF_ERR_INVALID, "every rater ties everything");
+    cr_assert_eq(pf_kendall_w(x, 1, 4, &k), PF_ERR_INVALID, "one rater");
+    x[5] = NAN;
+    cr_assert_eq(pf_kendall_w(x, 3, 4, &k), PF_ERR_INVALID, "a NaN");
+}
+
+/* A textbook case with ties: the anxiety ratings of 20 subjects by 3 raters
+ * in the R package irr (Gamer, Lemon, Fellows & Singh), whose manual's
+ * example kendall(anxiety, TRUE) prints "Wt = 0.54, Chisq(19) = 30.8,
+ * p-value = 0.0429". */
+Test(stats, kendall_textbook_anxiety_with_ties)
+{
+    static const double x[] = {3, 3, 3, 4, 5, 5, 2, 3, 5, 2, 2, 6, 1, 5, 2, 2, 1, 2, 4, 3,  /* rater 1 */
+                               3, 6, 4, 6, 2, 4, 2, 4, 3, 3, 2, 3, 3, 3, 2, 2, 1, 3, 3, 4,  /* rater 2 */
+                               2, 1, 4, 4, 3, 2, 1, 6, 1, 1, 1, 2, 3, 3, 1, 1, 3, 3, 2, 2}; /* rater 3 */
+    pf_kendall k;
+    cr_assert_eq(pf_kendall_w(x, 3, 20, &k), PF_OK, "%s", pf_errmsg());
+    near(k.w, 0.54, 5e-3, "Wt");
+    near(k.chi2, 30.8, 5e-2, "chi2");
+    cr_assert_eq(k.df, 19);
+    near(k.p, 0.0429, 5e-5, "p");
+    cr_assert(k.ties > 0, "the ratings tie");
+    /* by hand from the ratings: rater 1 gives the scores 1..6 to 2, 6, 5, 2,
+     * 4, 1 subjects, rater 2 to 1, 5, 8, 4, 0, 2, rater 3 to 7, 5, 5, 2, 0,
+     * 1: T = sum (t^3 - t) = 1674 */
+    near(k.ties, 1674, 1e-9, "the tie term");
+}
+
+/* ------------------------------------------------------------ welch */
+
+/* x = {0, 2}, y = {3, 5}: means 1 and 4, variances 2: t = -3 / sqrt(2),
+ * df = 2, whose t distribution has P(|T| > t) = 1 - t / sqrt(2 + t^2):
+ * p = 1 - 3 / sqrt(13) = 0.16795. x = {1, 2, 3, 4}, y = {2, 4}: t =
+ * -0.5 / sqrt(5/12 + 1), df = (17/12)^2 / ((5/12)^2 / 3 + 1) = 1.89716. */
+Test(stats, welch_hand_cases)
+{
+    double x[] = {0, 2}, y[] = {3, 5};
+    pf_welch w;
+    cr_assert_eq(pf_welch_test(x, 2, y, 2, &w), PF_OK, "%s", pf_errmsg());
+    near(w.t, -3 / sqrt(2), 1e-14, "t");
+    near(w.df, 2, 1e-14, "df");
+    near(w.p, 1 - 3 / sqrt(13), 1e-12, "p");
+    double a[] = {1, 2, 3, 4}, b[] = {2, 4};
+    cr_assert_eq(pf_welch_test(a, 4, b, 2, &w), PF_OK);
+    near(w.t, -0.5 / sqrt(17.0 / 12), 1e-14, "t, unequal sizes");
+    near(w.df, (17.0 / 12) * (17.0 / 12) / (25.0 / 144 / 3 + 1), 1e-12, "df, unequal sizes");
+    cr_assert(w.p > 0.5 && w.p < 1, "p %g", w.p);
+    double c1[] = {1, 1}, c2[] = {2, 2};
+    cr_assert_eq(pf_welch_test(c1, 2, c2, 2, &w), PF_OK);
+    cr_assert(w.p == 0 && isinf(w.t) && w.t < 0, "two different constants: p %g, t %g", w.p, w.t);
+    cr_assert_eq(pf_welch_test(c1, 2, c1, 2, &w), PF_OK);
+    cr_assert(w.p == 1, "the same constant: p %g", w.p);
+    cr_assert_eq(pf_welch_test(x, 1, y, 2, &w), PF_ERR_INVALID, "one value");
 }
 
 /* ------------------------------------------------------------ wilcoxon */

@@ -2,12 +2,15 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/file.h"
+#include "llm/method.h"
 #include "pdefile/pdefile.h"
 #include "registry.h"
 #include "search/artifact.h"
@@ -119,6 +122,63 @@ static pf_status filed_name(const char *dir, const char *path, char *out, size_t
     return PF_OK;
 }
 
+/* The name of the folder that holds the run folder dir (its method folder),
+ * "" when dir has no parent in its path. */
+static void method_folder(const char *dir, char *out, size_t cap)
+{
+    size_t end = strlen(dir);
+    while (end > 0 && dir[end - 1] == '/') end--;
+    while (end > 0 && dir[end - 1] != '/') end--; /* run<R> */
+    while (end > 0 && dir[end - 1] == '/') end--;
+    size_t start = end;
+    while (start > 0 && dir[start - 1] != '/') start--;
+    snprintf(out, cap, "%.*s", (int)(end - start), dir + start);
+}
+
+/* context.json's optional "backbone" into out ("" when absent or empty). */
+static pf_status context_backbone(const char *dir, char *out, size_t cap)
+{
+    char path[4200];
+    char *text;
+    size_t len;
+    out[0] = 0;
+    PF_TRY(join(path, sizeof path, dir, "context.json"));
+    PF_TRY(pf_file_read_as(path, PF_FILE_SETTINGS, &text, &len));
+    json_t *c = json_loadb(text, len, 0, NULL);
+    free(text);
+    const json_t *b = json_object_get(c, "backbone");
+    pf_status st = PF_OK;
+    if (b && !json_is_string(b) && !json_is_null(b))
+        st = pf_fail(PF_ERR_INVALID, "'%s': \"backbone\" must be a string", path);
+    else if (json_is_string(b) && snprintf(out, cap, "%s", json_string_value(b)) >= (int)cap)
+        st = pf_fail(PF_ERR_INVALID, "'%s': \"backbone\" '%s' is longer than %zu characters", path, json_string_value(b), cap - 1);
+    json_decref(c);
+    return st;
+}
+
+/* The run's backbone (collect.h): none for a method that asks no LLM; else
+ * context.json's "backbone", the method folder's "@b", which must agree,
+ * or, in a plain folder, the proposer kind ("offline"). */
+static pf_status run_backbone(const char *dir, const pf_run_context *ctx, char *out, size_t cap)
+{
+    const pf_method_def *d = pf_method_def_named(ctx->method);
+    out[0] = 0;
+    if (!d || !(d->flags & PF_MF_LLM)) return PF_OK;
+    char folder[256], said[PF_LLM_BACKBONE_NAME_MAX + 1];
+    method_folder(dir, folder, sizeof folder);
+    const char *at = strchr(folder, '@');
+    if (at && ((size_t)(at - folder) != strlen(ctx->method) || strncmp(folder, ctx->method, (size_t)(at - folder))))
+        return pf_fail(PF_ERR_INVALID, "%s: the folder '%s' is not of the method '%s' its context.json names", dir,
+                       folder, ctx->method);
+    PF_TRY(context_backbone(dir, said, sizeof said));
+    if (*said && at && strcmp(said, at + 1))
+        return pf_fail(PF_ERR_INVALID, "%s: context.json's backbone '%s' is not its folder's '%s'", dir, said, at + 1);
+    const char *name = *said ? said : at ? at + 1 : ctx->llm;
+    if (!*name || snprintf(out, cap, "%s", name) >= (int)cap)
+        return pf_fail(PF_ERR_INVALID, "%s: the backbone '%s' is empty or longer than %zu characters", dir, name, cap - 1);
+    return PF_OK;
+}
+
 pf_status pf_run_summarize(const char *dir, pf_run_summary *s)
 {
     memset(s, 0, sizeof *s);
@@ -139,6 +199,7 @@ pf_status pf_run_summarize(const char *dir, pf_run_summary *s)
     snprintf(s->eval, sizeof s->eval, "%s", ctx.eval);
     s->run = ctx.run;
     s->context = ctx;
+    PF_TRY(run_backbone(dir, &ctx, s->backbone, sizeof s->backbone));
     PF_TRY(trajectory(s));
     char path[4200];
     PF_TRY(pf_run_path(dir, PF_RUN_FINAL, 0, 0, path, sizeof path));
@@ -179,6 +240,7 @@ static int cmp_summary(const void *a, const void *b)
     int c = pde_index(x->pde) - pde_index(y->pde);
     if (!c) c = strcmp(x->pde, y->pde);
     if (!c) c = strcmp(x->method, y->method);
+    if (!c) c = strcmp(x->backbone, y->backbone);
     if (!c) c = x->run - y->run;
     return c;
 }
@@ -269,7 +331,8 @@ pf_status pf_collection_optimism_gap(const pf_collection *c, pf_optimism_gap *g)
     if (!v) return pf_fail(PF_ERR_NOMEM, "out of memory");
     for (int i = 0; i < c->n; i++) {
         const pf_run_summary *s = &c->run[i];
-        if (s->final && !strcmp(s->eval, "heldout") && s->hf_mse > 0 && isfinite(s->report_mse))
+        if (s->final && pf_collection_takes(c, s) && !strcmp(s->eval, "heldout") && s->hf_mse > 0 &&
+            isfinite(s->report_mse))
             v[g->n++] = s->report_mse / s->hf_mse;
     }
     pf_status st = PF_OK;
@@ -282,7 +345,28 @@ pf_status pf_collection_optimism_gap(const pf_collection *c, pf_optimism_gap *g)
 
 static bool same_cell(const pf_run_summary *a, const pf_run_summary *b)
 {
-    return !strcmp(a->pde, b->pde) && !strcmp(a->method, b->method);
+    return !strcmp(a->pde, b->pde) && !strcmp(a->method, b->method) && !strcmp(a->backbone, b->backbone);
+}
+
+int pf_collection_backbones(const pf_collection *c, const char **names, int cap)
+{
+    int n = 0;
+    for (int i = 0; i < c->n; i++) {
+        const char *b = c->run[i].backbone;
+        if (!c->run[i].final || !*b) continue;
+        int j = 0;
+        while (j < n && strcmp(names[j], b) < 0) j++;
+        if ((j < n && !strcmp(names[j], b)) || n == cap) continue;
+        memmove(names + j + 1, names + j, (size_t)(n - j) * sizeof *names);
+        names[j] = b;
+        n++;
+    }
+    return n;
+}
+
+bool pf_collection_takes(const pf_collection *c, const pf_run_summary *s)
+{
+    return !c->backbone || !*s->backbone || !strcmp(s->backbone, c->backbone);
 }
 
 pf_status pf_collection_check_cells(const pf_collection *c)
@@ -318,7 +402,13 @@ pf_status pf_collection_means(const pf_collection *c, bool (*keep)(const char *m
         int n = 0;
         for (j = i; j < c->n && same_cell(&c->run[i], &c->run[j]); j++)
             if (c->run[j].final) v[n++] = pf_collection_mse(c, &c->run[j]);
-        if (n > 0 && (!keep || keep(c->run[i].method, ctx)))
+        if (n == 0 || !pf_collection_takes(c, &c->run[i]) || (keep && !keep(c->run[i].method, ctx))) continue;
+        int p = pf_means_pde(out, c->run[i].pde), m = pf_means_method(out, c->run[i].method);
+        if (p >= 0 && m >= 0 && !isnan(pf_means_mean(out, p, m)))
+            st = pf_fail(PF_ERR_INVALID, "%s / %s has finished runs of several backbones (%s among them): a cell "
+                         "holds one backbone's runs (pf-stats --backbone)", c->run[i].pde, c->run[i].method,
+                         c->run[i].backbone);
+        else
             st = pf_means_set(out, c->run[i].pde, c->run[i].method, pf_stats_mean(v, (size_t)n),
                               n > 1 ? pf_stats_std(v, (size_t)n) : NAN, n);
     }

@@ -9,7 +9,15 @@
  * final = false (still running, or stopped before high fidelity), so the
  * caller can say which runs it left out. Folders that are not runs (no
  * context.json) are ignored. Runs come sorted by PDE (registry order),
- * method and run number.
+ * method, backbone and run number.
+ *
+ * Backbones (issue 37): a run of an LLM-driven method (methods.def's
+ * PF_MF_LLM) made with the backbone b lives in <pde>/<method>@b/run<R> and
+ * its context.json may say "backbone": b; a plain <method> folder holds the
+ * runs of the proposer kind context.json's "llm" names ("offline": the
+ * offline proposer). A method that asks no LLM (vanilla, ropinn,
+ * pinnsformer, and methods of other tools) has no backbone: its runs are
+ * shared by every backbone's tables.
  */
 #ifndef PF_STATS_COLLECT_H
 #define PF_STATS_COLLECT_H
@@ -17,12 +25,14 @@
 #include <stdbool.h>
 
 #include "core/status.h"
+#include "llm/backbones.h"
 #include "search/run.h"
 #include "stats/means.h"
 
 typedef struct pf_run_summary {
     char dir[1024];
     char pde[64], method[64], profile[32], llm[16]; /* llm: the run's proposer (offline, http, replay, auto) */
+    char backbone[PF_LLM_BACKBONE_NAME_MAX + 1]; /* "" for a method that asks no LLM (above) */
     int run;
     bool final;               /* final.msgpack exists */
     double hf_mse;            /* final: the selected high-fidelity MSE (the split that
@@ -51,7 +61,18 @@ typedef struct pf_collection {
     pf_run_summary *run;
     int n;
     pf_metric metric;  /* set by the caller after pf_collect; PF_METRIC_HF there */
+    const char *backbone; /* set by the caller: the means take only this backbone's runs of
+                             LLM-driven methods (and every run without a backbone); NULL
+                             (pf_collect's): all runs, and a cell with two backbones is an error */
 } pf_collection;
+
+/* Whether run s is one of c->backbone's tables' runs: no backbone set, a
+ * run without a backbone (shared), or a run of that backbone. */
+bool pf_collection_takes(const pf_collection *c, const pf_run_summary *s);
+
+/* The distinct backbones of c's finished runs, sorted by name, into
+ * names[0 .. cap - 1] (pointers into c->run: valid while c is); their count. */
+int pf_collection_backbones(const pf_collection *c, const char **names, int cap);
 
 /* The run's final MSE under c's metric (NaN when not final). */
 double pf_collection_mse(const pf_collection *c, const pf_run_summary *s);
@@ -59,9 +80,9 @@ double pf_collection_mse(const pf_collection *c, const pf_run_summary *s);
 /* Fewer final EVAL=heldout runs than this: no optimism gap is printed. */
 #define PF_OPTIMISM_GAP_MIN_RUNS 3
 
-/* The optimism gap of final EVAL=heldout runs: n of them, the median of
- * their report_mse / hf_mse and its 95% percentile bootstrap interval over
- * runs (stats/bootstrap.h: PF_BOOTSTRAP_RESAMPLES, PF_BOOTSTRAP_SEED; NaN
+/* The optimism gap of final EVAL=heldout runs (those pf_collection_takes):
+ * n of them, the median of their report_mse / hf_mse and its 95%
+ * percentile bootstrap interval over runs (stats/bootstrap.h: PF_BOOTSTRAP_RESAMPLES, PF_BOOTSTRAP_SEED; NaN
  * for none, and lo, hi NaN below PF_OPTIMISM_GAP_MIN_RUNS). */
 typedef struct pf_optimism_gap {
     int n;
@@ -91,8 +112,10 @@ void pf_collection_release(pf_collection *c);
 pf_status pf_collection_check_cells(const pf_collection *c);
 
 /* Mean, sample std (NaN from one run) and count of the final MSE (c's
- * metric) over the final runs, per (PDE, method); `keep(method, ctx)` picks
- * the methods (NULL: all). First pf_collection_check_cells: its error. */
+ * metric) over the final runs, per (PDE, method), of c->backbone's runs
+ * (above); `keep(method, ctx)` picks the methods (NULL: all). First
+ * pf_collection_check_cells: its error; PF_ERR_INVALID naming the cell
+ * when c->backbone is NULL and a cell has runs of two backbones. */
 pf_status pf_collection_means(const pf_collection *c, bool (*keep)(const char *method, const void *ctx),
                               const void *ctx, pf_means *out);
 

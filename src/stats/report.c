@@ -13,6 +13,7 @@
 #include "llm/method.h"
 #include "stats/bootstrap.h"
 #include "stats/compare.h"
+#include "stats/report_internal.h"
 #include "stats/table.h"
 
 const char *pf_report_label(const char *method)
@@ -60,6 +61,11 @@ static pf_status put_table(const pf_report_options *o, const char *name, pf_tabl
     return st;
 }
 
+pf_status pf_report_put_table(const pf_report_options *o, const char *name, pf_table *t, char *csv, int *written)
+{
+    return put_table(o, name, t, csv, written);
+}
+
 /* Close the stream, then read *buf (open_memstream sets it at the close). */
 static char *memtext(FILE *f, char **buf)
 {
@@ -74,7 +80,7 @@ static const char *profiles(const pf_collection *c, char *buf, size_t cap)
 {
     buf[0] = 0;
     for (int i = 0; i < c->n; i++)
-        if (!strstr(buf, c->run[i].profile)) {
+        if (pf_collection_takes(c, &c->run[i]) && !strstr(buf, c->run[i].profile)) {
             size_t n = strlen(buf);
             snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", c->run[i].profile);
         }
@@ -189,7 +195,10 @@ static void optimism_gap_note(pf_table *t, const pf_collection *c)
                       g.n, PF_OPTIMISM_GAP_MIN_RUNS);
 }
 
-static pf_status main_table(const pf_collection *c, const pf_report_options *o, json_t *stats, int *written)
+/* Table 1 of c's runs (c->backbone's, when set) as name.{md,tex,csv} and
+ * stats[name]. */
+static pf_status main_table(const pf_collection *c, const pf_report_options *o, const char *name, json_t *stats,
+                            int *written)
 {
     pf_means m;
     PF_TRY(pf_collection_means(c, not_ablation, NULL, &m));
@@ -237,11 +246,12 @@ static pf_status main_table(const pf_collection *c, const pf_report_options *o, 
             pf_table_note(t, "Wilcoxon signed-rank tests on log10 per-task mean MSE against %s, Holm-adjusted p: %s; "
                              "+ / = / -: %s significantly better / indistinguishable / worse at alpha = %.2f.",
                           pf_report_label(o->reference), list, pf_report_label(o->reference), PF_STATS_ALPHA);
-        json_object_set_new(stats, "main", cmp);
+        json_object_set_new(stats, name, cmp);
     } else {
         pf_table_note(t, "No statistics: %s.", pf_errmsg());
     }
     baseline_notes(t, &m);
+    pf_report_backbone_note(t, c);
     if (c->metric == PF_METRIC_REPORT)
         pf_table_note(t, "MSE: report_mse (under EVAL=heldout the half of the evaluation points no decision saw).");
     optimism_gap_note(t, c);
@@ -250,9 +260,15 @@ static pf_status main_table(const pf_collection *c, const pf_report_options *o, 
     runs_range(&m, &lo, &hi);
     if (lo == hi) pf_table_note(t, "Runs per cell: %d; profile: %s. Best mean per PDE in bold.", lo, profiles(c, prof, sizeof prof));
     else pf_table_note(t, "Runs per cell: %d to %d; profile: %s. Best mean per PDE in bold.", lo, hi, profiles(c, prof, sizeof prof));
-    st = put_table(o, "main", t, pf_means_csv(&m), written);
+    st = put_table(o, name, t, pf_means_csv(&m), written);
     pf_means_release(&m);
     return st;
+}
+
+pf_status pf_report_main_table(const pf_collection *c, const pf_report_options *o, const char *name, json_t *stats,
+                               int *written)
+{
+    return main_table(c, o, name, stats, written);
 }
 
 /* ------------------------------------------------------------ ablation */
@@ -367,6 +383,14 @@ static pf_status trajectory_table(const pf_collection *c, const pf_report_option
     return put_table(o, "trajectory", t, memtext(f, &buf), written);
 }
 
+pf_status pf_report_start(pf_table **t, const char *title, int ncols, const char *const *head, const char *align,
+                          FILE **f, char **buf, size_t *len)
+{
+    return start(t, title, ncols, head, align, f, buf, len);
+}
+
+char *pf_report_memtext(FILE *f, char **buf) { return memtext(f, buf); }
+
 /* ------------------------------------------------------------ budget */
 
 static pf_status budget_table(const pf_collection *c, const pf_report_options *o, int *written)
@@ -433,9 +457,12 @@ pf_status pf_report_tables(const pf_collection *c, const pf_report_options *o, i
 {
     *written = 0;
     PF_TRY(pf_mkdirs(o->out_dir));
+    pf_collection one = *c; /* the main and ablation tables: one backbone's runs */
+    PF_TRY(pf_report_main_backbone(c, o, &one.backbone));
     json_t *stats = json_object();
-    pf_status st = main_table(c, o, stats, written);
-    if (st == PF_OK) st = ablation_table(c, o, stats, written);
+    pf_status st = main_table(&one, o, "main", stats, written);
+    if (st == PF_OK) st = ablation_table(&one, o, stats, written);
+    if (st == PF_OK) st = pf_report_backbones(c, o, stats, written);
     if (st == PF_OK && c->n > 0) st = trajectory_table(c, o, written);
     if (st == PF_OK && c->n > 0) st = budget_table(c, o, written);
     if (st == PF_OK) st = put(o, "statistics.json", json_dumps(stats, JSON_INDENT(2) | JSON_REAL_PRECISION(10)), written);
@@ -502,7 +529,10 @@ pf_status pf_report_index(const pf_collection *c, const pf_report_options *o, co
     static const char *const tables[][2] = {{"main", "final MSE per method (mean ± std over runs) and the statistics"},
                                             {"ablation", "the ablations against the reference"},
                                             {"trajectory", "per run: Generation-0 best, best low-fidelity, final high-fidelity"},
-                                            {"budget", "optimizer steps, wall time, LLM calls and tokens"}};
+                                            {"budget", "optimizer steps, wall time, LLM calls and tokens"},
+                                            {"backbones_friedman", "per LLM-driven method, does the backbone matter"},
+                                            {"backbones_kendall", "do the backbones rank the methods alike (Kendall's W)"},
+                                            {"backbones_wtl", "the reference's wins, ties and losses per backbone"}};
     for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
         char md[64];
         snprintf(md, sizeof md, "%s.md", tables[i][0]);

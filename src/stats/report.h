@@ -18,7 +18,20 @@
  *                            optimizer steps, wall time and LLM calls and
  *                            tokens (beyond the paper, which leaves wall
  *                            time and LLM cost out)
- *   statistics.json          {"main": compare.h's object, "ablation": ...}
+ *   statistics.json          {"main": compare.h's object, "ablation": ...,
+ *                            "table1@B": ..., "backbones": ...}
+ *
+ * With finished runs of two or more backbones (collect.h), the main and
+ * ablation tables hold one backbone's runs of the LLM-driven methods
+ * (pf_report_options.backbone) beside the shared baselines, and the
+ * cross-backbone tables are added (report_backbones.c, docs/reports.md):
+ *   table1@B.{md,tex,csv}            Table 1 of backbone B, one per backbone
+ *   backbones_friedman.{md,tex,csv}  per LLM-driven method, the Friedman test
+ *                                    across backbones over the PDEs
+ *   backbones_kendall.{md,tex,csv}   the methods' mean ranks per backbone and
+ *                                    their agreement, Kendall's W
+ *   backbones_wtl.{md,tex,csv}       the reference's wins, ties and losses
+ *                                    against each baseline, per backbone
  *
  * main.csv and ablation.csv are means.h CSVs (pde, method, runs, mean,
  * std), the input `pf-stats --from-table` takes; the others are one row per
@@ -36,6 +49,8 @@ typedef struct pf_report_options {
     const char *out_dir;    /* created if missing */
     const char *reference;  /* the method the others are compared with ("pinnforge") */
     bool quiet;             /* no "wrote PATH" messages (PF_LOG_INFO, core/log.h) */
+    const char *backbone;   /* the main and ablation tables' backbone; NULL: "offline" when it
+                               has finished runs, else the first by name */
 } pf_report_options;
 
 /* Whether a method is one of the paper's ablations of PINNForge. */
