@@ -11,6 +11,8 @@
 #   make bench-search    time whole searches and a smoke study: build/bench/search.jsonl
 #                        (BENCH_SEARCH_CASES picks some; docs/gpu.md)
 #   make PDE=P RUN=R     a search run; `make tables`, `make report PDE=P` (see pipeline.mk)
+#                        (-j N trainings at once; TRAIN_THREADS=auto, the default, lets them
+#                        grow into idle job slots; TRAIN_THREADS=1 keeps one thread each)
 #   make study           every PDE x method x run, then tables; LAUNCH=slurm for a
 #                        cluster; make study-status (see study.mk)
 #   make demo            train one PINN candidate on Poisson-5D

@@ -25,10 +25,12 @@
 #   EVAL      paper (default: one set of evaluation points steers and reports, as the
 #             paper) or heldout (a fixed stratified half steers the search and the final
 #             choice; final.msgpack's report_mse is the other half's)
-#   TRAIN_THREADS  threads per training (default 1; with -j N, N trainings run at once), or auto:
-#             each training also takes the job slots -j N leaves free (make's jobserver, given
-#             back when it ends), so the last trainings of a generation use the idle cores;
-#             threads change sums in their last bits, so only a number repeats bit for bit
+#   TRAIN_THREADS  threads per training: auto (default) or a number. auto: with -j N, N
+#             trainings run at once, and each also takes the job slots -j N leaves free (make's
+#             jobserver), when it starts and every half second while it trains, and yields them
+#             when make starts another job, so the last trainings of a generation use the idle
+#             cores; 1: one thread each, as before. Results are the same, bit for bit, with
+#             any count (docs/building.md, "Threads")
 #   TIME_BUDGET    a wall-clock budget per run (45m, 2h, 90s, 300): each training gets a time
 #             limit from what is left (src/search/time_budget.h; RUN/time_budget.json) and
 #             is scored where it stopped; part of context.json (docs/search.md, "Time budget")
@@ -68,7 +70,7 @@ EVAL     ?= paper
 ifeq ($(filter $(EVAL),paper heldout),)
 $(error EVAL must be paper or heldout, not '$(EVAL)')
 endif
-TRAIN_THREADS ?= 1
+TRAIN_THREADS ?= auto
 TIME_BUDGET ?=
 RUNS_ROOT ?= runs
 REPORTS_ROOT ?= reports

@@ -11,9 +11,11 @@
  *   wall_s     the command's wall time
  *   train_s    the sum of its trainings' wall times
  *   cpu_use    the trainings' CPU seconds / (wall_s x cores), cores = jobs x threads
+ *              (threads auto: cores = jobs, the job slots the trainings share)
  *   outside_s  the wall time during which no training was running: make, stage
  *              start-up, proposals, selection, tables, waiting
- *   cpu_s, busy_s (wall_s - outside_s), trainings, jobs, threads, cores, profile,
+ *   cpu_s, busy_s (wall_s - outside_s), trainings, jobs, threads (a number or
+ *              "auto"), cores, profile,
  *   earlier (trainings found under the folder that started before the case:
  *   left out of every figure)
  */
@@ -34,14 +36,14 @@
 static void usage(FILE *to)
 {
     fprintf(to,
-            "usage: pf-bench-search --case NAME --runs DIR --out FILE [--jobs N] [--threads T]\n"
+            "usage: pf-bench-search --case NAME --runs DIR --out FILE [--jobs N] [--threads T|auto]\n"
             "                       [--profile P] [--log FILE] -- COMMAND [ARG...]\n"
             "Runs COMMAND (a search or study made into the runs folder DIR, which should be\n"
             "fresh) as a make of its own, times it, and appends to FILE one JSON line:\n"
             "case, wall_s, train_s (the sum of its trainings' wall times, from the\n"
             "evidence.msgpack files under DIR), cpu_use (their CPU seconds / (wall_s x\n"
             "cores), cores = N x T: the -j and training threads COMMAND uses, default 2\n"
-            "and 1), outside_s (the wall time during which no training ran: make, stage\n"
+            "and 1; with T auto, N: the trainings share make's N job slots), outside_s (the wall time during which no training ran: make, stage\n"
             "start-up, proposals, selection), cpu_s, busy_s, trainings, earlier (trainings\n"
             "that started before COMMAND: left out), jobs, threads, cores and profile (P,\n"
             "a label). COMMAND's output goes to --log (default: here).\n"
@@ -107,7 +109,9 @@ int main(int argc, char **argv)
         case 'r': runs = optarg; break;
         case 'o': out = optarg; break;
         case 'j': if (!opt_int("--jobs", optarg, &jobs)) return 2; break;
-        case 't': if (!opt_int("--threads", optarg, &threads)) return 2; break;
+        case 't': if (strcmp(optarg, "auto") && !opt_int("--threads", optarg, &threads)) return 2;
+                  threads = strcmp(optarg, "auto") ? threads : 0; /* 0: auto */
+                  break;
         case 'p': profile = optarg; break;
         case 'l': log = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -134,13 +138,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench-search: %s: %s\n", name, pf_errmsg());
         return 1;
     }
-    int cores = jobs * threads;
+    int cores = jobs * (threads ? threads : 1); /* auto: the trainings share the N slots */
     double use = wall > 0 ? t.cpu_s / (wall * cores) : 0, outside = wall - t.busy_s;
     if (outside < 0) outside = 0; /* the realtime and monotonic clocks may differ by a hair */
-    json_t *o = json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:i, s:i, s:i, s:s}", "case", name, "wall_s",
+    json_t *o = json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:i, s:o, s:i, s:s}", "case", name, "wall_s",
                           wall, "train_s", t.train_s, "cpu_use", use, "outside_s", outside, "cpu_s", t.cpu_s, "busy_s",
                           wall - outside, "trainings", t.trainings, "earlier", t.earlier, "jobs", jobs, "threads",
-                          threads, "cores", cores, "profile", profile);
+                          threads ? json_integer(threads) : json_string("auto"), "cores", cores, "profile", profile);
     char *line = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) : NULL;
     FILE *f = line ? fopen(out, "a") : NULL;
     int bad = !f || fprintf(f, "%s\n", line) < 0;

@@ -13,7 +13,8 @@
 #
 # TIME is the Slurm time limit (D-HH:MM:SS or HH:MM:SS; ignored locally).
 # Environment (pipeline.mk sets it): LAUNCH (local|slurm), TRAIN_THREADS
-# (--cpus-per-task; auto asks for 1, and the training uses what Slurm gives), PF_DEVICE (cuda asks for --gres=gpu:1), PF_SLURM_PARTITION,
+# (--cpus-per-task; auto asks for 1, and the training uses what Slurm gives: srun runs
+# without MAKEFLAGS, since make's jobserver means nothing on the node), PF_DEVICE (cuda asks for --gres=gpu:1), PF_SLURM_PARTITION,
 # PF_SLURM_ACCOUNT, PF_SLURM_ARGS (more srun options, split on spaces). Not
 # srun's own SLURM_* names: srun reads those, and an empty one is an error.
 set -u
@@ -60,7 +61,7 @@ slurm)
         sh -c 't=$(mktemp "$0.tmp.XXXXXX") &&
                printf "running slurm %s %s %s\n" "$SLURM_JOB_ID" "$(hostname)" "$(date +%s)" >"$t" &&
                chmod =rw "$t" && mv -f "$t" "$0" && exec "$@"' "$state" "$@"
-    srun "$@"
+    env -u MAKEFLAGS -u MFLAGS srun "$@"
     rc=$?
     ;;
 *)

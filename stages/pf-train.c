@@ -82,8 +82,10 @@ static void usage(FILE *to)
             "visible, else cpu); the evidence records it. Progress on stderr: a bar on a terminal, else a line\n"
             "every N steps (default: a tenth of the run).\n"
             "--threads: CPU threads (default auto: under make -j, this training's job slot plus the free ones\n"
-            "taken from make's jobserver, given back at exit, for a recipe marked '+'; else every CPU this\n"
-            "process may use, as its affinity mask and cgroup quota say; on a GPU, 1). Idle threads sleep\n"
+            "taken from make's jobserver, at the start and again every 0.5 s between steps (given back for a\n"
+            "moment each time, so make can start a job with them), all given back at exit, for a recipe marked\n"
+            "'+'; else every CPU this process may use, as its affinity mask and cgroup quota say; on a GPU, 1;\n"
+            "the evidence records the counts: device.threads, threads_max, threads_mean). Idle threads sleep\n"
             "(OMP_WAIT_POLICY=passive unless the environment sets it). Results do not depend on the count.\n"
             "Exit codes: 0 trained (whatever the status: ok, nan, diverged, timeout), 1 setup or I/O failure,\n"
             "2 bad usage, unknown PDE or invalid spec.\n", pf_method_names(PF_MF_BASELINE, 0, "|", "|", b, sizeof b));

@@ -33,7 +33,7 @@ j = json.loads(lines[0])
 for k in ("case", "wall_s", "train_s", "cpu_use", "outside_s"):
     assert k in j, k
 assert j["case"] == "vanilla_quick" and j["profile"] == "smoke", j
-assert j["trainings"] == 5 and j["earlier"] == 0 and j["jobs"] == 2 and j["threads"] == 1 and j["cores"] == 2, j
+assert j["trainings"] == 5 and j["earlier"] == 0 and j["jobs"] == 2 and j["threads"] == "auto" and j["cores"] == 2, j
 walls, cpus = [], []
 for k in range(5):
     tm = json.load(open("%s/ev%d.json" % (t, k)))["evidence"]["time"]

@@ -2,14 +2,16 @@
 # make study through a real Slurm cluster (study.mk, scripts/launch.sh): a
 # one-node cluster (munged, slurmctld, slurmd; 2 CPUs, everything under the
 # test's folder, stopped by PID) runs a tiny study, 2 PDEs x 2 methods x 1
-# run at the smoke profile, with LAUNCH=slurm -j 4, while the same study
-# runs with LAUNCH=local; one running training is scancel'ed on the way.
+# run at the smoke profile, with LAUNCH=slurm -j 4 (TRAIN_THREADS=auto, the
+# default), while the same study runs with LAUNCH=local (TRAIN_THREADS=1);
+# one running training is scancel'ed on the way.
 #
 # Checks: every training went through Slurm (a slurm-<job>.log beside each
 # result, and the cluster's job record); the cancelled training fails its
 # cell, the rest of the study goes on, make study-status counts it failed;
 # rerunning make study resubmits exactly it and completes the study; the
-# final MSEs are bit-identical to the local study's; make tables.
+# final MSEs are bit-identical to the local study's; no Slurm job was
+# handed make's jobserver; make tables.
 #
 # The local study always runs (its progress table, tables, no launch.txt
 # left, its runs stale when the status asks another profile or EVAL); the Slurm part is skipped, naming what is missing, without root or
@@ -131,7 +133,7 @@ fi
 
 # --- Slurm, one training cancelled on the way
 t0=$(date +%s)
-study "$tmp/slurm" slurm >"$tmp/slurm.out" 2>"$tmp/slurm.err" &
+study "$tmp/slurm" slurm TRAIN_THREADS=auto >"$tmp/slurm.out" 2>"$tmp/slurm.err" &
 mk=$!
 victim=""
 for i in $(seq 1 600); do # a running low-fidelity training of burgers_1d's search
@@ -156,7 +158,7 @@ check "study-status: burgers_1d pinnforge failed" grep -q "^burgers_1d  *pinnfor
 check "study-status: 3 of 4 runs done, 1 failed" grep -q "^total: 3 of 4 runs done, 0 running, 1 failed" "$tmp/status1"
 
 t0=$(date +%s)
-study "$tmp/slurm" slurm >"$tmp/slurm2.out" 2>"$tmp/slurm2.err"
+study "$tmp/slurm" slurm TRAIN_THREADS=auto >"$tmp/slurm2.out" 2>"$tmp/slurm2.err"
 eq "rerunning make study: exit code" $? 0
 t_slurm2=$(($(date +%s) - t0))
 check "no training is recorded failed or running any more" \
@@ -175,6 +177,8 @@ check "a Slurm log beside every training's result ($logs logs)" test "$logs" -ge
 check "the cluster completed every training ($completed jobs)" test "$completed" -ge "$trainings"
 check "the cancelled job is on record" grep -q "JobId=$victim .*JobState=CANCELLED" "$c/jobs.txt"
 check "no training ran here: pf-train never started outside Slurm" sh -c "! grep -q 'pf-train: start' '$tmp/slurm.err' '$tmp/slurm2.err'"
+check "TRAIN_THREADS=auto on Slurm: no jobserver passed to the jobs" \
+    sh -c "! grep -l 'jobserver' '$tmp/slurm'/*/*/run0/*/*/slurm-*.log | grep -q ."
 
 # the same numbers
 msg_mses "$tmp/local" >"$tmp/mse.local"

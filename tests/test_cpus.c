@@ -1,8 +1,11 @@
 /*
  * test_cpus.c — core/cpus.h and core/jobserver.h: the CPUs a process may
  * use (affinity mask, cgroup quota texts), and make's jobserver: tokens
- * taken without waiting from a real pipe, given back at exit and when a
- * signal ends the process, and a jobserver that was not inherited refused.
+ * taken without waiting from a real pipe, some given back while running and
+ * taken again, all given back at exit and when a signal ends the process, a
+ * jobserver that was not inherited refused; and tensor/threads.h's regrant,
+ * which grows the thread count into slots that come free and yields them
+ * to a reader waiting on the jobserver, as make waits to start a job.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -18,6 +21,7 @@
 
 #include "core/cpus.h"
 #include "core/jobserver.h"
+#include "tensor/threads.h"
 
 Test(cpus, cpu_max_texts)
 {
@@ -115,12 +119,30 @@ Test(jobserver, takes_what_is_free_and_gives_it_back)
     jobserver_with(3, p);
     cr_assert_eq(pf_jobserver_take(2, why, sizeof why), 2, "%s", why);
     cr_assert_eq(pf_jobserver_held(), 2);
-    cr_assert_eq(pf_jobserver_take(2, why, sizeof why), 0); /* once per process */
+    cr_assert_eq(pf_jobserver_take(2, why, sizeof why), 2); /* holds 2 already: reads nothing */
     pf_jobserver_release();
     cr_assert_eq(pf_jobserver_held(), 0);
     pf_jobserver_release(); /* nothing twice */
+    cr_assert_eq(pf_jobserver_take(2, why, sizeof why), 0); /* released for good */
     drain(p[0], left, sizeof left);
     cr_assert_str_eq(left, "cab"); /* the one left, then the two back, the same bytes */
+}
+
+Test(jobserver, gives_some_back_and_takes_again)
+{
+    int p[2];
+    char why[256], left[16];
+    jobserver_with(3, p);
+    cr_assert_eq(pf_jobserver_take(2, why, sizeof why), 2, "%s", why); /* a, b; c left */
+    cr_assert_eq(pf_jobserver_give(1), 1);                             /* b back: c b */
+    cr_assert_eq(pf_jobserver_give(0), 1);
+    cr_assert_eq(pf_jobserver_take(3, why, sizeof why), 3, "%s", why); /* a c b */
+    cr_assert_eq(pf_jobserver_give(5), 0);                             /* all, no more: a c b */
+    cr_assert_eq(pf_jobserver_held(), 0);
+    cr_assert_eq(pf_jobserver_take(1, why, sizeof why), 1, "%s", why); /* a; c b left */
+    pf_jobserver_release();
+    drain(p[0], left, sizeof left);
+    cr_assert_str_eq(left, "cba"); /* every byte back once, as it was */
 }
 
 Test(jobserver, never_waits)
@@ -174,6 +196,40 @@ Test(jobserver, given_back_on_sigterm)
 Test(jobserver, given_back_on_abort)
 {
     child_ends(SIGABRT, SIGABRT);
+}
+
+/* pf_threads_auto under a jobserver with no free slot, then slots coming
+ * free: the count grows up to the CPUs and no further; a reader blocked on
+ * the jobserver (make waiting to start a job) gets a slot from a regrant. */
+Test(jobserver, regrant_grows_into_free_slots_and_yields_them)
+{
+    int p[2], cpus = pf_cpus_available();
+    if (cpus < 2) cr_skip_test("one CPU available: no thread count to grow");
+    jobserver_with(0, p);
+    cr_assert_eq(pf_threads_auto("test"), 1);
+    pf_threads_set(1);
+    cr_assert_eq(pf_threads_regrant(), 1); /* nothing free */
+    for (int i = 0; i < cpus + 2; i++) cr_assert_eq(write(p[1], "t", 1), 1); /* jobs ended */
+    cr_assert_eq(pf_threads_regrant(), cpus); /* its own slot and cpus - 1 more, not all */
+    cr_assert_eq(pf_threads_count(), cpus);
+    cr_assert_eq(pf_jobserver_held(), cpus - 1);
+    char c[8];
+    fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK); /* make starts jobs with the 3 left */
+    cr_assert_eq(read(p[0], c, sizeof c), 3);
+    fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) & ~O_NONBLOCK);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) _exit(read(p[0], c, 1) == 1 ? 0 : 1); /* waits for a slot, as make does */
+    int n = cpus;
+    for (int i = 0; i < 10000 && n == cpus; i++) n = pf_threads_regrant();
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+    cr_assert_eq(n, cpus - 1, "the waiting reader got no slot");
+    cr_assert_eq(pf_threads_count(), cpus - 1);
+    cr_assert_eq(pf_jobserver_held(), cpus - 2);
+    cr_assert_eq(pf_threads_regrant(), cpus - 1); /* nothing more came free */
 }
 
 Test(jobserver, not_inherited)

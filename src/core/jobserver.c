@@ -19,8 +19,11 @@ enum { MAX_TOKENS = 1024 };
 
 static char tokens[MAX_TOKENS]; /* the bytes read, written back as they were */
 static volatile sig_atomic_t held;
-static int back_fd = -1; /* where tokens go back */
-static bool taken_once;
+static volatile sig_atomic_t released; /* pf_jobserver_release ran: no more takes */
+static int read_fd = -1;                /* our own O_NONBLOCK description of make's read end */
+static int back_fd = -1;                /* where tokens go back */
+static enum { UNOPENED, OPEN, NONE, UNUSABLE } state;
+static char unusable[512];              /* why, for every later take */
 
 int pf_jobserver_parse(const char *makeflags, int *rfd, int *wfd, char *fifo, size_t cap)
 {
@@ -53,16 +56,38 @@ int pf_jobserver_held(void)
     return (int)held;
 }
 
-void pf_jobserver_release(void)
+/* Write tokens[from, from + n) back (async-signal-safe). */
+static void write_back(int from, int n)
 {
-    int n = (int)held;
-    held = 0;
     for (int off = 0; off < n && back_fd >= 0;) {
-        ssize_t w = write(back_fd, tokens + off, (size_t)(n - off));
+        ssize_t w = write(back_fd, tokens + from + off, (size_t)(n - off));
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) break;
         off += (int)w;
     }
+}
+
+void pf_jobserver_release(void)
+{
+    int n = (int)held;
+    released = 1;
+    held = 0;
+    write_back(0, n);
+}
+
+int pf_jobserver_give(int n)
+{
+    sigset_t all, prev;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &prev); /* a fatal signal's handler sees the count after the write */
+    int h = (int)held;
+    if (n > h) n = h;
+    if (n > 0) {
+        write_back(h - n, n);
+        held = h - n;
+    }
+    sigprocmask(SIG_SETMASK, &prev, NULL);
+    return (int)held;
 }
 
 static void on_exit_release(void)
@@ -86,52 +111,54 @@ static bool pipe_end(int fd, int acc, struct stat *st)
     return fl >= 0 && (fl & O_ACCMODE) == acc && fstat(fd, st) == 0 && S_ISFIFO(st->st_mode);
 }
 
-int pf_jobserver_take(int want, char *why, size_t cap)
+/* Open $MAKEFLAGS's jobserver once: read_fd and back_fd, the handlers
+ * that give the tokens back; state says how it went. */
+static void open_jobserver(void)
 {
     int rfd = -1, wfd = -1;
     char fifo[4096];
-    if (cap) why[0] = 0;
-    if (taken_once || want <= 0) return 0;
-    taken_once = true;
     const char *mf = getenv("MAKEFLAGS");
     int kind = pf_jobserver_parse(mf, &rfd, &wfd, fifo, sizeof fifo);
-    if (kind == 0) return 0;
-    if (kind < 0) {
-        snprintf(why, cap, "MAKEFLAGS names a jobserver in a form not understood: '%s'", mf);
-        return -1;
+    state = UNUSABLE;
+    if (kind == 0) {
+        state = NONE;
+        return;
     }
-    int rd;
+    if (kind < 0) {
+        snprintf(unusable, sizeof unusable, "MAKEFLAGS names a jobserver in a form not understood: '%s'", mf);
+        return;
+    }
     if (kind == 1) {
         struct stat rs, ws;
         if (!pipe_end(rfd, O_RDONLY, &rs) || !pipe_end(wfd, O_WRONLY, &ws) || rs.st_ino != ws.st_ino ||
             rs.st_dev != ws.st_dev)
         {
-            snprintf(why, cap,
+            snprintf(unusable, sizeof unusable,
                      "MAKEFLAGS names make's jobserver (fds %d,%d), but this process did not inherit it: "
                      "make passes it only to a recipe marked '+'",
                      rfd, wfd);
-            return -1;
+            return;
         }
         char path[64];
         snprintf(path, sizeof path, "/proc/self/fd/%d", rfd);
-        rd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a description of our own */
-        if (rd < 0) {
-            snprintf(why, cap, "cannot open make's jobserver through %s: %s", path, strerror(errno));
-            return -1;
+        read_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a description of our own */
+        if (read_fd < 0) {
+            snprintf(unusable, sizeof unusable, "cannot open make's jobserver through %s: %s", path, strerror(errno));
+            return;
         }
         back_fd = wfd;
     } else {
-        rd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        if (rd >= 0) back_fd = open(fifo, O_WRONLY | O_CLOEXEC);
-        if (rd < 0 || back_fd < 0) {
+        read_fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (read_fd >= 0) back_fd = open(fifo, O_WRONLY | O_CLOEXEC);
+        if (read_fd < 0 || back_fd < 0) {
             int e = errno;
-            if (rd >= 0) close(rd);
-            snprintf(why, cap, "cannot open make's jobserver fifo %s: %s", fifo, strerror(e));
-            return -1;
+            if (read_fd >= 0) close(read_fd);
+            read_fd = -1;
+            snprintf(unusable, sizeof unusable, "cannot open make's jobserver fifo %.400s: %s", fifo, strerror(e));
+            return;
         }
     }
-    if (want > MAX_TOKENS) want = MAX_TOKENS;
-    /* the handlers first: a signal between a read and the count's update loses nothing */
+    /* the handlers before any read: a signal between a read and the count's update loses nothing */
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
     atexit(on_exit_release);
     for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
@@ -139,18 +166,30 @@ int pf_jobserver_take(int want, char *why, size_t cap)
         sigemptyset(&sa.sa_mask);
         if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler == SIG_DFL) sigaction(sigs[k], &sa, NULL);
     }
+    state = OPEN;
+}
+
+int pf_jobserver_take(int want, char *why, size_t cap)
+{
+    if (cap) why[0] = 0;
+    if (state == UNOPENED && want > 0) open_jobserver();
+    if (state == UNUSABLE) {
+        snprintf(why, cap, "%s", unusable);
+        return -1;
+    }
+    if (state != OPEN || released) return 0;
+    if (want > MAX_TOKENS) want = MAX_TOKENS;
     sigset_t all, prev;
     sigfillset(&all);
     while ((int)held < want) {
         char c;
         sigprocmask(SIG_BLOCK, &all, &prev);
-        ssize_t r = read(rd, &c, 1);
+        ssize_t r = read(read_fd, &c, 1);
         if (r == 1) tokens[held] = c, held = held + 1;
         sigprocmask(SIG_SETMASK, &prev, NULL);
         if (r == 1) continue;
         if (r < 0 && errno == EINTR) continue;
         break; /* EAGAIN: no free slot now; 0: make has gone */
     }
-    close(rd);
     return (int)held;
 }

@@ -1,19 +1,25 @@
 /*
  * jobserver.h — a client of GNU make's jobserver: a program that make
  * started (a recipe marked '+') takes free job slots without waiting, to
- * run that many more threads, and gives them back when it ends.
+ * run that many more threads, gives some back while it runs when it wants,
+ * and gives the rest back when it ends.
  *
  *     char why[256];
  *     int extra = pf_jobserver_take(pf_cpus_available() - 1, why, sizeof why);
  *     if (extra < 0) fprintf(stderr, "%s\n", why);  // named but unusable
  *     threads = 1 + (extra > 0 ? extra : 0);        // the recipe's own slot + the tokens
+ *     ...
+ *     pf_jobserver_give(pf_jobserver_held());       // later: all back for a moment,
+ *     extra = pf_jobserver_take(cpus - 1, ...);     // then what is free again
  *
  * make names its jobserver in MAKEFLAGS: --jobserver-auth=R,W (a pipe
  * inherited as fds R and W; make 4.2-4.3, --jobserver-fds before 4.2) or
  * --jobserver-auth=fifo:PATH (make 4.4). Tokens are read from a file
  * description of our own opened O_NONBLOCK (/proc/self/fd/R or the fifo),
- * so make's own descriptor keeps its blocking mode and a read never waits.
- * The bytes read are written back, by pf_jobserver_release(), at exit
+ * so make's own descriptor keeps its blocking mode and a read never waits;
+ * that description stays open (close-on-exec) for the later takes.
+ * The bytes read are written back, by pf_jobserver_give() or
+ * pf_jobserver_release(), at exit
  * (atexit) and on a fatal signal (INT, TERM, HUP, QUIT, ABRT, SEGV, BUS,
  * FPE, ILL: the handler writes them back, then the signal takes its usual
  * course). Only SIGKILL loses them, and make then runs fewer jobs at once.
@@ -30,17 +36,26 @@
  * in make. */
 int pf_jobserver_parse(const char *makeflags, int *rfd, int *wfd, char *fifo, size_t cap);
 
-/* Take up to want (>= 0) tokens from $MAKEFLAGS's jobserver without
- * waiting and return how many; 0 also when there is no jobserver. -1, with
- * the reason in why, when MAKEFLAGS names a jobserver this process cannot
- * use (fds not inherited: the recipe lacks '+'; a fifo that cannot be
- * opened). Called at most once per process (later calls return 0). */
+/* Take free tokens from $MAKEFLAGS's jobserver without waiting until this
+ * process holds want (>= 0) of them, or none is free; return how many it
+ * holds then (0 also when there is no jobserver; a held count above want
+ * stays as it is). -1, with the reason in why, when MAKEFLAGS names a
+ * jobserver this process cannot use (fds not inherited: the recipe lacks
+ * '+'; a fifo that cannot be opened); the first call decides, and later
+ * calls say the same. After pf_jobserver_release() it takes nothing more. */
 int pf_jobserver_take(int want, char *why, size_t cap);
+
+/* Write n of the held tokens back (the last taken first; all when n >
+ * held), so make may start a job with them; return how many are held then.
+ * Signals are held off meanwhile, so a fatal one gives back each token
+ * exactly once. */
+int pf_jobserver_give(int n);
 
 /* Tokens held now. */
 int pf_jobserver_held(void);
 
-/* Write every held token back (async-signal-safe; later calls do nothing). */
+/* Write every held token back, for good (async-signal-safe; later calls,
+ * and takes, do nothing). */
 void pf_jobserver_release(void);
 
 #endif

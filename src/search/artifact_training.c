@@ -4,7 +4,6 @@
 
 #include <limits.h>
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,7 +198,9 @@ json_t *pf_evidence_json(const pf_pde *p, const pf_train_result *r)
     json_object_set_new(dev, "name", json_string(pf_text_sanitize(r->device.name, text, sizeof text)));
     json_object_set_new(dev, "memory_gib", num(r->device.memory_gib));
     json_object_set_new(dev, "steps_per_second", num(r->step_s > 0 ? r->steps / r->step_s : NAN));
-    json_object_set_new(dev, "threads", json_integer(omp_get_max_threads()));
+    json_object_set_new(dev, "threads", json_integer(r->threads));
+    json_object_set_new(dev, "threads_max", json_integer(r->threads_max));
+    json_object_set_new(dev, "threads_mean", num(r->threads_mean));
     json_object_set_new(dev, "precision", json_string(PF_REAL_NAME));
     json_object_set_new(e, "device", dev);
     if (r->has_check) {

@@ -1,5 +1,6 @@
 /*
- * The CPU backend's threads: passive waiting, the auto count, one level.
+ * The CPU backend's threads: passive waiting, the auto count and its
+ * regrants, one level.
  */
 #include "tensor/threads.h"
 
@@ -8,12 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/cpus.h"
 #include "core/jobserver.h"
 
 extern void openblas_set_num_threads(int);
+
+static int regrant_cap; /* auto under a usable jobserver: the most slots held besides our own; 0: fixed */
 
 void pf_threads_passive_wait(char **argv, const char *prog)
 {
@@ -33,7 +37,24 @@ int pf_threads_auto(const char *prog)
         fprintf(stderr, "%s: threads auto: %s; using 1 thread\n", prog, why);
         return 1;
     }
+    regrant_cap = cpus - 1;
     return 1 + extra;
+}
+
+int pf_threads_regrant(void)
+{
+    if (regrant_cap <= 0) return pf_threads_count();
+    char why[512];
+    int gave = pf_jobserver_held();
+    if (gave > 0) {
+        pf_jobserver_give(gave);
+        struct timespec ts = {0, PF_THREADS_HANDBACK_US * 1000L};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+    }
+    int held = pf_jobserver_take(regrant_cap, why, sizeof why); /* usable: pf_threads_auto opened it */
+    int n = 1 + (held > 0 ? held : 0);
+    if (n != pf_threads_count()) pf_threads_set(n);
+    return n;
 }
 
 void pf_threads_set(int n)
@@ -41,4 +62,9 @@ void pf_threads_set(int n)
     omp_set_max_active_levels(1);
     omp_set_num_threads(n);
     openblas_set_num_threads(n);
+}
+
+int pf_threads_count(void)
+{
+    return omp_get_max_threads();
 }

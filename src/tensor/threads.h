@@ -8,6 +8,8 @@
  *         ...
  *         int n = pf_threads_auto("pf-train");       // or a number the user gave
  *         pf_threads_set(n);
+ *         ...                                        // between steps, every ~0.5 s:
+ *         n = pf_threads_regrant();                  // the free slots now (auto only)
  *
  * Passive waiting: an idle OpenMP thread sleeps instead of spinning. libgomp
  * reads OMP_WAIT_POLICY once, as it is loaded (before main), so a program
@@ -33,10 +35,31 @@ void pf_threads_passive_wait(char **argv, const char *prog);
  * of make's jobserver (taken now, given back at exit), up to the CPUs it
  * may use (core/cpus.h); without a jobserver, those CPUs. A jobserver named
  * in MAKEFLAGS but not usable is said on stderr (naming prog), and auto is
- * then 1. */
+ * then 1. With a usable jobserver, pf_threads_regrant() may change the
+ * count later. */
 int pf_threads_auto(const char *prog);
+
+/* How long pf_threads_regrant() leaves make to take the slots it gives back
+ * before it takes what is free again. */
+#define PF_THREADS_HANDBACK_US 1000
+
+/* After pf_threads_auto() found a usable jobserver: give the extra slots
+ * back, wait PF_THREADS_HANDBACK_US (a make that waits for a slot to start
+ * a job takes it then), take the free ones again without waiting, up to
+ * the CPUs this process may use less its own slot, and set the count to 1
+ * + the slots held (pf_threads_set, only when it changed). Call it between
+ * pieces of work, every half second or so: the count grows when other jobs
+ * end, and shrinks when make starts new ones. Returns the count now;
+ * when pf_threads_auto() was not called or found no usable jobserver, it
+ * changes nothing and returns pf_threads_count(). Results must not depend
+ * on the count (the engine's do not: docs/building.md, "Threads"). */
+int pf_threads_regrant(void);
 
 /* n threads for OpenMP and OpenBLAS, one active level. */
 void pf_threads_set(int n);
+
+/* The thread count now (OpenMP's: what pf_threads_set last set, or
+ * OMP_NUM_THREADS, or the CPUs). */
+int pf_threads_count(void);
 
 #endif

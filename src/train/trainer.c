@@ -9,6 +9,7 @@
 
 #include "core/mem.h"
 #include "core/rng.h"
+#include "tensor/threads.h"
 #include "train/adam.h"
 #include "train/graph_objective.h"
 #include "train/lbfgs.h"
@@ -66,6 +67,9 @@ typedef struct run {
     pf_real wgrp[2][PF_TRAIN_MAX_LOSSES]; /* multiadam: the groups' loss weights */
     long step, total_steps;
     double t0, t_steps;
+    int threads;                        /* the count the next step runs with */
+    double thread_steps;                /* the sum over steps of their counts */
+    double t_regrant;                   /* when the count was last regranted */
     int log_cap, eval_cap;
     int pool_draws;
     int stage;                          /* the stage running (progress events) */
@@ -436,6 +440,18 @@ static bool out_of_time(run *R)
     return false;
 }
 
+/* A step is done: count its threads; every PF_TRAIN_REGRANT_S, the count
+ * for the next steps (trainer.h, "Threads"). Not step time. */
+static void step_threads(run *R)
+{
+    R->thread_steps += R->threads;
+    if (R->threads > R->r->threads_max) R->r->threads_max = R->threads;
+    double t = now();
+    if (t - R->t_regrant < PF_TRAIN_REGRANT_S) return;
+    R->threads = pf_threads_regrant();
+    R->t_regrant = t;
+}
+
 /* ------------------------------------------------------ gradient stages */
 
 /* The optimizer of a gradient stage (adam, adamw, sgd, multiadam), in two
@@ -727,6 +743,7 @@ static pf_status grad_stage(run *R, const pf_stage_config *sg, pf_train_stage_lo
         R->t_steps += now() - b;
         R->step++;
         lg->done++;
+        step_threads(R);
         progress(R, false);
         if (out_of_time(R)) R->stop = true;
     }
@@ -785,6 +802,7 @@ static pf_status lbfgs_stage(run *R, const pf_stage_config *sg, pf_train_stage_l
         }
         R->step++;
         lg->done++;
+        step_threads(R);
         lg->iterations += info.iterations;
         lg->evaluations += info.evals;
         if (R->step % R->tc->log_every == 0 || R->step == R->total_steps) {
@@ -1030,6 +1048,8 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
     double cpu0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
     r->started_unix = clock_s(CLOCK_REALTIME);
     run R = {.tc = tc, .o = o, .r = r, .t0 = now(), .be = o->backend ? o->backend : pf_backend_cpu()};
+    R.t_regrant = R.t0;
+    R.threads = r->threads = r->threads_max = pf_threads_count();
     r->backend = R.be->name;
     R.be->info(&r->device);
     R.total_steps = r->budget = pf_train_config_steps(tc);
@@ -1082,6 +1102,7 @@ pf_status pf_train_run(const pf_pde *p, const pf_model_config *mc, const pf_trai
         r->step_s = R.t_steps;
         r->other_s = r->wall_s - R.t_steps;
         r->cpu_s = clock_s(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+        r->threads_mean = R.step > 0 ? R.thread_steps / (double)R.step : r->threads;
         progress(&R, true);
     }
     teardown(&R);

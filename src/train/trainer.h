@@ -82,8 +82,15 @@
  * predictions at the evaluation points and all parameters. The time spent
  * in steps and outside them (sampling, probes, evaluation) is split.
  *
+ * Threads: between steps, every PF_TRAIN_REGRANT_S of wall time, the
+ * trainer calls pf_threads_regrant() (tensor/threads.h): a process whose
+ * count is auto under make's jobserver then grows into the job slots that
+ * have come free and gives back those make wants, from the next step on;
+ * any other count stays as it is. The result records the count at the start
+ * and the counts the steps ran with (threads, threads_max, threads_mean).
+ *
  * Everything is a pure function of (pde, configs, seed) on a given backend
- * (on the CPU: with a given thread count). The gradient steps (adam, adamw,
+ * (on the CPU: with any thread count, changing or not). The gradient steps (adam, adamw,
  * sgd, multiadam) are recorded once and replayed where the backend records
  * (backend.h, capture; on by default, the numbers are the same as op by op,
  * see no_capture).
@@ -108,6 +115,7 @@
 #define PF_TRAIN_HOTSPOT_CELLS 256    /* cells the domain is cut into for them */
 
 #define PF_TRAIN_CHECK_POINTS_MAX 131072
+#define PF_TRAIN_REGRANT_S 0.5        /* seconds between pf_threads_regrant calls (above) */
 
 /* How a training ended (a result, not a failure of pf_train_run). */
 typedef enum pf_train_status {
@@ -250,6 +258,10 @@ typedef struct pf_train_result {
     double started_unix;         /* when pf_train_run began: seconds since the epoch
                                     (CLOCK_REALTIME), so that trainings run by different
                                     processes can be laid on one time line */
+    int threads;                 /* CPU threads at the start (pf_threads_count) */
+    int threads_max;             /* the most any step ran with (threads when no step ran) */
+    double threads_mean;         /* the steps' counts averaged over the steps (threads
+                                    when no step ran): above threads when it grew */
     const char *backend;         /* "cpu", "cuda" */
     pf_device_info device;       /* where it trained */
     size_t nparams;              /* trainable network scalars */
