@@ -7,7 +7,7 @@
 # their limit (time_limited in their evidence, scored where they stopped),
 # final.msgpack says the budget bound; make again does nothing; a deleted
 # high-fidelity result is retrained to the step its record says, with the
-# same MSE bit for bit. Float build only.
+# same MSE bit for bit; each make is a session of the clock. Float build only.
 . "$(dirname "$0")/lib.sh"
 float_only
 search() { # search RUNS_ROOT [make args...]
@@ -48,12 +48,16 @@ done
 check "some trainings stopped by their limit ($limited)" test "$limited" -ge 1
 check "the proposers were told the time" grep -q "parameter-point-steps per second" "$R/time_budget.json"
 
-# make again: nothing
+eq "one make, one session on the clock" "$(grep -c '"last_at"' "$R/time_budget.json")" 1
+
+# make again: nothing, but a session of its own (the clock skips the time
+# between makes: tests/test_time_budget_file.c)
 before=$(stat -c %Y "$R/final.msgpack")
 run >"$tmp/out" 2>"$tmp/err"
 eq "second make" "$?" 0
 check "the second make trains nothing" sh -c "! grep -q 'pf-train' '$tmp/err'"
 eq "final.msgpack untouched" "$(stat -c %Y "$R/final.msgpack")" "$before"
+eq "a second session on the clock" "$(grep -c '"last_at"' "$R/time_budget.json")" 2
 
 # a deleted result: retrained to the recorded step, not by the clock
 steps=$(field "$R/hifi/top0/evidence.msgpack" steps)

@@ -5,7 +5,8 @@
  * normalisation, a boundary datum) gives bit-identical losses, gradients
  * and evaluations with folding on and off, whole and in chunks, across new
  * points and a rewritten frozen parameter; a constant node runs once per
- * point set and never backward; a bad PF_GRAPH_FOLD is refused.
+ * point set and never backward, and reading a frozen parameter does not
+ * run it again; a bad PF_GRAPH_FOLD is refused.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -237,5 +238,60 @@ Test(fold, pf_graph_fold_0_turns_folding_off)
     pf_graph_profile_rows(c.g, r, n);
     for (int i = 0; i < n; i++) cr_expect(!r[i].fold, "node %d (%s) folded", i, r[i].op);
     free(r);
+    pf_graph_free(c.g);
+}
+
+/* Forward runs of every node, after the steps so far. */
+static pf_profile_row *runs_now(const pf_graph *g, int n)
+{
+    pf_profile_row *r = calloc((size_t)n, sizeof *r);
+    cr_assert(r);
+    pf_graph_profile_rows(g, r, n);
+    return r;
+}
+
+/* Reading the frozen Fourier matrix (pf_graph_param_read: what a copy into
+ * the probes or a download does) between steps leaves the constants
+ * computed; writing it (pf_graph_param_data) computes them again, once. */
+Test(fold, reading_a_frozen_parameter_keeps_the_constants_and_writing_it_does_not)
+{
+    fold_case c = fold_case_build(true, 2048);
+    cr_assert_eq(pf_graph_profile(c.g, true), PF_OK);
+    int n = pf_graph_profile_rows(c.g, NULL, 0);
+    sgd_step(c.g);
+    pf_profile_row *r0 = runs_now(c.g, n);
+    double sum = 0;
+    for (int s = 0; s < 4; s++) {
+        const pf_real *B = pf_graph_param_read(c.g, c.B);
+        for (int i = 0; i < 2 * NF; i++) sum += B[i];
+        sgd_step(c.g);
+    }
+    cr_assert(isfinite(sum));
+    pf_profile_row *r1 = runs_now(c.g, n);
+    pf_real *B = pf_graph_param_data(c.g, c.B);
+    B[0] = (pf_real)0.25;
+    sgd_step(c.g);
+    pf_profile_row *r2 = runs_now(c.g, n);
+    int nfold = 0, nstep = 0;
+    for (int i = 0; i < n; i++) {
+        if (!strcmp(r0[i].op, "x") || !strcmp(r0[i].op, "xb") || !strcmp(r0[i].op, "f") || !strcmp(r0[i].op, "xe") ||
+            !r0[i].nfwd)
+            continue; /* inputs; the evaluation branch, which no step runs */
+        if (r0[i].fold) {
+            nfold++;
+            cr_expect_eq(r1[i].nfwd, r0[i].nfwd, "node %d (%s): %ld runs after 4 reads, %ld before", i, r1[i].op,
+                         r1[i].nfwd, r0[i].nfwd);
+            cr_expect_eq(r2[i].nfwd, 2 * r0[i].nfwd, "node %d (%s): %ld runs after a write", i, r2[i].op, r2[i].nfwd);
+        } else {
+            nstep++;
+            cr_expect_eq(r1[i].nfwd, 5 * r0[i].nfwd, "node %d (%s) ran %ld times in 5 steps", i, r1[i].op,
+                         r1[i].nfwd);
+        }
+    }
+    cr_expect_eq(nfold, 25, "%d constant nodes", nfold); /* as in a_constant_node_runs_once_per_point_set */
+    cr_expect_gt(nstep, 10);
+    free(r0);
+    free(r1);
+    free(r2);
     pf_graph_free(c.g);
 }

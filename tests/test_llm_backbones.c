@@ -209,36 +209,47 @@ Test(llm_backbones, pf_llm_backbone_picks_one_from_the_file)
     cr_assert(strstr(pf_errmsg(), "/nonexistent/llms.json"), "%s", pf_errmsg());
 }
 
-static pf_llm_request request(void)
+/* A loopback server answering `script` (concurrent: to many clients at
+ * once), and backbone "fix" in LLMS_FILE pointing at it with the further
+ * fields `fields` (JSON members after its url), picked by PF_LLM_BACKBONE. */
+static llm_fixture *fix_backbone(const llm_fixture_reply *script, bool concurrent, const char *fields)
 {
-    return (pf_llm_request){.model = NULL, .nmsg = 1, .msg = MSG, .temperature = 0.7, .max_tokens = 512,
-                            .slot = "gen01/refine"};
+    llm_fixture *f = concurrent ? llm_fixture_start_concurrent_or_skip(script, 1) : llm_fixture_start_or_skip(script, 1);
+    char text[512];
+    snprintf(text, sizeof text, "[{\"name\":\"fix\",\"url\":\"%s\",%s}]", llm_fixture_url(f), fields);
+    llms_file(text);
+    setenv("PF_LLM_BACKBONE", "fix", 1);
+    return f;
+}
+
+/* One request, as a proposer makes it, through the provider the
+ * environment names, into *r (release it). */
+static pf_status one_call(pf_llm_response *r)
+{
+    pf_llm_options o;
+    pf_llm_provider *p;
+    PF_TRY(pf_llm_options_from_env(&o));
+    PF_TRY(pf_llm_provider_alloc(&o, &p));
+    pf_llm_request q = {.model = NULL, .nmsg = 1, .msg = MSG, .temperature = 0.7, .max_tokens = 512,
+                        .slot = "gen01/refine"};
+    pf_status st = pf_llm_complete(p, &q, r);
+    pf_llm_provider_free(p);
+    return st;
 }
 
 Test(llm_backbones, options_and_key_variable_reach_the_server)
 {
     static const llm_fixture_reply script[] = {{200, NULL, OK_BODY, 0}};
-    llm_fixture *f = llm_fixture_start_or_skip(script, 1);
-    char text[512];
-    snprintf(text, sizeof text,
-             "[{\"name\":\"fix\",\"url\":\"%s\",\"model\":\"m-fix\",\"key_env\":\"PF_TEST_BACKBONE_KEY\","
-             "\"options\":{\"temperature\":0.3,\"reasoning_effort\":\"low\",\"max_tokens\":100}}]",
-             llm_fixture_url(f));
-    llms_file(text);
-    setenv("PF_LLM_BACKBONE", "fix", 1);
+    llm_fixture *f = fix_backbone(script, false,
+                                  "\"model\":\"m-fix\",\"key_env\":\"PF_TEST_BACKBONE_KEY\","
+                                  "\"options\":{\"temperature\":0.3,\"reasoning_effort\":\"low\",\"max_tokens\":100}");
     setenv("PF_LLM_API_KEY", "sk-not-this-one-000", 1);
     setenv("PF_TEST_BACKBONE_KEY", "sk-backbone-key-111", 1);
-    pf_llm_options o;
-    cr_assert_eq(pf_llm_options_from_env(&o), PF_OK, "%s", pf_errmsg());
-    pf_llm_provider *p;
-    cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_OK, "%s", pf_errmsg());
-    pf_llm_request q = request();
     pf_llm_response r;
-    cr_assert_eq(pf_llm_complete(p, &q, &r), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(one_call(&r), PF_OK, "%s", pf_errmsg());
     cr_assert_str_eq(r.text, "fine");
     cr_assert_eq(r.prompt_tokens, 5);
     pf_llm_response_release(&r);
-    pf_llm_provider_free(p);
     cr_assert_eq(llm_fixture_count(f), 1);
     const llm_fixture_request *rq = llm_fixture_request_at(f, 0);
     cr_assert_str_eq(rq->path, "/v1/chat/completions");
@@ -260,21 +271,11 @@ Test(llm_backbones, options_and_key_variable_reach_the_server)
 Test(llm_backbones, a_backbone_without_key_env_sends_no_key)
 {
     static const llm_fixture_reply script[] = {{200, NULL, OK_BODY, 0}};
-    llm_fixture *f = llm_fixture_start_or_skip(script, 1);
-    char text[256];
-    snprintf(text, sizeof text, "[{\"name\":\"fix\",\"url\":\"%s\",\"model\":\"m\"}]", llm_fixture_url(f));
-    llms_file(text);
-    setenv("PF_LLM_BACKBONE", "fix", 1);
+    llm_fixture *f = fix_backbone(script, false, "\"model\":\"m\"");
     setenv("PF_LLM_API_KEY", "sk-not-this-one-000", 1);
-    pf_llm_options o;
-    cr_assert_eq(pf_llm_options_from_env(&o), PF_OK, "%s", pf_errmsg());
-    pf_llm_provider *p;
-    cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_OK, "%s", pf_errmsg());
-    pf_llm_request q = request();
     pf_llm_response r;
-    cr_assert_eq(pf_llm_complete(p, &q, &r), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(one_call(&r), PF_OK, "%s", pf_errmsg());
     pf_llm_response_release(&r);
-    pf_llm_provider_free(p);
     cr_assert_eq(llm_fixture_count(f), 1);
     cr_assert_null(llm_fixture_header(llm_fixture_request_at(f, 0), "authorization"));
     json_t *j = json_loads(llm_fixture_request_at(f, 0)->body, 0, NULL);
@@ -291,24 +292,17 @@ Test(llm_backbones, max_in_flight_holds_over_many_processes)
 {
     /* each answer is held 50 ms, so that the 8 processes pile up behind the 2 slots */
     static const llm_fixture_reply script[] = {{200, NULL, OK_BODY, 0.05}};
-    llm_fixture *f = llm_fixture_start_concurrent_or_skip(script, 1);
-    char text[256];
-    snprintf(text, sizeof text, "[{\"name\":\"fix\",\"url\":\"%s\",\"model\":\"m\",\"max_in_flight\":%d}]",
-             llm_fixture_url(f), IN_FLIGHT);
-    llms_file(text);
-    setenv("PF_LLM_BACKBONE", "fix", 1);
+    char fields[64];
+    snprintf(fields, sizeof fields, "\"model\":\"m\",\"max_in_flight\":%d", IN_FLIGHT);
+    llm_fixture *f = fix_backbone(script, true, fields);
     pid_t pid[PROCS];
     for (int i = 0; i < PROCS; i++) {
         pid[i] = fork();
         cr_assert_geq(pid[i], 0, "fork: %s", strerror(errno));
         if (pid[i] == 0) {
-            pf_llm_options o;
-            pf_llm_provider *p;
-            if (pf_llm_options_from_env(&o) != PF_OK || pf_llm_provider_alloc(&o, &p) != PF_OK) _exit(2);
             for (int k = 0; k < CALLS; k++) {
-                pf_llm_request q = request();
                 pf_llm_response r;
-                if (pf_llm_complete(p, &q, &r) != PF_OK) {
+                if (one_call(&r) != PF_OK) {
                     fprintf(stderr, "child %d: %s\n", i, pf_errmsg());
                     _exit(3);
                 }
@@ -316,7 +310,6 @@ Test(llm_backbones, max_in_flight_holds_over_many_processes)
                 pf_llm_response_release(&r);
                 if (!good) _exit(4);
             }
-            pf_llm_provider_free(p);
             _exit(0);
         }
     }

@@ -15,6 +15,7 @@
 #include "spec_configs.h"
 #include "search/artifact.h"
 #include "spec/spec.h"
+#include "train/train_graph.h"
 #include "train/trainer.h"
 
 /* A small PINN that solves poisson_5d in about a second: 3 x 32 tanh,
@@ -145,12 +146,13 @@ static void adam_then_lbfgs(const pf_pde *p, pf_model_config *mc, pf_train_confi
  * with it and one without (PF_GRAPH_FOLD=0) give the same bits, with the
  * points moved every step (region optimization), redrawn (RAD, resampling),
  * and both optimizers. */
-static void folded_equals_unfolded(const char *name, int hard, bool region)
+static void folded_equals_unfolded(const char *name, int hard, bool region, int fourier)
 {
     const pf_pde *p = pde(name);
     pf_model_config mc;
     pf_train_config tc;
     adam_then_lbfgs(p, &mc, &tc);
+    mc.fourier_features = fourier; /* frozen: a constant branch */
     tc.sampling.resample_every = 20;
     tc.sampling.adaptive.method = PF_ADAPTIVE_RAD;
     tc.sampling.adaptive.every = 15;
@@ -179,15 +181,82 @@ static void folded_equals_unfolded(const char *name, int hard, bool region)
 
 Test(trainer, constant_folding_changes_no_bit_of_a_hard_poisson_5d_training)
 {
-    folded_equals_unfolded("poisson_5d", 0, true);
+    folded_equals_unfolded("poisson_5d", 0, true, 0);
 }
 
 /* darcy_flow_2d's coefficient field a(x, y) and its source are constant
  * branches of the residual; soft, then with its box_bubble transform */
 Test(trainer, constant_folding_changes_no_bit_of_a_darcy_flow_2d_training)
 {
-    folded_equals_unfolded("darcy_flow_2d", -1, false);
-    folded_equals_unfolded("darcy_flow_2d", 0, true);
+    folded_equals_unfolded("darcy_flow_2d", -1, false, 0);
+    folded_equals_unfolded("darcy_flow_2d", 0, true, 0);
+}
+
+/* Fixed Fourier features (a frozen matrix) under the box_bubble transform,
+ * with evaluations every 50 steps, RAD draws and resampling: the probes
+ * read the matrix, and the result is the unfolded one to the bit. */
+Test(trainer, constant_folding_changes_no_bit_of_a_fourier_feature_training)
+{
+    folded_equals_unfolded("poisson_5d", 0, false, 8);
+}
+
+/* Forward runs of every node of t's graph so far. */
+static pf_profile_row *node_runs(const pf_train_graph *t, int n)
+{
+    pf_profile_row *r = calloc((size_t)n, sizeof *r);
+    cr_assert_not_null(r);
+    pf_graph_profile_rows(t->g, r, n);
+    return r;
+}
+
+/* The same design's constants (the lift, the bubble, the Fourier features
+ * x B^T and their sines and cosines) are computed once per point set: the
+ * probe syncs and evaluations between steps (what record_eval, the RAD
+ * draws and the evidence do) read the frozen matrix and leave them be. */
+Test(trainer, fourier_feature_constants_are_computed_once_per_point_set)
+{
+    const pf_pde *p = pde("poisson_5d");
+    pf_model_config mc;
+    pf_train_config tc;
+    adam_then_lbfgs(p, &mc, &tc);
+    mc.fourier_features = 8;
+    tc.constraints = (pf_constraints_config){PF_CONSTRAINT_HARD, 0};
+    pf_train_graph *t;
+    cr_assert_eq(pf_train_graph_alloc_on(pf_backend_cpu(), p, &mc, &tc, 3, &t), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_graph_profile(t->g, true), PF_OK);
+    int n = pf_graph_profile_rows(t->g, NULL, 0);
+    for (int l = 0; l < t->nloss; l++) t->w[l] = 1;
+    pf_graph_forward_backward(t->g, t->w);
+    pf_profile_row *r0 = node_runs(t, n);
+    enum { EVALS = 4, M = 16 };
+    pf_real u[M * 8];
+    cr_assert_leq(M * p->d_out, (int)(sizeof u / sizeof *u));
+    for (int s = 0; s < EVALS; s++) {
+        pf_train_graph_sync_probes(t);
+        cr_assert_eq(pf_train_graph_values(t, t->set[0].ps.x, M, u), PF_OK, "%s", pf_errmsg());
+        cr_assert(isfinite(u[0]));
+        pf_graph_forward_backward(t->g, t->w);
+    }
+    pf_profile_row *r1 = node_runs(t, n);
+    int nfold = 0, features = 0, nstep = 0;
+    for (int i = 0; i < n; i++) {
+        if (!r0[i].nfwd) continue; /* inputs */
+        if (r0[i].fold) {
+            nfold++;
+            features += !strcmp(r0[i].op, "linear"); /* x B^T: the only linear without a trainable weight */
+            cr_expect_eq(r1[i].nfwd, r0[i].nfwd, "constant node %d (%s): %ld runs after %d evaluations, %ld before",
+                         i, r1[i].op, r1[i].nfwd, EVALS, r0[i].nfwd);
+        } else {
+            nstep++;
+            cr_expect_eq(r1[i].nfwd, (EVALS + 1) * r0[i].nfwd, "node %d (%s): %ld runs", i, r1[i].op, r1[i].nfwd);
+        }
+    }
+    cr_expect_geq(features, 1, "no Fourier features among the %d constant nodes", nfold);
+    cr_expect_gt(nfold, 10);
+    cr_expect_gt(nstep, 10);
+    free(r0);
+    free(r1);
+    pf_train_graph_free(t);
 }
 
 /* An L-BFGS stage of torch's steps (max_iter 20, history 100, no line

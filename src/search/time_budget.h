@@ -11,8 +11,9 @@
  *
  * ------------------------------------------------------------- the rule
  *
- * The budget B runs from the run's start (its time_budget.json,
- * search/time_budget_file.h). The high-fidelity Top-3 get the last
+ * The budget B is spent by the time the run is being made, from its start
+ * (its time_budget.json's sessions, search/time_budget_file.h: the time a
+ * killed make was down does not count). The high-fidelity Top-3 get the last
  * hifi_share of it (0.25 in a search; 0 for a baseline, which has none);
  * the low-fidelity trainings the rest, (1 - hifi_share) B. A training
  * starting at elapsed time t in generation g gets

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -30,6 +31,48 @@ static pf_status file_path(const char *dir, char *buf, size_t cap)
     return n >= 0 && (size_t)n < cap ? PF_OK : pf_fail(PF_ERR_INVALID, "run folder name '%s' is too long", dir);
 }
 
+static double num_of(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static json_t *session(double started_at, double last_at)
+{
+    json_t *s = json_object();
+    json_object_set_new(s, "started_at", json_real(started_at));
+    json_object_set_new(s, "last_at", json_real(last_at));
+    return s;
+}
+
+/* o's "sessions", checked; a file written before them (one clock from
+ * "started_at") is read as one session from "started_at" to its last
+ * write (the file's modification time, st_mtime). */
+static pf_status check_sessions(const char *path, json_t *o)
+{
+    json_t *ss = json_object_get(o, "sessions");
+    if (!ss) {
+        struct stat st;
+        if (stat(path, &st) != 0) return pf_fail(PF_ERR_IO, "cannot stat '%s': %s", path, strerror(errno));
+        double last = (double)st.st_mtim.tv_sec + 1e-9 * (double)st.st_mtim.tv_nsec;
+        double start = num_of(o, "started_at");
+        ss = json_array();
+        json_array_append_new(ss, session(start, last > start ? last : start));
+        json_object_set_new(o, "sessions", ss);
+        return PF_OK;
+    }
+    size_t n = json_is_array(ss) ? json_array_size(ss) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *e = json_array_get(ss, i);
+        double a = num_of(e, "started_at"), b = num_of(e, "last_at");
+        if (!(isfinite(a) && isfinite(b) && b >= a))
+            return pf_fail(PF_ERR_INVALID, "'%s': sessions[%zu] is not {\"started_at\": T0, \"last_at\": T1} with "
+                           "T0 <= T1 (seconds since 1970)", path, i);
+    }
+    if (!n) return pf_fail(PF_ERR_INVALID, "'%s': \"sessions\" must be a non-empty array", path);
+    return PF_OK;
+}
+
 pf_status pf_time_budget_read(const char *dir, json_t **out)
 {
     *out = NULL;
@@ -48,8 +91,34 @@ pf_status pf_time_budget_read(const char *dir, json_t **out)
         return pf_fail(PF_ERR_INVALID, "'%s' is not a time budget record (%s)", path,
                        o ? "it needs \"started_at\" and \"trainings\"" : err.text);
     }
+    pf_status st = check_sessions(path, o);
+    if (st != PF_OK) {
+        json_decref(o);
+        return st;
+    }
     *out = o;
     return PF_OK;
+}
+
+/* The run's time on the clock at `now`: each earlier session from its
+ * start to its last record, the current one (the last) from its start to
+ * now. Time between a session's last record and the next one's start (a
+ * make killed, the run left for an hour) is not counted. */
+static double elapsed_of(const json_t *o, double now)
+{
+    const json_t *ss = json_object_get(o, "sessions");
+    size_t n = json_array_size(ss);
+    double t = 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        t += num_of(json_array_get(ss, i), "last_at") - num_of(json_array_get(ss, i), "started_at");
+    return t + now - num_of(json_array_get(ss, n - 1), "started_at");
+}
+
+/* The current session's last record is now. */
+static void stamp(json_t *o, double now)
+{
+    json_t *ss = json_object_get(o, "sessions");
+    json_object_set_new(json_array_get(ss, json_array_size(ss) - 1), "last_at", json_real(now));
 }
 
 static pf_status write_file(const char *dir, const json_t *o)
@@ -65,13 +134,46 @@ static pf_status write_file(const char *dir, const json_t *o)
 
 static json_t *fresh(long budget_s)
 {
-    json_t *o = json_object();
+    json_t *o = json_object(), *ss = json_array();
+    double now = wall_now();
     json_object_set_new(o, "time_budget_s", json_integer(budget_s));
-    json_object_set_new(o, "started_at", json_real(wall_now()));
+    json_object_set_new(o, "started_at", json_real(now));
+    json_array_append_new(ss, session(now, now));
+    json_object_set_new(o, "sessions", ss);
     json_object_set_new(o, "jobs", json_integer(1));
     json_object_set_new(o, "trainings", json_object());
     json_object_set_new(o, "prompts", json_object());
     return o;
+}
+
+/* pf_time_budget_start under the file's lock. The next make of a run (the
+ * same budget, the same settings) starts a session: its clock runs from now. */
+static pf_status start_locked(const char *dir, long budget_s, bool restart, bool keep)
+{
+    json_t *old = NULL;
+    pf_status st = pf_time_budget_read(dir, &old);
+    if (st != PF_OK && !restart) return st; /* a damaged record is refused, named */
+    bool same = old && json_integer_value(json_object_get(old, "time_budget_s")) == budget_s;
+    json_t *o;
+    if (same && !restart) {
+        double now = wall_now();
+        json_array_append_new(json_object_get(old, "sessions"), session(now, now));
+        o = old;
+    } else {
+        o = fresh(budget_s);
+        if (old && keep) {
+            json_object_set_new(o, "replay", json_true()); /* decisions come from the record only */
+            if (json_object_get(old, "stopped_after"))
+                json_object_set(o, "stopped_after", json_object_get(old, "stopped_after"));
+            json_object_set(o, "trainings", json_object_get(old, "trainings"));
+            if (json_is_object(json_object_get(old, "prompts")))
+                json_object_set(o, "prompts", json_object_get(old, "prompts"));
+        }
+        json_decref(old);
+    }
+    st = write_file(dir, o);
+    json_decref(o);
+    return st;
 }
 
 pf_status pf_time_budget_start(const char *dir, long budget_s, bool restart, bool keep)
@@ -82,29 +184,19 @@ pf_status pf_time_budget_start(const char *dir, long budget_s, bool restart, boo
         if (unlink(path) != 0 && errno != ENOENT) return pf_fail(PF_ERR_IO, "cannot remove '%s': %s", path, strerror(errno));
         return PF_OK;
     }
-    json_t *old = NULL;
-    if (pf_time_budget_read(dir, &old) != PF_OK) old = NULL; /* unreadable: start again */
-    bool same = old && json_integer_value(json_object_get(old, "time_budget_s")) == budget_s;
-    if (same && !restart) {
-        json_decref(old);
-        return PF_OK;
-    }
-    json_t *o = fresh(budget_s);
-    if (old && keep) {
-        json_object_set_new(o, "replay", json_true()); /* decisions come from the record only */
-        if (json_object_get(old, "stopped_after")) json_object_set(o, "stopped_after", json_object_get(old, "stopped_after"));
-        json_object_set(o, "trainings", json_object_get(old, "trainings"));
-        if (json_is_object(json_object_get(old, "prompts"))) json_object_set(o, "prompts", json_object_get(old, "prompts"));
-    }
-    json_decref(old);
-    pf_status st = write_file(dir, o);
-    json_decref(o);
+    int fd;
+    PF_TRY(pf_lock_open_named(dir, LOCK_NAME, &fd));
+    pf_status st = pf_lock_wait(fd);
+    if (st == PF_OK) st = start_locked(dir, budget_s, restart, keep);
+    close(fd);
     return st;
 }
 
-/* Run fn(o, user) on the file's JSON under its lock and write it back when
- * fn asks (*write); a missing file is a fresh one (the clock starts now). */
-typedef pf_status (*update_fn)(const pf_run *r, json_t *o, void *user, bool *write);
+/* Run fn(o, user) on the file's JSON under its lock and write it back with
+ * the current session's last record now (a grant, an outcome, a prompt, a
+ * stop decision: the run is being made); a missing file is a fresh one (the
+ * clock starts now). */
+typedef pf_status (*update_fn)(const pf_run *r, json_t *o, void *user);
 
 static pf_status update(const pf_run *r, update_fn fn, void *user)
 {
@@ -114,9 +206,11 @@ static pf_status update(const pf_run *r, update_fn fn, void *user)
     json_t *o = NULL;
     if (st == PF_OK) st = pf_time_budget_read(r->dir, &o);
     if (st == PF_OK && !o) o = fresh(r->time_budget_s);
-    bool write = false;
-    if (st == PF_OK) st = fn(r, o, user, &write);
-    if (st == PF_OK && write) st = write_file(r->dir, o);
+    if (st == PF_OK) st = fn(r, o, user);
+    if (st == PF_OK) {
+        stamp(o, wall_now());
+        st = write_file(r->dir, o);
+    }
     json_decref(o);
     close(fd);
     return st;
@@ -126,12 +220,6 @@ static void key_of(int g, int k, char *buf, size_t cap)
 {
     if (g == PF_RUN_HIFI) snprintf(buf, cap, "hifi/top%d", k);
     else snprintf(buf, cap, "gen%02d/cand%d", g, k);
-}
-
-static double num_of(const json_t *o, const char *key)
-{
-    const json_t *v = json_object_get(o, key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 /* The cost model from the finished trainings. */
@@ -158,7 +246,7 @@ static pf_cost_model model_of(const json_t *trainings)
 /* The limit rule's plan for a training of generation g. */
 static pf_time_plan plan_of(const pf_run *r, const json_t *o, int g, int jobs)
 {
-    pf_time_plan p = {.budget_s = (double)r->time_budget_s, .elapsed_s = wall_now() - num_of(o, "started_at"),
+    pf_time_plan p = {.budget_s = (double)r->time_budget_s, .elapsed_s = elapsed_of(o, wall_now()),
                       .jobs = jobs, .generation = g, .ngen = GENERATIONS,
                       .top = pf_method_is_baseline(r->method) ? 0 : PF_RUN_TOP,
                       .hifi_share = PF_TIME_BUDGET_HIFI_SHARE};
@@ -199,7 +287,7 @@ typedef struct grant_job {
     pf_time_grant *out;
 } grant_job;
 
-static pf_status grant(const pf_run *r, json_t *o, void *user, bool *write)
+static pf_status grant(const pf_run *r, json_t *o, void *user)
 {
     grant_job *j = user;
     json_t *tr = json_object_get(o, "trainings");
@@ -233,7 +321,6 @@ static pf_status grant(const pf_run *r, json_t *o, void *user, bool *write)
     json_object_set_new(e, "work", json_real(j->work));
     json_object_set_new(e, "elapsed_at_start_s", json_real(p.elapsed_s));
     json_object_set_new(tr, key, e);
-    *write = true;
     return PF_OK;
 }
 
@@ -251,7 +338,7 @@ typedef struct record_job {
     const pf_train_result *res;
 } record_job;
 
-static pf_status record(const pf_run *r, json_t *o, void *user, bool *write)
+static pf_status record(const pf_run *r, json_t *o, void *user)
 {
     (void)r;
     record_job *j = user;
@@ -263,7 +350,6 @@ static pf_status record(const pf_run *r, json_t *o, void *user, bool *write)
     json_object_set_new(e, "time_limited", json_boolean(j->res->time_limited));
     json_object_set_new(e, "wall_s", json_real(j->res->wall_s));
     json_object_set_new(e, "step_s", json_real(j->res->step_s));
-    *write = true;
     return PF_OK;
 }
 
@@ -280,7 +366,7 @@ typedef struct prompt_job {
     size_t cap;
 } prompt_job;
 
-static pf_status prompt(const pf_run *r, json_t *o, void *user, bool *write)
+static pf_status prompt(const pf_run *r, json_t *o, void *user)
 {
     prompt_job *j = user;
     char key[16];
@@ -298,7 +384,6 @@ static pf_status prompt(const pf_run *r, json_t *o, void *user, bool *write)
     pf_cost_model m = model_of(json_object_get(o, "trainings"));
     pf_cost_prompt_line(&m, p.budget_s - p.elapsed_s, pf_time_budget_limit(&p), j->buf, j->cap);
     json_object_set_new(ps, key, json_string(j->buf));
-    *write = true;
     return PF_OK;
 }
 
@@ -331,7 +416,7 @@ pf_status pf_time_budget_summary(const pf_run *r, json_t **out)
         json_object_set_new(tr, key, t);
     }
     json_object_set_new(s, "budget_s", json_integer(r->time_budget_s));
-    json_object_set_new(s, "used_s", json_real(wall_now() - num_of(o, "started_at")));
+    json_object_set_new(s, "used_s", json_real(elapsed_of(o, wall_now())));
     json_object_set_new(s, "budget_bound", json_boolean(bound));
     json_object_set_new(s, "jobs", json_incref(json_object_get(o, "jobs")));
     json_object_set_new(s, "trainings", tr);
@@ -347,7 +432,7 @@ typedef struct stop_job {
     size_t cap;
 } stop_job;
 
-static pf_status stop_rule(const pf_run *r, json_t *o, void *user, bool *write)
+static pf_status stop_rule(const pf_run *r, json_t *o, void *user)
 {
     stop_job *j = user;
     const json_t *at = json_object_get(o, "stopped_after");
@@ -355,10 +440,10 @@ static pf_status stop_rule(const pf_run *r, json_t *o, void *user, bool *write)
         *j->stop = json_is_integer(at) && json_integer_value(at) == j->g;
     } else {
         double share = pf_method_is_baseline(r->method) ? 0 : PF_TIME_BUDGET_HIFI_SHARE;
-        double elapsed = wall_now() - num_of(o, "started_at");
+        double elapsed = elapsed_of(o, wall_now());
         double left = (1 - share) * (double)r->time_budget_s - elapsed;
         *j->stop = left < PF_TIME_BUDGET_STOP_FRACTION * elapsed / (j->g + 1);
-        if (*j->stop) json_object_set_new(o, "stopped_after", json_integer(j->g)), *write = true;
+        if (*j->stop) json_object_set_new(o, "stopped_after", json_integer(j->g));
     }
     if (*j->stop)
         snprintf(j->why, j->cap, "the time budget's low-fidelity share (%.0f s) is spent after generation %d: stop",

@@ -2,7 +2,10 @@
  * time_budget_file.h — RUN/time_budget.json: the clock and the limits of a
  * run made with TIME_BUDGET (search/time_budget.h has the rules).
  *
- *     {"time_budget_s": 2700, "started_at": 1764380000.5, "jobs": 2,
+ *     {"time_budget_s": 2700, "started_at": 1764380000.5,
+ *      "sessions": [{"started_at": 1764380000.5, "last_at": 1764380900.2},
+ *                   {"started_at": 1764384800.0, "last_at": 1764385100.7}],
+ *      "jobs": 2,
  *      "trainings": {"gen00/cand0": {"spec_hash": "...", "limit_s": 61.2, "predicted_s": 40.3,
  *                                    "work": 3.1e8, "steps": 812, "time_limited": true,
  *                                    "wall_s": 61.9, "step_s": 58.0}, ...},
@@ -15,6 +18,17 @@
  * it (pf_time_budget_prompt); pf-final reads it. Every change is made under
  * RUN/.time_budget.lock (trainings of one run run side by side) and written
  * atomically.
+ *
+ * The clock counts the time the run was being made, not the time since it
+ * began: each make of the run is a session, which pf-context starts
+ * ("started_at", seconds since 1970) and every grant, outcome, prompt line
+ * and stop decision stamps ("last_at"). The time used is each earlier
+ * session from its start to its last stamp, plus the current (last) one
+ * from its start to now: a make killed and started again an hour later is
+ * not charged the hour (nor the part of a killed training after its grant).
+ * A file without "sessions" (written before them) is read as one session
+ * from "started_at" to the file's last write (its modification time);
+ * malformed sessions are refused naming the file.
  *
  * Reproducible: a training whose entry has steps for the same spec_hash (a
  * rerun after its outputs were deleted, or a replay of a copied run, whose
@@ -40,7 +54,8 @@
  * when the file is missing or holds another budget, or when `restart` (the
  * settings changed); `keep` keeps the recorded trainings, prompts and stop
  * and marks the file a replay, whose decisions come from the record only
- * (pf-context: a change to LLM=replay alone). budget_s == 0 removes the file. */
+ * (pf-context: a change to LLM=replay alone); otherwise (the run's next
+ * make) it starts a session. budget_s == 0 removes the file. */
 pf_status pf_time_budget_start(const char *dir, long budget_s, bool restart, bool keep);
 
 /* The limits of one training (generation g, -1 = PF_RUN_HIFI for the
@@ -73,7 +88,7 @@ pf_status pf_time_budget_prompt(const pf_run *r, int g, char *buf, size_t cap);
 pf_status pf_time_budget_stop(const pf_run *r, int g, bool *stop, char *why, size_t cap);
 
 /* final.msgpack's "time_budget" (*out NULL when the run has no budget):
- * {"budget_s", "used_s" (from the clock's start to now), "budget_bound"
+ * {"budget_s", "used_s" (the clock's time to now, its sessions'), "budget_bound"
  * (a training was stopped by its limit), "trainings": {"gen00/cand0":
  * {"limit_s", "step_limit"?, "steps", "time_limited", "predicted_s",
  * "wall_s"}, ...}}. */

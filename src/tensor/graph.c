@@ -572,7 +572,7 @@ static pf_status plan_chunks(pf_graph *g, const bool *reach)
     return PF_OK;
 }
 
-static pf_real *param_data(pf_graph *g, int id)
+static pf_real *param_data(const pf_graph *g, int id)
 {
     const param_info *p = &g->params[id];
     return (p->flags & PF_PARAM_TRAINABLE ? g->train : g->frozen) + p->offset;
@@ -1086,6 +1086,12 @@ pf_real *pf_graph_param_data(pf_graph *g, int id)
 {
     PF_ASSERT(id >= 0 && id < g->nparam && g->compiled);
     if (!(g->params[id].flags & PF_PARAM_TRAINABLE)) g->stale_all = true; /* may be written */
+    return param_data(g, id);
+}
+
+const pf_real *pf_graph_param_read(const pf_graph *g, int id)
+{
+    PF_ASSERT(id >= 0 && id < g->nparam && g->compiled);
     return param_data(g, id);
 }
 

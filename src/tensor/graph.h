@@ -365,8 +365,13 @@ pf_real *pf_graph_params(pf_graph *g);         /* flat trainable buffer (backend
 pf_real *pf_graph_grads(pf_graph *g);          /* flat gradient buffer (backend memory) */
 int pf_graph_param_count(const pf_graph *g);   /* registered parameters */
 /* Data of parameter `id` (trainable or frozen); its gradient or NULL
- * (backend memory: read or write it with the backend's download/upload). */
+ * (backend memory: read or write it with the backend's download/upload).
+ * pf_graph_param_data is for writing: on a frozen parameter it marks every
+ * constant node stale (the next pass recomputes them all); to read a
+ * parameter (copy it out, download it) use pf_graph_param_read, which marks
+ * nothing, so the folded constants stay computed. */
 pf_real *pf_graph_param_data(pf_graph *g, int id);
+const pf_real *pf_graph_param_read(const pf_graph *g, int id);
 pf_real *pf_graph_param_grad(pf_graph *g, int id);
 size_t pf_graph_param_offset(const pf_graph *g, int id); /* in the flat buffer */
 const char *pf_graph_param_name(const pf_graph *g, int id);

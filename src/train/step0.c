@@ -13,7 +13,7 @@ static pf_status write_param(pf_h5 *f, const pf_train_graph *t, int id, bool gra
 {
     int rows, cols;
     pf_graph_param_shape(t->g, id, &rows, &cols);
-    const pf_real *src = grad ? pf_graph_param_grad(t->g, id) : pf_graph_param_data(t->g, id);
+    const pf_real *src = grad ? pf_graph_param_grad(t->g, id) : pf_graph_param_read(t->g, id);
     size_t m = (size_t)rows * (size_t)cols;
     pf_real *host = malloc(sizeof *host * m + 1);
     if (!host) return pf_fail(PF_ERR_NOMEM, "out of memory writing %s", pf_h5_path(f));

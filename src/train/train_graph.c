@@ -370,12 +370,12 @@ static pf_status build_probes(pf_train_graph *t)
 }
 
 /* Parameters 0..nids-1 from one graph to another on the same backend. */
-static void copy_params(pf_graph *to, pf_graph *from, int nids)
+static void copy_params(pf_graph *to, const pf_graph *from, int nids)
 {
     for (int id = 0; id < nids; id++) {
         int r, c;
         pf_graph_param_shape(from, id, &r, &c);
-        pf_graph_backend(to)->copy(pf_graph_param_data(to, id), pf_graph_param_data(from, id),
+        pf_graph_backend(to)->copy(pf_graph_param_data(to, id), pf_graph_param_read(from, id),
                                    (size_t)r * (size_t)c);
     }
 }
@@ -558,7 +558,7 @@ pf_status pf_train_graph_add_interior(pf_train_graph *t, const pf_real *x, int n
         int r0, c0, r1, c1;
         pf_graph_param_shape(prev, prev_sa[k], &r0, &c0);
         pf_graph_param_shape(t->g, t->sa_param[k], &r1, &c1);
-        t->be->copy(pf_graph_param_data(t->g, t->sa_param[k]), pf_graph_param_data(prev, prev_sa[k]),
+        t->be->copy(pf_graph_param_data(t->g, t->sa_param[k]), pf_graph_param_read(prev, prev_sa[k]),
                     (size_t)(r0 * c0 < r1 * c1 ? r0 * c0 : r1 * c1));
     }
     pf_graph_free(prev);

@@ -943,7 +943,7 @@ static pf_status copy_out(run *R)
         size_t m = (size_t)q->rows * q->cols;
         q->data = malloc(sizeof(pf_real) * m + 1);
         if (!q->data) return pf_fail(PF_ERR_NOMEM, "out of memory");
-        R->be->download(q->data, pf_graph_param_data(t->g, id), sizeof(pf_real) * m);
+        R->be->download(q->data, pf_graph_param_read(t->g, id), sizeof(pf_real) * m);
         r->nparam++;
     }
     return PF_OK;
