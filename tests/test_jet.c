@@ -389,6 +389,21 @@ static pf_node *op_linear_nobias(prelude *P)
     return pf_linear(P->g, P->y, W, -1);
 }
 
+/* Thin layers wider than a vector (tensor/cpu_linear.c, thin_rows): c ->
+ * 19 (few inputs), 19 -> 11 (a GEMM), 11 -> 3 (few outputs, its input
+ * gradient by the thin loop too). */
+static pf_node *op_linear_thin(prelude *P)
+{
+    int W1 = tparam(P, "Wt1", 19, P->c, pf_init_glorot_normal());
+    int b1 = tparam(P, "bt1", 1, 19, pf_init_normal(0, 0.3));
+    int W2 = tparam(P, "Wt2", 11, 19, pf_init_glorot_normal());
+    int W3 = tparam(P, "Wt3", 3, 11, pf_init_glorot_normal());
+    int b3 = tparam(P, "bt3", 1, 3, pf_init_normal(0, 0.3));
+    pf_node *h = arg(P, pf_linear(P->g, P->y, W1, b1));
+    h = arg(P, pf_linear(P->g, h, W2, -1));
+    return pf_linear(P->g, h, W3, b3);
+}
+
 /* frozen weight, trainable bias (e.g. after fixed Fourier features) */
 static pf_node *op_linear_frozen_weight(prelude *P)
 {
@@ -663,6 +678,7 @@ static const op_case op_cases[] = {
     {"linear", "linear", op_linear},
     {"linear", "linear without bias", op_linear_nobias},
     {"linear", "linear with a frozen weight", op_linear_frozen_weight},
+    {"linear", "thin linear layers wider than a vector", op_linear_thin},
     {"linear_rwf", "linear_rwf", op_linear_rwf},
     {"linear_rwf", "linear_rwf without bias", op_linear_rwf_nobias},
     {"linear_rwf", "linear_rwf with a frozen scale", op_linear_rwf_frozen_scale},

@@ -823,6 +823,12 @@ Test(nn, mlp_forward_matches_reference)
         if (i >= 6) a.adapt = PF_ADAPT_GLOBAL, a.adapt_factor = 2;
         check_against_reference(&a, 200 + i, box_lo, box_hi);
     }
+    /* layers wider than one vector of the thin loop (tensor/cpu_linear.c):
+     * 3 -> 19 (few inputs), 19 -> 19 (a GEMM), 19 -> 2 (few outputs) */
+    pf_model_config w = pf_model_config_default(3, 2);
+    w.depth = 2;
+    w.width = 19;
+    check_against_reference(&w, 300, box_lo, box_hi);
 }
 
 Test(nn, modified_mlp_forward_matches_reference)

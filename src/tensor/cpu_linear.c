@@ -4,9 +4,13 @@
  *
  * Thin layers take other routes, because a GEMM with an inner or outer
  * dimension of 1-8 spends its time packing: the output layer (out = 1) uses
- * GEMV, and the weight gradient of a layer with few inputs (the first one:
- * x, t) is one pass over the rows with per-chunk partial sums. Bias
- * gradients are per-chunk column sums too. Partial sums live in the node's
+ * GEMV; the forward and the input gradient of a layer with at most 8 inputs
+ * or outputs (the first one: x, t; PINNsFormer's d_model of 4 at the quick
+ * profile) are one pass over the rows (thin_rows: 8 rows' sums of a vector
+ * of outputs in registers, each sum in the order of its terms, no sum
+ * across rows); the weight gradient of a layer with few inputs is one pass
+ * over the rows with per-chunk partial sums. Bias gradients are per-chunk
+ * column sums too. Partial sums live in the node's
  * scratch and are added in chunk order, so results do not depend on threads.
  *
  * BLAS is called over a fixed split too: the rows in blocks (a weight
@@ -32,8 +36,20 @@
 #define gemv cblas_sgemv
 #endif
 
-/* Inputs up to which the weight gradient bypasses GEMM. */
+/* Inputs up to which the weight gradient bypasses GEMM; inputs or outputs
+ * up to which the forward and the input gradient do (thin_rows). */
 #define THIN_IN 8
+#define THIN 8
+
+/* The thin loops' vectors: VW reals in 32 bytes (one AVX register),
+ * unaligned; no FMA contraction in C11, so each lane sums as a scalar would. */
+typedef pf_real vreal __attribute__((vector_size(32), aligned(sizeof(pf_real))));
+#define VW ((int)(sizeof(vreal) / sizeof(pf_real)))
+/* Rows per tile of thin_rows: independent sums that overlap. */
+enum { TILE_ROWS = 8 };
+
+/* Width of a [k][m] matrix padded to whole vectors. */
+static int padded(int m) { return (m + VW - 1) / VW * VW; }
 
 /* Rows per BLAS block at least; the block count is a multiple of 8 (even
  * shares for 1, 2, 4 and 8 threads), at most PF_CPU_NCHUNK. */
@@ -57,14 +73,29 @@ static int block(int k, int n, int len, int *lo)
     return *lo + per < len ? per : len - *lo;
 }
 
+/* Whether a layer's forward and input gradient take thin_rows: a side of
+ * at most THIN (out = 1 has its GEMV and outer product). */
+static int is_thin(int in, int out) { return out > 1 && (in <= THIN || out <= THIN); }
+
 /* Scratch layout (pf_reals): [W_eff | gW_eff] for rwf (2 out in), then
  * per-chunk partials: bias [NCHUNK][out], thin dW [NCHUNK][in][out], GEMV
- * dW (out = 1) [NCHUNK][in]. */
+ * dW (out = 1) [NCHUNK][in]; then, for a thin layer, the padded matrix of
+ * thin_rows (W^T or W, the larger). */
+static size_t partials_len(int in, int out)
+{
+    return PF_CPU_NCHUNK * (size_t)out * (1 + (in <= THIN_IN ? (size_t)in : 0)) +
+           (out == 1 ? PF_CPU_NCHUNK * (size_t)in : 0);
+}
+
 size_t pf_cpu_linear_scratch(const struct pf_node *y)
 {
-    size_t out = (size_t)y->c, in = (size_t)y->in[0]->c;
-    size_t n = PF_CPU_NCHUNK * out * (1 + (in <= THIN_IN ? in : 0)) + (out == 1 ? PF_CPU_NCHUNK * in : 0);
-    if (y->op == PF_OP_LINEAR_RWF) n += 2 * out * in;
+    int out = y->c, in = y->in[0]->c;
+    size_t n = partials_len(in, out);
+    if (is_thin(in, out)) {
+        size_t a = (size_t)in * padded(out), b = (size_t)out * padded(in);
+        n += a > b ? a : b;
+    }
+    if (y->op == PF_OP_LINEAR_RWF) n += 2 * (size_t)out * in;
     return n * sizeof(pf_real);
 }
 
@@ -72,6 +103,9 @@ static pf_real *partials(struct pf_node *y)
 {
     return y->scratch + (y->op == PF_OP_LINEAR_RWF ? 2 * (size_t)y->c * y->in[0]->c : 0);
 }
+
+/* thin_rows' padded matrix. */
+static pf_real *thin_matrix(struct pf_node *y) { return partials(y) + partials_len(y->in[0]->c, y->c); }
 
 /* The weight actually applied: W itself, or diag(exp(s)) V into scratch. */
 static const pf_real *effective_weight(struct pf_node *y)
@@ -87,36 +121,83 @@ static const pf_real *effective_weight(struct pf_node *y)
     return W;
 }
 
-/* y[r] = sum_i x[r][i] Wt[i] (+ b for the first n0 rows, the value stream). */
-static void thin_forward(pf_real *restrict y, const pf_real *restrict x, const pf_real *restrict Wt,
-                         const pf_real *restrict b, int rows, int n0, int out, int in)
+/* Mp [k][padded(m)] = A [k][m] (trans 0) or A^T for A [m][k] (trans 1),
+ * the padding 0. */
+static void pad_matrix(pf_real *restrict Mp, const pf_real *restrict A, int k, int m, int trans)
 {
-#pragma omp parallel for schedule(static) if ((size_t)rows * out > PF_CPU_PAR_MIN)
-    for (int r = 0; r < rows; r++) {
-        pf_real *restrict yr = y + (size_t)r * out;
-        const pf_real *restrict xr = x + (size_t)r * in;
-        if (b && r < n0)
-            for (int o = 0; o < out; o++) yr[o] = b[o];
-        else
-            for (int o = 0; o < out; o++) yr[o] = 0;
-        for (int i = 0; i < in; i++) {
-            const pf_real *restrict wi = Wt + (size_t)i * out;
-            pf_real xi = xr[i];
-            for (int o = 0; o < out; o++) yr[o] += xi * wi[o];
+    int mp = padded(m);
+    for (int j = 0; j < k; j++)
+        for (int o = 0; o < mp; o++)
+            Mp[(size_t)j * mp + o] = o >= m ? 0 : trans ? A[(size_t)o * k + j] : A[(size_t)j * m + o];
+}
+
+/* Rows [r0, r0 + nr) of thin_rows, a vector of outputs at a time; inlined
+ * with m a constant where m <= THIN (thin_rows' switch), so a row's partial
+ * vector moves as one copy of a known size. */
+static inline __attribute__((always_inline)) void thin_tile(pf_real *restrict y, const pf_real *restrict x,
+                                                           const pf_real *restrict Mp, const pf_real *restrict b,
+                                                           int r0, int nr, int n0, int m, int k, int acc)
+{
+    int mp = padded(m);
+    const pf_real *xr[TILE_ROWS];
+    for (int i = 0; i < TILE_ROWS; i++) xr[i] = x + (size_t)(r0 + (i < nr ? i : 0)) * k;
+    for (int o = 0; o < mp; o += VW) {
+        int nl = m - o < VW ? m - o : VW;
+        vreal s[TILE_ROWS];
+        for (int i = 0; i < TILE_ROWS; i++) {
+            s[i] = (vreal){0};
+            if (b && r0 + i < n0) memcpy(&s[i], b + o, (size_t)nl * sizeof(pf_real));
+        }
+        for (int j = 0; j < k; j++) {
+            vreal w = *(const vreal *)(Mp + (size_t)j * mp + o);
+            for (int i = 0; i < TILE_ROWS; i++) s[i] += xr[i][j] * w;
+        }
+        for (int i = 0; i < nr; i++) {
+            pf_real *yo = y + (size_t)(r0 + i) * m + o;
+            if (acc) {
+                vreal old = (vreal){0};
+                memcpy(&old, yo, (size_t)nl * sizeof(pf_real));
+                s[i] = old + s[i];
+            }
+            memcpy(yo, &s[i], (size_t)nl * sizeof(pf_real));
         }
     }
 }
+
+/* y[r][0..m) = init + sum_{j<k} x[r][j] Mp[j] over `rows` rows of x [rows][k]
+ * (Mp from pad_matrix), init = b for the first n0 rows when b is set, the
+ * old y when acc (the sum added to it), else 0; each sum in j order. A layer
+ * with k or m at most 8 (a d_model of 4, the first layer's inputs) spends a
+ * BLAS call's time in packing; these loops keep TILE_ROWS rows' sums in
+ * registers, sharing the loads of Mp. */
+#define NARROW(M_)                                                                                                     \
+    case M_:                                                                                                           \
+        thin_tile(y, x, Mp, b, r0, nr, n0, M_, k, acc);                                                               \
+        break
+static void thin_rows(pf_real *restrict y, const pf_real *restrict x, const pf_real *restrict Mp,
+                      const pf_real *restrict b, int rows, int n0, int m, int k, int acc)
+{
+    int tiles = (rows + TILE_ROWS - 1) / TILE_ROWS;
+#pragma omp parallel for schedule(static) if ((size_t)rows * m * k > 8 * PF_CPU_PAR_MIN)
+    for (int t = 0; t < tiles; t++) {
+        int r0 = t * TILE_ROWS, nr = rows - r0 < TILE_ROWS ? rows - r0 : TILE_ROWS;
+        switch (m) {
+            NARROW(1); NARROW(2); NARROW(3); NARROW(4); NARROW(5); NARROW(6); NARROW(7); NARROW(8);
+        default: thin_tile(y, x, Mp, b, r0, nr, n0, m, k, acc);
+        }
+    }
+}
+#undef NARROW
 
 void pf_cpu_linear_fwd(struct pf_node *y)
 {
     const struct pf_node *x = y->in[0];
     int rows = y->S * y->n, out = y->c, in = x->c;
     const pf_real *W = effective_weight(y), *b = y->pw[1];
-    if (in <= THIN_IN && out > 1) { /* one pass, bias fused: y_r = sum_i x_ri W^T_i: (+ b) */
-        pf_real *Wt = partials(y);     /* W^T [in][out], contiguous rows for the inner loop */
-        for (int o = 0; o < out; o++)
-            for (int i = 0; i < in; i++) Wt[(size_t)i * out + o] = W[o * in + i];
-        thin_forward(y->val, x->val, Wt, b, rows, y->n, out, in);
+    if (is_thin(in, out)) { /* one pass, bias fused: y_r = (b +) sum_i x_ri W^T_i */
+        pf_real *Wt = thin_matrix(y); /* W^T [in][padded out] */
+        pad_matrix(Wt, W, in, out, 1);
+        thin_rows(y->val, x->val, Wt, b, rows, y->n, out, in, 0);
         return;
     }
     const pf_real *xv = x->val;
@@ -238,6 +319,10 @@ void pf_cpu_linear_bwd(struct pf_node *y)
             for (int r = 0; r < rows; r++)
                 for (int i = 0; i < in; i++)
                     gx[(size_t)r * in + i] = (acc ? gx[(size_t)r * in + i] : 0) + g[r] * W[i];
+        } else if (is_thin(in, out)) { /* gx_r (+)= sum_o g_ro W_o */
+            pf_real *Wp = thin_matrix(y); /* W [out][padded in] */
+            pad_matrix(Wp, W, out, in, 0);
+            thin_rows(x->grad, g, Wp, NULL, rows, 0, in, out, y->in_acc[0]);
         } else {
             pf_real *gx = x->grad, beta = y->in_acc[0] ? 1 : 0;
             int nb = row_blocks(rows);
