@@ -134,6 +134,8 @@ pf_status pf_run_summarize(const char *dir, pf_run_summary *s)
     else if (snprintf(s->pde, sizeof s->pde, "%s", ctx.pde) >= (int)sizeof s->pde)
         return pf_fail(PF_ERR_INVALID, "%s/context.json: \"pde\" '%s' is too long for a PDE name", dir, ctx.pde);
     memcpy(s->method, ctx.method, sizeof s->method);
+    memcpy(s->backbone, ctx.backbone, sizeof s->backbone);
+    snprintf(s->cell, sizeof s->cell, "%s%s%s", ctx.method, ctx.backbone[0] ? "@" : "", ctx.backbone);
     snprintf(s->profile, sizeof s->profile, "%s", ctx.budget);
     snprintf(s->llm, sizeof s->llm, "%s", ctx.llm);
     snprintf(s->eval, sizeof s->eval, "%s", ctx.eval);
@@ -178,7 +180,7 @@ static int cmp_summary(const void *a, const void *b)
     const pf_run_summary *x = a, *y = b;
     int c = pde_index(x->pde) - pde_index(y->pde);
     if (!c) c = strcmp(x->pde, y->pde);
-    if (!c) c = strcmp(x->method, y->method);
+    if (!c) c = strcmp(x->cell, y->cell);
     if (!c) c = x->run - y->run;
     return c;
 }
@@ -282,12 +284,12 @@ pf_status pf_collection_optimism_gap(const pf_collection *c, pf_optimism_gap *g)
 
 static bool same_cell(const pf_run_summary *a, const pf_run_summary *b)
 {
-    return !strcmp(a->pde, b->pde) && !strcmp(a->method, b->method);
+    return !strcmp(a->pde, b->pde) && !strcmp(a->cell, b->cell);
 }
 
 pf_status pf_collection_check_cells(const pf_collection *c)
 {
-    for (int i = 0, j; i < c->n; i = j) { /* runs are sorted: one group per (pde, method) */
+    for (int i = 0, j; i < c->n; i = j) { /* runs are sorted: one group per (pde, cell) */
         const pf_run_summary *first = NULL;
         for (j = i; j < c->n && same_cell(&c->run[i], &c->run[j]); j++) {
             const pf_run_summary *r = &c->run[j];
@@ -314,12 +316,12 @@ pf_status pf_collection_means(const pf_collection *c, bool (*keep)(const char *m
     double *v = malloc(((size_t)c->n + 1) * sizeof *v);
     if (!v) return pf_fail(PF_ERR_NOMEM, "out of memory");
     pf_status st = PF_OK;
-    for (int i = 0, j; st == PF_OK && i < c->n; i = j) { /* runs are sorted: one group per (pde, method) */
+    for (int i = 0, j; st == PF_OK && i < c->n; i = j) { /* runs are sorted: one group per (pde, cell) */
         int n = 0;
         for (j = i; j < c->n && same_cell(&c->run[i], &c->run[j]); j++)
             if (c->run[j].final) v[n++] = pf_collection_mse(c, &c->run[j]);
         if (n > 0 && (!keep || keep(c->run[i].method, ctx)))
-            st = pf_means_set(out, c->run[i].pde, c->run[i].method, pf_stats_mean(v, (size_t)n),
+            st = pf_means_set(out, c->run[i].pde, c->run[i].cell, pf_stats_mean(v, (size_t)n),
                               n > 1 ? pf_stats_std(v, (size_t)n) : NAN, n);
     }
     free(v);

@@ -1,7 +1,7 @@
 /*
  * collect.h — what finished runs under a runs/ tree say, for the tables.
  *
- * Walks ROOT/<pde>/<method>/run<R>/ (search/run.h) and reads, never
+ * Walks ROOT/<pde>/<method>[@<backbone>]/run<R>/ (search/run.h) and reads, never
  * writes: context.json (the profile), final.msgpack (the high-fidelity MSE
  * and the budget; pf-final) and the last non-skipped genGG/select.msgpack
  * (the trajectory: the best Generation-0 MSE, the best low-fidelity MSE and
@@ -9,7 +9,10 @@
  * final = false (still running, or stopped before high fidelity), so the
  * caller can say which runs it left out. Folders that are not runs (no
  * context.json) are ignored. Runs come sorted by PDE (registry order),
- * method and run number.
+ * cell and run number. A cell is a method, or method@backbone for the runs
+ * of an LLM-driven method with a backbone: the tables (pf_collection_means)
+ * hold one column per cell, so that runs of different backbones never
+ * average.
  */
 #ifndef PF_STATS_COLLECT_H
 #define PF_STATS_COLLECT_H
@@ -23,6 +26,8 @@
 typedef struct pf_run_summary {
     char dir[1024];
     char pde[64], method[64], profile[32], llm[16]; /* llm: the run's proposer (offline, http, replay, auto) */
+    char backbone[PF_RUN_BACKBONE_CAP]; /* the run's LLM backbone, "" none (search/run.h) */
+    char cell[160];           /* the tables' method: method, or method@backbone (its folder's name) */
     int run;
     bool final;               /* final.msgpack exists */
     double hf_mse;            /* final: the selected high-fidelity MSE (the split that
