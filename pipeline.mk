@@ -1,6 +1,7 @@
 # pipeline.mk — experiment runs, included by the Makefile.
 #
 #   make PDE=poisson_5d RUN=0 PROFILE=quick      one search run (offline proposer unless PF_LLM_URL is set)
+#   make PDE=poisson_5d RUN=0 BACKBONE=local     the same with the backbone `local` of llms.json: runs/poisson_5d/pinnforge@local/run0
 #   make PDE=poisson_5d RUNS="0 1 2" -j2         several runs; -j trains a generation's candidates in parallel
 #   make status PDE=poisson_5d                   one line per run: generations, best MSE, Top-3, state
 #   make tables                                  reports/: the paper's tables and statistics from every run
@@ -22,6 +23,12 @@
 #             steps: the pipeline end to end in seconds); budgets only, never code paths
 #   LLM       offline (default without PF_LLM_URL), http (default with it) or replay
 #             (answers only from the run's llm/ transcripts: copy a run, then LLM=replay)
+#   BACKBONE  an LLM backbone of the backbones file (LLMS_FILE, else data/llms.json; docs/llm.md),
+#             default PF_LLM_BACKBONE: an LLM-driven method's run (pinnforge, the ablations,
+#             pinnsagent) asks it over http (or, under LLM=replay, replays its transcripts) and
+#             lives in runs/<pde>/<method>@<name>/run<R>; a method that asks no LLM ignores it.
+#             None, or `offline` (the offline proposer), is the plain folder <method>/run<R>,
+#             whose proposer LLM says. Part of context.json; checked against the file here.
 #   EVAL      paper (default: one set of evaluation points steers and reports, as the
 #             paper) or heldout (a fixed stratified half steers the search and the final
 #             choice; final.msgpack's report_mse is the other half's)
@@ -72,6 +79,7 @@ $(error EVAL must be paper or heldout, not '$(EVAL)')
 endif
 TRAIN_THREADS ?= auto
 TIME_BUDGET ?=
+BACKBONE ?= $(PF_LLM_BACKBONE)
 RUNS_ROOT ?= runs
 REPORTS_ROOT ?= reports
 
@@ -80,6 +88,8 @@ REPORTS_ROOT ?= reports
 METHODS_DEF      := src/llm/methods.def
 ALL_METHODS      := $(shell sed -n 's/^PF_METHOD\x28[A-Z0-9_]*, *\([a-z0-9_]*\),.*/\1/p' $(METHODS_DEF))
 BASELINE_METHODS := $(shell sed -n '/PF_MF_BASELINE/s/^PF_METHOD\x28[A-Z0-9_]*, *\([a-z0-9_]*\),.*/\1/p' $(METHODS_DEF))
+# the methods that ask a proposer (flagged PF_MF_LLM): the ones a backbone answers
+LLM_METHODS      := $(shell sed -n '/PF_MF_LLM/s/^PF_METHOD\x28[A-Z0-9_]*, *\([a-z0-9_]*\),.*/\1/p' $(METHODS_DEF))
 $(if $(ALL_METHODS),,$(error $(METHODS_DEF): no methods read (run make from the checkout's top folder)))
 # A baseline's candidates from its row's generations and slots columns:
 # BASELINE_SHAPE_<name> = "G S", S slots in each of its first G generations.
@@ -151,16 +161,44 @@ TOOLS := $(STAGE_BIN)
 # reruns what depends on them.
 pde_file  = $(filter %.pde,$(1))
 pde_name  = $(if $(call pde_file,$(1)),$(or $(pde_name_$(1)),$(eval pde_name_$(1) := $(call pde_declared,$(1)))$(pde_name_$(1))),$(1))
-pde_tool  = $(if $(wildcard $(B)/pf-pde),,$(if $(findstring n,$(firstword -$(MAKEFLAGS))),$(error PDE=$(1): \
-  $(B)/pf-pde is not built yet, and make -n builds nothing: run make once without -n),$(shell $(MAKE) \
-  --no-print-directory -s PDE=poisson_2d PDES=poisson_2d $(B)/pf-pde >&2)))$(B)/pf-pde
+pde_tool  = $(call parse_tool,pf-pde,PDE=$(1))
 pde_declared = $(eval pde_said := $(shell $(call pde_tool,$(1)) name $(1) 2>&1))$(if $(filter \
   0,$(.SHELLSTATUS)),$(pde_said),$(error PDE=$(1): $(pde_said)))
-# Every rule below takes the PDE P, the method M and the run R as its first
-# three arguments, so a study's cells (study.mk) and one run's are the same
-# rules: run_dir = $(call run_dir,P,M,R).
+# $(call parse_tool,NAME,VAR=VALUE): $(B)/NAME for a check as make reads this
+# file, built first when missing (by a make told nothing to check).
+parse_tool = $(if $(wildcard $(B)/$(1)),,$(if $(findstring n,$(firstword -$(MAKEFLAGS))),$(error $(2): \
+  $(B)/$(1) is not built yet, and make -n builds nothing: run make once without -n),$(shell $(MAKE) \
+  --no-print-directory -s PDE=poisson_2d PDES=poisson_2d BACKBONE= BACKBONES= $(B)/$(1) >&2)))$(B)/$(1)
+
+# $(call pf_check_backbones,VAR,NAMES): each name is offline or a backbone of
+# the backbones file (pf-context --check-backbones lists the file's names
+# when one is not), and LLM can ask them: a backbone is asked over http (or
+# replayed), offline is the offline proposer (not under LLM=http).
+pf_check_backbones = $(if $(filter-out offline,$(2)),$(eval pf_bb_said := $(shell $(call \
+  parse_tool,pf-context,$(1)=$(2)) --check-backbones "$(filter-out offline,$(2))" 2>&1))$(if $(filter \
+  0,$(.SHELLSTATUS)),,$(error $(1)=$(2): $(subst pf-context: ,,$(pf_bb_said))))$(if $(and $(filter \
+  offline,$(LLM)),$(filter-out file default,$(origin LLM))),$(error $(1)=$(2): LLM=offline asks no backbone: \
+  leave LLM unset (a backbone is asked over http) or say LLM=replay)))$(if $(and $(filter offline,$(2)),$(filter \
+  http,$(LLM))),$(error $(1)=$(2): offline is the offline proposer, but LLM is http$(if $(PF_LLM_URL), \
+  (PF_LLM_URL is set)): unset PF_LLM_URL, or name its server in the backbones file))
+$(if $(filter-out 0 1,$(words $(BACKBONE))),$(error BACKBONE='$(BACKBONE)': one backbone (a study takes several: \
+  BACKBONES="a b")))
+$(if $(BACKBONE),$(call pf_check_word,BACKBONE,$(BACKBONE))$(call pf_check_backbones,BACKBONE,$(BACKBONE)))
+# A run's method folder, its cell: M@B for an LLM-driven method M and a
+# backbone B other than offline, else M (src/search/run.h):
+# $(call method_cell,M,B); and back, $(call cell_method,C), $(call cell_backbone,C).
+method_cell   = $(if $(and $(filter $(1),$(LLM_METHODS)),$(filter-out offline,$(2))),$(1)@$(2),$(1))
+cell_method   = $(firstword $(subst @, ,$(1)))
+cell_backbone = $(word 2,$(subst @, ,$(1)))
+# The proposer a run of cell C records (context.json's llm): a backbone is
+# asked over http, or replayed; a run without one has LLM's.
+run_llm = $(if $(call cell_backbone,$(1)),$(if $(filter replay,$(LLM)),replay,http),$(LLM))
+RUN_CELL := $(call method_cell,$(METHOD),$(BACKBONE))
+# Every rule below takes the PDE P, the cell M (the method, or method@backbone)
+# and the run R as its first three arguments, so a study's cells (study.mk)
+# and one run's are the same rules: run_dir = $(call run_dir,P,M,R).
 run_dir = $(RUNS_ROOT)/$(call pde_name,$(1))/$(2)/run$(3)
-RUN_FINALS := $(foreach r,$(RUNS),$(call run_dir,$(PDE),$(METHOD),$(r))/final.msgpack)
+RUN_FINALS := $(foreach r,$(RUNS),$(call run_dir,$(PDE),$(RUN_CELL),$(r))/final.msgpack)
 
 # The expensive recipes (every pf-train) run through $(call launch,OUT,FIDELITY):
 # the training whose folder is OUT, directly (LAUNCH=local) or as a Slurm job
@@ -212,8 +250,9 @@ clear_launch = rm -f $(addsuffix /launch.txt,$(1))
 pde_key = $(if $(call pde_file,$(1)),$(patsubst $(CURDIR)/%,%,$(or $(realpath $(1)),$(1))),$(1))
 define context_rule
 $(call run_dir,$(1),$(2),$(3))/context.json: FORCE | $(TOOLS)
-	$(Q)$(B)/pf-context --run $$(@D) --pde $(call pde_key,$(1)) --method $(2) --number $(3) --budget $(PROFILE) \
-	  --llm $(LLM) --eval $(EVAL)$(if $(TIME_BUDGET), --time-budget $(TIME_BUDGET))
+	$(Q)$(B)/pf-context --run $$(@D) --pde $(call pde_key,$(1)) --method $(call cell_method,$(2)) --number $(3) \
+	  --budget $(PROFILE) --llm $(call run_llm,$(2)) --eval $(EVAL)$(if $(TIME_BUDGET), --time-budget \
+	  $(TIME_BUDGET))$(if $(call cell_backbone,$(2)), --backbone $(call cell_backbone,$(2)))
 
 endef
 
@@ -277,8 +316,8 @@ endef
 # of generation 0 side by side (1 generation, 5 slots); pinnsagent's planner
 # plans one per generation (5, 1), each after the one before has trained.
 upto = $(wordlist 1,$(1),0 1 2 3 4 5 6 7 8 9)
-baseline_cands = $(foreach g,$(call upto,$(word 1,$(BASELINE_SHAPE_$(1)))),$(foreach \
-  k,$(call upto,$(word 2,$(BASELINE_SHAPE_$(1)))),$(g).$(k)))
+baseline_cands = $(foreach g,$(call upto,$(word 1,$(BASELINE_SHAPE_$(call cell_method,$(1))))),$(foreach \
+  k,$(call upto,$(word 2,$(BASELINE_SHAPE_$(call cell_method,$(1))))),$(g).$(k)))
 cand_g = $(word 1,$(subst ., ,$(1)))
 cand_k = $(word 2,$(subst ., ,$(1)))
 cand_dir = $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(call cand_g,$(4)))/cand$(call cand_k,$(4))
@@ -309,13 +348,13 @@ endef
 
 # The rules of the runs P x M x R: $(call cell_rules,PDES,METHODS,RUNS)
 cell_rules = $(foreach p,$(1),$(foreach m,$(2),$(foreach r,$(3),$(eval $(call \
-  $(if $(filter $(m),$(BASELINE_METHODS)),baseline_rules,run_rules),$(p),$(m),$(r))))))
+  $(if $(filter $(call cell_method,$(m)),$(BASELINE_METHODS)),baseline_rules,run_rules),$(p),$(m),$(r))))))
 
 # One make per run folder at a time. A run's files are made by a make of its
 # own that holds the lock on the folder (RUN/.lock, flock(2), stages/pf-lock.c):
 # the make you start (or `make study`) turns each run it is asked for, and
 # each file of a run named on the command line, into a sub-make
-#   pf-lock RUN -- $(MAKE) PF_RUN_LOCKED=1 PDE=P METHOD=M RUNS=R GOAL
+#   pf-lock RUN -- $(MAKE) PF_RUN_LOCKED=1 PDE=P METHOD=M BACKBONE=B RUNS=R GOAL
 # which has that run's rules (study.mk evaluates them where PF_RUN_LOCKED is
 # set). A second make on the same run says so and waits for the first, then
 # finds everything made. The lock belongs to the sub-make and what it runs,
@@ -328,7 +367,8 @@ define locked_goal
 .PHONY: $(4)
 $(4): | $(TOOLS)
 	+$(Q)$$(if $$(pf_dry_run),,$(BUILD)/bin/pf-lock $(call run_dir,$(1),$(2),$(3)) --) \
-	  $$(MAKE) --no-print-directory PF_RUN_LOCKED=1 PDE=$(1) METHOD=$(2) RUNS=$(3) $(4)
+	  $$(MAKE) --no-print-directory PF_RUN_LOCKED=1 PDE=$(1) METHOD=$(call cell_method,$(2)) \
+	  BACKBONE=$(call cell_backbone,$(2)) RUNS=$(3) $(4)
 
 endef
 # A plan of the study's cells (make -n study) evaluates their rules in one make
@@ -336,14 +376,14 @@ endef
 PF_PLAN_STUDY := $(and $(pf_dry_run),$(filter study-cells,$(MAKECMDGOALS)))
 ifeq ($(PF_RUN_LOCKED)$(PF_PLAN_STUDY),)
 # the run (of RUNS) whose folder holds the file GOAL, if any: $(call goal_run,GOAL)
-goal_run = $(firstword $(foreach r,$(RUNS),$(if $(filter $(call run_dir,$(PDE),$(METHOD),$(r))/%,$(1)),$(r))))
+goal_run = $(firstword $(foreach r,$(RUNS),$(if $(filter $(call run_dir,$(PDE),$(RUN_CELL),$(r))/%,$(1)),$(r))))
 PF_LOCKED_GOALS := $(RUN_FINALS) $(foreach g,$(filter-out $(RUN_FINALS),$(MAKECMDGOALS)),$(if $(call goal_run,$(g)),$(g)))
-$(foreach g,$(PF_LOCKED_GOALS),$(eval $(call locked_goal,$(PDE),$(METHOD),$(or $(call goal_run,$(g)),$(error \
-  $(g): no run of PDE=$(PDE) METHOD=$(METHOD) RUNS=$(RUNS))),$(g))))
+$(foreach g,$(PF_LOCKED_GOALS),$(eval $(call locked_goal,$(PDE),$(RUN_CELL),$(or $(call goal_run,$(g)),$(error \
+  $(g): no run of PDE=$(PDE) METHOD=$(METHOD) BACKBONE=$(BACKBONE) RUNS=$(RUNS))),$(g))))
 endif
 
 status: | $(TOOLS)
-	$(Q)for r in $(RUNS); do d=$(call run_dir,$(PDE),$(METHOD),$$r); [ -d $$d ] && $(B)/pf-final --run $$d --status || true; done
+	$(Q)for r in $(RUNS); do d=$(call run_dir,$(PDE),$(RUN_CELL),$$r); [ -d $$d ] && $(B)/pf-final --run $$d --status || true; done
 
 # Tables and plots from the runs that exist; nothing is trained (src/stats/).
 REFERENCE ?= pinnforge

@@ -4,11 +4,15 @@
  * stage reads.
  *
  *   pf-context --run RUN --pde P --method M --number R --budget B --llm L --eval E [--time-budget T]
+ *              [--backbone NAME]
+ *   pf-context --check-backbones "NAME ..."
  *
  * The file is rewritten only when the settings differ from what it holds,
  * so that make redoes a run exactly when they change; it then says so on
  * stderr, with both. A .pde file's SHA-256 and its data files' digest are
- * part of the settings (pdefile/fingerprint.h).
+ * part of the settings (pdefile/fingerprint.h). --check-backbones is what
+ * make runs as it reads BACKBONE and BACKBONES: each name must be the
+ * backbones file's (llm/backbones.h) or offline.
  */
 #include <getopt.h>
 #include <limits.h>
@@ -18,6 +22,8 @@
 #include <string.h>
 
 #include "core/parse.h"
+#include "llm/backbones.h"
+#include "pdefile/pdefile.h"
 #include "search/artifact.h"
 #include "search/time_budget.h"
 #include "search/time_budget_file.h"
@@ -26,6 +32,8 @@ static void usage(FILE *to)
 {
     fprintf(to, "usage: pf-context --run RUN --pde P --method M --number R --budget paper|quick|smoke\n"
                 "                  --llm offline|http|replay|auto --eval paper|heldout [--time-budget T]\n"
+                "                  [--backbone NAME]\n"
+                "       pf-context --check-backbones \"NAME ...\"\n"
                 "Writes RUN/context.json, the settings every stage of the run reads: P a built-in PDE\n"
                 "or a .pde file (its SHA-256 and its data files' are recorded, so editing either\n"
                 "changes the settings), M the method, R the run number (it seeds the run). The file\n"
@@ -34,7 +42,31 @@ static void usage(FILE *to)
                 "--time-budget T (45m, 2h, 90s, 300): the run's wall-clock budget (TIME_BUDGET), part of the\n"
                 "settings; RUN/time_budget.json starts its clock (when the settings change, again; a change to\n"
                 "--llm replay alone keeps the steps recorded there, so a replay trains the same steps).\n"
+                "--backbone NAME: the LLM backbone (BACKBONE) of the backbones file ($LLMS_FILE, else\n"
+                "data/llms.json), part of the settings; the run's folder is then <pde>/<method>@NAME/run<R>.\n"
+                "Only a method that asks an LLM has one, with --llm http or replay; offline (or \"\") is\n"
+                "the offline proposer, a run without a backbone.\n"
+                "--check-backbones \"NAME ...\": writes nothing; checks that each NAME is offline or a\n"
+                "backbone of the backbones file, and says which are not, listing the file's names.\n"
                 "Exit codes: 0 written or unchanged, 1 I/O failure, 2 bad usage or an unknown name.\n");
+}
+
+/* --check-backbones: each word of names is offline or in the backbones file. */
+static int check_backbones(const char *list)
+{
+    char *names = strdup(list);
+    if (!names) return fprintf(stderr, "pf-context: out of memory\n"), 1;
+    pf_llm_backbones *t = NULL;
+    int rc = 0;
+    for (char *w = strtok(names, " \t\n"); w && !rc; w = strtok(NULL, " \t\n")) {
+        const pf_llm_backbone *b;
+        if (!strcmp(w, "offline")) continue;
+        if ((!t && pf_llm_backbones_load(NULL, &t) != PF_OK) || pf_llm_backbones_get(t, w, &b) != PF_OK)
+            rc = 2, fprintf(stderr, "pf-context: backbone '%s': %s\n", w, pf_errmsg());
+    }
+    pf_llm_backbones_free(t);
+    free(names);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -42,7 +74,8 @@ int main(int argc, char **argv)
     static const struct option lo[] = {{"run", 1, 0, 'r'},    {"pde", 1, 0, 'p'},    {"method", 1, 0, 'm'},
                                        {"number", 1, 0, 'n'}, {"budget", 1, 0, 'b'}, {"llm", 1, 0, 'l'},
                                        {"eval", 1, 0, 'e'},   {"help", 0, 0, 'h'},   /* the required ones end here */
-                                       {"time-budget", 1, 0, 't'}, {0, 0, 0, 0}};
+                                       {"time-budget", 1, 0, 't'}, {"backbone", 1, 0, 'B'},
+                                       {"check-backbones", 1, 0, 'C'}, {0, 0, 0, 0}};
     const char *v[128] = {0};
     int ch;
     while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -51,6 +84,7 @@ int main(int argc, char **argv)
         v[ch] = optarg;
     }
     if (optind < argc) return fprintf(stderr, "pf-context: unexpected argument '%s'\n", argv[optind]), 2;
+    if (v['C']) return check_backbones(v['C']);
     for (const struct option *o = lo; o->has_arg; o++)
         if (!v[o->val]) return fprintf(stderr, "pf-context: --%s is required (see --help)\n", o->name), 2;
     long run;
@@ -59,6 +93,14 @@ int main(int argc, char **argv)
     pf_run_context c, old;
     pf_status st = pf_run_context_init(&c, v['p'], v['m'], (int)run, v['b'], v['l'], v['e']);
     if (st == PF_OK && v['t'] && *v['t']) st = pf_time_budget_parse(v['t'], &c.time_budget_s);
+    if (st == PF_OK) st = pf_run_context_set_backbone(&c, v['B']);
+    pf_llm_backbones *t = NULL;
+    const pf_llm_backbone *b;
+    if (st == PF_OK && c.backbone[0]) st = pf_llm_backbones_load(NULL, &t); /* the file must have it */
+    if (st == PF_OK && t) st = pf_llm_backbones_get(t, c.backbone, &b);
+    pf_llm_backbones_free(t);
+    if (st == PF_OK) /* the folder make lays out for these settings, <pde>/<method>[@<backbone>]/run<R> */
+        st = pf_run_context_check_folder(v['r'], pf_pdefile_is_path(c.pde) ? NULL : c.pde, c.method, c.backbone, c.run);
     if (st != PF_OK) return fprintf(stderr, "pf-context: %s\n", pf_errmsg()), st == PF_ERR_IO ? 1 : 2;
     bool had = pf_run_context_read(v['r'], &old) == PF_OK;
     char *was;

@@ -5,6 +5,7 @@ of recorded answers, so a run with LLM=http repeats a recorded run exactly.
 
     llm_loopback_server.py ANSWERS PORT_FILE LOG [--port P]
                            [--kill-after N --kill-delay S --pgid-file F]
+    llm_loopback_server.py --answers PF_INSPECT LLM_DIR > ANSWERS
 
 ANSWERS is a JSON list of {"key", "response", "usage"}, key being
 request_key(messages) of the recorded request. The server binds 127.0.0.1
@@ -12,13 +13,16 @@ request_key(messages) of the recorded request. The server binds 127.0.0.1
 answer in full it appends "KEY\\n" to LOG; an unknown request gets HTTP 500
 and "unknown KEY\\n". With --kill-after N, S seconds after the N-th answer
 in LOG (counted over restarts) it sends SIGKILL to the process group whose
-id is in F: a client killed right after a completed call.
+id is in F: a client killed right after a completed call. --answers writes
+the table of a run's recorded calls (its llm/ folder, read with pf-inspect),
+each with the transcript's file name ("file").
 """
 import hashlib
 import http.server
 import json
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -29,8 +33,21 @@ def request_key(messages):
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def answers(pf_inspect, llm_dir):
+    out = []
+    for name in sorted(os.listdir(llm_dir)):
+        t = json.loads(subprocess.run([pf_inspect, os.path.join(llm_dir, name)], capture_output=True,
+                                      check=True, text=True).stdout)
+        out.append({"key": request_key(t["request"]["messages"]), "file": name, "response": t["response"],
+                    "usage": t["usage"]})
+    json.dump(out, sys.stdout)
+
+
 def main():
     args = sys.argv[1:]
+    if args[:1] == ["--answers"]:
+        answers(*args[1:3])
+        return
     opt = {}
     while len(args) > 3 and args[-2].startswith("--"):
         opt[args[-2]] = args[-1]

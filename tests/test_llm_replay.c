@@ -41,8 +41,9 @@ static pf_llm_request request(const char *slot)
                             .slot = slot};
 }
 
-/* Answer q over http from the fixture and store it under dir. */
-static void record(const char *dir, const pf_llm_request *q, pf_llm_response *r)
+/* Answer q over http from the fixture and store it under dir, as the
+ * backbone `backbone` (NULL: none named). */
+static void record_as(const char *dir, const char *backbone, const pf_llm_request *q, pf_llm_response *r)
 {
     llm_fixture_reply script[] = {
         {200, NULL,
@@ -57,6 +58,7 @@ static void record(const char *dir, const pf_llm_request *q, pf_llm_response *r)
     o.url = llm_fixture_url(f);
     o.model = "m-test";
     o.transcripts = dir;
+    o.backbone = backbone;
     pf_llm_provider *p;
     cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_OK, "%s", pf_errmsg());
     cr_assert_eq(pf_llm_call(p, q, r), PF_OK, "%s", pf_errmsg());
@@ -65,16 +67,51 @@ static void record(const char *dir, const pf_llm_request *q, pf_llm_response *r)
     llm_fixture_stop(f);
 }
 
-static pf_llm_provider *replay_over(const char *dir)
+static void record(const char *dir, const pf_llm_request *q, pf_llm_response *r) { record_as(dir, NULL, q, r); }
+
+static pf_llm_provider *replay_as(const char *dir, const char *backbone)
 {
     pf_llm_options o;
     pf_llm_options_default(&o);
     o.kind = PF_LLM_REPLAY;
     o.model = "m-test";
     o.transcripts = dir;
+    o.backbone = backbone;
     pf_llm_provider *p;
     cr_assert_eq(pf_llm_provider_alloc(&o, &p), PF_OK, "%s", pf_errmsg());
     return p;
+}
+
+static pf_llm_provider *replay_over(const char *dir) { return replay_as(dir, NULL); }
+
+/* A backbone's answer records its name; replay gives it back, and refuses
+ * it to a run of another backbone (a transcript copied across folders). */
+Test(llm_replay, a_transcript_names_its_backbone_and_replays_only_for_it)
+{
+    char dir[] = "/tmp/pf_llm_replay_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    pf_llm_request q = request("gen01/explore");
+    pf_llm_response a, b;
+    record_as(dir, "good-1", &q, &a);
+    cr_assert_str_eq(a.backbone, "good-1");
+    pf_llm_provider *p = replay_as(dir, "good-1");
+    cr_assert_eq(pf_llm_call(p, &q, &b), PF_OK, "%s", pf_errmsg());
+    cr_assert_str_eq(b.backbone, "good-1");
+    cr_assert_str_eq(b.text, a.text);
+    pf_llm_response_release(&b);
+    pf_llm_provider_free(p);
+    p = replay_as(dir, "poor");
+    cr_assert_eq(pf_llm_call(p, &q, &b), PF_ERR_INVALID);
+    cr_assert(strstr(pf_errmsg(), "answered by the backbone 'good-1', but this run's backbone is 'poor'"), "%s",
+              pf_errmsg());
+    cr_assert_null(b.text);
+    pf_llm_provider_free(p);
+    p = replay_over(dir);
+    cr_assert_eq(pf_llm_call(p, &q, &b), PF_ERR_INVALID, "a run without a backbone");
+    cr_assert(strstr(pf_errmsg(), "this run's backbone is none"), "%s", pf_errmsg());
+    pf_llm_provider_free(p);
+    pf_llm_response_release(&a);
+    llm_test_remove_dir(dir);
 }
 
 Test(llm_replay, answers_byte_identically_from_the_transcript)

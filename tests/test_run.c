@@ -2,9 +2,9 @@
  * test_run.c — search/run.h: a run's settings (context.json) are read
  * bounded and strictly: a key given twice is refused, and settings that
  * belong to another run than the folder's (its PDE, method or number, as
- * pipeline.mk lays runs out: <pde>/<method>/run<R>) are refused. The
- * settings are written once per change, and a run's trainings take theirs
- * from the run (pf_run_training_of).
+ * pipeline.mk lays runs out: <pde>/<method>[@<backbone>]/run<R>) are
+ * refused. The settings are written once per change, a backbone among
+ * them, and a run's trainings take theirs from the run (pf_run_training_of).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -48,8 +48,24 @@ static void run_folder(const char *rel, const char *text, char *dir, size_t cap)
     fclose(f);
 }
 
+/* dir/context.json's path into path and its text into text */
+static void read_context(const char *dir, char *path, size_t pcap, char *text, size_t tcap)
+{
+    snprintf(path, pcap, "%s/context.json", dir);
+    memset(text, 0, tcap);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    cr_assert_gt(fread(text, 1, tcap - 1, f), 0);
+    fclose(f);
+}
+
 #define CTX(pde, method, run) \
     "{\"pde\": \"" pde "\", \"method\": \"" method "\", \"run\": " run ", \"budget\": \"smoke\", \"llm\": \"offline\"}\n"
+
+/* run 0 of method with backbone b, asked over http */
+#define CTXB(pde, method, b)                                                                                        \
+    "{\"pde\": \"" pde "\", \"method\": \"" method "\", \"run\": 0, \"budget\": \"smoke\", \"llm\": \"http\", "         \
+    "\"backbone\": \"" b "\"}\n"
 
 Test(run, settings_of_the_folders_own_run_open)
 {
@@ -63,6 +79,54 @@ Test(run, settings_of_the_folders_own_run_open)
     cr_assert_eq(pf_run_open(dir, &r), PF_OK, "%s", pf_errmsg());
     run_folder("x/run7/", CTX("burgers_1d", "vanilla", "7"), dir, sizeof dir);
     cr_assert_eq(pf_run_open(dir, &r), PF_OK, "%s", pf_errmsg());
+    /* a backbone's run: <method>@<backbone> */
+    run_folder("runs/burgers_1d/no_feedback@gpt-4o/run0", CTXB("burgers_1d", "no_feedback", "gpt-4o"), dir, sizeof dir);
+    cr_assert_eq(pf_run_open(dir, &r), PF_OK, "%s", pf_errmsg());
+    cr_assert_str_eq(r.backbone, "gpt-4o");
+    cr_assert_eq(r.llm, PF_LLM_HTTP);
+}
+
+/* A backbone is a setting: written, read back, compared; only an
+ * LLM-driven method has one, asked over http or replayed; "offline" is a
+ * run without one. */
+Test(run, a_backbone_is_part_of_the_settings)
+{
+    char dir[256], path[300], text[512];
+    snprintf(dir, sizeof dir, "%s/runs/poisson_5d/pinnforge@a.1/run0", root);
+    pf_run_context c, back, plain;
+    cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnforge", 0, "smoke", "http", "paper"), PF_OK);
+    cr_assert_eq(pf_run_context_set_backbone(&c, "a.1"), PF_OK, "%s", pf_errmsg());
+    char *was;
+    cr_assert_eq(pf_run_context_write(dir, &c, &was), PF_OK, "%s", pf_errmsg());
+    read_context(dir, path, sizeof path, text, sizeof text);
+    cr_assert_str_eq(text, "{\"pde\": \"poisson_5d\", \"method\": \"pinnforge\", \"run\": 0, \"budget\": \"smoke\", "
+                           "\"llm\": \"http\", \"eval\": \"paper\", \"backbone\": \"a.1\"}\n");
+    cr_assert_eq(pf_run_context_read(dir, &back), PF_OK, "%s", pf_errmsg());
+    cr_assert_str_eq(back.backbone, "a.1");
+    char what[256];
+    cr_assert(!pf_run_context_settings_differ(&c, &back, what, sizeof what), "%s", what);
+    cr_assert_eq(pf_run_context_init(&plain, "poisson_5d", "pinnforge", 0, "smoke", "http", "paper"), PF_OK);
+    cr_assert_eq(pf_run_context_set_backbone(&plain, "offline"), PF_OK);
+    cr_assert_str_eq(plain.backbone, "", "offline is the run without a backbone");
+    cr_assert(pf_run_context_settings_differ(&back, &plain, what, sizeof what));
+    cr_assert_str_eq(what, "backbone a.1 vs (none)");
+    /* refused: a method that asks no LLM, the offline llm, a name that is no backbone's */
+    cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "vanilla", 0, "smoke", "http", "paper"), PF_OK);
+    cr_assert_eq(pf_run_context_set_backbone(&c, "a"), PF_ERR_INVALID);
+    cr_assert(strstr(pf_errmsg(), "the method vanilla asks no LLM"), "%s", pf_errmsg());
+    cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnsagent", 0, "smoke", "replay", "paper"), PF_OK);
+    cr_assert_eq(pf_run_context_set_backbone(&c, "a"), PF_OK, "PINNsAgent's planner asks an LLM: %s", pf_errmsg());
+    cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnforge", 0, "smoke", "offline", "paper"), PF_OK);
+    cr_assert_eq(pf_run_context_set_backbone(&c, "a"), PF_ERR_INVALID);
+    cr_assert(strstr(pf_errmsg(), "with llm offline"), "%s", pf_errmsg());
+    cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnforge", 0, "smoke", "http", "paper"), PF_OK);
+    cr_assert_eq(pf_run_context_set_backbone(&c, "a/b"), PF_ERR_INVALID);
+    cr_assert_eq(pf_run_context_set_backbone(&c, "a b"), PF_ERR_INVALID);
+    /* context.json's "backbone" is read as strictly */
+    run_folder("bad", "{\"pde\": \"poisson_5d\", \"method\": \"pinnforge\", \"run\": 0, \"budget\": \"smoke\", "
+                      "\"llm\": \"http\", \"backbone\": \"offline\"}\n", dir, sizeof dir);
+    cr_assert_eq(pf_run_context_read(dir, &back), PF_ERR_INVALID);
+    cr_assert(strstr(pf_errmsg(), "\"backbone\" needs a backbone's name"), "%s", pf_errmsg());
 }
 
 Test(run, settings_of_another_run_are_refused)
@@ -74,6 +138,10 @@ Test(run, settings_of_another_run_are_refused)
         {"runs/burgers_1d/pinnforge/run0", CTX("burgers_1d", "vanilla", "0"), "its \"method\" is vanilla"},
         {"runs/burgers_1d/pinnforge/run0", CTX("burgers_1d", "pinnforge", "1"), "its \"run\" is 1"},
         {"runs/burgers_1d/pinnforge/run01", CTX("burgers_1d", "pinnforge", "1"), "its \"run\" is 1"},
+        {"runs/burgers_1d/pinnforge@a/run0", CTX("burgers_1d", "pinnforge", "0"), "its \"backbone\" is none"},
+        {"runs/burgers_1d/pinnforge@a/run0", CTXB("burgers_1d", "pinnforge", "b"), "its \"backbone\" is b"},
+        {"runs/burgers_1d/pinnforge/run0", CTXB("burgers_1d", "pinnforge", "a"), "its \"backbone\" is a"},
+        {"runs/burgers_1d/no_feedback@a/run0", CTXB("burgers_1d", "pinnforge", "a"), "its \"method\" is pinnforge"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char dir[256], cmd[300];
@@ -146,12 +214,8 @@ Test(run, settings_are_written_once_and_read_back)
     char *was = (char *)"x";
     cr_assert_eq(pf_run_context_write(dir, &c, &was), PF_OK, "%s", pf_errmsg());
     cr_assert_null(was, "a new file replaces nothing");
-    snprintf(path, sizeof path, "%s/context.json", dir);
-    char text[512] = {0};
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f);
-    cr_assert_gt(fread(text, 1, sizeof text - 1, f), 0);
-    fclose(f);
+    char text[512];
+    read_context(dir, path, sizeof path, text, sizeof text);
     cr_assert_str_eq(text, "{\"pde\": \"poisson_5d\", \"method\": \"pinnforge\", \"run\": 2, \"budget\": \"quick\", "
                            "\"llm\": \"offline\", \"eval\": \"heldout\"}\n");
     cr_assert_eq(pf_run_context_read(dir, &back), PF_OK, "%s", pf_errmsg());

@@ -69,6 +69,12 @@ Test(transcript, write_then_replay_is_byte_identical)
     cr_assert_eq(b.completion_tokens, 56);
     cr_assert_float_eq(b.latency_s, 1.5, 0);
     cr_assert_str_eq(b.provider, "offline");
+    cr_assert_str_eq(b.backbone, "", "none recorded");
+    pf_llm_response_release(&b);
+    snprintf(a.backbone, sizeof a.backbone, "offline"); /* the same address: stored again, with its backbone */
+    cr_assert_eq(pf_transcript_write(dir, &q, &a), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_transcript_read(dir, &q, &b), PF_OK, "%s", pf_errmsg());
+    cr_assert_str_eq(b.backbone, "offline");
     /* the file: its name is the hash, its content the documented fields */
     char hex[PF_SHA256_HEX], path[256];
     pf_llm_request_hash(&q, hex);
@@ -77,6 +83,7 @@ Test(transcript, write_then_replay_is_byte_identical)
     cr_assert_eq(pf_msgpack_read_file(path, &t), PF_OK);
     cr_assert_str_eq(json_string_value(json_object_get(t, "hash")), hex);
     cr_assert_eq(json_integer_value(json_object_get(json_object_get(t, "request"), "max_tokens")), 512);
+    cr_assert_str_eq(json_string_value(json_object_get(t, "backbone")), "offline");
     json_decref(t);
     pf_llm_response_release(&a);
     pf_llm_response_release(&b);

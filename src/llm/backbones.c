@@ -38,6 +38,11 @@ static int is_word(const char *s, size_t max)
     return 1;
 }
 
+bool pf_llm_backbone_name_ok(const char *name)
+{
+    return name && is_word(name, PF_LLM_BACKBONE_NAME_MAX);
+}
+
 static int is_env_name(const char *s)
 {
     if (!*s || isdigit((unsigned char)*s) || strlen(s) > 128) return 0;

@@ -35,6 +35,7 @@
 #ifndef PF_LLM_BACKBONES_H
 #define PF_LLM_BACKBONES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/status.h"
@@ -70,6 +71,11 @@ pf_status pf_llm_backbones_load(const char *path, pf_llm_backbones **out);
 pf_status pf_llm_backbones_parse(const char *text, size_t len, const char *what, pf_llm_backbones **out);
 
 void pf_llm_backbones_free(pf_llm_backbones *t);
+
+/* Whether name is a backbone's name as the file allows it: a word of
+ * letters, digits, '_', '.', '-', 1 to PF_LLM_BACKBONE_NAME_MAX characters
+ * ("offline" included). */
+bool pf_llm_backbone_name_ok(const char *name);
 
 /* The backbone called name, NULL when none. */
 const pf_llm_backbone *pf_llm_backbones_find(const pf_llm_backbones *t, const char *name);

@@ -30,6 +30,7 @@ struct pf_llm_provider {
     void *self;
     char *transcripts; /* copy of o.transcripts, NULL: do not store */
     char *describe;
+    char *backbone;    /* copy of o.backbone, NULL: none named */
 };
 
 static const char *const KIND_NAMES[PF_LLM_KIND_COUNT] = {"offline", "http", "replay"};
@@ -117,11 +118,16 @@ static pf_status backbone_from_env(const char *name, pf_llm_options *o)
 
 pf_status pf_llm_options_from_env(pf_llm_options *o)
 {
+    return pf_llm_options_for_backbone(o, env("PF_LLM_BACKBONE"));
+}
+
+pf_status pf_llm_options_for_backbone(pf_llm_options *o, const char *backbone)
+{
     pf_llm_options_default(o);
     const char *v;
     if ((v = env("PF_LLM_URL"))) o->url = v;
     if ((v = env("PF_LLM_MODEL"))) o->model = v;
-    if ((v = env("PF_LLM_BACKBONE"))) PF_TRY(backbone_from_env(v, o));
+    if (backbone && *backbone) PF_TRY(backbone_from_env(backbone, o));
     if ((v = env("PF_LLM_PROVIDER"))) {
         if (pf_llm_kind_from_name(v, &o->kind) != PF_OK)
             return pf_fail(PF_ERR_INVALID, "PF_LLM_PROVIDER='%s': expected offline, http, replay or auto", v);
@@ -177,8 +183,9 @@ pf_status pf_llm_provider_alloc(const pf_llm_options *o, pf_llm_provider **out)
     pf_llm_provider *p = calloc(1, sizeof *p);
     if (!p) return pf_fail(PF_ERR_NOMEM, "out of memory");
     p->kind = kind;
-    if (o->transcripts && *o->transcripts && !(p->transcripts = strdup(o->transcripts))) {
-        free(p);
+    if ((o->transcripts && *o->transcripts && !(p->transcripts = strdup(o->transcripts))) ||
+        (o->backbone && !(p->backbone = strdup(o->backbone)))) {
+        pf_llm_provider_free(p);
         return pf_fail(PF_ERR_NOMEM, "out of memory");
     }
     switch (kind) {
@@ -215,6 +222,7 @@ void pf_llm_provider_free(pf_llm_provider *p)
     if (p->vt && p->vt->free) p->vt->free(p->self);
     free(p->transcripts);
     free(p->describe);
+    free(p->backbone);
     free(p);
 }
 
@@ -242,6 +250,10 @@ pf_status pf_llm_complete(pf_llm_provider *p, const pf_llm_request *q, pf_llm_re
     }
     if (r->latency_s == 0) r->latency_s = dt > 0 ? dt : 1e-9;
     if (!r->provider[0]) snprintf(r->provider, sizeof r->provider, "%s", pf_llm_kind_name(p->kind));
+    /* who answered: replay keeps the transcript's name; an older transcript
+     * without one was answered by the offline proposer or this backbone */
+    const char *who = !strcmp(r->provider, "offline") ? "offline" : p->backbone;
+    if (!r->backbone[0] && who) snprintf(r->backbone, sizeof r->backbone, "%s", who);
     return PF_OK;
 }
 

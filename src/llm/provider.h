@@ -95,6 +95,13 @@ typedef struct pf_llm_options {
 pf_status pf_llm_options_from_env(pf_llm_options *o);
 void pf_llm_options_default(pf_llm_options *o);
 
+/* pf_llm_options_from_env with the backbone `backbone` in place of
+ * PF_LLM_BACKBONE, which is not read: NULL or "" names none (PF_LLM_URL and
+ * PF_LLM_MODEL then apply), "offline" is kind offline, any other name is
+ * the backbones file's. A run's provider is made this way, with the
+ * backbone its context.json records (search/run.h). */
+pf_status pf_llm_options_for_backbone(pf_llm_options *o, const char *backbone);
+
 typedef struct pf_llm_provider pf_llm_provider;
 
 /* The provider o selects (see pf_llm_kind). http without a URL, or replay

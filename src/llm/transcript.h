@@ -24,7 +24,10 @@
  *   {"format": "pinnforge.transcript", "version": 1, "hash",
  *    "request": {model, messages, temperature, slot, max_tokens[, context]},
  *    "response": text, "usage": {"prompt_tokens", "completion_tokens"},
- *    "latency_s", "provider"[, "unusable"]}.
+ *    "latency_s", "provider"[, "backbone"][, "unusable"]}.
+ * "backbone" names the backbone that answered (llm/backbones.h; "offline"
+ * for the offline proposer), absent when none was named (PF_LLM_URL) and in
+ * transcripts older than backbones.
  * "unusable" is there only for a call whose server never gave a usable
  * answer (pf_llm_response.unusable; "response" is then ""): the call is
  * settled all the same, so a rerun or a replay settles it the same way.
@@ -71,6 +74,8 @@ typedef struct pf_llm_response {
     long prompt_tokens, completion_tokens;
     double latency_s;
     char provider[32];    /* "http", "replay", "offline" */
+    char backbone[65];    /* the backbone that answered (at most 64 characters, llm/backbones.h),
+                           * "offline" for the offline proposer, "" when none was named */
 } pf_llm_response;
 
 void pf_llm_response_release(pf_llm_response *r);

@@ -161,11 +161,7 @@ pf_status pf_pa_plan(pf_llm_provider *llm, const char *model, const char *prompt
         if (st == PF_OK) st = pf_llm_call(llm, &q, &r);
         pf_prompt_release(&pr);
         if (st != PF_OK) break;
-        out->attempts = a + 1;
-        out->prompt_tokens += r.prompt_tokens;
-        out->completion_tokens += r.completion_tokens;
-        out->latency_s += r.latency_s;
-        snprintf(out->provider, sizeof out->provider, "%s", r.provider);
+        pf_proposal_count_call(out, a, &r);
         if (r.unusable) { /* the server never answered usably: the iteration ends as invalid, as in propose.c */
             free(out->reasons);
             if (!(out->reasons = strdup(r.unusable))) st = pf_fail(PF_ERR_NOMEM, "out of memory");

@@ -241,6 +241,7 @@ pf_status pf_proposal_file_write(const char *path, const pf_proposal_file *f)
         json_object_set_new(o, "latency_s", json_real(p->latency_s));
         json_object_set_new(o, "provider", json_string(p->provider));
         keys += 5;
+        if (p->backbone[0]) json_object_set_new(o, "backbone", json_string(p->backbone)), keys++;
     }
     return pf_artifact_finish(path, o, keys);
 }
@@ -264,6 +265,7 @@ static pf_status proposal_calls(const char *path, const json_t *o, pf_proposal *
     p->prompt_tokens = pt;
     p->completion_tokens = ct;
     PF_TRY(pf_artifact_num(path, o, "latency_s", &p->latency_s, NULL));
+    PF_TRY(pf_artifact_str(path, o, "backbone", false, p->backbone, sizeof p->backbone));
     return pf_artifact_str(path, o, "provider", false, p->provider, sizeof p->provider);
 }
 

@@ -79,13 +79,22 @@ pf_status pf_run_context_write(const char *dir, const pf_run_context *c, char **
  * must hold that run's settings (pf_run_context_check_folder). */
 pf_status pf_run_context_read(const char *dir, pf_run_context *out);
 
-/* PF_ERR_INVALID when dir is laid out as <pde>/<method>/run<R> (method one
- * of ours) and its "run", "method" or (pde_name non-NULL: a built-in's
- * name or the name a .pde file declares) "pde" differ from the folder's. */
-pf_status pf_run_context_check_folder(const char *dir, const char *pde_name, const char *method, int run);
+/* PF_ERR_INVALID when dir is laid out as <pde>/<method>[@<backbone>]/run<R>
+ * (method one of ours) and its "run", "method", "backbone" ("" none) or
+ * (pde_name non-NULL: a built-in's name or the name a .pde file declares)
+ * "pde" differ from the folder's. */
+pf_status pf_run_context_check_folder(const char *dir, const char *pde_name, const char *method, const char *backbone,
+                                      int run);
+
+/* The run's backbone (make's BACKBONE; run.h): NULL, "" and "offline" name
+ * none (the offline proposer is the run without one); another name must be
+ * a backbone's name (llm/backbones.h; whether the file has it is the
+ * caller's to check), of a method that asks an LLM, with llm http or
+ * replay: else PF_ERR_INVALID saying which. */
+pf_status pf_run_context_set_backbone(pf_run_context *c, const char *backbone);
 
 /* Whether runs a and b were made with settings that change their results:
- * the profile (budget), the evaluation, the proposer (llm), a .pde file's
+ * the profile (budget), the evaluation, the proposer (llm), the backbone, a .pde file's
  * SHA-256 or its data files' digest. The PDE's spelling (a path given two
  * ways), the method and the run number are not compared. With what
  * non-NULL, what differs, a's value first: "profile quick vs paper, eval
@@ -101,7 +110,10 @@ bool pf_run_context_settings_differ(const pf_run_context *a, const pf_run_contex
  *    valid:    spec, spec_hash, rationale, plan? (pinnsagent's configuration)
  *    invalid:  reasons
  *    then      attempts, requests [transcript hashes], usage {prompt_tokens,
- *              completion_tokens}, latency_s, provider}
+ *              completion_tokens}, latency_s, provider, backbone?}
+ * "backbone": the backbone that answered (its name in the backbones file,
+ * "offline" for the offline proposer; absent when none was named, with
+ * PF_LLM_URL, and for a fixed-spec baseline, which asks no one).
  * "role" at generation 0, "strategy" later.
  *
  * A high-fidelity proposal (pf-final; generation PF_RUN_HIFI) is shorter:

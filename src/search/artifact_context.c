@@ -10,6 +10,7 @@
 #include "core/file.h"
 #include "core/parse.h"
 #include "io/msgpack_json.h"
+#include "llm/backbones.h"
 #include "pdefile/fingerprint.h"
 #include "pdefile/pdefile.h"
 #include "registry.h"
@@ -41,21 +42,25 @@ static int last_names(const char *dir, char *buf, size_t cap, const char *name[]
     return got;
 }
 
-/* A run folder laid out as pipeline.mk lays it out, <pde>/<method>/run<R>
- * (<method> one of ours), must hold the settings of that run: context.json's
- * "run", "method" and (pde_name non-NULL: a built-in's name, or the name a
- * .pde file declares) "pde" must be the folder's. A folder laid out
- * otherwise (a test's, a copy elsewhere) is not checked. */
-pf_status pf_run_context_check_folder(const char *dir, const char *pde_name, const char *method, int run)
+/* A run folder laid out as pipeline.mk lays it out,
+ * <pde>/<method>[@<backbone>]/run<R> (<method> one of ours), must hold the
+ * settings of that run: context.json's "run", "method", "backbone" and
+ * (pde_name non-NULL: a built-in's name, or the name a .pde file declares)
+ * "pde" must be the folder's. A folder laid out otherwise (a test's, a copy
+ * elsewhere) is not checked. */
+pf_status pf_run_context_check_folder(const char *dir, const char *pde_name, const char *method, const char *backbone,
+                                      int run)
 {
     char buf[4200];
     const char *name[3];
     int n = last_names(dir, buf, sizeof buf, name, 3);
     long r;
     pf_method m;
-    if (n < 3 || strncmp(name[0], "run", 3) || pf_parse_long(name[0] + 3, 0, INT_MAX, &r) != PF_OK ||
-        pf_method_from_name(name[1], &m) != PF_OK)
-        return PF_OK;
+    if (n < 3 || strncmp(name[0], "run", 3) || pf_parse_long(name[0] + 3, 0, INT_MAX, &r) != PF_OK) return PF_OK;
+    char *at = strchr(name[1], '@'); /* <method>@<backbone>: buf is ours to cut */
+    if (at) *at = '\0';
+    const char *folder_backbone = at ? at + 1 : "";
+    if (pf_method_from_name(name[1], &m) != PF_OK) return PF_OK;
     const char *why = NULL, *got = NULL;
     char num[32];
     if (r != run || (name[0][3] == '0' && name[0][4])) {
@@ -63,15 +68,38 @@ pf_status pf_run_context_check_folder(const char *dir, const char *pde_name, con
         why = "run", got = num;
     } else if (strcmp(name[1], method)) {
         why = "method", got = method;
+    } else if (strcmp(folder_backbone, backbone)) {
+        why = "backbone", got = *backbone ? backbone : "none";
     } else if (pde_name && strcmp(name[2], pde_name)) {
         why = "pde", got = pde_name;
     }
     if (!why) return PF_OK;
+    if (at) *at = '@';
     return pf_fail(PF_ERR_INVALID,
                    "'%s/context.json' is the settings of another run: its \"%s\" is %s, but the folder is %s "
-                   "(<pde>/<method>/run<R>, as make lays runs out); copied from another run? remove it and "
-                   "run make again",
+                   "(<pde>/<method>[@<backbone>]/run<R>, as make lays runs out); copied from another run? remove "
+                   "it and run make again",
                    dir, why, got, dir + (name[2] - buf));
+}
+
+pf_status pf_run_context_set_backbone(pf_run_context *c, const char *backbone)
+{
+    c->backbone[0] = '\0';
+    if (!backbone || !*backbone || !strcmp(backbone, "offline")) return PF_OK;
+    pf_method m;
+    PF_TRY(pf_method_from_name(c->method, &m));
+    if (!pf_llm_backbone_name_ok(backbone) || strlen(backbone) >= sizeof c->backbone)
+        return pf_fail(PF_ERR_INVALID, "backbone '%s': not a backbone's name (a word of at most %d letters, digits, "
+                                       "'_', '.', '-')", backbone, PF_LLM_BACKBONE_NAME_MAX);
+    if (!(pf_method_def_of(m)->flags & PF_MF_LLM))
+        return pf_fail(PF_ERR_INVALID, "backbone '%s': the method %s asks no LLM, so its runs have no backbone "
+                                       "(one run serves every backbone)", backbone, c->method);
+    if (strcmp(c->llm, "http") && strcmp(c->llm, "replay"))
+        return pf_fail(PF_ERR_INVALID, "backbone '%s' with llm %s: a backbone is asked over http, or replayed "
+                                       "(llm http or replay; the offline proposer is the backbone 'offline')",
+                       backbone, c->llm);
+    memcpy(c->backbone, backbone, strlen(backbone) + 1);
+    return PF_OK;
 }
 
 /* An optional 64-hex-digit key into hex ("" when absent). */
@@ -122,12 +150,21 @@ pf_status pf_run_context_read(const char *dir, pf_run_context *out)
     const json_t *tb = json_object_get(c, "time_budget_s");
     if (st == PF_OK && tb && !pf_json_int(tb, 1, LONG_MAX, &out->time_budget_s))
         st = pf_fail(PF_ERR_INVALID, "'%s': \"time_budget_s\" needs a whole number of seconds, 1 or more", path);
+    const json_t *bb = json_object_get(c, "backbone");
+    if (st == PF_OK && bb && (!json_is_string(bb) || !pf_llm_backbone_name_ok(json_string_value(bb)) ||
+                              !strcmp(json_string_value(bb), "offline")))
+        st = pf_fail(PF_ERR_INVALID, "'%s': \"backbone\" needs a backbone's name (a word of at most %d letters, "
+                                     "digits, '_', '.', '-'; not offline, which is a run without one)",
+                     path, PF_LLM_BACKBONE_NAME_MAX);
+    if (st == PF_OK && bb) memcpy(out->backbone, json_string_value(bb), json_string_length(bb) + 1);
     if (st == PF_OK) st = read_sha(path, c, "pde_sha256", out->pde_sha256);
     if (st == PF_OK) st = read_sha(path, c, "data_sha256", out->data_sha256);
     out->run = (int)run;
     json_decref(c);
     /* a built-in PDE is checked here; a .pde file's declared name in pf_run_open */
-    if (st == PF_OK) st = pf_run_context_check_folder(dir, pf_pdefile_is_path(out->pde) ? NULL : out->pde, out->method, out->run);
+    if (st == PF_OK)
+        st = pf_run_context_check_folder(dir, pf_pdefile_is_path(out->pde) ? NULL : out->pde, out->method,
+                                         out->backbone, out->run);
     return st;
 }
 
@@ -167,6 +204,7 @@ char *pf_run_context_text(const pf_run_context *c)
     json_t *o = json_pack("{s:s, s:s, s:i, s:s, s:s, s:s}", "pde", c->pde, "method", c->method, "run", c->run,
                           "budget", c->budget, "llm", c->llm, "eval", c->eval);
     if (!o) return NULL;
+    if (c->backbone[0]) json_object_set_new(o, "backbone", json_string(c->backbone));
     if (c->time_budget_s > 0) json_object_set_new(o, "time_budget_s", json_integer(c->time_budget_s));
     if (c->pde_sha256[0]) json_object_set_new(o, "pde_sha256", json_string(c->pde_sha256));
     if (c->data_sha256[0]) json_object_set_new(o, "data_sha256", json_string(c->data_sha256));
@@ -225,6 +263,7 @@ bool pf_run_context_settings_differ(const pf_run_context *a, const pf_run_contex
     differ_on("profile", a->budget, b->budget, what, cap, &any);
     differ_on("eval", a->eval, b->eval, what, cap, &any);
     differ_on("llm", a->llm, b->llm, what, cap, &any);
+    differ_on("backbone", a->backbone, b->backbone, what, cap, &any);
     char ta[32] = "", tb[32] = "";
     if (a->time_budget_s > 0) snprintf(ta, sizeof ta, "%ld s", a->time_budget_s);
     if (b->time_budget_s > 0) snprintf(tb, sizeof tb, "%ld s", b->time_budget_s);

@@ -18,6 +18,16 @@ void pf_proposal_release(pf_proposal *p)
     memset(p, 0, sizeof *p);
 }
 
+void pf_proposal_count_call(pf_proposal *p, int a, const pf_llm_response *r)
+{
+    p->attempts = a + 1;
+    p->prompt_tokens += r->prompt_tokens;
+    p->completion_tokens += r->completion_tokens;
+    p->latency_s += r->latency_s;
+    snprintf(p->provider, sizeof p->provider, "%s", r->provider);
+    snprintf(p->backbone, sizeof p->backbone, "%s", r->backbone);
+}
+
 /* ------------------------------------------------------------ extraction */
 
 static char *trimmed(const char *s, size_t n)
@@ -280,11 +290,7 @@ pf_status pf_propose(pf_llm_provider *llm, const char *model, const char *prompt
         pf_llm_response r;
         if ((st = pf_llm_request_hash(&q, out->request[a])) != PF_OK) break;
         if ((st = pf_llm_call(llm, &q, &r)) != PF_OK) break;
-        out->attempts = a + 1;
-        out->prompt_tokens += r.prompt_tokens;
-        out->completion_tokens += r.completion_tokens;
-        out->latency_s += r.latency_s;
-        snprintf(out->provider, sizeof out->provider, "%s", r.provider);
+        pf_proposal_count_call(out, a, &r);
         if (r.unusable) { /* the server never answered usably: the slot ends as invalid, no re-ask */
             free(out->reasons);
             st = reason_line(r.unusable, &out->reasons);

@@ -57,9 +57,15 @@ typedef struct pf_proposal {
     long prompt_tokens, completion_tokens;
     double latency_s;
     char provider[32];
+    char backbone[65];                /* the backbone that answered the last call (pf_llm_response);
+                                       * "" when none was named or no call was made */
 } pf_proposal;
 
 void pf_proposal_release(pf_proposal *p);
+
+/* Count call a's answer r into p: attempts a + 1, its tokens and latency
+ * added, its provider and backbone (the last call's). */
+void pf_proposal_count_call(pf_proposal *p, int a, const pf_llm_response *r);
 
 /* Settle one slot (see above). model is the request's model name. */
 pf_status pf_propose(pf_llm_provider *llm, const char *model, const char *prompts_dir, const json_t *ctx,

@@ -13,8 +13,9 @@
  *     hifi/topK/result.h5, evidence.msgpack                                (pf-train --fidelity high)
  *     final.msgpack                the answer and the budget               (pf-final)
  *
- * context.json: {"pde", "method", "run", "budget", "llm", "eval", and for
- * a .pde file "pde_sha256" and "data_sha256" when it names data files}, e.g.
+ * context.json: {"pde", "method", "run", "budget", "llm", "eval", for a
+ * run with an LLM backbone "backbone", and for a .pde file "pde_sha256"
+ * and "data_sha256" when it names data files}, e.g.
  *   {"pde": "poisson_5d", "method": "pinnforge", "run": 0, "budget": "quick", "llm": "offline",
  *    "eval": "paper"}
  * "eval" (EVAL=paper|heldout; "paper" when absent) says which evaluation
@@ -22,6 +23,14 @@
  * selection half, the report half held out (geom/pde.h pf_reference_split).
  * The run number seeds the offline proposer; every candidate's training
  * seed comes from it (pf_run_training below).
+ *
+ * Backbones (llm/backbones.h): a run of an LLM-driven method (PF_MF_LLM)
+ * made with the backbone b lives in runs/<pde>/<method>@b/run<R>/ and its
+ * context.json says "backbone": "b"; its proposer is that backbone (llm
+ * http, or replay of its transcripts, which are in its own llm/). A run
+ * without "backbone" (the folder <method>, no '@') names none: its proposer
+ * is what "llm" says, the offline proposer by default (the backbone
+ * "offline" is this case, so it has no '@' folder), or PF_LLM_URL's server.
  */
 #ifndef PF_SEARCH_RUN_H
 #define PF_SEARCH_RUN_H
@@ -38,6 +47,8 @@
 #define PF_RUN_GEN0_SLOTS 8   /* generation 0: one per role      */
 #define PF_RUN_GEN_SLOTS 5    /* generation >= 1: one per strategy */
 #define PF_RUN_TOP 3
+
+#define PF_RUN_BACKBONE_CAP 65 /* a backbone's name, at most 64 characters (llm/backbones.h) */
 
 typedef enum pf_eval_mode {
     PF_EVAL_PAPER = 0,   /* one set of points for decisions and the report */
@@ -57,6 +68,7 @@ typedef struct pf_run {
     pf_llm_kind llm;          /* PF_LLM_AUTO when the context says "auto" */
     pf_eval_mode eval;
     long time_budget_s;       /* the run's wall-clock budget in seconds, 0 none */
+    char backbone[PF_RUN_BACKBONE_CAP]; /* the run's backbone, "" none (above) */
     char llm_dir[2100];       /* dir/llm: the transcripts */
 } pf_run;
 
@@ -70,6 +82,7 @@ typedef struct pf_run_context {
     char eval[16];            /* "paper" when the file has none */
     int run;
     long time_budget_s;       /* TIME_BUDGET in seconds (search/time_budget.h); 0 none */
+    char backbone[PF_RUN_BACKBONE_CAP]; /* BACKBONE: the LLM backbone, "" none (the offline proposer, PF_LLM_URL) */
     char pde_sha256[PF_SHA256_HEX];  /* a .pde file's SHA-256 ("" for a built-in PDE) */
     char data_sha256[PF_SHA256_HEX]; /* its data files' (pdefile/fingerprint.h; "" when none) */
 } pf_run_context;
@@ -78,7 +91,8 @@ typedef struct pf_run_context {
  * PF_ERR_INVALID naming an unknown PDE, method, budget or proposer. */
 pf_status pf_run_open(const char *dir, pf_run *r);
 
-/* The run's proposer: options from the environment (llm/provider.h), the
+/* The run's proposer: options from the environment (llm/provider.h) with
+ * the run's backbone (context.json's; PF_LLM_BACKBONE is not read), the
  * kind from the run's "llm" setting, transcripts in r->llm_dir, the run
  * number as the offline seed. *o is filled too (o->model names the
  * requests); both stay valid while r does. */

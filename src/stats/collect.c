@@ -2,14 +2,12 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/file.h"
 #include "llm/method.h"
 #include "pdefile/pdefile.h"
 #include "registry.h"
@@ -135,27 +133,6 @@ static void method_folder(const char *dir, char *out, size_t cap)
     snprintf(out, cap, "%.*s", (int)(end - start), dir + start);
 }
 
-/* context.json's optional "backbone" into out ("" when absent or empty). */
-static pf_status context_backbone(const char *dir, char *out, size_t cap)
-{
-    char path[4200];
-    char *text;
-    size_t len;
-    out[0] = 0;
-    PF_TRY(join(path, sizeof path, dir, "context.json"));
-    PF_TRY(pf_file_read_as(path, PF_FILE_SETTINGS, &text, &len));
-    json_t *c = json_loadb(text, len, 0, NULL);
-    free(text);
-    const json_t *b = json_object_get(c, "backbone");
-    pf_status st = PF_OK;
-    if (b && !json_is_string(b) && !json_is_null(b))
-        st = pf_fail(PF_ERR_INVALID, "'%s': \"backbone\" must be a string", path);
-    else if (json_is_string(b) && snprintf(out, cap, "%s", json_string_value(b)) >= (int)cap)
-        st = pf_fail(PF_ERR_INVALID, "'%s': \"backbone\" '%s' is longer than %zu characters", path, json_string_value(b), cap - 1);
-    json_decref(c);
-    return st;
-}
-
 /* The run's backbone (collect.h): none for a method that asks no LLM; else
  * context.json's "backbone", the method folder's "@b", which must agree,
  * or, in a plain folder, the proposer kind ("offline"). */
@@ -164,13 +141,13 @@ static pf_status run_backbone(const char *dir, const pf_run_context *ctx, char *
     const pf_method_def *d = pf_method_def_named(ctx->method);
     out[0] = 0;
     if (!d || !(d->flags & PF_MF_LLM)) return PF_OK;
-    char folder[256], said[PF_LLM_BACKBONE_NAME_MAX + 1];
+    char folder[256];
+    const char *said = ctx->backbone; /* pf_run_context_read checked it against the folder */
     method_folder(dir, folder, sizeof folder);
     const char *at = strchr(folder, '@');
     if (at && ((size_t)(at - folder) != strlen(ctx->method) || strncmp(folder, ctx->method, (size_t)(at - folder))))
         return pf_fail(PF_ERR_INVALID, "%s: the folder '%s' is not of the method '%s' its context.json names", dir,
                        folder, ctx->method);
-    PF_TRY(context_backbone(dir, said, sizeof said));
     if (*said && at && strcmp(said, at + 1))
         return pf_fail(PF_ERR_INVALID, "%s: context.json's backbone '%s' is not its folder's '%s'", dir, said, at + 1);
     const char *name = *said ? said : at ? at + 1 : ctx->llm;
@@ -194,6 +171,7 @@ pf_status pf_run_summarize(const char *dir, pf_run_summary *s)
     else if (snprintf(s->pde, sizeof s->pde, "%s", ctx.pde) >= (int)sizeof s->pde)
         return pf_fail(PF_ERR_INVALID, "%s/context.json: \"pde\" '%s' is too long for a PDE name", dir, ctx.pde);
     memcpy(s->method, ctx.method, sizeof s->method);
+    snprintf(s->cell, sizeof s->cell, "%s%s%s", ctx.method, ctx.backbone[0] ? "@" : "", ctx.backbone);
     snprintf(s->profile, sizeof s->profile, "%s", ctx.budget);
     snprintf(s->llm, sizeof s->llm, "%s", ctx.llm);
     snprintf(s->eval, sizeof s->eval, "%s", ctx.eval);
@@ -371,7 +349,7 @@ bool pf_collection_takes(const pf_collection *c, const pf_run_summary *s)
 
 pf_status pf_collection_check_cells(const pf_collection *c)
 {
-    for (int i = 0, j; i < c->n; i = j) { /* runs are sorted: one group per (pde, method) */
+    for (int i = 0, j; i < c->n; i = j) { /* runs are sorted: one group per (pde, cell) */
         const pf_run_summary *first = NULL;
         for (j = i; j < c->n && same_cell(&c->run[i], &c->run[j]); j++) {
             const pf_run_summary *r = &c->run[j];
@@ -398,7 +376,7 @@ pf_status pf_collection_means(const pf_collection *c, bool (*keep)(const char *m
     double *v = malloc(((size_t)c->n + 1) * sizeof *v);
     if (!v) return pf_fail(PF_ERR_NOMEM, "out of memory");
     pf_status st = PF_OK;
-    for (int i = 0, j; st == PF_OK && i < c->n; i = j) { /* runs are sorted: one group per (pde, method) */
+    for (int i = 0, j; st == PF_OK && i < c->n; i = j) { /* runs are sorted: one group per (pde, cell) */
         int n = 0;
         for (j = i; j < c->n && same_cell(&c->run[i], &c->run[j]); j++)
             if (c->run[j].final) v[n++] = pf_collection_mse(c, &c->run[j]);

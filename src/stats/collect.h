@@ -1,7 +1,7 @@
 /*
  * collect.h — what finished runs under a runs/ tree say, for the tables.
  *
- * Walks ROOT/<pde>/<method>/run<R>/ (search/run.h) and reads, never
+ * Walks ROOT/<pde>/<method>[@<backbone>]/run<R>/ (search/run.h) and reads, never
  * writes: context.json (the profile), final.msgpack (the high-fidelity MSE
  * and the budget; pf-final) and the last non-skipped genGG/select.msgpack
  * (the trajectory: the best Generation-0 MSE, the best low-fidelity MSE and
@@ -18,6 +18,8 @@
  * offline proposer). A method that asks no LLM (vanilla, ropinn,
  * pinnsformer, and methods of other tools) has no backbone: its runs are
  * shared by every backbone's tables.
+ * A run's cell is its method folder's name: method, or method@backbone
+ * (its trajectory and links name that folder).
  */
 #ifndef PF_STATS_COLLECT_H
 #define PF_STATS_COLLECT_H
@@ -33,6 +35,7 @@ typedef struct pf_run_summary {
     char dir[1024];
     char pde[64], method[64], profile[32], llm[16]; /* llm: the run's proposer (offline, http, replay, auto) */
     char backbone[PF_LLM_BACKBONE_NAME_MAX + 1]; /* "" for a method that asks no LLM (above) */
+    char cell[160];           /* method, or method@backbone: its folder's name */
     int run;
     bool final;               /* final.msgpack exists */
     double hf_mse;            /* final: the selected high-fidelity MSE (the split that

@@ -107,14 +107,17 @@ static pf_status tally_run(const char *dir, pf_method m, run_tally *t)
     return PF_OK;
 }
 
-/* The settings the study asks for of a run of cell (p, method). */
-static pf_status asked_context(const pf_study *s, int p, const char *method, pf_run_context *asked)
+/* The settings the study asks for of a run of cell (p, method[@backbone]):
+ * a backbone's runs ask it over http, or replay it under llm replay. */
+static pf_status asked_context(const pf_study *s, int p, const char *method, const char *backbone,
+                               pf_run_context *asked)
 {
     const char *pde = s->pde_args ? s->pde_args[p] : s->pdes[p];
-    PF_TRY(pf_run_context_init(asked, pde, method, 0, s->budget->name, s->llm ? s->llm : "offline",
-                               s->eval ? s->eval : "paper"));
+    const char *llm = s->llm ? s->llm : "offline";
+    if (*backbone && strcmp(llm, "replay")) llm = "http";
+    PF_TRY(pf_run_context_init(asked, pde, method, 0, s->budget->name, llm, s->eval ? s->eval : "paper"));
     asked->time_budget_s = s->time_budget_s;
-    return PF_OK;
+    return pf_run_context_set_backbone(asked, backbone);
 }
 
 /* Whether run dir was made with other settings than asked (a field the
@@ -135,21 +138,28 @@ static pf_status check_stale(const pf_study *s, const char *dir, int run, pf_run
     return PF_OK;
 }
 
-static pf_status cell_progress(const pf_study *s, int p, const char *method, pf_cell_progress *c)
+static pf_status cell_progress(const pf_study *s, int p, const char *cell, pf_cell_progress *c)
 {
     const char *pde = s->pdes[p];
     memset(c, 0, sizeof *c);
-    c->pde = pde, c->method = method;
+    c->pde = pde, c->method = cell;
     c->best = c->mean = NAN;
+    char method[64];
+    const char *at = strchr(cell, '@'), *backbone = at ? at + 1 : "";
+    size_t len = at ? (size_t)(at - cell) : strlen(cell);
+    if (len >= sizeof method) return pf_fail(PF_ERR_INVALID, "'%s' is not a method", cell);
+    memcpy(method, cell, len);
+    method[len] = '\0';
     pf_method m;
     PF_TRY(pf_method_from_name(method, &m));
     long plan = planned_steps(m, s->budget);
     pf_run_context asked;
-    PF_TRY(asked_context(s, p, method, &asked));
+    if (asked_context(s, p, method, backbone, &asked) != PF_OK)
+        return pf_fail(PF_ERR_INVALID, "the study's cell %s: %s", cell, pf_errmsg());
     double sum = 0;
     for (int i = 0; i < s->nruns; i++) {
         char dir[PATH_CAP], ctx[PATH_CAP + 16];
-        snprintf(dir, sizeof dir, "%s/%s/%s/run%d", s->root, pde, method, s->runs[i]);
+        snprintf(dir, sizeof dir, "%s/%s/%s/run%d", s->root, pde, cell, s->runs[i]);
         snprintf(ctx, sizeof ctx, "%s/context.json", dir);
         bool stale = false;
         if (exists(ctx)) PF_TRY(check_stale(s, dir, s->runs[i], &asked, c, &stale));
@@ -237,16 +247,19 @@ static void print_stale(FILE *f, const pf_study *s, const pf_cell_progress *cell
 
 void pf_study_print(FILE *f, const pf_study *s, const pf_cell_progress *cells)
 {
+    int w = 13; /* the method column: pinnsformer, or the longest method@backbone */
+    for (int m = 0; m < s->nmethods; m++)
+        if ((int)strlen(s->methods[m]) > w) w = (int)strlen(s->methods[m]);
     fprintf(f, "study: %d PDEs x %d methods x %d runs, budget %s, runs in %s/\n", s->npdes, s->nmethods, s->nruns,
             s->budget->name, s->root);
-    fprintf(f, "%-28s %-13s %5s %7s %6s %5s %10s %10s %21s\n", "PDE", "method", "done", "running", "failed", "stale",
+    fprintf(f, "%-28s %-*s %5s %7s %6s %5s %10s %10s %21s\n", "PDE", w, "method", "done", "running", "failed", "stale",
             "best MSE", "mean MSE", "steps done / planned");
     long done = 0, total = 0;
     double wall = 0;
     int runs_done = 0, runs_running = 0, runs_failed = 0, runs_stale = 0, trainings = 0;
     for (int i = 0; i < s->npdes * s->nmethods; i++) {
         const pf_cell_progress *c = &cells[i];
-        fprintf(f, "%-28s %-13s %2d/%-2d %7d %6d %5d", c->pde, c->method, c->done, s->nruns, c->running, c->failed,
+        fprintf(f, "%-28s %-*s %2d/%-2d %7d %6d %5d", c->pde, w, c->method, c->done, s->nruns, c->running, c->failed,
                 c->stale);
         print_mse(f, c->best);
         print_mse(f, c->mean);

@@ -1,7 +1,9 @@
 /*
  * progress.h — how far a study has come (`make study-status`, pf-study):
- * one line per PDE x method over the study's run numbers, from the run
- * folders (search/run.h) and the launcher's state files.
+ * one line per PDE x method (or method@backbone) over the study's run
+ * numbers, from the run folders (search/run.h) and the launcher's state
+ * files. A cell with a backbone asks for llm http (replay when the study's
+ * llm is replay); one without, for the study's llm.
  *
  *     pf_study st = {.root = "runs", .budget = b};            // pdes, methods,
  * runs set too pf_cell_progress *cells; PF_TRY(pf_study_progress(&st, &cells));
@@ -13,7 +15,7 @@
  * "submitted"; a local one whose process is gone on this host is not);
  * otherwise waiting. A run whose context.json holds other settings than
  * the study asks for (profile, eval, llm, a .pde file's SHA-256 or its
- * data's: pf_run_context_settings_differ) is stale, whatever it holds:
+ * data's, the backbone: pf_run_context_settings_differ) is stale, whatever it holds:
  * `make study` would redo it, so it counts as not started. Steps: the optimizer steps trained (every evidence,
  * high fidelity included) and planned (a search's ten generations and its
  * Top-3 at high fidelity, a baseline's five candidates, at the study's
@@ -30,7 +32,9 @@
 typedef struct pf_study {
     const char *root;           /* the runs folder                 */
     const char *const *pdes;    /* npdes names                     */
-    const char *const *methods; /* nmethods names (llm/method.h)   */
+    const char *const *methods; /* nmethods cells: a method (llm/method.h), or
+                                 * method@backbone, the runs of an LLM-driven
+                                 * method with that backbone (search/run.h) */
     const int *runs;            /* nruns run numbers               */
     int npdes, nmethods, nruns; /* the three lists' lengths        */
     const pf_budget *budget;    /* the study's profile             */

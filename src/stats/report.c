@@ -360,7 +360,7 @@ static pf_status trajectory_table(const pf_collection *c, const pf_report_option
         const pf_run_summary *s = &c->run[i];
         pf_table_row(t, false);
         pf_table_cell(t, false, "%s", s->pde);
-        pf_table_cell(t, false, "%s", pf_report_label(s->method));
+        pf_table_cell(t, false, "%s", pf_report_label(s->cell));
         pf_table_cell(t, false, "%d", s->run);
         mse_cell(t, s->g0_best);
         if (s->best_lf_generation >= 0) pf_table_cell(t, false, "%.2E (G%d)", s->best_lf, s->best_lf_generation);
@@ -368,7 +368,7 @@ static pf_status trajectory_table(const pf_collection *c, const pf_report_option
         mse_cell(t, s->hf_mse);
         ratio_cell(t, s->g0_best, s->best_lf);
         ratio_cell(t, s->g0_best, s->hf_mse);
-        fprintf(f, "%s,%s,%d,%s,%d,", s->pde, s->method, s->run, s->profile, s->generations);
+        fprintf(f, "%s,%s,%d,%s,%d,", s->pde, s->cell, s->run, s->profile, s->generations);
         csv_num(f, s->g0_best, false);
         csv_num(f, s->best_lf, false);
         if (s->best_lf_generation >= 0) fprintf(f, "%d", s->best_lf_generation);
@@ -546,8 +546,8 @@ pf_status pf_report_index(const pf_collection *c, const pf_report_options *o, co
         const pf_run_summary *s = &c->run[i];
         if (strcmp(s->pde, pde)) continue;
         char rel[256];
-        snprintf(rel, sizeof rel, "%s/run%d", s->method, s->run);
-        fprintf(f, "### %s, run %d\n\n`%s` (profile %s, proposer %s): %d generation%s", pf_report_label(s->method), s->run,
+        snprintf(rel, sizeof rel, "%s/run%d", s->cell, s->run);
+        fprintf(f, "### %s, run %d\n\n`%s` (profile %s, proposer %s): %d generation%s", pf_report_label(s->cell), s->run,
                 s->dir, s->profile, s->llm, s->generations, s->generations == 1 ? "" : "s");
         if (s->best_lf_generation >= 0) fprintf(f, ", best low-fidelity MSE %.3e (generation %d)", s->best_lf, s->best_lf_generation);
         if (s->final) fprintf(f, ", final high-fidelity MSE %.3e.\n\n", s->hf_mse);

@@ -56,7 +56,8 @@ typedef struct pf_report_options {
 /* Whether a method is one of the paper's ablations of PINNForge. */
 bool pf_report_is_ablation(const char *method);
 /* The column name of a method: "PINNForge", "RoPINN", "w/o Knowledge
- * Guidance", ...; unknown methods as they are. */
+ * Guidance", ...; unknown methods, and a method@backbone cell (collect.h),
+ * as they are. */
 const char *pf_report_label(const char *method);
 
 /* Write the tables above. *written counts the files written. */
