@@ -284,11 +284,12 @@ group_outputs = $(foreach r,$(5),$(call group_dir,$(1),$(2),$(3),$(4))/rank$(r).
   $(foreach d,$(call slot_dirs,$(1),$(2),$(3),$(4),$(5)),$(d)/evidence.msgpack $(d)/result.h5)
 # pf-plan's question about group G: $(call plan_ask,P,M,R,G,OPTIONS)
 plan_ask = $(B)/pf-plan --run $(call run_dir,$(1),$(2),$(3)) --generation $(4) $(5)
-# Train the slot of group G that WHICH names (--rank R or --slot K) when it is to be done:
-# $(call train_slot,P,M,R,G,WHICH,FIDELITY)
+# Train the slot of group G that WHICH names (--rank R or --slot K) when it is to be done;
+# K is that slot (or %K, which pf-plan replaces by the slot at rank R):
+# $(call train_slot,P,M,R,G,WHICH,K,FIDELITY)
 train_slot = $(launch_env) $(call plan_ask,$(1),$(2),$(3),$(4),$(5)) -- $(call launch,$(call \
-  slot_dir,$(1),$(2),$(3),$(4),%K),$(6)) $(B)/pf-train --run $(call run_dir,$(1),$(2),$(3)) --generation $(4) \
-  --slot %K --threads $(TRAIN_THREADS) --jobs $$(pf_jobs) --progress-every 1000000000
+  slot_dir,$(1),$(2),$(3),$(4),$(6)),$(7)) $(B)/pf-train --run $(call run_dir,$(1),$(2),$(3)) --generation $(4) \
+  --slot $(6) --threads $(TRAIN_THREADS) --jobs $$(pf_jobs) --progress-every 1000000000
 
 # The plan, the ranks and the slots of group G: $(call group_rules,P,M,R,G,SLOTS,FIDELITY)
 define group_rules
@@ -302,7 +303,7 @@ endef
 # $(call rank_rule,P,M,R,G,RANK,FIDELITY)
 define rank_rule
 $(call group_dir,$(1),$(2),$(3),$(4))/rank$(5).done: $(call group_dir,$(1),$(2),$(3),$(4))/plan.json | $(TOOLS)
-	$(train_prefix)$(Q)$(call train_slot,$(1),$(2),$(3),$(4),--rank $(5),$(6)) && touch $$@
+	$(train_prefix)$(Q)$(call train_slot,$(1),$(2),$(3),$(4),--rank $(5),%K,$(6)) && touch $$@
 
 endef
 
@@ -310,7 +311,7 @@ endef
 define slot_rule
 $(call slot_dir,$(1),$(2),$(3),$(4),$(5))/evidence.msgpack $(call slot_dir,$(1),$(2),$(3),$(4),$(5))/result.h5 &: \
   $(call slot_dir,$(1),$(2),$(3),$(4),$(5)).proposal.msgpack | $(call group_dir,$(1),$(2),$(3),$(4))/plan.json $(TOOLS)
-	$(train_prefix)$(Q)$(call train_slot,$(1),$(2),$(3),$(4),--slot $(5),$(6))
+	$(train_prefix)$(Q)$(call train_slot,$(1),$(2),$(3),$(4),--slot $(5),$(5),$(6))
 
 endef
 
