@@ -235,3 +235,19 @@ pf_status pf_training_lock_open(const pf_run *r, int g, int k, int *fd)
     PF_TRY(pf_run_training_of(r, g, k, &t));
     return pf_lock_open_named(t.out, PF_TRAIN_LOCK_FILE, fd);
 }
+
+pf_status pf_training_failed_at(const pf_run *r, int g, int k, long *epoch)
+{
+    *epoch = 0;
+    pf_run_training t;
+    PF_TRY(pf_run_training_of(r, g, k, &t));
+    char path[4300], word[16] = "";
+    snprintf(path, sizeof path, "%s/launch.txt", t.out);
+    FILE *f = fopen(path, "r");
+    if (!f) return errno == ENOENT ? PF_OK : pf_fail(PF_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+    int rc;
+    long at;
+    if (fscanf(f, "%15s %d %ld", word, &rc, &at) == 3 && !strcmp(word, "failed")) *epoch = at;
+    fclose(f);
+    return PF_OK;
+}

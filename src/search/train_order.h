@@ -96,4 +96,8 @@ pf_status pf_training_stale(const pf_run *r, int g, int k, bool *stale);
 #define PF_TRAIN_LOCK_FILE ".train.lock"
 pf_status pf_training_lock_open(const pf_run *r, int g, int k, int *fd);
 
+/* When training (g, k)'s launcher last recorded a failure (its folder's
+ * launch.txt "failed RC EPOCH", scripts/launch.sh): *epoch, else 0. */
+pf_status pf_training_failed_at(const pf_run *r, int g, int k, long *epoch);
+
 #endif
