@@ -2,8 +2,9 @@
  * test_train_order.c — search/train_order.h: the longest-first order (ties
  * and unknown predictions by slot, the same every time), the cost model
  * fitted to the earlier generations' evidence only, the plan read back
- * (and refused, naming the file, when it is not one), and make's rule for
- * a training to be done, to the nanosecond.
+ * (and refused, naming the file, when it is not one), make's rule for a
+ * training to be done, to the nanosecond, and a failure read from the
+ * launcher's record.
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -200,4 +201,30 @@ Test(train_order, a_training_is_stale_as_make_would_say)
     cr_assert_eq(pf_training_stale(&r, 0, 2, &stale), PF_OK);
     cr_assert(stale, "the proposal 1 ns newer than evidence.msgpack");
     cr_assert_eq(pf_training_stale(&r, 0, 8, &stale), PF_ERR_INVALID, "generation 0 has 8 slots");
+}
+
+Test(train_order, a_failure_is_read_from_the_launchers_record)
+{
+    pf_run r;
+    open_run(&r);
+    mkdirs_of(&r, 1, 3);
+    long at = -1;
+    cr_assert_eq(pf_training_failed_at(&r, 1, 3, &at), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(at, 0, "no launch.txt: no failure");
+    static const struct {
+        const char *text;
+        long at;
+    } cases[] = {{"failed 137 1764380000\n", 1764380000}, {"running local host 4242 1764380000\n", 0},
+                 {"submitted slurm 1764380000\n", 0}, {"failed\n", 0}};
+    char path[4300];
+    cr_assert_eq(pf_run_path(r.dir, PF_RUN_CANDIDATE, 1, 3, path, sizeof path - 12), PF_OK);
+    strcat(path, "/launch.txt");
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        FILE *f = fopen(path, "w");
+        cr_assert_not_null(f);
+        fputs(cases[i].text, f);
+        fclose(f);
+        cr_assert_eq(pf_training_failed_at(&r, 1, 3, &at), PF_OK, "%s", pf_errmsg());
+        cr_assert_eq(at, cases[i].at, "%s", cases[i].text);
+    }
 }
