@@ -307,14 +307,17 @@ $(call group_dir,$(1),$(2),$(3),$(4))/rank$(5).done: $(call group_dir,$(1),$(2),
 
 endef
 
-# $(call slot_rule,P,M,R,G,K,FIDELITY): after the plan, so that make starts the ranks first; a
+# $(call slot_rule,P,M,R,G,K,FIDELITY): after the plan, so that make starts the ranks first
+# (outputs that are plainly newer than the proposal, as after their rank's training, ask nothing); a
 # training that failed under its rank's rule is not retried here in the same make (make -k: a
 # failure stays recorded in launch.txt for study-status; the next make retries it)
 PF_MAKE_STARTED := $(shell date +%s)
 define slot_rule
 $(call slot_dir,$(1),$(2),$(3),$(4),$(5))/evidence.msgpack $(call slot_dir,$(1),$(2),$(3),$(4),$(5))/result.h5 &: \
   $(call slot_dir,$(1),$(2),$(3),$(4),$(5)).proposal.msgpack | $(call group_dir,$(1),$(2),$(3),$(4))/plan.json $(TOOLS)
-	$(train_prefix)$(Q)$(call train_slot,$(1),$(2),$(3),$(4),--slot $(5) --not-failed-since $(PF_MAKE_STARTED),$(5),$(6))
+	$(train_prefix)$(Q)test $$(word 1,$$^) -ot $(call slot_dir,$(1),$(2),$(3),$(4),$(5))/evidence.msgpack -a $$(word \
+	  1,$$^) -ot $(call slot_dir,$(1),$(2),$(3),$(4),$(5))/result.h5 || \
+	  $(call train_slot,$(1),$(2),$(3),$(4),--slot $(5) --not-failed-since $(PF_MAKE_STARTED),$(5),$(6))
 
 endef
 

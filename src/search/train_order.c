@@ -77,11 +77,32 @@ pf_train_prediction pf_cost_prediction_of(const pf_cost_model *m, const pf_pde *
                                  .trainings = m->n};
 }
 
+/* The cost model group g's plan recorded (*found false when there is no plan). */
+static pf_status plan_model(const pf_run *r, int g, pf_cost_model *m, bool *found)
+{
+    char path[4200], *text;
+    size_t len;
+    *found = false;
+    PF_TRY(pf_run_path(r->dir, PF_RUN_PLAN, g, 0, path, sizeof path));
+    if (access(path, F_OK) != 0) return PF_OK;
+    PF_TRY(pf_file_read_as(path, PF_FILE_SETTINGS, &text, &len));
+    json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL), *cm = json_object_get(o, "cost_model");
+    free(text);
+    double c = num_at(cm, "c"), oh = num_at(cm, "overhead_s");
+    json_t *n = json_object_get(cm, "trainings");
+    if ((*found = c > 0 && oh >= 0 && json_is_integer(n)))
+        *m = (pf_cost_model){.c = c, .overhead_s = oh, .n = (int)json_integer_value(n)};
+    json_decref(o);
+    return *found ? PF_OK : pf_fail(PF_ERR_INVALID, "'%s' has no cost_model {c, overhead_s, trainings}", path);
+}
+
 pf_status pf_cost_predict_training(const pf_run *r, int g, const pf_pde *p, const pf_model_config *mc,
                                    const pf_train_config *tc, pf_train_prediction *out)
 {
     pf_cost_model m = pf_cost_fit(NULL, NULL, 0);
-    if (r) PF_TRY(pf_cost_calibrate(r, g, &m));
+    bool planned = false;
+    if (r) PF_TRY(plan_model(r, g, &m, &planned));
+    if (r && !planned) PF_TRY(pf_cost_calibrate(r, g, &m));
     *out = pf_cost_prediction_of(&m, p, mc, tc);
     return PF_OK;
 }

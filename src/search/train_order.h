@@ -69,8 +69,9 @@ pf_status pf_cost_calibrate(const pf_run *r, int g, pf_cost_model *m);
 pf_train_prediction pf_cost_prediction_of(const pf_cost_model *m, const pf_pde *p, const pf_model_config *mc,
                                           const pf_train_config *tc);
 
-/* pf-train's: the model of pf_cost_calibrate(r, g) (r NULL, a training
- * outside a run: the default model), then pf_cost_prediction_of. */
+/* pf-train's: the model group g's plan recorded (no plan: that of
+ * pf_cost_calibrate(r, g), the same numbers; r NULL, a training outside a
+ * run: the default model), then pf_cost_prediction_of. */
 pf_status pf_cost_predict_training(const pf_run *r, int g, const pf_pde *p, const pf_model_config *mc,
                                    const pf_train_config *tc, pf_train_prediction *out);
 
