@@ -200,7 +200,7 @@ RUN_CELL := $(call method_cell,$(METHOD),$(BACKBONE))
 run_dir = $(RUNS_ROOT)/$(call pde_name,$(1))/$(2)/run$(3)
 RUN_FINALS := $(foreach r,$(RUNS),$(call run_dir,$(PDE),$(RUN_CELL),$(r))/final.msgpack)
 
-# The expensive recipes (every pf-train) run through $(call launch,OUT,FIDELITY):
+# The expensive recipes (every pf-train) run through $(launch_env) ... $(call launch,OUT,FIDELITY):
 # the training whose folder is OUT, directly (LAUNCH=local) or as a Slurm job
 # through srun (LAUNCH=slurm; scripts/launch.sh), which records it as running
 # or failed in OUT/launch.txt for `make study-status`. The cheap stages
@@ -223,9 +223,9 @@ SLURM_TIME_smoke_baseline := 0:10:00
 # TRAIN_THREADS=auto: make passes its jobserver only to a recipe marked '+'
 # (never under -n, which must run nothing).
 train_prefix = $(if $(filter auto,$(TRAIN_THREADS)),$(if $(findstring n,$(firstword -$(MAKEFLAGS))),,+))
-launch = LAUNCH=$(LAUNCH) TRAIN_THREADS=$(TRAIN_THREADS) PF_DEVICE=$(DEVICE) PF_SLURM_PARTITION=$(SLURM_PARTITION) \
-  PF_SLURM_ACCOUNT=$(SLURM_ACCOUNT) PF_SLURM_ARGS="$(SLURM_ARGS)" \
-  scripts/launch.sh $(1) $(or $(SLURM_TIME),$(SLURM_TIME_$(PROFILE)_$(2)),1:00:00) --
+launch_env = LAUNCH=$(LAUNCH) TRAIN_THREADS=$(TRAIN_THREADS) PF_DEVICE=$(DEVICE) PF_SLURM_PARTITION=$(SLURM_PARTITION) \
+  PF_SLURM_ACCOUNT=$(SLURM_ACCOUNT) PF_SLURM_ARGS="$(SLURM_ARGS)"
+launch = scripts/launch.sh $(1) $(or $(SLURM_TIME),$(SLURM_TIME_$(PROFILE)_$(2)),1:00:00) --
 
 # make's -j as the trainings at once, for a time budget's limits (a recipe sees
 # -jN in MAKEFLAGS, the parse does not; plain -j: as many as a generation has)
@@ -267,29 +267,26 @@ $(call run_dir,$(1),$(2),$(3))/knowledge.msgpack: $(call run_dir,$(1),$(2),$(3))
 $(foreach g,$(GENS),$(call gen_rules,$(1),$(2),$(3),$(g)))
 
 $(foreach k,0 1 2,$(call hifi_rules,$(1),$(2),$(3),$(k)))
-$(call run_dir,$(1),$(2),$(3))/final.msgpack: $(foreach k,0 1 2,$(foreach f,evidence.msgpack result.h5,$(call run_dir,$(1),$(2),$(3))/hifi/top$(k)/$(f))) | $(TOOLS)
-	$(Q)$(call clear_launch,$(foreach k,0 1 2,$(call run_dir,$(1),$(2),$(3))/hifi/top$(k)))
+$(call group_rules,$(1),$(2),$(3),hifi,0 1 2,high)
+$(call run_dir,$(1),$(2),$(3))/final.msgpack: $(call group_outputs,$(1),$(2),$(3),hifi,0 1 2) | $(TOOLS)
+	$(Q)$(call clear_launch,$(call slot_dirs,$(1),$(2),$(3),hifi,0 1 2))
 	$(Q)$(B)/pf-final --run $(call run_dir,$(1),$(2),$(3)) --last-generation $(LAST)
 
 endef
 
-# High-fidelity retraining of Top-3 design K: $(call hifi_rules,P,M,R,K)
+# The high-fidelity proposal of Top-3 design K: $(call hifi_rules,P,M,R,K)
 define hifi_rules
 $(call run_dir,$(1),$(2),$(3))/hifi/top$(4).proposal.msgpack: $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(LAST))/select.msgpack | $(TOOLS)
 	$(Q)$(B)/pf-final --run $(call run_dir,$(1),$(2),$(3)) --last-generation $(LAST) --hifi-proposal $(4)
-
-$(call run_dir,$(1),$(2),$(3))/hifi/top$(4)/evidence.msgpack $(call run_dir,$(1),$(2),$(3))/hifi/top$(4)/result.h5 &: $(call run_dir,$(1),$(2),$(3))/hifi/top$(4).proposal.msgpack | $(TOOLS)
-	$(train_prefix)$(Q)$(call launch,$$(@D),high) $(B)/pf-train --run $(call run_dir,$(1),$(2),$(3)) --generation hifi --slot $(4) \
-	  --threads $(TRAIN_THREADS) --jobs $$(pf_jobs) --progress-every 1000000000
 
 endef
 
 # Rules of generation G: $(call gen_rules,P,M,R,G)
 define gen_rules
 $(foreach k,$(call slots,$(4)),$(call cand_rules,$(1),$(2),$(3),$(4),$(k)))
-
-$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/select.msgpack: $(foreach k,$(call slots,$(4)),$(foreach f,evidence.msgpack result.h5,$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(k)/$(f))) | $(TOOLS)
-	$(Q)$(call clear_launch,$(foreach k,$(call slots,$(4)),$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(k)))
+$(call group_rules,$(1),$(2),$(3),$(4),$(call slots,$(4)),low)
+$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/select.msgpack: $(call group_outputs,$(1),$(2),$(3),$(4),$(call slots,$(4))) | $(TOOLS)
+	$(Q)$(call clear_launch,$(call slot_dirs,$(1),$(2),$(3),$(4),$(call slots,$(4))))
 	$(Q)$(B)/pf-select --run $(call run_dir,$(1),$(2),$(3)) --generation $(4)
 
 $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/memory.msgpack: $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/select.msgpack | $(TOOLS)
@@ -297,17 +294,71 @@ $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/memory.msgpack: $(call run_di
 
 endef
 
-# Rules of candidate K of generation G: its proposal (after the previous
-# generation's select and memory) and its low-fidelity training:
-# $(call cand_rules,P,M,R,G,K)
+# The proposal of candidate K of generation G (after the previous
+# generation's select and memory): $(call cand_rules,P,M,R,G,K)
 define cand_rules
 $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5).proposal.msgpack: $(call run_dir,$(1),$(2),$(3))/knowledge.msgpack \
   $(if $(filter 0,$(4)),,$(foreach f,select memory,$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(call prev,$(4)))/$(f).msgpack)) | $(TOOLS)
 	$(Q)$(B)/pf-propose --run $(call run_dir,$(1),$(2),$(3)) --generation $(4) --slot $(5)
 
-$(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5)/evidence.msgpack $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5)/result.h5 &: $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(4))/cand$(5).proposal.msgpack | $(TOOLS)
-	$(train_prefix)$(Q)$(call launch,$$(@D),low) $(B)/pf-train --run $(call run_dir,$(1),$(2),$(3)) --generation $(4) --slot $(5) \
-	  --threads $(TRAIN_THREADS) --jobs $$(pf_jobs) --progress-every 1000000000
+endef
+
+# ---- a group's trainings, longest first (docs/search.md, "Longest first";
+# src/search/train_order.h). A group is generation G's candidates, the
+# Top-3 (G = hifi) or a baseline's side-by-side slots. make starts a
+# target's prerequisites in the order they are listed, fixed when it reads
+# this file, before any proposal exists. So the group has a plan (pf-plan:
+# the slots by decreasing predicted time, written once every proposal
+# exists), the stage that reads its trainings lists the ranks first, 0, 1,
+# ..., and rank R's recipe trains the slot at rank R of the plan
+# (RANK.done marks it dealt with). Then it lists every slot's outputs, whose
+# own rule trains a slot whose outputs are missing or older than its
+# proposal (a deleted result is retrained alone; make FILE trains that slot
+# alone). Both recipes run pf-train through pf-plan ... -- COMMAND, which
+# holds the slot's lock and execs COMMAND only when the slot is to be
+# trained, so a slot is never trained twice: not by its two rules, nor after
+# a kill.
+group_dir = $(call run_dir,$(1),$(2),$(3))/$(if $(filter hifi,$(4)),hifi,gen$(call pad,$(4)))
+slot_dir = $(call group_dir,$(1),$(2),$(3),$(4))/$(if $(filter hifi,$(4)),top,cand)$(5)
+slot_dirs = $(foreach k,$(5),$(call slot_dir,$(1),$(2),$(3),$(4),$(k)))
+group_outputs = $(foreach r,$(5),$(call group_dir,$(1),$(2),$(3),$(4))/rank$(r).done) \
+  $(foreach d,$(call slot_dirs,$(1),$(2),$(3),$(4),$(5)),$(d)/evidence.msgpack $(d)/result.h5)
+# pf-plan's question about group G: $(call plan_ask,P,M,R,G,OPTIONS)
+plan_ask = $(B)/pf-plan --run $(call run_dir,$(1),$(2),$(3)) --generation $(4) $(5)
+# Train the slot of group G that WHICH names (--rank R or --slot K) when it is to be done;
+# K is that slot (or %K, which pf-plan replaces by the slot at rank R):
+# $(call train_slot,P,M,R,G,WHICH,K,FIDELITY)
+train_slot = $(launch_env) $(call plan_ask,$(1),$(2),$(3),$(4),$(5)) -- $(call launch,$(call \
+  slot_dir,$(1),$(2),$(3),$(4),$(6)),$(7)) $(B)/pf-train --run $(call run_dir,$(1),$(2),$(3)) --generation $(4) \
+  --slot $(6) --threads $(TRAIN_THREADS) --jobs $$(pf_jobs) --progress-every 1000000000
+
+# The plan, the ranks and the slots of group G: $(call group_rules,P,M,R,G,SLOTS,FIDELITY)
+define group_rules
+$(call group_dir,$(1),$(2),$(3),$(4))/plan.json: $(addsuffix .proposal.msgpack,$(call slot_dirs,$(1),$(2),$(3),$(4),$(5))) | $(TOOLS)
+	$(Q)$(call plan_ask,$(1),$(2),$(3),$(4))
+
+$(foreach r,$(5),$(call rank_rule,$(1),$(2),$(3),$(4),$(r),$(6)))
+$(foreach k,$(5),$(call slot_rule,$(1),$(2),$(3),$(4),$(k),$(6)))
+endef
+
+# $(call rank_rule,P,M,R,G,RANK,FIDELITY)
+define rank_rule
+$(call group_dir,$(1),$(2),$(3),$(4))/rank$(5).done: $(call group_dir,$(1),$(2),$(3),$(4))/plan.json | $(TOOLS)
+	$(train_prefix)$(Q)$(call train_slot,$(1),$(2),$(3),$(4),--rank $(5),%K,$(6)) && touch $$@
+
+endef
+
+# $(call slot_rule,P,M,R,G,K,FIDELITY): after the plan, so that make starts the ranks first
+# (outputs that are plainly newer than the proposal, as after their rank's training, ask nothing); a
+# training that failed under its rank's rule is not retried here in the same make (make -k: a
+# failure stays recorded in launch.txt for study-status; the next make retries it)
+PF_MAKE_STARTED := $(shell date +%s)
+define slot_rule
+$(call slot_dir,$(1),$(2),$(3),$(4),$(5))/evidence.msgpack $(call slot_dir,$(1),$(2),$(3),$(4),$(5))/result.h5 &: \
+  $(call slot_dir,$(1),$(2),$(3),$(4),$(5)).proposal.msgpack | $(call group_dir,$(1),$(2),$(3),$(4))/plan.json $(TOOLS)
+	$(train_prefix)$(Q)test $$(word 1,$$^) -ot $(call slot_dir,$(1),$(2),$(3),$(4),$(5))/evidence.msgpack -a $$(word \
+	  1,$$^) -ot $(call slot_dir,$(1),$(2),$(3),$(4),$(5))/result.h5 || \
+	  $(call train_slot,$(1),$(2),$(3),$(4),--slot $(5) --not-failed-since $(PF_MAKE_STARTED),$(5),$(6))
 
 endef
 
@@ -316,8 +367,9 @@ endef
 # of generation 0 side by side (1 generation, 5 slots); pinnsagent's planner
 # plans one per generation (5, 1), each after the one before has trained.
 upto = $(wordlist 1,$(1),0 1 2 3 4 5 6 7 8 9)
-baseline_cands = $(foreach g,$(call upto,$(word 1,$(BASELINE_SHAPE_$(call cell_method,$(1))))),$(foreach \
-  k,$(call upto,$(word 2,$(BASELINE_SHAPE_$(call cell_method,$(1))))),$(g).$(k)))
+baseline_gens = $(call upto,$(word 1,$(BASELINE_SHAPE_$(call cell_method,$(1)))))
+baseline_slots = $(call upto,$(word 2,$(BASELINE_SHAPE_$(call cell_method,$(1)))))
+baseline_cands = $(foreach g,$(call baseline_gens,$(1)),$(foreach k,$(call baseline_slots,$(1)),$(g).$(k)))
 cand_g = $(word 1,$(subst ., ,$(1)))
 cand_k = $(word 2,$(subst ., ,$(1)))
 cand_dir = $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(call cand_g,$(4)))/cand$(call cand_k,$(4))
@@ -326,23 +378,22 @@ cand_dir = $(call run_dir,$(1),$(2),$(3))/gen$(call pad,$(call cand_g,$(4)))/can
 define baseline_rules
 $(call context_rule,$(1),$(2),$(3))
 $(foreach c,$(call baseline_cands,$(2)),$(call baseline_cand_rules,$(1),$(2),$(3),$(c)))
-$(call run_dir,$(1),$(2),$(3))/final.msgpack: $(foreach c,$(call baseline_cands,$(2)),$(foreach f,evidence.msgpack result.h5,$(call cand_dir,$(1),$(2),$(3),$(c))/$(f))) | $(TOOLS)
+$(foreach g,$(call baseline_gens,$(2)),$(call group_rules,$(1),$(2),$(3),$(g),$(call baseline_slots,$(2)),baseline))
+$(call run_dir,$(1),$(2),$(3))/final.msgpack: $(foreach g,$(call baseline_gens,$(2)),$(call \
+  group_outputs,$(1),$(2),$(3),$(g),$(call baseline_slots,$(2)))) | $(TOOLS)
 	$(Q)$(call clear_launch,$(foreach c,$(call baseline_cands,$(2)),$(call cand_dir,$(1),$(2),$(3),$(c))))
 	$(Q)$(B)/pf-final --run $(call run_dir,$(1),$(2),$(3))
 
 endef
 
-# Candidate G.K of a baseline run: $(call baseline_cand_rules,P,M,R,G.K). A
-# planned candidate (G > 0) waits for the one before.
+# The proposal of candidate G.K of a baseline run: $(call
+# baseline_cand_rules,P,M,R,G.K). A planned candidate (G > 0) waits for the
+# one before. Its training: group_rules.
 define baseline_cand_rules
 $(call cand_dir,$(1),$(2),$(3),$(4)).proposal.msgpack: $(call run_dir,$(1),$(2),$(3))/context.json \
   $(if $(filter 0,$(call cand_g,$(4))),,$(call cand_dir,$(1),$(2),$(3),$(call prev,$(call cand_g,$(4))).0)/evidence.msgpack) | $(TOOLS)
 	$(Q)$(B)/pf-pde check $(1) >&2
 	$(Q)$(B)/pf-propose --run $(call run_dir,$(1),$(2),$(3)) --generation $(call cand_g,$(4)) --slot $(call cand_k,$(4))
-
-$(call cand_dir,$(1),$(2),$(3),$(4))/evidence.msgpack $(call cand_dir,$(1),$(2),$(3),$(4))/result.h5 &: $(call cand_dir,$(1),$(2),$(3),$(4)).proposal.msgpack | $(TOOLS)
-	$(train_prefix)$(Q)$(call launch,$$(@D),baseline) $(B)/pf-train --run $(call run_dir,$(1),$(2),$(3)) --generation $(call cand_g,$(4)) \
-	  --slot $(call cand_k,$(4)) --threads $(TRAIN_THREADS) --jobs $$(pf_jobs) --progress-every 1000000000
 
 endef
 

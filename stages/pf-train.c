@@ -21,8 +21,8 @@
 #include "core/parse.h"
 #include "registry.h"
 #include "search/artifact.h"
-#include "search/time_budget.h"
 #include "search/time_budget_file.h"
+#include "search/train_order.h"
 #include "spec/spec.h"
 #include "tensor/device.h"
 #include "tensor/threads.h"
@@ -107,12 +107,12 @@ static int run_options(int nargs, opts *o)
         if (o->set[(int)taken[i]]) return bad("%s comes from the run folder with --run: leave it out", names[i]);
     if (nargs) return bad("%s", "--run takes no SPEC: the slot names its proposal");
     if (!o->run || !o->generation || !o->slot) return bad("%s", "--run, --generation and --slot go together");
-    long g = PF_RUN_HIFI, k;
-    if (strcmp(o->generation, "hifi") && pf_parse_long(o->generation, 0, PF_RUN_MAX_GENERATION, &g) != PF_OK)
-        return bad("--generation wants 0..99 or hifi, not '%s'", o->generation);
+    int g;
+    long k;
+    if (pf_run_generation_parse(o->generation, &g) != PF_OK) return bad("%s", pf_errmsg());
     if (pf_parse_long(o->slot, 0, PF_RUN_MAX_SLOTS - 1, &k) != PF_OK)
         return bad("--slot wants a slot number, not '%s'", o->slot);
-    if (pf_run_open(o->run, &o->r) != PF_OK || pf_run_training_of(&o->r, (int)g, (int)k, &o->t) != PF_OK)
+    if (pf_run_open(o->run, &o->r) != PF_OK || pf_run_training_of(&o->r, g, (int)k, &o->t) != PF_OK)
         return bad("%s", pf_errmsg());
     o->spec = o->t.proposal;
     o->out = o->t.out;
@@ -122,7 +122,7 @@ static int run_options(int nargs, opts *o)
     o->eval = pf_eval_mode_name(o->r.eval);
     o->seed = o->t.seed;
     o->physics_check = o->t.physics_check;
-    o->g = (int)g, o->k = (int)k;
+    o->g = g, o->k = (int)k;
     if (o->r.time_budget_s > 0 && o->set['L'])
         return bad("%s", "--time-limit: this run has a time budget, which sets each training's limit");
     return 0;
@@ -284,19 +284,13 @@ int main(int argc, char **argv)
     to.seed = o.seed;
     to.timeout_s = o.timeout;
     to.time_limit_s = o.time_limit;
-    pf_time_grant grant = {0};
-    if (st == PF_OK && o.run) { /* a run with a time budget: the limit (search/time_budget_file.h) */
-        double work = pf_cost_work((double)pf_model_config_nparams(&mc), (double)pf_train_config_points(&tc),
-                                   pf_cost_streams(p->orders, p->d_in));
-        st = pf_time_budget_grant(&o.r, o.g, o.k, hash, work, pf_train_config_steps(&tc), o.jobs, &grant);
-        if (grant.limit_s > 0) to.time_limit_s = grant.limit_s;
-        to.step_limit = grant.step_limit;
-        if (st == PF_OK && !o.quiet && o.r.time_budget_s > 0)
-            fprintf(stderr, "pf-train: time budget: %s; predicted %.1f s\n", grant.step_limit ? "the steps it stopped at before"
-                    : grant.replay ? "no limit (it finished before)" : "a limit", grant.predicted_s);
-        if (st == PF_OK && !o.quiet && grant.limit_s > 0) fprintf(stderr, "pf-train: time limit %.1f s\n", grant.limit_s);
-        if (st == PF_OK && !o.quiet && grant.step_limit > 0) fprintf(stderr, "pf-train: step limit %ld\n", grant.step_limit);
-    }
+    pf_train_prediction pred = {0}; /* --run: the cost model of the run's earlier trainings */
+    char say[256] = "";
+    if (st == PF_OK) st = pf_cost_predict_training(o.run ? &o.r : NULL, o.g, p, &mc, &tc, &pred);
+    if (st == PF_OK && o.run) /* a run with a time budget: the limit (search/time_budget_file.h) */
+        st = pf_time_budget_apply(&o.r, o.g, o.k, hash, pred.work, pred.total_s, o.jobs, &to, say, sizeof say);
+    for (char *l = say, *nl; !o.quiet && (nl = strchr(l, '\n')); l = nl + 1)
+        fprintf(stderr, "pf-train: %.*s\n", (int)(nl - l), l);
     to.heldout = o.eval && !strcmp(o.eval, "heldout");
     to.physics_check = o.physics_check;
     to.on_progress = o.quiet ? NULL : pf_progress_show_event;
@@ -307,7 +301,7 @@ int main(int argc, char **argv)
                 pf_model_config_nparams(&mc), to.backend->name);
     pf_train_result r;
     if (st == PF_OK && (st = pf_train_run(p, &mc, &tc, &to, &r)) == PF_OK) {
-        r.predicted_s = grant.predicted_s;
+        r.predicted = pred;
         if (o.run) st = pf_time_budget_record(&o.r, o.g, o.k, &r);
         if (st == PF_OK) st = pf_training_write(o.out, p, &r, norm, hash, o.fidelity, o.budget, o.seed);
         char y[64] = "no y";

@@ -182,7 +182,17 @@ json_t *pf_evidence_json(const pf_pde *p, const pf_train_result *r)
     json_object_set_new(time, "steps_s", num(r->step_s));
     json_object_set_new(time, "other_s", num(r->other_s));
     if (r->time_limit_s > 0) json_object_set_new(time, "limit_s", num(r->time_limit_s));
-    if (r->predicted_s > 0) json_object_set_new(time, "predicted_s", num(r->predicted_s));
+    const pf_train_prediction *pr = &r->predicted;
+    if (pr->total_s > 0) { /* the cost model's (search/train_order.h) */
+        json_t *m = json_object();
+        json_object_set_new(time, "predicted_s", num(pr->total_s));
+        json_object_set_new(time, "predicted_step_s", num(pr->step_s));
+        json_object_set_new(time, "work", num(pr->work));
+        json_object_set_new(m, "c", num(pr->c));
+        json_object_set_new(m, "overhead_s", num(pr->overhead_s));
+        json_object_set_new(m, "trainings", json_integer(pr->trainings));
+        json_object_set_new(time, "cost_model", m);
+    }
     json_object_set_new(time, "cpu_s", num(r->cpu_s));
     json_object_set_new(time, "started_unix", num(r->started_unix));
     json_object_set_new(e, "time", time);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/names.h"
+#include "core/parse.h"
 #include "llm/offline.h"
 #include "pdefile/pdefile.h"
 #include "registry.h"
@@ -78,7 +79,8 @@ const char *pf_run_slot_name(pf_method m, int g, int k)
 pf_status pf_run_path(const char *dir, pf_run_file what, int g, int k, char *buf, size_t cap)
 {
     bool per_gen = what == PF_RUN_GENERATION || what == PF_RUN_PROPOSAL || what == PF_RUN_CANDIDATE ||
-                   what == PF_RUN_EVIDENCE || what == PF_RUN_RESULT || what == PF_RUN_SELECT || what == PF_RUN_MEMORY;
+                   what == PF_RUN_EVIDENCE || what == PF_RUN_RESULT || what == PF_RUN_SELECT || what == PF_RUN_MEMORY ||
+                   what == PF_RUN_PLAN;
     bool hifi = g == PF_RUN_HIFI && what != PF_RUN_SELECT && what != PF_RUN_MEMORY;
     if (per_gen && !hifi && (g < 0 || g > PF_RUN_MAX_GENERATION))
         return pf_fail(PF_ERR_INVALID, "generation %d is outside 0..%d", g, PF_RUN_MAX_GENERATION);
@@ -98,11 +100,24 @@ pf_status pf_run_path(const char *dir, pf_run_file what, int g, int k, char *buf
     case PF_RUN_SELECT: n = snprintf(buf, cap, "%s/%s/select.msgpack", dir, gen); break;
     case PF_RUN_MEMORY: n = snprintf(buf, cap, "%s/%s/memory.msgpack", dir, gen); break;
     case PF_RUN_FINAL: n = snprintf(buf, cap, "%s/final.msgpack", dir); break;
+    case PF_RUN_PLAN: n = snprintf(buf, cap, "%s/%s/plan.json", dir, gen); break;
     default: return pf_fail(PF_ERR_INVALID, "no run file %d", (int)what);
     }
     if (n < 0 || (size_t)n >= cap) return pf_fail(PF_ERR_INVALID, "path in run '%s' is too long", dir);
     return PF_OK;
 }
+
+pf_status pf_run_generation_parse(const char *text, int *g)
+{
+    long v;
+    if (!strcmp(text, "hifi")) return *g = PF_RUN_HIFI, PF_OK;
+    if (pf_parse_long(text, 0, PF_RUN_MAX_GENERATION, &v) != PF_OK)
+        return pf_fail(PF_ERR_INVALID, "--generation wants 0..%d or hifi, not '%s'", PF_RUN_MAX_GENERATION, text);
+    *g = (int)v;
+    return PF_OK;
+}
+
+int pf_run_group_slots(const pf_run *r, int g) { return g == PF_RUN_HIFI ? PF_RUN_TOP : pf_run_slots(r->method, g); }
 
 pf_status pf_run_training_of(const pf_run *r, int g, int k, pf_run_training *t)
 {

@@ -8,6 +8,7 @@
  *     llm/<sha256>.msgpack         every LLM call                          (pf-propose, pf-posterior)
  *     genGG/candK.proposal.msgpack one slot's proposal                     (pf-propose)
  *     genGG/candK/result.h5, evidence.msgpack                              (pf-train)
+ *     genGG/plan.json              the order its trainings start in        (pf-plan)
  *     genGG/select.msgpack         history, Global Top-3, B.5 control      (pf-select)
  *     genGG/memory.msgpack         M_g                                     (pf-posterior)
  *     hifi/topK/result.h5, evidence.msgpack                                (pf-train --fidelity high)
@@ -139,10 +140,18 @@ typedef enum pf_run_file {
     PF_RUN_SELECT,      /* genGG/select.msgpack                              */
     PF_RUN_MEMORY,      /* genGG/memory.msgpack                              */
     PF_RUN_FINAL,       /* final.msgpack                                     */
+    PF_RUN_PLAN,        /* genGG/plan.json, hifi/plan.json (search/train_order.h) */
 } pf_run_file;
 
 #define PF_RUN_HIFI (-1)            /* the "generation" of the final Top-3's retraining */
 #define PF_RUN_MAX_GENERATION 99    /* genGG: two digits                     */
+
+/* A stage's --generation: "0".."99", or "hifi" for PF_RUN_HIFI
+ * (PF_ERR_INVALID saying what it wants otherwise). */
+pf_status pf_run_generation_parse(const char *text, int *g);
+
+/* The trainings of generation g (PF_RUN_HIFI: the Top-3) of run r. */
+int pf_run_group_slots(const pf_run *r, int g);
 
 /* The path of `what` inside the run folder `dir` (snprintf into buf;
  * PF_ERR_INVALID if too long or g / k do not fit what): g is the

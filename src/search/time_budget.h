@@ -49,8 +49,10 @@
  *
  * with streams = 1 + the sum over inputs of the highest derivative order the
  * PDE needs (the jet's Taylor coefficients per point). c and the overhead o
- * are fitted by least squares to the run's finished trainings (their work
- * and measured seconds per step); with one training, or a fit that is not
+ * are fitted by least squares to finished trainings (their work and
+ * measured seconds per step: search/train_order.h fits the earlier
+ * generations' evidence for every training's prediction, time_budget_file.c
+ * the budget's record for the proposers' throughput); with one training, or a fit that is not
  * positive, o = 0 and c = sum t / sum work; with none, c =
  * PF_COST_DEFAULT_C, o = 0. The throughput told to the proposers is 1 / c:
  * parameter-point-stream steps per second.

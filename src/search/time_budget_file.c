@@ -282,8 +282,7 @@ static double overhead_of(const json_t *trainings, bool hifi)
 typedef struct grant_job {
     int g, k, jobs;
     const char *hash;
-    double work;
-    long steps;
+    double work, predicted_s;
     pf_time_grant *out;
 } grant_job;
 
@@ -297,9 +296,7 @@ static pf_status grant(const pf_run *r, json_t *o, void *user)
     const char *h = json_string_value(json_object_get(e, "spec_hash"));
     bool same = h && !strcmp(h, j->hash);
     pf_time_grant *out = j->out;
-    *out = (pf_time_grant){.work = j->work};
-    pf_cost_model m = model_of(tr);
-    out->predicted_s = pf_cost_predict(&m, j->work, j->steps);
+    *out = (pf_time_grant){0};
     if (same && json_is_integer(json_object_get(e, "steps"))) { /* trained before: the same steps */
         out->replay = true;
         if (json_is_true(json_object_get(e, "time_limited")))
@@ -317,20 +314,39 @@ static pf_status grant(const pf_run *r, json_t *o, void *user)
     e = json_object();
     json_object_set_new(e, "spec_hash", json_string(j->hash));
     json_object_set_new(e, "limit_s", json_real(out->limit_s));
-    json_object_set_new(e, "predicted_s", json_real(out->predicted_s));
+    json_object_set_new(e, "predicted_s", json_real(j->predicted_s));
     json_object_set_new(e, "work", json_real(j->work));
     json_object_set_new(e, "elapsed_at_start_s", json_real(p.elapsed_s));
     json_object_set_new(tr, key, e);
     return PF_OK;
 }
 
-pf_status pf_time_budget_grant(const pf_run *r, int g, int k, const char *spec_hash, double work, long steps, int jobs,
-                               pf_time_grant *out)
+pf_status pf_time_budget_grant(const pf_run *r, int g, int k, const char *spec_hash, double work, double predicted_s,
+                               int jobs, pf_time_grant *out)
 {
     memset(out, 0, sizeof *out);
     if (r->time_budget_s <= 0) return PF_OK;
-    grant_job j = {.g = g, .k = k, .jobs = jobs > 0 ? jobs : 1, .hash = spec_hash, .work = work, .steps = steps, .out = out};
+    grant_job j = {.g = g, .k = k, .jobs = jobs > 0 ? jobs : 1, .hash = spec_hash, .work = work,
+                   .predicted_s = predicted_s, .out = out};
     return update(r, grant, &j);
+}
+
+pf_status pf_time_budget_apply(const pf_run *r, int g, int k, const char *spec_hash, double work, double predicted_s,
+                               int jobs, pf_train_options *to, char *say, size_t cap)
+{
+    if (cap) say[0] = '\0';
+    pf_time_grant gr;
+    PF_TRY(pf_time_budget_grant(r, g, k, spec_hash, work, predicted_s, jobs, &gr));
+    if (r->time_budget_s <= 0) return PF_OK;
+    if (gr.limit_s > 0) to->time_limit_s = gr.limit_s;
+    to->step_limit = gr.step_limit;
+    size_t n = 0;
+    int w = snprintf(say, cap, "time budget: %s; predicted %.1f s\n", gr.step_limit ? "the steps it stopped at before"
+                     : gr.replay ? "no limit (it finished before)" : "a limit", predicted_s);
+    n = w > 0 && (size_t)w < cap ? (size_t)w : cap;
+    if (gr.limit_s > 0 && n < cap) n += (size_t)snprintf(say + n, cap - n, "time limit %.1f s\n", gr.limit_s);
+    if (gr.step_limit > 0 && n < cap) snprintf(say + n, cap - n, "step limit %ld\n", gr.step_limit);
+    return PF_OK;
 }
 
 typedef struct record_job {

@@ -63,16 +63,21 @@ pf_status pf_time_budget_start(const char *dir, long budget_s, bool restart, boo
 typedef struct pf_time_grant {
     double limit_s;     /* 0: none */
     long step_limit;    /* 0: none (the recorded steps on a rerun) */
-    double predicted_s; /* the cost model's prediction of its wall time */
-    double work;        /* parameters * points * streams */
     bool replay;        /* the limits come from the record */
 } pf_time_grant;
 
 /* Decide (or take from the record) the limits of training (g, k) of run r,
- * whose spec has hash spec_hash, `work` and `steps` planned steps, with
- * `jobs` trainings at once. */
-pf_status pf_time_budget_grant(const pf_run *r, int g, int k, const char *spec_hash, double work, long steps, int jobs,
-                               pf_time_grant *out);
+ * whose spec has hash spec_hash, `work` (parameters * points * streams)
+ * and the cost model's prediction predicted_s (search/train_order.h; both
+ * recorded), with `jobs` trainings at once. */
+pf_status pf_time_budget_grant(const pf_run *r, int g, int k, const char *spec_hash, double work, double predicted_s,
+                               int jobs, pf_time_grant *out);
+
+/* pf-train --run: the grant of training (g, k), applied to *to (its
+ * time_limit_s and step_limit); nothing when the run has no budget. `say`
+ * gets the lines to print (each ending in a newline; "" when none). */
+pf_status pf_time_budget_apply(const pf_run *r, int g, int k, const char *spec_hash, double work, double predicted_s,
+                               int jobs, pf_train_options *to, char *say, size_t cap);
 
 /* Record how training (g, k) ended. */
 pf_status pf_time_budget_record(const pf_run *r, int g, int k, const pf_train_result *res);

@@ -242,6 +242,16 @@ typedef struct pf_train_param {
     pf_real *data;
 } pf_train_param;
 
+/* A caller's prediction of a training's time (search/train_order.h: the
+ * cost model, seconds/step = c * work + overhead_s, fitted to `trainings`
+ * finished trainings), kept for the evidence; total_s 0: none. */
+typedef struct pf_train_prediction {
+    double work;          /* parameters * points * derivative streams */
+    double step_s, total_s; /* seconds per step, and for the planned steps */
+    double c, overhead_s;
+    int trainings;
+} pf_train_prediction;
+
 /* Everything a training gives back. Arrays are owned by the result and
  * freed by pf_train_result_release(). */
 
@@ -252,8 +262,7 @@ typedef struct pf_train_result {
     double wall_s, step_s, other_s; /* total, inside steps, outside (sampling, probes, eval) */
     bool time_limited;           /* stopped by time_limit_s or step_limit at `steps` */
     double time_limit_s;         /* the time limit applied (options' time_limit_s; 0 none) */
-    double predicted_s;          /* the caller's prediction of wall_s (search/time_budget.h;
-                                    0 none): kept for the evidence */
+    pf_train_prediction predicted; /* the caller's prediction, kept for the evidence */
     double cpu_s;                /* CPU seconds of the process (every thread) over wall_s */
     double started_unix;         /* when pf_train_run began: seconds since the epoch
                                     (CLOCK_REALTIME), so that trainings run by different
