@@ -9,8 +9,8 @@
 # BACKBONE=nosuch stops make as it reads the makefiles, naming the file's
 # backbones; `make study BACKBONES="a b" METHODS="pinnforge vanilla"`
 # makes pinnforge@b beside pinnforge@a (untouched) and one vanilla run,
-# and its plan, progress table and tables name the cells with their
-# backbone. Float build only (the pipeline is precision-blind).
+# its plan and progress table name the cells with their backbone, and
+# its tables are one Table 1 per backbone (the shared vanilla in each). Float build only (the pipeline is precision-blind).
 . "$(dirname "$0")/lib.sh"
 float_only
 unset PF_LLM_URL PF_LLM_MODEL PF_LLM_BACKBONE PF_LLM_PROVIDER LLM BACKBONE BACKBONES
@@ -160,9 +160,10 @@ check "study: vanilla's context names none" sh -c "! grep -q backbone '$tmp/r/$P
 for c in pinnforge@a pinnforge@b vanilla; do
     check "study: the progress table's line for $c (1 of 1 done)" grep -Eq "^$P +$c +1/1 " "$tmp/out"
 done
-check "study: the tables, a column per cell" sh -c \
-    "grep -q '^$P,pinnforge@a,1,' '$tmp/rep/main.csv' && grep -q '^$P,pinnforge@b,1,' '$tmp/rep/main.csv' &&
-     grep -q '^$P,vanilla,1,' '$tmp/rep/main.csv'"
+check "study: a Table 1 per backbone, the shared vanilla in each" sh -c \
+    "grep -q '^$P,pinnforge,1,' '$tmp/rep/table1@a.csv' && grep -q '^$P,pinnforge,1,' '$tmp/rep/table1@b.csv' &&
+     grep -q '^$P,vanilla,1,' '$tmp/rep/table1@a.csv' && grep -q '^$P,vanilla,1,' '$tmp/rep/table1@b.csv'"
+check "study: the main table is one backbone's (a: the first by name)" cmp "$tmp/rep/main.csv" "$tmp/rep/table1@a.csv"
 study study-status >"$tmp/status" 2>&1
 eq "study-status" "$?" 0
 check "study-status: 3 of 3 runs done, none stale" grep -q "^total: 3 of 3 runs done, 0 running, 0 failed, 0 stale" \
