@@ -10,8 +10,10 @@
  * stderr, with both. A .pde file's SHA-256 and its data files' digest are
  * part of the settings (pdefile/fingerprint.h).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,7 @@ static void usage(FILE *to)
 {
     fprintf(to, "usage: pf-context --run RUN --pde P --method M --number R --budget paper|quick|smoke\n"
                 "                  --llm offline|http|replay|auto --eval paper|heldout [--time-budget T]\n"
+                "                  [--llm-max-tokens N] [--llm-max-cost C]\n"
                 "Writes RUN/context.json, the settings every stage of the run reads: P a built-in PDE\n"
                 "or a .pde file (its SHA-256 and its data files' are recorded, so editing either\n"
                 "changes the settings), M the method, R the run number (it seeds the run). The file\n"
@@ -34,7 +37,34 @@ static void usage(FILE *to)
                 "--time-budget T (45m, 2h, 90s, 300): the run's wall-clock budget (TIME_BUDGET), part of the\n"
                 "settings; RUN/time_budget.json starts its clock (when the settings change, again; a change to\n"
                 "--llm replay alone keeps the steps recorded there, so a replay trains the same steps).\n"
+                "--llm-max-tokens N, --llm-max-cost C (LLM_MAX_TOKENS, LLM_MAX_COST; empty: none): the run's LLM\n"
+                "budget, in tokens and in the backbones file's currency, part of the settings. A change to it\n"
+                "alone keeps the file's time (make redoes nothing through it) and removes the proposals the\n"
+                "budget stopped, so that make asks them again and redoes what follows them.\n"
                 "Exit codes: 0 written or unchanged, 1 I/O failure, 2 bad usage or an unknown name.\n");
+}
+
+/* text as a finite number > 0. */
+static bool positive(const char *text, double *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(text, &end);
+    if (end == text || *end || errno || !isfinite(x) || x <= 0) return false;
+    *v = x;
+    return true;
+}
+
+/* The LLM budget in words, for the message above. */
+static const char *budget_words(const pf_run_context *c)
+{
+    static char buf[128];
+    if (c->llm_max_tokens > 0 && c->llm_max_cost > 0)
+        snprintf(buf, sizeof buf, "LLM_MAX_TOKENS=%ld, LLM_MAX_COST=%g", c->llm_max_tokens, c->llm_max_cost);
+    else if (c->llm_max_tokens > 0) snprintf(buf, sizeof buf, "LLM_MAX_TOKENS=%ld", c->llm_max_tokens);
+    else if (c->llm_max_cost > 0) snprintf(buf, sizeof buf, "LLM_MAX_COST=%g", c->llm_max_cost);
+    else snprintf(buf, sizeof buf, "no cap");
+    return buf;
 }
 
 int main(int argc, char **argv)
@@ -42,7 +72,8 @@ int main(int argc, char **argv)
     static const struct option lo[] = {{"run", 1, 0, 'r'},    {"pde", 1, 0, 'p'},    {"method", 1, 0, 'm'},
                                        {"number", 1, 0, 'n'}, {"budget", 1, 0, 'b'}, {"llm", 1, 0, 'l'},
                                        {"eval", 1, 0, 'e'},   {"help", 0, 0, 'h'},   /* the required ones end here */
-                                       {"time-budget", 1, 0, 't'}, {0, 0, 0, 0}};
+                                       {"time-budget", 1, 0, 't'}, {"llm-max-tokens", 1, 0, 'T'},
+                                       {"llm-max-cost", 1, 0, 'C'}, {0, 0, 0, 0}};
     const char *v[128] = {0};
     int ch;
     while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -59,10 +90,25 @@ int main(int argc, char **argv)
     pf_run_context c, old;
     pf_status st = pf_run_context_init(&c, v['p'], v['m'], (int)run, v['b'], v['l'], v['e']);
     if (st == PF_OK && v['t'] && *v['t']) st = pf_time_budget_parse(v['t'], &c.time_budget_s);
+    if (st == PF_OK && v['T'] && *v['T'] && pf_parse_long(v['T'], 1, LONG_MAX, &c.llm_max_tokens) != PF_OK)
+        st = pf_fail(PF_ERR_USAGE, "--llm-max-tokens (LLM_MAX_TOKENS) wants a whole number of tokens, 1 or more, not '%s'",
+                     v['T']);
+    if (st == PF_OK && v['C'] && *v['C'] && !positive(v['C'], &c.llm_max_cost))
+        st = pf_fail(PF_ERR_USAGE, "--llm-max-cost (LLM_MAX_COST) wants a number > 0 (in the backbones file's "
+                     "currency), not '%s'", v['C']);
     if (st != PF_OK) return fprintf(stderr, "pf-context: %s\n", pf_errmsg()), st == PF_ERR_IO ? 1 : 2;
     bool had = pf_run_context_read(v['r'], &old) == PF_OK;
     char *was;
-    if (pf_run_context_write(v['r'], &c, &was) != PF_OK) return fprintf(stderr, "pf-context: %s\n", pf_errmsg()), 1;
+    bool budget_changed;
+    if (pf_run_context_write(v['r'], &c, &was, &budget_changed) != PF_OK)
+        return fprintf(stderr, "pf-context: %s\n", pf_errmsg()), 1;
+    int forgot = 0;
+    if (budget_changed && pf_run_forget_stopped(v['r'], &forgot) != PF_OK)
+        return free(was), fprintf(stderr, "pf-context: %s\n", pf_errmsg()), 1;
+    if (budget_changed)
+        fprintf(stderr, "%s: its LLM budget changed (now %s): %d proposal%s it had stopped will be asked again, and "
+                "what follows them redone; nothing trained before them is\n", v['r'], budget_words(&c), forgot,
+                forgot == 1 ? "" : "s");
     /* the budget's clock starts with the run; a change to LLM=replay alone
      * (a replay of a copied run) keeps the steps the trainings stopped at */
     if (had) memcpy(old.llm, c.llm, sizeof old.llm);

@@ -84,6 +84,7 @@ static pf_status summarize(const pf_run *r, int g, const pf_select *sel, const c
     if (st == PF_OK) {
         mem->has_call = true;
         snprintf(mem->provider, sizeof mem->provider, "%s", resp.provider);
+        snprintf(mem->backbone, sizeof mem->backbone, "%s", resp.backbone);
         mem->prompt_tokens = resp.prompt_tokens;
         mem->completion_tokens = resp.completion_tokens;
         mem->latency_s = resp.latency_s;

@@ -152,18 +152,7 @@ check "after the kills: exactly the reference's files (no temp, partial or launc
 eq "after the kills: every artifact opens" "$(artifacts "$X")" 0
 
 # ---- LLM=http against a loopback server that dies and comes back
-python3 - "$BIN/pf-inspect" "$REF/llm" >"$tmp/answers.json" <<'EOF'
-import json, os, subprocess, sys
-sys.path.insert(0, os.environ["PF_TESTS"])
-from llm_loopback_server import request_key
-out = []
-for name in sorted(os.listdir(sys.argv[2])):
-    t = json.loads(subprocess.run([sys.argv[1], os.path.join(sys.argv[2], name)], capture_output=True,
-                                  check=True, text=True).stdout)
-    out.append({"key": request_key(t["request"]["messages"]), "file": name, "response": t["response"],
-                "usage": t["usage"]})
-json.dump(out, sys.stdout)
-EOF
+python3 "$PF_TESTS/llm_loopback_server.py" --answers "$BIN/pf-inspect" "$REF/llm" >"$tmp/answers.json"
 H=$(runf "$tmp/http")
 ntr=$(ls "$REF/llm" | wc -l)
 kill_after=$(python3 -c "import random; r = random.Random($SEED); print(r.randint(8, 24), '%.3f' % r.uniform(0, 0.02), r.randint(8, 20))")

@@ -16,6 +16,7 @@ void pf_llm_response_release(pf_llm_response *r)
 {
     free(r->text);
     free(r->unusable);
+    free(r->stopped);
     memset(r, 0, sizeof *r);
 }
 
@@ -77,10 +78,11 @@ pf_status pf_transcript_write(const char *dir, const pf_llm_request *q, const pf
                                               "completion_tokens", (json_int_t)r->completion_tokens));
     json_object_set_new(t, "latency_s", json_real(r->latency_s));
     json_object_set_new(t, "provider", json_string(r->provider));
+    if (r->backbone[0]) json_object_set_new(t, "backbone", json_string(r->backbone));
     if (r->unusable) json_object_set_new(t, "unusable", json_string(r->unusable));
     /* a value jansson refused (out of memory, text that is not UTF-8) is a
      * missing key: refuse to store the transcript rather than drop it */
-    pf_status st = json_object_size(t) == 8u + (r->unusable != NULL)
+    pf_status st = json_object_size(t) == 8u + (r->backbone[0] != 0) + (r->unusable != NULL)
                        ? pf_msgpack_write_file(path, t)
                        : pf_fail(PF_ERR_INVALID, "cannot store the transcript of request %s: a field could not be "
                                                  "encoded (out of memory, or text that is not UTF-8)", hex);
@@ -120,6 +122,7 @@ pf_status pf_transcript_read(const char *dir, const pf_llm_request *q, pf_llm_re
     json_decref(got);
     const char *text = json_string_value(json_object_get(t, "response"));
     const char *prov = json_string_value(json_object_get(t, "provider"));
+    const json_t *bb = json_object_get(t, "backbone");
     const json_t *bad = json_object_get(t, "unusable");
     json_t *u = json_object_get(t, "usage");
     const json_t *pt = json_object_get(u, "prompt_tokens"), *ct = json_object_get(u, "completion_tokens");
@@ -131,6 +134,9 @@ pf_status pf_transcript_read(const char *dir, const pf_llm_request *q, pf_llm_re
         st = pf_fail(PF_ERR_INVALID, "'%s' is not a transcript (no response or provider)", path);
     else if ((pt && !pf_json_int(pt, 0, LONG_MAX, &ptok)) || (ct && !pf_json_int(ct, 0, LONG_MAX, &ctok)))
         st = pf_fail(PF_ERR_INVALID, "'%s': usage.prompt_tokens and usage.completion_tokens need integers >= 0", path);
+    else if (bb && (!json_is_string(bb) || strlen(json_string_value(bb)) >= sizeof r->backbone))
+        st = pf_fail(PF_ERR_INVALID, "'%s': \"backbone\" needs a name of at most %d characters", path,
+                     PF_LLM_NAME_MAX - 1);
     else if (bad && !json_is_string(bad))
         st = pf_fail(PF_ERR_INVALID, "'%s': \"unusable\" needs a string", path);
     else if (!(r->text = strdup(text)) || (bad && !(r->unusable = strdup(json_string_value(bad))))) {
@@ -139,6 +145,7 @@ pf_status pf_transcript_read(const char *dir, const pf_llm_request *q, pf_llm_re
     }
     if (st == PF_OK) {
         snprintf(r->provider, sizeof r->provider, "%s", prov);
+        if (bb) snprintf(r->backbone, sizeof r->backbone, "%s", json_string_value(bb));
         r->prompt_tokens = ptok;
         r->completion_tokens = ctok;
         r->latency_s = json_number_value(json_object_get(t, "latency_s"));

@@ -280,11 +280,19 @@ pf_status pf_propose(pf_llm_provider *llm, const char *model, const char *prompt
         pf_llm_response r;
         if ((st = pf_llm_request_hash(&q, out->request[a])) != PF_OK) break;
         if ((st = pf_llm_call(llm, &q, &r)) != PF_OK) break;
+        if (r.stopped) { /* the run's LLM budget is spent: no call was made */
+            out->stopped = true;
+            free(out->reasons);
+            st = reason_line(r.stopped, &out->reasons);
+            pf_llm_response_release(&r);
+            break;
+        }
         out->attempts = a + 1;
         out->prompt_tokens += r.prompt_tokens;
         out->completion_tokens += r.completion_tokens;
         out->latency_s += r.latency_s;
         snprintf(out->provider, sizeof out->provider, "%s", r.provider);
+        snprintf(out->backbone, sizeof out->backbone, "%s", r.backbone);
         if (r.unusable) { /* the server never answered usably: the slot ends as invalid, no re-ask */
             free(out->reasons);
             st = reason_line(r.unusable, &out->reasons);
