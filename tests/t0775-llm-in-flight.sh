@@ -21,7 +21,7 @@ first() { # first RUNS_ROOT [make args...]: the first proposal of each run
 first "$tmp/ref" LLM=offline -j2 >"$tmp/out" 2>"$tmp/err"
 eq "the offline proposals" "$?" 0
 mkdir "$tmp/llm"
-cp "$tmp"/ref/poisson_5d/pinnforge/run*/llm/*.msgpack "$tmp/llm/"
+for d in "$tmp"/ref/poisson_5d/pinnforge/run*/llm; do cp "$d"/*.msgpack "$tmp/llm/"; done # the runs ask alike
 python3 "$PF_TESTS/llm_loopback_server.py" --answers "$BIN/pf-inspect" "$tmp/llm" >"$tmp/answers.json"
 loopback "$tmp/answers.json" --delay 0.5 --in-flight-file "$tmp/in-flight"
 check "the loopback server listens" test -n "$port"
