@@ -97,7 +97,8 @@ Test(run, a_backbone_is_part_of_the_settings)
     cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnforge", 0, "smoke", "http", "paper"), PF_OK);
     cr_assert_eq(pf_run_context_set_backbone(&c, "a.1"), PF_OK, "%s", pf_errmsg());
     char *was;
-    cr_assert_eq(pf_run_context_write(dir, &c, &was), PF_OK, "%s", pf_errmsg());
+    bool budget;
+    cr_assert_eq(pf_run_context_write(dir, &c, &was, &budget), PF_OK, "%s", pf_errmsg());
     read_context(dir, path, sizeof path, text, sizeof text);
     cr_assert_str_eq(text, "{\"pde\": \"poisson_5d\", \"method\": \"pinnforge\", \"run\": 0, \"budget\": \"smoke\", "
                            "\"llm\": \"http\", \"eval\": \"paper\", \"backbone\": \"a.1\"}\n");
@@ -212,7 +213,8 @@ Test(run, settings_are_written_once_and_read_back)
     cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnforge", 2, "quick", "offline", "heldout"), PF_OK, "%s",
                  pf_errmsg());
     char *was = (char *)"x";
-    cr_assert_eq(pf_run_context_write(dir, &c, &was), PF_OK, "%s", pf_errmsg());
+    bool budget;
+    cr_assert_eq(pf_run_context_write(dir, &c, &was, &budget), PF_OK, "%s", pf_errmsg());
     cr_assert_null(was, "a new file replaces nothing");
     char text[512];
     read_context(dir, path, sizeof path, text, sizeof text);
@@ -223,14 +225,34 @@ Test(run, settings_are_written_once_and_read_back)
     struct stat st0, st1;
     cr_assert_eq(stat(path, &st0), 0);
     nanosleep(&(struct timespec){0, 20000000}, NULL);
-    cr_assert_eq(pf_run_context_write(dir, &c, &was), PF_OK);
+    cr_assert_eq(pf_run_context_write(dir, &c, &was, &budget), PF_OK);
     cr_assert_null(was);
+    cr_assert(!budget);
     cr_assert_eq(stat(path, &st1), 0);
     cr_assert(st0.st_mtim.tv_sec == st1.st_mtim.tv_sec && st0.st_mtim.tv_nsec == st1.st_mtim.tv_nsec,
               "unchanged settings keep the file's time");
+    /* only the LLM budget: the new text with the old time, nothing given back */
+    c.llm_max_tokens = 5000;
+    c.llm_max_cost = 0.5;
+    nanosleep(&(struct timespec){0, 20000000}, NULL);
+    cr_assert_eq(pf_run_context_write(dir, &c, &was, &budget), PF_OK, "%s", pf_errmsg());
+    cr_assert_null(was);
+    cr_assert(budget, "the LLM budget changed");
+    cr_assert_eq(stat(path, &st1), 0);
+    cr_assert(st0.st_mtim.tv_sec == st1.st_mtim.tv_sec && st0.st_mtim.tv_nsec == st1.st_mtim.tv_nsec,
+              "a new LLM budget keeps the file's time");
+    cr_assert_eq(pf_run_context_read(dir, &back), PF_OK, "%s", pf_errmsg());
+    cr_assert(back.llm_max_tokens == 5000 && back.llm_max_cost == 0.5, "%ld %g", back.llm_max_tokens, back.llm_max_cost);
+    char what[256];
+    cr_assert(pf_run_context_settings_differ(&back, &c, what, sizeof what) == false);
+    pf_run_context none = c;
+    none.llm_max_tokens = 0, none.llm_max_cost = 0;
+    cr_assert(pf_run_context_settings_differ(&back, &none, what, sizeof what));
+    cr_assert_str_eq(what, "llm budget 5000 tokens, cost 0.5 vs (none)");
     cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnforge", 2, "smoke", "offline", "heldout"), PF_OK);
-    cr_assert_eq(pf_run_context_write(dir, &c, &was), PF_OK);
+    cr_assert_eq(pf_run_context_write(dir, &c, &was, &budget), PF_OK);
     cr_assert_not_null(was, "other settings: the old ones are given back");
+    cr_assert(!budget);
     cr_assert(strstr(was, "\"budget\": \"quick\""), "%s", was);
     free(was);
 }

@@ -43,6 +43,8 @@ pf_status pf_run_open(const char *dir, pf_run *r)
     r->run = c.run;
     r->time_budget_s = c.time_budget_s;
     memcpy(r->backbone, c.backbone, sizeof r->backbone);
+    r->llm_max_tokens = c.llm_max_tokens;
+    r->llm_max_cost = c.llm_max_cost;
     snprintf(r->llm_dir, sizeof r->llm_dir, "%s/llm", r->dir);
     if (st != PF_OK) return pf_fail(st, "%s/context.json: %s", dir, pf_errmsg());
     if (pf_pdefile_is_path(c.pde)) return pf_run_context_check_folder(dir, r->pde->name, c.method, c.backbone, c.run);

@@ -18,6 +18,10 @@
  * and "data_sha256" when it names data files}, e.g.
  *   {"pde": "poisson_5d", "method": "pinnforge", "run": 0, "budget": "quick", "llm": "offline",
  *    "eval": "paper"}
+ * "llm_max_tokens" and "llm_max_cost" (LLM_MAX_TOKENS, LLM_MAX_COST) only
+ * when set: the run's LLM budget (llm/provider.h); a change to it alone
+ * redoes only the proposals it stopped (pf-context; docs/search.md, "LLM
+ * budget").
  * "eval" (EVAL=paper|heldout; "paper" when absent) says which evaluation
  * points steer the run: all of them (the paper's protocol), or the
  * selection half, the report half held out (geom/pde.h pf_reference_split).
@@ -69,6 +73,8 @@ typedef struct pf_run {
     pf_eval_mode eval;
     long time_budget_s;       /* the run's wall-clock budget in seconds, 0 none */
     char backbone[PF_RUN_BACKBONE_CAP]; /* the run's backbone, "" none (above) */
+    long llm_max_tokens;      /* the run's LLM budget (LLM_MAX_TOKENS), 0 none */
+    double llm_max_cost;      /* LLM_MAX_COST in the backbones file's currency, 0 none */
     char llm_dir[2100];       /* dir/llm: the transcripts */
 } pf_run;
 
@@ -83,6 +89,8 @@ typedef struct pf_run_context {
     int run;
     long time_budget_s;       /* TIME_BUDGET in seconds (search/time_budget.h); 0 none */
     char backbone[PF_RUN_BACKBONE_CAP]; /* BACKBONE: the LLM backbone, "" none (the offline proposer, PF_LLM_URL) */
+    long llm_max_tokens;      /* LLM_MAX_TOKENS; 0 none */
+    double llm_max_cost;      /* LLM_MAX_COST; 0 none */
     char pde_sha256[PF_SHA256_HEX];  /* a .pde file's SHA-256 ("" for a built-in PDE) */
     char data_sha256[PF_SHA256_HEX]; /* its data files' (pdefile/fingerprint.h; "" when none) */
 } pf_run_context;

@@ -90,6 +90,7 @@ pf_status pf_slot_search(const pf_run *r, int g, int k, const char *slot, const 
     pf_llm_provider *llm = NULL;
     char prompts[4096];
     if (st == PF_OK) st = pf_run_provider(r, &o, &llm);
+    if (st == PF_OK) pf_llm_provider_set_budget(llm, r->llm_max_tokens, r->llm_max_cost); /* the run's LLM budget */
     if (st == PF_OK) st = pf_prompt_dir(prompts, sizeof prompts);
     pf_proposal pr = {0};
     if (st == PF_OK) st = pf_propose(llm, o.model, prompts, ctx, slot, &pr);
@@ -99,7 +100,10 @@ pf_status pf_slot_search(const pf_run *r, int g, int k, const char *slot, const 
         pr = file.call;
         memset(&file.call, 0, sizeof file.call);
     }
-    if (st == PF_OK)
+    if (st == PF_OK && pr.stopped)
+        SAY("stopped after %d call%s: %.*s", pr.attempts, pr.attempts == 1 ? "" : "s",
+            pr.reasons ? (int)strcspn(pr.reasons + 2, "\n") : 0, pr.reasons ? pr.reasons + 2 : "");
+    else if (st == PF_OK)
         SAY("%s after %d call%s (%s, %ld+%ld tokens, %.2f s)", pr.valid ? "valid" : "INVALID", pr.attempts,
             pr.attempts == 1 ? "" : "s", pf_llm_provider_describe(llm), pr.prompt_tokens, pr.completion_tokens,
             pr.latency_s);

@@ -201,6 +201,9 @@ pf_status pf_run_summarize(const char *dir, pf_run_summary *s)
     s->completion_tokens = b->completion_tokens;
     s->candidates = b->candidates;
     s->invalid = b->invalid;
+    s->cost = b->cost;
+    s->priced = b->priced;
+    snprintf(s->stopped, sizeof s->stopped, "%s", f.stopped);
     pf_final_file_release(&f);
     return PF_OK;
 }

@@ -52,6 +52,9 @@ typedef struct pf_run_summary {
     /* final only (pf-final's budget): */
     long steps_lf, steps_hf, steps_base, llm_calls, prompt_tokens, completion_tokens, candidates, invalid;
     double wall_lf_s, wall_hf_s, wall_base_s, llm_s; /* base: a baseline's candidates */
+    double cost;              /* the LLM calls' cost (NaN: a file older than the cost) */
+    bool priced;              /* every call had a price (llm/usage.h)               */
+    char stopped[32];         /* what ended the search early ("llm budget", ...; "" none) */
 } pf_run_summary;
 
 /* Which final MSE the means are built from. */
