@@ -261,6 +261,44 @@ pf_status pf_llm_backbones_get(const pf_llm_backbones *t, const char *name, cons
                    name ? name : "(null)", t->path, names);
 }
 
+int pf_llm_is_mix(const char *value)
+{
+    return value && strncmp(value, PF_LLM_MIX_PREFIX, strlen(PF_LLM_MIX_PREFIX)) == 0;
+}
+
+pf_status pf_llm_mix_parse(const pf_llm_backbones *t, const char *value, pf_llm_mix *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!pf_llm_is_mix(value))
+        return pf_fail(PF_ERR_INVALID, "'%s' is not a mixture (mix:NAME,NAME,...)", value ? value : "(null)");
+    const char *p = value + strlen(PF_LLM_MIX_PREFIX);
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char name[PF_LLM_BACKBONE_NAME_MAX + 1];
+        if (len == 0 || len > PF_LLM_BACKBONE_NAME_MAX)
+            return pf_fail(PF_ERR_INVALID, "'%s': an empty or too long backbone name in the mixture (mix:a,b,c)",
+                           value);
+        memcpy(name, p, len);
+        name[len] = 0;
+        const pf_llm_backbone *b;
+        if (strcmp(name, "offline") == 0)
+            return pf_fail(PF_ERR_INVALID, "'%s': 'offline' cannot be an arm of a mixture (the arms are %s's backbones)",
+                           value, t->path);
+        if (pf_llm_backbones_get(t, name, &b) != PF_OK) return pf_fail(PF_ERR_INVALID, "'%s': %s", value, pf_errmsg());
+        for (int i = 0; i < out->n; i++)
+            if (out->arm[i] == b) return pf_fail(PF_ERR_INVALID, "'%s': backbone '%s' is named twice", value, name);
+        if (out->n == PF_LLM_MIX_MAX)
+            return pf_fail(PF_ERR_INVALID, "'%s': at most %d backbones in a mixture", value, PF_LLM_MIX_MAX);
+        out->arm[out->n++] = b;
+        if (!end) break;
+        p = end + 1;
+    }
+    if (out->n < 2)
+        return pf_fail(PF_ERR_INVALID, "'%s': a mixture needs at least 2 backbones (for one, BACKBONE=NAME)", value);
+    return PF_OK;
+}
+
 void pf_llm_backbone_apply(const pf_llm_backbone *b, pf_llm_options *o)
 {
     o->kind = PF_LLM_HTTP;

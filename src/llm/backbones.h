@@ -77,6 +77,20 @@ const pf_llm_backbone *pf_llm_backbones_find(const pf_llm_backbones *t, const ch
 /* The same, PF_ERR_INVALID naming the file and listing its names when none. */
 pf_status pf_llm_backbones_get(const pf_llm_backbones *t, const char *name, const pf_llm_backbone **out);
 
+/* A mixture, PF_LLM_BACKBONE / BACKBONE=mix:a,b,c (docs/llm.md, "A mixture
+ * of backbones"): the names after "mix:", comma-separated, each a backbone
+ * of t ("offline" is not one), 2 to PF_LLM_MIX_MAX of them, no repeats.
+ * names[i] point into t. PF_ERR_INVALID naming the value, the file and the
+ * name at fault. */
+#define PF_LLM_MIX_PREFIX "mix:"
+#define PF_LLM_MIX_MAX 8
+typedef struct pf_llm_mix {
+    int n;
+    const pf_llm_backbone *arm[PF_LLM_MIX_MAX];
+} pf_llm_mix;
+int pf_llm_is_mix(const char *value); /* value starts with "mix:" */
+pf_status pf_llm_mix_parse(const pf_llm_backbones *t, const char *value, pf_llm_mix *out);
+
 /* o takes the backbone's settings: kind http, url, model, key_env ("" when
  * the backbone has none: no key is sent, PF_LLM_API_KEY is not read), the
  * prices, max_in_flight, the extra options and the backbone's name (the

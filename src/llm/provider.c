@@ -89,7 +89,7 @@ typedef struct kept_table {
 } kept_table;
 static kept_table *kept;
 
-static pf_status backbone_from_env(const char *name, pf_llm_options *o)
+pf_status pf_llm_options_use_backbone(pf_llm_options *o, const char *name)
 {
     if (strcmp(name, "offline") == 0) {
         o->kind = PF_LLM_OFFLINE;
@@ -99,8 +99,10 @@ static pf_status backbone_from_env(const char *name, pf_llm_options *o)
     if (pf_llm_backbones_load(NULL, &t) != PF_OK)
         return pf_fail(PF_ERR_INVALID, "PF_LLM_BACKBONE='%s': %s", name, pf_errmsg());
     const pf_llm_backbone *b;
-    if (pf_llm_backbones_get(t, name, &b) != PF_OK) {
-        pf_status st = pf_fail(PF_ERR_INVALID, "PF_LLM_BACKBONE: %s", pf_errmsg());
+    pf_llm_mix mix;
+    pf_status st = pf_llm_is_mix(name) ? pf_llm_mix_parse(t, name, &mix) : pf_llm_backbones_get(t, name, &b);
+    if (st != PF_OK) {
+        st = pf_fail(PF_ERR_INVALID, "PF_LLM_BACKBONE: %s", pf_errmsg());
         pf_llm_backbones_free(t);
         return st;
     }
@@ -111,7 +113,12 @@ static pf_status backbone_from_env(const char *name, pf_llm_options *o)
     }
     *k = (kept_table){t, kept};
     kept = k;
-    pf_llm_backbone_apply(b, o);
+    if (pf_llm_is_mix(name)) {
+        pf_llm_backbone_apply(mix.arm[0], o); /* what a caller that draws no arm uses */
+        o->mix = name;
+    } else {
+        pf_llm_backbone_apply(b, o);
+    }
     return PF_OK;
 }
 
@@ -121,7 +128,7 @@ pf_status pf_llm_options_from_env(pf_llm_options *o)
     const char *v;
     if ((v = env("PF_LLM_URL"))) o->url = v;
     if ((v = env("PF_LLM_MODEL"))) o->model = v;
-    if ((v = env("PF_LLM_BACKBONE"))) PF_TRY(backbone_from_env(v, o));
+    if ((v = env("PF_LLM_BACKBONE"))) PF_TRY(pf_llm_options_use_backbone(o, v));
     if ((v = env("PF_LLM_PROVIDER"))) {
         if (pf_llm_kind_from_name(v, &o->kind) != PF_OK)
             return pf_fail(PF_ERR_INVALID, "PF_LLM_PROVIDER='%s': expected offline, http, replay or auto", v);

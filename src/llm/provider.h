@@ -76,6 +76,8 @@ typedef struct pf_llm_options {
     const char *extra_json;   /* http: a JSON object of extra request fields merged into each body
                                  over the request's own (temperature, reasoning_effort, ...); NULL: none */
     int max_in_flight;        /* http: requests at once over all processes (core/slots.h); 0: no limit */
+    const char *mix;          /* "mix:a,b,c" (PF_LLM_BACKBONE): the arms a search draws from per
+                                 proposal (search/backbone_mix.h); the first is applied; NULL: none */
     double price_in, price_out; /* per million prompt / completion tokens; carried for the cost
                                    budget (issue 37), not used yet */
 } pf_llm_options;
@@ -87,12 +89,19 @@ typedef struct pf_llm_options {
  * max_in_flight of that backbone of the backbones file (llm/backbones.h:
  * $LLMS_FILE, else data/llms.json) instead of PF_LLM_URL and PF_LLM_MODEL,
  * and kind http; "offline" is kind offline and reads no file; an unknown
- * name is PF_ERR_INVALID listing the file's names. The file's table is
+ * name is PF_ERR_INVALID listing the file's names; a mixture
+ * "mix:a,b,c" takes its first backbone and sets o->mix. The file's table is
  * kept for the rest of the process (o points into it). PF_LLM_API_KEY (or
  * the backbone's key variable) is NOT read here: only the http provider
  * reads it, into memory it owns. PF_ERR_INVALID for an unparsable value.
  * The other strings point into the environment. */
 pf_status pf_llm_options_from_env(pf_llm_options *o);
+
+/* What PF_LLM_BACKBONE=name does to o (above): a backbone of the file,
+ * "offline", or a mixture "mix:a,b,c" (llm/backbones.h pf_llm_mix_parse),
+ * which applies its first backbone and sets o->mix. The file's table is
+ * kept for the rest of the process. */
+pf_status pf_llm_options_use_backbone(pf_llm_options *o, const char *name);
 void pf_llm_options_default(pf_llm_options *o);
 
 typedef struct pf_llm_provider pf_llm_provider;

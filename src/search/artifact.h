@@ -39,6 +39,7 @@
 
 #include "core/status.h"
 #include "geom/pde.h"
+#include "llm/backbones.h"
 #include "search/candidate.h"
 #include "search/propose.h"
 #include "search/run.h"
@@ -122,6 +123,10 @@ typedef struct pf_proposal_file {
     double low_fidelity_y;           /* high fidelity: the design's LF MSE         */
     json_t *plan;                    /* pinnsagent: the planned configuration of
                                       * its ten hyperparameters (NULL otherwise)   */
+    char backbone[PF_LLM_BACKBONE_NAME_MAX + 1]; /* the backbone that answered
+                                      * ("" when none was named: PF_LLM_URL, offline) */
+    json_t *mix;                     /* under BACKBONE=mix:...: the draw and its
+                                      * reason (search/backbone_mix.h), else NULL   */
 } pf_proposal_file;
 
 /* The proposal written by pf-propose for slot k of generation g of run r:

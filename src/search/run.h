@@ -84,6 +84,14 @@ pf_status pf_run_open(const char *dir, pf_run *r);
  * requests); both stay valid while r does. */
 pf_status pf_run_provider(const pf_run *r, pf_llm_options *o, pf_llm_provider **out);
 
+/* The options of pf_run_provider without the provider; backbone (may be
+ * NULL) replaces PF_LLM_BACKBONE's choice of backbone, as
+ * pf_llm_options_use_backbone (o->mix stays as the environment set it).
+ * Under PF_LLM_BACKBONE=mix:a,b,c pf_run_provider takes the first backbone
+ * (pf-posterior's summaries); a search's proposals draw theirs
+ * (search/backbone_mix.h). */
+pf_status pf_run_options(const pf_run *r, const char *backbone, pf_llm_options *o);
+
 /* What one training of a run is (pf-train --run DIR --generation G --slot K):
  * its proposal, its folder, the fidelity (a baseline method's candidates:
  * baseline; PF_RUN_HIFI: high; else low), the seed R*100000 + G*100 + K
