@@ -10,7 +10,7 @@
 # first backbone writes); the good server receives most of the calls; and a
 # replay of a copy of the transcripts, the servers stopped, makes the same
 # draws and specs and the same final.msgpack, byte for byte but for the
-# trainings' measured wall times. Float build only (the pipeline is
+# trainings' measured wall times. A mixture with LLM=offline is an error. Float build only (the pipeline is
 # precision-blind).
 . "$(dirname "$0")/lib.sh"
 float_only
@@ -129,4 +129,9 @@ print(p.get("backbone"), json.dumps(p.get("mix"), sort_keys=True), p.get("spec_h
 draws "$R" >"$tmp/draws.live"
 draws "$C" >"$tmp/draws.replay"
 check "replay: the same draws and specs" cmp "$tmp/draws.live" "$tmp/draws.replay"
+
+# a mixture asks backbones: with the offline proposer it is an error that says so
+search RUNS_ROOT="$tmp/off" LLM=offline >"$tmp/out" 2>"$tmp/err"
+check "a mixture with LLM=offline fails" test "$?" -ne 0
+check "naming the mixture and what to use" grep -q 'PF_LLM_BACKBONE=mix:good,poor,flaky asks backbones.*LLM=http' "$tmp/err"
 finish

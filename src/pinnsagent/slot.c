@@ -54,7 +54,8 @@ pf_status pf_slot_plan(const pf_run *r, int g, int k, const char *slot, const ch
         pf_proposal_file_init(&file, r, g, 0, false, &pr); /* takes pr's content */
         file.plan = config;
         config = NULL;
-        if (o.backbone) snprintf(file.backbone, sizeof file.backbone, "%s", o.backbone);
+        if (o.backbone && pf_llm_provider_kind(llm) != PF_LLM_OFFLINE)
+            snprintf(file.backbone, sizeof file.backbone, "%s", o.backbone);
         if (done)
             snprintf(done, cap, "%s after %d call%s (%s, %ld+%ld tokens, %.2f s)",
                      file.call.valid ? "valid" : "INVALID", file.call.attempts, file.call.attempts == 1 ? "" : "s",

@@ -140,6 +140,9 @@ pf_status pf_mix_provider(const pf_run *r, int g, int k, pf_llm_options *o, pf_l
     *out = NULL;
     memset(d, 0, sizeof *d);
     PF_TRY(pf_run_options(r, NULL, o));
+    if (o->mix && o->kind == PF_LLM_OFFLINE)
+        return pf_fail(PF_ERR_INVALID, "PF_LLM_BACKBONE=%s asks backbones, but the run's proposer is offline: use "
+                       "LLM=http (or LLM=replay to replay a mixture)", o->mix);
     if (o->mix) {
         pf_llm_backbones *t;
         pf_llm_mix mix;

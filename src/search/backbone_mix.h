@@ -85,7 +85,8 @@ pf_status pf_mix_draw_slot(const pf_run *r, const pf_llm_mix *mix, int g, int k,
 json_t *pf_mix_draw_json(const pf_mix_draw *d);
 
 /* pf_run_provider for slot k of generation g: under a mixture the drawn
- * arm's backbone (*d filled), else the run's provider (d->n = 0). */
+ * arm's backbone (*d filled), else the run's provider (d->n = 0). A
+ * mixture with the offline proposer (LLM=offline) is PF_ERR_INVALID. */
 pf_status pf_mix_provider(const pf_run *r, int g, int k, pf_llm_options *o, pf_llm_provider **out, pf_mix_draw *d);
 
 #endif

@@ -97,7 +97,8 @@ pf_status pf_slot_search(const pf_run *r, int g, int k, const char *slot, const 
     if (st == PF_OK) st = pf_propose(llm, o.model, prompts, ctx, slot, &pr);
     if (st == PF_OK) {
         pf_proposal_file_init(&file, r, g, k, in.escape, &pr); /* takes pr's content */
-        if (o.backbone) snprintf(file.backbone, sizeof file.backbone, "%s", o.backbone);
+        if (o.backbone && pf_llm_provider_kind(llm) != PF_LLM_OFFLINE)
+            snprintf(file.backbone, sizeof file.backbone, "%s", o.backbone);
         file.mix = draw.n ? pf_mix_draw_json(&draw) : NULL;
         st = pf_proposal_file_write(out, &file);
         json_decref(file.mix);
