@@ -29,6 +29,9 @@
 #             lives in runs/<pde>/<method>@<name>/run<R>; a method that asks no LLM ignores it.
 #             None, or `offline` (the offline proposer), is the plain folder <method>/run<R>,
 #             whose proposer LLM says. Part of context.json; checked against the file here.
+#             BACKBONE=mix:a,b,c (spelt mix+a+b+c too): each proposal's backbone is drawn
+#             among a, b, c by UCB1 (docs/llm.md, "A mixture of backbones"); the run lives in
+#             runs/<pde>/<method>@mix+a+b+c/run<R> and context.json says "mix:a,b,c".
 #   EVAL      paper (default: one set of evaluation points steers and reports, as the
 #             paper) or heldout (a fixed stratified half steers the search and the final
 #             choice; final.msgpack's report_mse is the other half's)
@@ -195,11 +198,16 @@ pf_check_backbones = $(if $(filter-out offline,$(2)),$(eval pf_bb_said := $(shel
   (PF_LLM_URL is set)): unset PF_LLM_URL, or name its server in the backbones file))
 $(if $(filter-out 0 1,$(words $(BACKBONE))),$(error BACKBONE='$(BACKBONE)': one backbone (a study takes several: \
   BACKBONES="a b")))
-$(if $(BACKBONE),$(call pf_check_word,BACKBONE,$(BACKBONE))$(call pf_check_backbones,BACKBONE,$(BACKBONE)))
+# A mixture BACKBONE=mix:a,b,c is spelt mix+a+b+c in make (its run folder
+# METHOD@mix+a+b+c; ':' and ',' do not go into make's targets and calls);
+# pf-context records mix:a,b,c. $(call bb_word,B): B in make's spelling.
+bb_word = $(if $(filter mix:%,$(1)),$(subst $(comma),+,$(patsubst mix:%,mix+%,$(1))),$(1))
+$(if $(BACKBONE),$(call pf_check_word,BACKBONE,$(call bb_word,$(BACKBONE)))$(call \
+  pf_check_backbones,BACKBONE,$(call bb_word,$(BACKBONE))))
 # A run's method folder, its cell: M@B for an LLM-driven method M and a
 # backbone B other than offline, else M (src/search/run.h):
 # $(call method_cell,M,B); and back, $(call cell_method,C), $(call cell_backbone,C).
-method_cell   = $(if $(and $(filter $(1),$(LLM_METHODS)),$(filter-out offline,$(2))),$(1)@$(2),$(1))
+method_cell   = $(if $(and $(filter $(1),$(LLM_METHODS)),$(filter-out offline,$(2))),$(1)@$(call bb_word,$(2)),$(1))
 cell_method   = $(firstword $(subst @, ,$(1)))
 cell_backbone = $(word 2,$(subst @, ,$(1)))
 # The proposer a run of cell C records (context.json's llm): a backbone is

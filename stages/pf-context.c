@@ -46,10 +46,13 @@ static void usage(FILE *to)
                 "--llm replay alone keeps the steps recorded there, so a replay trains the same steps).\n"
                 "--backbone NAME: the LLM backbone (BACKBONE) of the backbones file ($LLMS_FILE, else\n"
                 "data/llms.json), part of the settings; the run's folder is then <pde>/<method>@NAME/run<R>.\n"
+                "A mixture mix:a,b,c (or mix+a+b+c) draws each proposal's backbone among a, b, c; its folder\n"
+                "is <method>@mix+a+b+c and context.json records \"mix:a,b,c\".\n"
                 "Only a method that asks an LLM has one, with --llm http or replay; offline (or \"\") is\n"
                 "the offline proposer, a run without a backbone.\n"
-                "--check-backbones \"NAME ...\": writes nothing; checks that each NAME is offline or a\n"
-                "backbone of the backbones file, and says which are not, listing the file's names.\n"
+                "--check-backbones \"NAME ...\": writes nothing; checks that each NAME is offline, a\n"
+                "backbone of the backbones file or a mixture of them, and says which are not, listing the\n"
+                "file's names.\n"
                 "--llm-max-tokens N, --llm-max-cost C (LLM_MAX_TOKENS, LLM_MAX_COST; empty: none): the run's LLM\n"
                 "budget, in tokens and in the backbones file's currency, part of the settings. A change to it\n"
                 "alone keeps the file's time (make redoes nothing through it) and removes the proposals the\n"
@@ -66,8 +69,10 @@ static int check_backbones(const char *list)
     int rc = 0;
     for (char *w = strtok(names, " \t\n"); w && !rc; w = strtok(NULL, " \t\n")) {
         const pf_llm_backbone *b;
+        pf_llm_mix mix;
         if (!strcmp(w, "offline")) continue;
-        if ((!t && pf_llm_backbones_load(NULL, &t) != PF_OK) || pf_llm_backbones_get(t, w, &b) != PF_OK)
+        if ((!t && pf_llm_backbones_load(NULL, &t) != PF_OK) ||
+            (pf_llm_is_mix(w) ? pf_llm_mix_parse(t, w, &mix) : pf_llm_backbones_get(t, w, &b)) != PF_OK)
             rc = 2, fprintf(stderr, "pf-context: backbone '%s': %s\n", w, pf_errmsg());
     }
     pf_llm_backbones_free(t);
@@ -126,8 +131,10 @@ int main(int argc, char **argv)
     if (st == PF_OK) st = pf_run_context_set_backbone(&c, v['B']);
     pf_llm_backbones *t = NULL;
     const pf_llm_backbone *b;
-    if (st == PF_OK && c.backbone[0]) st = pf_llm_backbones_load(NULL, &t); /* the file must have it */
-    if (st == PF_OK && t) st = pf_llm_backbones_get(t, c.backbone, &b);
+    pf_llm_mix mix;
+    if (st == PF_OK && c.backbone[0]) st = pf_llm_backbones_load(NULL, &t); /* the file must have it (or them) */
+    if (st == PF_OK && t)
+        st = pf_llm_is_mix(c.backbone) ? pf_llm_mix_parse(t, c.backbone, &mix) : pf_llm_backbones_get(t, c.backbone, &b);
     pf_llm_backbones_free(t);
     if (st == PF_OK) /* the folder make lays out for these settings, <pde>/<method>[@<backbone>]/run<R> */
         st = pf_run_context_check_folder(v['r'], pf_pdefile_is_path(c.pde) ? NULL : c.pde, c.method, c.backbone, c.run);

@@ -120,6 +120,10 @@ Test(artifact, proposal_search_round_trips)
     path_of(b, "b.msgpack");
     for (int valid = 0; valid < 2; valid++) {
         pf_proposal_file f = search_proposal(4, 1, valid), back;
+        if (valid) { /* a mixture's record: the backbone and the draw */
+            snprintf(f.call.backbone, sizeof f.call.backbone, "good");
+            f.mix = json_pack("{s:s, s:s, s:i}", "rule", "ucb1", "chosen", "good", "total", 7);
+        }
         cr_assert_eq(pf_proposal_file_write(a, &f), PF_OK, "%s", pf_errmsg());
         cr_assert_eq(pf_proposal_file_read(a, &back), PF_OK, "%s", pf_errmsg());
         cr_assert_str_eq(back.pde, "burgers_1d");
@@ -138,8 +142,12 @@ Test(artifact, proposal_search_round_trips)
             cr_assert_str_eq(back.call.spec_hash, f.call.spec_hash);
             cr_assert(json_equal(back.call.spec, f.call.spec));
             cr_assert_str_eq(back.call.rationale, f.call.rationale);
+            cr_assert_str_eq(back.call.backbone, "good");
+            cr_assert(json_equal(back.mix, f.mix));
         } else {
             cr_assert_str_eq(back.call.reasons, f.call.reasons);
+            cr_assert_str_eq(back.call.backbone, "");
+            cr_assert_null(back.mix);
         }
         cr_assert_eq(pf_proposal_file_write(b, &back), PF_OK);
         assert_same_bytes(a, b);

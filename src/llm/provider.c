@@ -93,7 +93,9 @@ typedef struct kept_table {
 } kept_table;
 static kept_table *kept;
 
-static pf_status backbone_from_env(const char *name, pf_llm_options *o)
+/* o takes the backbone `name` (provider.h pf_llm_options_for_backbone): one of
+ * the file, "offline", or a mixture, whose first backbone applies. */
+static pf_status use_backbone(pf_llm_options *o, const char *name)
 {
     if (strcmp(name, "offline") == 0) {
         o->kind = PF_LLM_OFFLINE;
@@ -103,8 +105,10 @@ static pf_status backbone_from_env(const char *name, pf_llm_options *o)
     if (pf_llm_backbones_load(NULL, &t) != PF_OK)
         return pf_fail(PF_ERR_INVALID, "PF_LLM_BACKBONE='%s': %s", name, pf_errmsg());
     const pf_llm_backbone *b;
-    if (pf_llm_backbones_get(t, name, &b) != PF_OK) {
-        pf_status st = pf_fail(PF_ERR_INVALID, "PF_LLM_BACKBONE: %s", pf_errmsg());
+    pf_llm_mix mix;
+    pf_status st = pf_llm_is_mix(name) ? pf_llm_mix_parse(t, name, &mix) : pf_llm_backbones_get(t, name, &b);
+    if (st != PF_OK) {
+        st = pf_fail(PF_ERR_INVALID, "PF_LLM_BACKBONE: %s", pf_errmsg());
         pf_llm_backbones_free(t);
         return st;
     }
@@ -115,7 +119,12 @@ static pf_status backbone_from_env(const char *name, pf_llm_options *o)
     }
     *k = (kept_table){t, kept};
     kept = k;
-    pf_llm_backbone_apply(b, o);
+    if (pf_llm_is_mix(name)) {
+        pf_llm_backbone_apply(mix.arm[0], o); /* what a caller that draws no arm uses */
+        o->mix = name; /* search/backbone_mix.h draws each proposal's */
+    } else {
+        pf_llm_backbone_apply(b, o);
+    }
     return PF_OK;
 }
 
@@ -130,7 +139,7 @@ pf_status pf_llm_options_for_backbone(pf_llm_options *o, const char *backbone)
     const char *v;
     if ((v = env("PF_LLM_URL"))) o->url = v;
     if ((v = env("PF_LLM_MODEL"))) o->model = v;
-    if (backbone && *backbone) PF_TRY(backbone_from_env(backbone, o));
+    if (backbone && *backbone) PF_TRY(use_backbone(o, backbone));
     if ((v = env("PF_LLM_PROVIDER"))) {
         if (pf_llm_kind_from_name(v, &o->kind) != PF_OK)
             return pf_fail(PF_ERR_INVALID, "PF_LLM_PROVIDER='%s': expected offline, http, replay or auto", v);

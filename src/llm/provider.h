@@ -84,6 +84,9 @@ typedef struct pf_llm_options {
     const char *extra_json;   /* http: a JSON object of extra request fields merged into each body
                                  over the request's own (temperature, reasoning_effort, ...); NULL: none */
     int max_in_flight;        /* http: requests at once over all processes (core/slots.h); 0: no limit */
+    const char *mix;          /* a mixture "mix:a,b,c" (BACKBONE; llm/backbones.h): the arms a search
+                                 draws from per proposal (search/backbone_mix.h); the first is
+                                 applied; NULL: none */
     double price_in, price_out; /* per million prompt / completion tokens (the cost budget
                                    and the accounting price calls from the file: llm/usage.h) */
 } pf_llm_options;
@@ -95,18 +98,22 @@ typedef struct pf_llm_options {
  * max_in_flight of that backbone of the backbones file (llm/backbones.h:
  * $LLMS_FILE, else data/llms.json) instead of PF_LLM_URL and PF_LLM_MODEL,
  * and kind http; "offline" is kind offline and reads no file; an unknown
- * name is PF_ERR_INVALID listing the file's names. The file's table is
+ * name is PF_ERR_INVALID listing the file's names; a mixture
+ * "mix:a,b,c" takes its first backbone and sets o->mix. The file's table is
  * kept for the rest of the process (o points into it). PF_LLM_API_KEY (or
  * the backbone's key variable) is NOT read here: only the http provider
  * reads it, into memory it owns. PF_ERR_INVALID for an unparsable value.
  * The other strings point into the environment. */
 pf_status pf_llm_options_from_env(pf_llm_options *o);
+
 void pf_llm_options_default(pf_llm_options *o);
 
 /* pf_llm_options_from_env with the backbone `backbone` in place of
  * PF_LLM_BACKBONE, which is not read: NULL or "" names none (PF_LLM_URL and
- * PF_LLM_MODEL then apply), "offline" is kind offline, any other name is
- * the backbones file's. A run's provider is made this way, with the
+ * PF_LLM_MODEL then apply), "offline" is kind offline, a mixture
+ * "mix:a,b,c" (or its folder spelling mix+a+b+c; llm/backbones.h
+ * pf_llm_mix_parse) applies its first backbone and sets o->mix, any other
+ * name is the backbones file's. A run's provider is made this way, with the
  * backbone its context.json records (search/run.h). */
 pf_status pf_llm_options_for_backbone(pf_llm_options *o, const char *backbone);
 

@@ -245,6 +245,7 @@ pf_status pf_proposal_file_write(const char *path, const pf_proposal_file *f)
         keys += 5;
         if (p->backbone[0]) json_object_set_new(o, "backbone", json_string(p->backbone)), keys++;
     }
+    if (f->mix) json_object_set_new(o, "mix", json_incref(f->mix)), keys++;
     return pf_artifact_finish(path, o, keys);
 }
 
@@ -309,6 +310,9 @@ static pf_status proposal_parse(const char *path, const json_t *o, void *out)
         if (plan && !json_is_object(plan)) return pf_fail(PF_ERR_INVALID, "'%s': \"plan\" needs an object", path);
         f->plan = plan ? json_incref(plan) : NULL;
     }
+    json_t *mix = json_object_get(o, "mix");
+    if (mix && !json_is_object(mix)) return pf_fail(PF_ERR_INVALID, "'%s': \"mix\" needs an object", path);
+    f->mix = mix ? json_incref(mix) : NULL;
     return proposal_calls(path, o, p);
 }
 
@@ -325,7 +329,9 @@ void pf_proposal_file_release(pf_proposal_file *f)
 {
     pf_proposal_release(&f->call);
     json_decref(f->plan);
+    json_decref(f->mix);
     f->plan = NULL;
+    f->mix = NULL;
 }
 
 /* ------------------------------------------------------------ memory */

@@ -143,6 +143,8 @@ typedef struct pf_proposal_file {
     double low_fidelity_y;           /* high fidelity: the design's LF MSE         */
     json_t *plan;                    /* pinnsagent: the planned configuration of
                                       * its ten hyperparameters (NULL otherwise)   */
+    json_t *mix;                     /* under BACKBONE=mix:...: the draw and its
+                                      * reason (search/backbone_mix.h), else NULL   */
 } pf_proposal_file;
 
 /* The proposal written by pf-propose for slot k of generation g of run r:

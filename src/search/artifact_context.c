@@ -64,6 +64,8 @@ pf_status pf_run_context_check_folder(const char *dir, const char *pde_name, con
     char *at = strchr(name[1], '@'); /* <method>@<backbone>: buf is ours to cut */
     if (at) *at = '\0';
     const char *folder_backbone = at ? at + 1 : "";
+    char word[PF_RUN_BACKBONE_CAP]; /* a mixture's folder spelling, mix+a+b+c */
+    pf_llm_mix_spell(backbone, true, word, sizeof word);
     if (pf_method_from_name(name[1], &m) != PF_OK) return PF_OK;
     const char *why = NULL, *got = NULL;
     char num[32];
@@ -72,7 +74,7 @@ pf_status pf_run_context_check_folder(const char *dir, const char *pde_name, con
         why = "run", got = num;
     } else if (strcmp(name[1], method)) {
         why = "method", got = method;
-    } else if (strcmp(folder_backbone, backbone)) {
+    } else if (strcmp(folder_backbone, word)) {
         why = "backbone", got = *backbone ? backbone : "none";
     } else if (pde_name && strcmp(name[2], pde_name)) {
         why = "pde", got = pde_name;
@@ -92,9 +94,12 @@ pf_status pf_run_context_set_backbone(pf_run_context *c, const char *backbone)
     if (!backbone || !*backbone || !strcmp(backbone, "offline")) return PF_OK;
     pf_method m;
     PF_TRY(pf_method_from_name(c->method, &m));
-    if (!pf_llm_backbone_name_ok(backbone) || strlen(backbone) >= sizeof c->backbone)
+    char names[PF_LLM_MIX_MAX][PF_LLM_BACKBONE_NAME_MAX + 1];
+    int n;
+    if (pf_llm_is_mix(backbone)) PF_TRY(pf_llm_mix_names(backbone, names, &n));
+    else if (!pf_llm_backbone_name_ok(backbone))
         return pf_fail(PF_ERR_INVALID, "backbone '%s': not a backbone's name (a word of at most %d letters, digits, "
-                                       "'_', '.', '-')", backbone, PF_LLM_BACKBONE_NAME_MAX);
+                                       "'_', '.', '-') nor a mixture (mix:a,b,c)", backbone, PF_LLM_BACKBONE_NAME_MAX);
     if (!(pf_method_def_of(m)->flags & PF_MF_LLM))
         return pf_fail(PF_ERR_INVALID, "backbone '%s': the method %s asks no LLM, so its runs have no backbone "
                                        "(one run serves every backbone)", backbone, c->method);
@@ -102,7 +107,7 @@ pf_status pf_run_context_set_backbone(pf_run_context *c, const char *backbone)
         return pf_fail(PF_ERR_INVALID, "backbone '%s' with llm %s: a backbone is asked over http, or replayed "
                                        "(llm http or replay; the offline proposer is the backbone 'offline')",
                        backbone, c->llm);
-    memcpy(c->backbone, backbone, strlen(backbone) + 1);
+    pf_llm_mix_spell(backbone, false, c->backbone, sizeof c->backbone); /* a mixture as mix:a,b,c */
     return PF_OK;
 }
 
@@ -155,11 +160,15 @@ pf_status pf_run_context_read(const char *dir, pf_run_context *out)
     if (st == PF_OK && tb && !pf_json_int(tb, 1, LONG_MAX, &out->time_budget_s))
         st = pf_fail(PF_ERR_INVALID, "'%s': \"time_budget_s\" needs a whole number of seconds, 1 or more", path);
     const json_t *bb = json_object_get(c, "backbone");
-    if (st == PF_OK && bb && (!json_is_string(bb) || !pf_llm_backbone_name_ok(json_string_value(bb)) ||
-                              !strcmp(json_string_value(bb), "offline")))
+    char names[PF_LLM_MIX_MAX][PF_LLM_BACKBONE_NAME_MAX + 1];
+    int n;
+    const char *bv = json_string_value(bb);
+    if (st == PF_OK && bb &&
+        (!bv || !strcmp(bv, "offline") || strncmp(bv, "mix+", 4) == 0 ||
+         !(pf_llm_backbone_name_ok(bv) || (pf_llm_is_mix(bv) && pf_llm_mix_names(bv, names, &n) == PF_OK))))
         st = pf_fail(PF_ERR_INVALID, "'%s': \"backbone\" needs a backbone's name (a word of at most %d letters, "
-                                     "digits, '_', '.', '-'; not offline, which is a run without one)",
-                     path, PF_LLM_BACKBONE_NAME_MAX);
+                                     "digits, '_', '.', '-'; not offline, which is a run without one) or a mixture "
+                                     "(mix:a,b,c)", path, PF_LLM_BACKBONE_NAME_MAX);
     if (st == PF_OK && bb) memcpy(out->backbone, json_string_value(bb), json_string_length(bb) + 1);
     const json_t *mt = json_object_get(c, "llm_max_tokens"), *mc = json_object_get(c, "llm_max_cost");
     if (st == PF_OK && mt && !pf_json_int(mt, 1, LONG_MAX, &out->llm_max_tokens))

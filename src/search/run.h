@@ -44,6 +44,7 @@
 #include "core/sha256.h"
 #include "core/status.h"
 #include "geom/pde.h"
+#include "llm/backbones.h"
 #include "llm/provider.h"
 #include "search/context.h"
 #include "spec/spec.h"
@@ -52,7 +53,9 @@
 #define PF_RUN_GEN_SLOTS 5    /* generation >= 1: one per strategy */
 #define PF_RUN_TOP 3
 
-#define PF_RUN_BACKBONE_CAP 65 /* a backbone's name, at most 64 characters (llm/backbones.h) */
+/* a backbone's name (at most 64 characters) or a mixture "mix:a,b,c" (at
+ * most PF_LLM_MIX_TEXT_MAX; llm/backbones.h) */
+#define PF_RUN_BACKBONE_CAP (PF_LLM_MIX_TEXT_MAX + 1)
 
 typedef enum pf_eval_mode {
     PF_EVAL_PAPER = 0,   /* one set of points for decisions and the report */
@@ -105,6 +108,14 @@ pf_status pf_run_open(const char *dir, pf_run *r);
  * number as the offline seed. *o is filled too (o->model names the
  * requests); both stay valid while r does. */
 pf_status pf_run_provider(const pf_run *r, pf_llm_options *o, pf_llm_provider **out);
+
+/* The options of pf_run_provider without the provider; backbone (may be
+ * NULL) replaces PF_LLM_BACKBONE's choice of backbone, as
+ * pf_llm_options_use_backbone (o->mix stays as the environment set it).
+ * Under PF_LLM_BACKBONE=mix:a,b,c pf_run_provider takes the first backbone
+ * (pf-posterior's summaries); a search's proposals draw theirs
+ * (search/backbone_mix.h). */
+pf_status pf_run_options(const pf_run *r, const char *backbone, pf_llm_options *o);
 
 /* What one training of a run is (pf-train --run DIR --generation G --slot K):
  * its proposal, its folder, the fidelity (a baseline method's candidates:

@@ -34,8 +34,9 @@
 typedef struct pf_run_summary {
     char dir[1024];
     char pde[64], method[64], profile[32], llm[16]; /* llm: the run's proposer (offline, http, replay, auto) */
-    char backbone[PF_LLM_BACKBONE_NAME_MAX + 1]; /* "" for a method that asks no LLM (above) */
-    char cell[160];           /* method, or method@backbone: its folder's name */
+    char backbone[PF_RUN_BACKBONE_CAP]; /* "" for a method that asks no LLM (above); a
+                                         * mixture in its folder spelling, mix+a+b+c */
+    char cell[PF_RUN_BACKBONE_CAP + 64]; /* method, or method@backbone: its folder's name */
     int run;
     bool final;               /* final.msgpack exists */
     double hf_mse;            /* final: the selected high-fidelity MSE (the split that
