@@ -130,6 +130,38 @@ Test(run, a_backbone_is_part_of_the_settings)
     cr_assert(strstr(pf_errmsg(), "\"backbone\" needs a backbone's name"), "%s", pf_errmsg());
 }
 
+/* A mixture (BACKBONE=mix:a,b,c, make's spelling mix+a+b+c) is one more
+ * backbone setting: recorded as mix:a,b,c, its folder <method>@mix+a+b+c;
+ * its names are checked as a backbone's are. */
+Test(run, a_mixture_is_a_backbone_setting)
+{
+    char dir[256], path[300], text[512];
+    snprintf(dir, sizeof dir, "%s/runs/poisson_5d/pinnforge@mix+a+b.2/run0", root);
+    pf_run_context c, back;
+    cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnforge", 0, "smoke", "http", "paper"), PF_OK);
+    cr_assert_eq(pf_run_context_set_backbone(&c, "mix+a+b.2"), PF_OK, "%s", pf_errmsg());
+    cr_assert_str_eq(c.backbone, "mix:a,b.2", "recorded in its own spelling");
+    char *was;
+    bool budget;
+    cr_assert_eq(pf_run_context_write(dir, &c, &was, &budget), PF_OK, "%s", pf_errmsg());
+    read_context(dir, path, sizeof path, text, sizeof text);
+    cr_assert(strstr(text, "\"backbone\": \"mix:a,b.2\"}"), "%s", text);
+    cr_assert_eq(pf_run_context_read(dir, &back), PF_OK, "the folder mix+a+b.2 is this mixture's: %s", pf_errmsg());
+    cr_assert_str_eq(back.backbone, "mix:a,b.2");
+    snprintf(dir, sizeof dir, "%s/runs/poisson_5d/pinnforge@mix+a/run0", root);
+    cr_assert_eq(pf_run_context_write(dir, &c, &was, &budget), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_run_context_read(dir, &back), PF_ERR_INVALID, "another mixture's folder");
+    cr_assert(strstr(pf_errmsg(), "its \"backbone\" is mix:a,b.2"), "%s", pf_errmsg());
+    const char *bad[] = {"mix:a", "mix:a,a", "mix:a,offline", "mix:a,,b", "mix:a,b/c", "mix:"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        cr_expect_eq(pf_run_context_set_backbone(&c, bad[i]), PF_ERR_INVALID, "%s", bad[i]);
+    char folder[64];
+    pf_llm_mix_spell("mix:a,b,c", true, folder, sizeof folder);
+    cr_assert_str_eq(folder, "mix+a+b+c");
+    pf_llm_mix_spell("a.1", true, folder, sizeof folder);
+    cr_assert_str_eq(folder, "a.1", "a backbone's name as it is");
+}
+
 Test(run, settings_of_another_run_are_refused)
 {
     static const struct {

@@ -636,7 +636,7 @@ pf_status pf_report_index(const pf_collection *c, const pf_report_options *o, co
     for (int i = 0; i < c->n; i++) {
         const pf_run_summary *s = &c->run[i];
         if (strcmp(s->pde, pde)) continue;
-        char rel[256];
+        char rel[sizeof s->cell + 32];
         snprintf(rel, sizeof rel, "%s/run%d", s->cell, s->run);
         fprintf(f, "### %s, run %d\n\n`%s` (profile %s, proposer %s): %d generation%s", pf_report_label(s->cell), s->run,
                 s->dir, s->profile, s->llm, s->generations, s->generations == 1 ? "" : "s");
