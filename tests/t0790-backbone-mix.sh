@@ -113,13 +113,13 @@ mkdir -p "$C" && cp -r "$R/llm" "$R/context.json" "$C/"
 search RUNS_ROOT="$tmp/replay" LLM=replay >"$tmp/out" 2>"$tmp/err"
 eq "replay" "$?" 0
 # final.msgpack: every byte but the trainings' measured wall times (budget.wall_s low_fidelity,
-# high_fidelity, baseline), which no rerun repeats; the LLM's wall time is the transcripts' and
+# high_fidelity, baseline and their sum, training), which no rerun repeats; the LLM's wall time is the transcripts' and
 # repeats
 final_json() {
     "$BIN/pf-inspect" "$1/final.msgpack" | python3 -c '
 import json, sys
 f = json.load(sys.stdin)
-for k in ("low_fidelity", "high_fidelity", "baseline"):
+for k in ("low_fidelity", "high_fidelity", "baseline", "training"):
     del f["budget"]["wall_s"][k]
 print(json.dumps(f, sort_keys=True))'
 }
