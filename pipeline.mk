@@ -29,6 +29,9 @@
 #             lives in runs/<pde>/<method>@<name>/run<R>; a method that asks no LLM ignores it.
 #             None, or `offline` (the offline proposer), is the plain folder <method>/run<R>,
 #             whose proposer LLM says. Part of context.json; checked against the file here.
+#             BACKBONE=mix:a,b,c (spelt mix+a+b+c too): each proposal's backbone is drawn
+#             among a, b, c by UCB1 (docs/llm.md, "A mixture of backbones"); the run lives in
+#             runs/<pde>/<method>@mix+a+b+c/run<R> and context.json says "mix:a,b,c".
 #   EVAL      paper (default: one set of evaluation points steers and reports, as the
 #             paper) or heldout (a fixed stratified half steers the search and the final
 #             choice; final.msgpack's report_mse is the other half's)
@@ -41,6 +44,12 @@
 #   TIME_BUDGET    a wall-clock budget per run (45m, 2h, 90s, 300): each training gets a time
 #             limit from what is left (src/search/time_budget.h; RUN/time_budget.json) and
 #             is scored where it stopped; part of context.json (docs/search.md, "Time budget")
+#   LLM_MAX_TOKENS, LLM_MAX_COST  the LLM budget of each run: prompt + completion tokens, and cost
+#             in the backbones file's currency (docs/llm.md); checked before each proposal call
+#             against the run's stored calls; once spent the search stops and its Top-3 go to
+#             high fidelity (final.msgpack: stopped "llm budget"). Recorded in context.json; a
+#             change to it alone redoes only the proposals it stopped and what follows them
+#             (docs/search.md, "LLM budget")
 #   RUNS_ROOT where runs live (default runs; e.g. a copy of a run to replay)
 #   REPORTS_ROOT where tables and plots go (default reports)
 #   REFERENCE the method the statistics compare against (default pinnforge)
@@ -80,6 +89,8 @@ endif
 TRAIN_THREADS ?= auto
 TIME_BUDGET ?=
 BACKBONE ?= $(PF_LLM_BACKBONE)
+LLM_MAX_TOKENS ?=
+LLM_MAX_COST ?=
 RUNS_ROOT ?= runs
 REPORTS_ROOT ?= reports
 
@@ -137,6 +148,10 @@ $(if $(filter-out auto,$(TRAIN_THREADS)),$(if $(filter-out 1,$(words $(TRAIN_THR
   pf_not_number,$(TRAIN_THREADS))$(filter 0,$(TRAIN_THREADS)),$(error \
   TRAIN_THREADS='$(TRAIN_THREADS)': a number of threads, 1 or more, or auto)))
 $(if $(TIME_BUDGET),$(if $(filter-out 1,$(words $(TIME_BUDGET)))$(call pf_strip,$(call pf_strip,$(TIME_BUDGET),$(pf_digits)),s m   h),$(error TIME_BUDGET='$(TIME_BUDGET)': a wall-clock budget per run such as 45m, 2h, 90s or 300 (seconds))))
+$(if $(LLM_MAX_TOKENS),$(if $(filter-out 1,$(words $(LLM_MAX_TOKENS)))$(call pf_not_number,$(LLM_MAX_TOKENS))$(filter \
+  0,$(LLM_MAX_TOKENS)),$(error LLM_MAX_TOKENS='$(LLM_MAX_TOKENS)': a whole number of tokens per run, 1 or more)))
+$(if $(LLM_MAX_COST),$(if $(filter-out 1,$(words $(LLM_MAX_COST)))$(call pf_strip,$(LLM_MAX_COST),$(pf_digits) .),$(error \
+  LLM_MAX_COST='$(LLM_MAX_COST)': a cost per run in the backbones file's currency, such as 2.5)))
 $(call pf_check_word,RUNS_ROOT,$(RUNS_ROOT))
 $(call pf_check_word,REPORTS_ROOT,$(REPORTS_ROOT))
 
@@ -183,11 +198,16 @@ pf_check_backbones = $(if $(filter-out offline,$(2)),$(eval pf_bb_said := $(shel
   (PF_LLM_URL is set)): unset PF_LLM_URL, or name its server in the backbones file))
 $(if $(filter-out 0 1,$(words $(BACKBONE))),$(error BACKBONE='$(BACKBONE)': one backbone (a study takes several: \
   BACKBONES="a b")))
-$(if $(BACKBONE),$(call pf_check_word,BACKBONE,$(BACKBONE))$(call pf_check_backbones,BACKBONE,$(BACKBONE)))
+# A mixture BACKBONE=mix:a,b,c is spelt mix+a+b+c in make (its run folder
+# METHOD@mix+a+b+c; ':' and ',' do not go into make's targets and calls);
+# pf-context records mix:a,b,c. $(call bb_word,B): B in make's spelling.
+bb_word = $(if $(filter mix:%,$(1)),$(subst $(comma),+,$(patsubst mix:%,mix+%,$(1))),$(1))
+$(if $(BACKBONE),$(call pf_check_word,BACKBONE,$(call bb_word,$(BACKBONE)))$(call \
+  pf_check_backbones,BACKBONE,$(call bb_word,$(BACKBONE))))
 # A run's method folder, its cell: M@B for an LLM-driven method M and a
 # backbone B other than offline, else M (src/search/run.h):
 # $(call method_cell,M,B); and back, $(call cell_method,C), $(call cell_backbone,C).
-method_cell   = $(if $(and $(filter $(1),$(LLM_METHODS)),$(filter-out offline,$(2))),$(1)@$(2),$(1))
+method_cell   = $(if $(and $(filter $(1),$(LLM_METHODS)),$(filter-out offline,$(2))),$(1)@$(call bb_word,$(2)),$(1))
 cell_method   = $(firstword $(subst @, ,$(1)))
 cell_backbone = $(word 2,$(subst @, ,$(1)))
 # The proposer a run of cell C records (context.json's llm): a backbone is
@@ -248,11 +268,14 @@ clear_launch = rm -f $(addsuffix /launch.txt,$(1))
 # inside it. When a finished or started run's settings change (PROFILE, LLM,
 # EVAL, the file), make says so: everything after context.json is redone.
 pde_key = $(if $(call pde_file,$(1)),$(patsubst $(CURDIR)/%,%,$(or $(realpath $(1)),$(1))),$(1))
+# $(call context_cmd,P,M,R): the run's pf-context (also run by locked_goal, below)
+context_cmd = $(B)/pf-context --run $(call run_dir,$(1),$(2),$(3)) --pde $(call pde_key,$(1)) \
+  --method $(call cell_method,$(2)) --number $(3) --budget $(PROFILE) --llm $(call run_llm,$(2)) --eval $(EVAL)$(if \
+  $(TIME_BUDGET), --time-budget $(TIME_BUDGET))$(if $(call cell_backbone,$(2)), --backbone $(call cell_backbone,$(2))) \
+  --llm-max-tokens "$(LLM_MAX_TOKENS)" --llm-max-cost "$(LLM_MAX_COST)"
 define context_rule
 $(call run_dir,$(1),$(2),$(3))/context.json: FORCE | $(TOOLS)
-	$(Q)$(B)/pf-context --run $$(@D) --pde $(call pde_key,$(1)) --method $(call cell_method,$(2)) --number $(3) \
-	  --budget $(PROFILE) --llm $(call run_llm,$(2)) --eval $(EVAL)$(if $(TIME_BUDGET), --time-budget \
-	  $(TIME_BUDGET))$(if $(call cell_backbone,$(2)), --backbone $(call cell_backbone,$(2)))
+	$(Q)$(call context_cmd,$(1),$(2),$(3))
 
 endef
 
@@ -411,13 +434,16 @@ cell_rules = $(foreach p,$(1),$(foreach m,$(2),$(foreach r,$(3),$(eval $(call \
 # finds everything made. The lock belongs to the sub-make and what it runs,
 # so it goes when they end or are killed (no stale lock file to remove); the
 # jobserver is shared, so -j N still runs N trainings of one run or of many.
-# Under -n (plan only) no lock is taken.
+# Under -n (plan only) no lock is taken. The run's pf-context runs first, under
+# the lock and before the sub-make looks at any file: when only the LLM budget
+# changed, it removes the proposals the budget stopped, which the sub-make
+# then sees missing and makes again (docs/search.md, "LLM budget").
 pf_dry_run = $(findstring n,$(firstword -$(MAKEFLAGS)))
 # $(call locked_goal,P,M,R,GOAL): GOAL (a file of run P M R) made under the run's lock
 define locked_goal
 .PHONY: $(4)
 $(4): | $(TOOLS)
-	+$(Q)$$(if $$(pf_dry_run),,$(BUILD)/bin/pf-lock $(call run_dir,$(1),$(2),$(3)) --) \
+	+$(Q)$$(if $$(pf_dry_run),,$(BUILD)/bin/pf-lock $(call run_dir,$(1),$(2),$(3)) -- sh -c '$(call context_cmd,$(1),$(2),$(3)) && exec "$$$$0" "$$$$@"') \
 	  $$(MAKE) --no-print-directory PF_RUN_LOCKED=1 PDE=$(1) METHOD=$(call cell_method,$(2)) \
 	  BACKBONE=$(call cell_backbone,$(2)) RUNS=$(3) $(4)
 

@@ -49,10 +49,10 @@ $(error METHODS is empty: which methods? (known: $(ALL_METHODS)))
 endif
 STUDY_RUNS := $(if $(filter command line environment,$(origin RUNS) $(origin RUN)),$(RUNS),0 1 2 3 4 5 6 7 8 9)
 $(call pf_check_runs,RUNS,$(STUDY_RUNS))
-$(foreach b,$(BACKBONES),$(call pf_check_word,BACKBONES,$(b)))
+$(foreach b,$(BACKBONES),$(call pf_check_word,BACKBONES,$(call bb_word,$(b))))
 $(if $(filter-out $(words $(BACKBONES)),$(words $(sort $(BACKBONES)))),$(error BACKBONES='$(BACKBONES)': a backbone \
   named twice))
-$(if $(BACKBONES),$(call pf_check_backbones,BACKBONES,$(BACKBONES)))
+$(if $(BACKBONES),$(call pf_check_backbones,BACKBONES,$(foreach b,$(BACKBONES),$(call bb_word,$(b)))))
 endif
 # The rules of a run only in the make that holds its lock (pipeline.mk,
 # locked_goal): one run's. The study's make has one locked sub-make per cell

@@ -14,8 +14,10 @@
  * make runs as it reads BACKBONE and BACKBONES: each name must be the
  * backbones file's (llm/backbones.h) or offline.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +34,7 @@ static void usage(FILE *to)
 {
     fprintf(to, "usage: pf-context --run RUN --pde P --method M --number R --budget paper|quick|smoke\n"
                 "                  --llm offline|http|replay|auto --eval paper|heldout [--time-budget T]\n"
-                "                  [--backbone NAME]\n"
+                "                  [--backbone NAME] [--llm-max-tokens N] [--llm-max-cost C]\n"
                 "       pf-context --check-backbones \"NAME ...\"\n"
                 "Writes RUN/context.json, the settings every stage of the run reads: P a built-in PDE\n"
                 "or a .pde file (its SHA-256 and its data files' are recorded, so editing either\n"
@@ -44,10 +46,17 @@ static void usage(FILE *to)
                 "--llm replay alone keeps the steps recorded there, so a replay trains the same steps).\n"
                 "--backbone NAME: the LLM backbone (BACKBONE) of the backbones file ($LLMS_FILE, else\n"
                 "data/llms.json), part of the settings; the run's folder is then <pde>/<method>@NAME/run<R>.\n"
+                "A mixture mix:a,b,c (or mix+a+b+c) draws each proposal's backbone among a, b, c; its folder\n"
+                "is <method>@mix+a+b+c and context.json records \"mix:a,b,c\".\n"
                 "Only a method that asks an LLM has one, with --llm http or replay; offline (or \"\") is\n"
                 "the offline proposer, a run without a backbone.\n"
-                "--check-backbones \"NAME ...\": writes nothing; checks that each NAME is offline or a\n"
-                "backbone of the backbones file, and says which are not, listing the file's names.\n"
+                "--check-backbones \"NAME ...\": writes nothing; checks that each NAME is offline, a\n"
+                "backbone of the backbones file or a mixture of them, and says which are not, listing the\n"
+                "file's names.\n"
+                "--llm-max-tokens N, --llm-max-cost C (LLM_MAX_TOKENS, LLM_MAX_COST; empty: none): the run's LLM\n"
+                "budget, in tokens and in the backbones file's currency, part of the settings. A change to it\n"
+                "alone keeps the file's time (make redoes nothing through it) and removes the proposals the\n"
+                "budget stopped, so that make asks them again and redoes what follows them.\n"
                 "Exit codes: 0 written or unchanged, 1 I/O failure, 2 bad usage or an unknown name.\n");
 }
 
@@ -60,13 +69,38 @@ static int check_backbones(const char *list)
     int rc = 0;
     for (char *w = strtok(names, " \t\n"); w && !rc; w = strtok(NULL, " \t\n")) {
         const pf_llm_backbone *b;
+        pf_llm_mix mix;
         if (!strcmp(w, "offline")) continue;
-        if ((!t && pf_llm_backbones_load(NULL, &t) != PF_OK) || pf_llm_backbones_get(t, w, &b) != PF_OK)
+        if ((!t && pf_llm_backbones_load(NULL, &t) != PF_OK) ||
+            (pf_llm_is_mix(w) ? pf_llm_mix_parse(t, w, &mix) : pf_llm_backbones_get(t, w, &b)) != PF_OK)
             rc = 2, fprintf(stderr, "pf-context: backbone '%s': %s\n", w, pf_errmsg());
     }
     pf_llm_backbones_free(t);
     free(names);
     return rc;
+}
+
+/* text as a finite number > 0. */
+static bool positive(const char *text, double *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(text, &end);
+    if (end == text || *end || errno || !isfinite(x) || x <= 0) return false;
+    *v = x;
+    return true;
+}
+
+/* The LLM budget in words, for the message above. */
+static const char *budget_words(const pf_run_context *c)
+{
+    static char buf[128];
+    if (c->llm_max_tokens > 0 && c->llm_max_cost > 0)
+        snprintf(buf, sizeof buf, "LLM_MAX_TOKENS=%ld, LLM_MAX_COST=%g", c->llm_max_tokens, c->llm_max_cost);
+    else if (c->llm_max_tokens > 0) snprintf(buf, sizeof buf, "LLM_MAX_TOKENS=%ld", c->llm_max_tokens);
+    else if (c->llm_max_cost > 0) snprintf(buf, sizeof buf, "LLM_MAX_COST=%g", c->llm_max_cost);
+    else snprintf(buf, sizeof buf, "no cap");
+    return buf;
 }
 
 int main(int argc, char **argv)
@@ -75,7 +109,8 @@ int main(int argc, char **argv)
                                        {"number", 1, 0, 'n'}, {"budget", 1, 0, 'b'}, {"llm", 1, 0, 'l'},
                                        {"eval", 1, 0, 'e'},   {"help", 0, 0, 'h'},   /* the required ones end here */
                                        {"time-budget", 1, 0, 't'}, {"backbone", 1, 0, 'B'},
-                                       {"check-backbones", 1, 0, 'C'}, {0, 0, 0, 0}};
+                                       {"check-backbones", 1, 0, 'C'}, {"llm-max-tokens", 1, 0, 'T'},
+                                       {"llm-max-cost", 1, 0, 'c'}, {0, 0, 0, 0}};
     const char *v[128] = {0};
     int ch;
     while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -96,15 +131,32 @@ int main(int argc, char **argv)
     if (st == PF_OK) st = pf_run_context_set_backbone(&c, v['B']);
     pf_llm_backbones *t = NULL;
     const pf_llm_backbone *b;
-    if (st == PF_OK && c.backbone[0]) st = pf_llm_backbones_load(NULL, &t); /* the file must have it */
-    if (st == PF_OK && t) st = pf_llm_backbones_get(t, c.backbone, &b);
+    pf_llm_mix mix;
+    if (st == PF_OK && c.backbone[0]) st = pf_llm_backbones_load(NULL, &t); /* the file must have it (or them) */
+    if (st == PF_OK && t)
+        st = pf_llm_is_mix(c.backbone) ? pf_llm_mix_parse(t, c.backbone, &mix) : pf_llm_backbones_get(t, c.backbone, &b);
     pf_llm_backbones_free(t);
     if (st == PF_OK) /* the folder make lays out for these settings, <pde>/<method>[@<backbone>]/run<R> */
         st = pf_run_context_check_folder(v['r'], pf_pdefile_is_path(c.pde) ? NULL : c.pde, c.method, c.backbone, c.run);
+    if (st == PF_OK && v['T'] && *v['T'] && pf_parse_long(v['T'], 1, LONG_MAX, &c.llm_max_tokens) != PF_OK)
+        st = pf_fail(PF_ERR_USAGE, "--llm-max-tokens (LLM_MAX_TOKENS) wants a whole number of tokens, 1 or more, not '%s'",
+                     v['T']);
+    if (st == PF_OK && v['c'] && *v['c'] && !positive(v['c'], &c.llm_max_cost))
+        st = pf_fail(PF_ERR_USAGE, "--llm-max-cost (LLM_MAX_COST) wants a number > 0 (in the backbones file's "
+                     "currency), not '%s'", v['c']);
     if (st != PF_OK) return fprintf(stderr, "pf-context: %s\n", pf_errmsg()), st == PF_ERR_IO ? 1 : 2;
     bool had = pf_run_context_read(v['r'], &old) == PF_OK;
     char *was;
-    if (pf_run_context_write(v['r'], &c, &was) != PF_OK) return fprintf(stderr, "pf-context: %s\n", pf_errmsg()), 1;
+    bool budget_changed;
+    if (pf_run_context_write(v['r'], &c, &was, &budget_changed) != PF_OK)
+        return fprintf(stderr, "pf-context: %s\n", pf_errmsg()), 1;
+    int forgot = 0;
+    if (budget_changed && pf_run_forget_stopped(v['r'], &forgot) != PF_OK)
+        return free(was), fprintf(stderr, "pf-context: %s\n", pf_errmsg()), 1;
+    if (budget_changed)
+        fprintf(stderr, "%s: its LLM budget changed (now %s): %d proposal%s it had stopped will be asked again, and "
+                "what follows them redone; nothing trained before them is\n", v['r'], budget_words(&c), forgot,
+                forgot == 1 ? "" : "s");
     /* the budget's clock starts with the run; a change to LLM=replay alone
      * (a replay of a copied run) keeps the steps the trainings stopped at */
     if (had) memcpy(old.llm, c.llm, sizeof old.llm);

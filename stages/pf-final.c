@@ -39,8 +39,12 @@ static void usage(FILE *to)
             "the Global Top-3 after generation G (genGG/select.msgpack), for pf-train\n"
             "--fidelity high. Without: reads RUN/hifi/top0..2/evidence.msgpack, picks the\n"
             "lowest high-fidelity MSE and writes RUN/final.msgpack {spec, spec_hash, hf_mse,\n"
-            "budget, top3, generations, stop_reason, ...}; budget counts optimizer steps\n"
-            "(low and high fidelity), wall time per stage, and LLM calls and tokens.\n"
+            "budget, top3, generations, stop_reason, stopped, ...}; budget counts optimizer\n"
+            "steps (low and high fidelity, and their sum), wall time per stage, and LLM calls,\n"
+            "tokens and cost, in all and per backbone (cost at the prices of the backbones file,\n"
+            "$LLMS_FILE or data/llms.json; calls to a server it does not list cost 0, priced\n"
+            "false). stopped: \"llm budget\" when LLM_MAX_TOKENS or LLM_MAX_COST ended the search,\n"
+            "\"time budget\" when TIME_BUDGET did, else null.\n"
             "A baseline run has no generations to select from: pf-final --run RUN reads its\n"
             "five candidates RUN/gen00/cand0..4/evidence.msgpack, picks the lowest MSE and\n"
             "writes RUN/final.msgpack with all five MSEs (candidates) and their budget.\n"
@@ -70,6 +74,18 @@ static pf_status hifi_proposal(const pf_run *r, const pf_select *sel, int k, boo
     return st;
 }
 
+/* The run's LLM calls per backbone, their cost, and the stop when the
+ * LLM budget made it. */
+static void llm_line(const pf_final_file *f)
+{
+    const pf_llm_usage *u = &f->budget.llm_by;
+    for (int i = 0; i < u->n; i++)
+        fprintf(stderr, "pf-final: LLM %s: %ld calls, %ld + %ld tokens, %.1f s, cost %.4g%s\n", u->b[i].name,
+                u->b[i].calls, u->b[i].prompt_tokens, u->b[i].completion_tokens, u->b[i].llm_s, u->b[i].cost,
+                u->b[i].priced ? "" : " (no price: neither offline nor a backbone of the backbones file; counted as 0)");
+    if (f->stopped[0]) fprintf(stderr, "pf-final: stopped early: %s (%s)\n", f->stopped, f->stop_reason ? f->stop_reason : "");
+}
+
 static pf_status final(const pf_run *r, int last, const pf_select *sel, bool quiet)
 {
     pf_final_file f;
@@ -82,6 +98,7 @@ static pf_status final(const pf_run *r, int last, const pf_select *sel, bool qui
                         "%ld LLM calls; wrote %s\n",
                 r->pde->name, r->run, f.hf_mse, f.spec_hash, f.generations, f.budget.steps_low, f.budget.steps_high,
                 f.budget.calls, path);
+    if (st == PF_OK && !quiet) llm_line(&f);
     if (st == PF_OK && !quiet && f.time_budget)
         fprintf(stderr, "pf-final: time budget %lld s, used %.0f s, %s\n",
                 (long long)json_integer_value(json_object_get(f.time_budget, "budget_s")),

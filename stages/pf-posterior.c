@@ -9,7 +9,8 @@
  * (temperature 0.1, stored under RUN/llm/) and writes RUN/genGG/memory.msgpack
  * {format, version, generation, text, provider, usage, latency_s}. Methods
  * that form no memory (no_knowledge, no_feedback) write text null with the
- * reason; a generation after a stop decision carries M_{G-1} over.
+ * reason; a generation after a stop decision carries M_{G-1} over, and so
+ * does one whose proposals the LLM budget stopped (no call).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -84,6 +85,7 @@ static pf_status summarize(const pf_run *r, int g, const pf_select *sel, const c
     if (st == PF_OK) {
         mem->has_call = true;
         snprintf(mem->provider, sizeof mem->provider, "%s", resp.provider);
+        snprintf(mem->backbone, sizeof mem->backbone, "%s", resp.backbone);
         mem->prompt_tokens = resp.prompt_tokens;
         mem->completion_tokens = resp.completion_tokens;
         mem->latency_s = resp.latency_s;
@@ -141,6 +143,9 @@ int main(int argc, char **argv)
         st = pf_memory_file_init(&mem, g, NULL, why);
     } else if (sel->skipped) {
         st = pf_memory_file_init(&mem, g, prev.text, "the search stopped before this generation: M carried over");
+    } else if (sel->next == PF_SELECT_STOP && !strcmp(sel->cause, PF_SELECT_CAUSE_LLM)) {
+        /* no proposal will read it, and the budget is spent: no call */
+        st = pf_memory_file_init(&mem, g, prev.text, "the LLM budget is spent: M carried over");
     } else {
         st = summarize(&r, g, sel, prev.text, &mem);
     }

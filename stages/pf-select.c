@@ -8,7 +8,8 @@
  * reads RUN/genGG/candK.proposal.msgpack (K = 0, 1, ... up to the first
  * missing one), RUN/genGG/candK/evidence.msgpack for each, and
  * RUN/gen(G-1)/select.msgpack when G > 0; writes RUN/genGG/select.msgpack
- * atomically. Exit 0 ok, 1 a missing / unreadable / inconsistent input or a
+ * atomically. A proposal the run's LLM budget stopped stops the search after
+ * G. Exit 0 ok, 1 a missing / unreadable / inconsistent input or a
  * write failure, 2 usage.
  */
 #include <math.h>
@@ -50,11 +51,13 @@ static void usage(FILE *to)
             "  --max-generations N  the generation limit (default: the previous selection's,\n"
             "                       else %d); generation N-1 always stops\n"
             "  --quiet              no progress lines on stderr\n"
+            "A proposal stopped by the run's LLM budget (LLM_MAX_TOKENS, LLM_MAX_COST) stops\n"
+            "the search after G (cause \"%s\").\n"
             "A generation after a stop decision is a no-op: its select.msgpack repeats the\n"
             "last one with \"skipped\": true (and \"skipped_generation\": G).\n"
             "Exit codes: 0 ok, 1 missing, unreadable or inconsistent input or write\n"
             "failure, 2 usage error.\n",
-            PF_RUN_MAX_GENERATION, PF_SELECT_DEFAULT_MAX_GENERATIONS);
+            PF_RUN_MAX_GENERATION, PF_SELECT_DEFAULT_MAX_GENERATIONS, PF_SELECT_CAUSE_LLM);
 }
 
 static int parse_int(const char *opt, const char *arg, int lo, int hi, int *v)
@@ -190,10 +193,25 @@ static pf_status time_stop(const char *dir, int g, pf_select *s)
     PF_TRY(pf_time_budget_stop(&r, g, &stop, why, sizeof why));
     if (stop) {
         s->next = PF_SELECT_STOP;
-        snprintf(s->cause, sizeof s->cause, "the time budget is spent");
+        snprintf(s->cause, sizeof s->cause, "%s", PF_SELECT_CAUSE_TIME);
         snprintf(s->reason, sizeof s->reason, "%s", why);
     }
     return PF_OK;
+}
+
+/* A run whose LLM budget stopped a proposal of generation g stops after
+ * it (docs/search.md, "LLM budget"): the Top-3 so far go to high fidelity. */
+static void llm_stop(const pf_run_candidate *c, int n, pf_select *s)
+{
+    for (int k = 0; k < n; k++) {
+        const pf_proposal *p = &c[k].proposal.call;
+        if (!p->stopped) continue;
+        s->next = PF_SELECT_STOP;
+        snprintf(s->cause, sizeof s->cause, "%s", PF_SELECT_CAUSE_LLM);
+        const char *why = p->reasons && !strncmp(p->reasons, "- ", 2) ? p->reasons + 2 : p->reasons ? p->reasons : "";
+        snprintf(s->reason, sizeof s->reason, "slot %s: %.*s", c[k].proposal.slot, (int)strcspn(why, "\n"), why);
+        return;
+    }
 }
 
 int main(int argc, char **argv)
@@ -240,6 +258,7 @@ int main(int argc, char **argv)
     pf_status st = c ? PF_OK : pf_fail(PF_ERR_NOMEM, "out of memory");
     for (int k = 0; c && k < n; k++) c[k] = rc_cand[k].cand; /* views: the files keep the references */
     if (st == PF_OK) st = pf_select_step(prev, c, n, g, maxg, pde, method, &s);
+    if (st == PF_OK) llm_stop(rc_cand, n, s);
     if (st == PF_OK && s->next != PF_SELECT_STOP) st = time_stop(o.run, g, s);
     free(c);
     pf_run_generation_free(rc_cand, n);

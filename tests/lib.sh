@@ -22,7 +22,7 @@ TEST_NAME=$(basename "$0" .sh)
 PF_TESTS=$(cd "$(dirname "$0")" && pwd)
 export PF_TESTS
 tmp=$(mktemp -d "/tmp/pf_${TEST_NAME}_XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+trap 'loopback_stop; rm -rf "$tmp"' EXIT
 fails=0 count=0 started=$(date +%s)
 
 ok() { count=$((count + 1)); }
@@ -77,6 +77,22 @@ need_data() {
     data_missing "${miss# } (PF_DATA_DIR ${PF_DATA_DIR:-data/ref}, PF_PINNSAGENT_DIR ${PF_PINNSAGENT_DIR:-data/ref/pinnsagent})"
     finish
     exit
+}
+# loopback ANSWERS [OPTION...]: tests/llm_loopback_server.py on 127.0.0.1 in the
+# background, answering from ANSWERS (`llm_loopback_server.py --answers`) and
+# logging to $tmp/llm.log; its port in $port ("" when it did not start), its
+# PID in $tmp/server.pid. loopback_stop (also on exit) stops it by that PID.
+loopback() {
+    answers=$1
+    shift
+    python3 "$PF_TESTS/llm_loopback_server.py" "$answers" "$tmp/port" "$tmp/llm.log" "$@" &
+    echo $! >"$tmp/server.pid"
+    for _ in $(seq 1 100); do [ -s "$tmp/port" ] && break; sleep 0.05; done
+    port=$(cat "$tmp/port" 2>/dev/null)
+}
+loopback_stop() {
+    [ -f "$tmp/server.pid" ] && kill "$(cat "$tmp/server.pid")" 2>/dev/null
+    rm -f "$tmp/server.pid"
 }
 float_only() {
     if [ "$PRECISION" != float ]; then

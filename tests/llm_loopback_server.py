@@ -5,6 +5,7 @@ of recorded answers, so a run with LLM=http repeats a recorded run exactly.
 
     llm_loopback_server.py ANSWERS PORT_FILE LOG [--port P]
                            [--kill-after N --kill-delay S --pgid-file F]
+                           [--delay S --in-flight-file F]
     llm_loopback_server.py --answers PF_INSPECT LLM_DIR > ANSWERS
 
 ANSWERS is a JSON list of {"key", "response", "usage"}, key being
@@ -13,7 +14,10 @@ request_key(messages) of the recorded request. The server binds 127.0.0.1
 answer in full it appends "KEY\\n" to LOG; an unknown request gets HTTP 500
 and "unknown KEY\\n". With --kill-after N, S seconds after the N-th answer
 in LOG (counted over restarts) it sends SIGKILL to the process group whose
-id is in F: a client killed right after a completed call. --answers writes
+id is in F: a client killed right after a completed call. With --delay S
+each answer waits S seconds first, and --in-flight-file F holds the most
+requests the server had open at once ("MAX\\n", rewritten as it grows):
+a test of the clients' limit on requests in flight. --answers writes
 the table of a run's recorded calls (its llm/ folder, read with pf-inspect),
 each with the transcript's file name ("file").
 """
@@ -58,6 +62,18 @@ def main():
     answered = [sum(1 for line in open(log_path) if not line.startswith("unknown"))
                 if os.path.exists(log_path) else 0]
     kill_after = int(opt.get("--kill-after", "0"))
+    delay = float(opt.get("--delay", "0"))
+    flight = [0, 0]  # open now, the most at once
+
+    def in_flight(d):
+        with lock:
+            flight[0] += d
+            if flight[0] > flight[1]:
+                flight[1] = flight[0]
+                if "--in-flight-file" in opt:
+                    with open(opt["--in-flight-file"] + ".tmp", "w") as f:
+                        f.write("%d\n" % flight[1])
+                    os.replace(opt["--in-flight-file"] + ".tmp", opt["--in-flight-file"])
 
     def log(line):
         with lock:
@@ -75,7 +91,16 @@ def main():
             pass
 
         def do_POST(self):
+            in_flight(1)
+            try:
+                self.answer()
+            finally:
+                in_flight(-1)
+
+        def answer(self):
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+            if delay:
+                time.sleep(delay)
             key = request_key(body.get("messages"))
             a = table.get(key)
             if a is None:

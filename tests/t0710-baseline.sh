@@ -37,7 +37,7 @@ k = [e["y"] for e in c].index(f["hf_mse"])
 assert f["found_in"] == "gen00/init%d" % k and f["result"] == "gen00/cand%d/result.h5" % k, f["found_in"]
 assert f["lf_mse"] is None and f["top3"] == [] and f["generations"] == 0
 b = f["budget"]
-assert b["optimizer_steps"] == {"low_fidelity": 0, "high_fidelity": 0, "baseline": 500}, b
+assert b["optimizer_steps"] == {"low_fidelity": 0, "high_fidelity": 0, "baseline": 500, "training": 500}, b
 assert b["wall_s"]["baseline"] > 0 and b["llm"]["calls"] == 0 and b["candidates"] == 5
 assert f["report_mse"] == f["hf_mse"] and "residual_rms" in f["physics_check"]
 assert f["spec"]["sampling"]["method"] == "hammersley"
@@ -98,5 +98,5 @@ check "the Friedman row" grep -Eq "^\| Friedman avg. rank \| (1.88|2.00) \| (2.8
 check "the Wilcoxon row" grep -q "^| Wilcoxon vs. PINNForge | + | + | -- |$" "$tmp/rep/main.md"
 check "says RoPINN is a reconstruction" grep -q "RoPINN is a reconstruction" "$tmp/rep/main.md"
 check "the real baseline runs are in" grep -q "^burgers_1d,vanilla,2," "$tmp/rep/main.csv"
-check "budget: the baseline steps" grep -q "| burgers_1d | Vanilla PINN | 2 | .* | 250 |" "$tmp/rep/budget.md"
+check "budget: the baseline steps" grep -q "| burgers_1d | Vanilla PINN | 2 | .* | 250 |" "$tmp/rep/budget_pde.md"
 finish

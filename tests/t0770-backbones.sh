@@ -160,9 +160,12 @@ check "study: vanilla's context names none" sh -c "! grep -q backbone '$tmp/r/$P
 for c in pinnforge@a pinnforge@b vanilla; do
     check "study: the progress table's line for $c (1 of 1 done)" grep -Eq "^$P +$c +1/1 " "$tmp/out"
 done
-check "study: a Table 1 per backbone, the shared vanilla in each" sh -c \
+check "study: a Table 1 per backbone, the vanilla run shared" sh -c \
     "grep -q '^$P,pinnforge,1,' '$tmp/rep/table1@a.csv' && grep -q '^$P,pinnforge,1,' '$tmp/rep/table1@b.csv' &&
      grep -q '^$P,vanilla,1,' '$tmp/rep/table1@a.csv' && grep -q '^$P,vanilla,1,' '$tmp/rep/table1@b.csv'"
+check "study: the budget per method and backbone" sh -c \
+    "grep -q '^pinnforge,a,1,' '$tmp/rep/budget.csv' && grep -q '^pinnforge,b,1,' '$tmp/rep/budget.csv' &&
+     grep -q '^vanilla,,1,' '$tmp/rep/budget.csv'"
 check "study: the main table is one backbone's (a: the first by name)" cmp "$tmp/rep/main.csv" "$tmp/rep/table1@a.csv"
 study study-status >"$tmp/status" 2>&1
 eq "study-status" "$?" 0

@@ -95,7 +95,7 @@ mkdir -p "$R/burgers_1d/pinnforge@c/run0"
 printf '{"pde": "burgers_1d", "method": "pinnforge", "run": 0, "budget": "quick", "llm": "http", "backbone": "d"}\n' \
     >"$R/burgers_1d/pinnforge@c/run0/context.json"
 expect_rc 1 "a folder's backbone not its context.json's" "$S" --runs "$R" --out "$tmp/oc"
-check "the mismatch named" grep -q "$R/burgers_1d/pinnforge@c/run0: context.json's backbone 'd' is not its folder's 'c'" "$tmp/err"
+check "the mismatch named" grep -q "$R/burgers_1d/pinnforge@c/run0/context.json' is the settings of another run: its \"backbone\" is d, but the folder is burgers_1d/pinnforge@c/run0" "$tmp/err"
 
 # one backbone: main alone, no cross-backbone tables
 python3 "$F" "$tmp/one" burgers_1d,poisson_2d_classic ropinn:2,pinnforge@a:1

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t1020-make-variables.sh — make checks PDE, METHOD, RUN(S), RUNS_ROOT (and a
+# t1020-make-variables.sh — make checks PDE, METHOD, RUN(S), RUNS_ROOT, LLM_MAX_* (and a
 # study's PDES, METHODS, RUNS) as it reads pipeline.mk, before any rule
 # writes (issue 33):
 #   - PDE=../../../../tmp/TRAV used to create /tmp/TRAV/pinnforge/run0/context.json
@@ -49,6 +49,11 @@ expect_rc 2 "METHOD=unknown" mk PDE=poisson_5d RUN=0 METHOD=nothing RUNS_ROOT="$
 check "METHOD: lists the methods" grep -q "METHOD='nothing': not a method (known: pinnforge" "$tmp/err"
 expect_rc 2 "PROFILE with a semicolon" mk PDE=poisson_5d RUN=0 "PROFILE=smoke;touch $tmp/pwned" RUNS_ROOT="$tmp/runs"
 check "PROFILE: nothing run" test ! -e "$tmp/pwned"
+expect_rc 2 "LLM_MAX_TOKENS=0" mk PDE=poisson_5d RUN=0 LLM_MAX_TOKENS=0 RUNS_ROOT="$tmp/runs"
+check "LLM_MAX_TOKENS: says so" grep -q "LLM_MAX_TOKENS='0': a whole number of tokens per run, 1 or more" "$tmp/err"
+expect_rc 2 "LLM_MAX_COST with a semicolon" mk PDE=poisson_5d RUN=0 "LLM_MAX_COST=1;touch $tmp/pwned" RUNS_ROOT="$tmp/runs"
+check "LLM_MAX_COST: says so" grep -q "LLM_MAX_COST='1;touch $tmp/pwned': a cost per run" "$tmp/err"
+check "LLM_MAX_COST: nothing run" test ! -e "$tmp/pwned"
 check "nothing written by any of them" test ! -e "$tmp/runs"
 
 mkfifo "$tmp/fifo.pde"

@@ -120,6 +120,10 @@ Test(artifact, proposal_search_round_trips)
     path_of(b, "b.msgpack");
     for (int valid = 0; valid < 2; valid++) {
         pf_proposal_file f = search_proposal(4, 1, valid), back;
+        if (valid) { /* a mixture's record: the backbone and the draw */
+            snprintf(f.call.backbone, sizeof f.call.backbone, "good");
+            f.mix = json_pack("{s:s, s:s, s:i}", "rule", "ucb1", "chosen", "good", "total", 7);
+        }
         cr_assert_eq(pf_proposal_file_write(a, &f), PF_OK, "%s", pf_errmsg());
         cr_assert_eq(pf_proposal_file_read(a, &back), PF_OK, "%s", pf_errmsg());
         cr_assert_str_eq(back.pde, "burgers_1d");
@@ -138,8 +142,12 @@ Test(artifact, proposal_search_round_trips)
             cr_assert_str_eq(back.call.spec_hash, f.call.spec_hash);
             cr_assert(json_equal(back.call.spec, f.call.spec));
             cr_assert_str_eq(back.call.rationale, f.call.rationale);
+            cr_assert_str_eq(back.call.backbone, "good");
+            cr_assert(json_equal(back.mix, f.mix));
         } else {
             cr_assert_str_eq(back.call.reasons, f.call.reasons);
+            cr_assert_str_eq(back.call.backbone, "");
+            cr_assert_null(back.mix);
         }
         cr_assert_eq(pf_proposal_file_write(b, &back), PF_OK);
         assert_same_bytes(a, b);
@@ -290,7 +298,11 @@ Test(artifact, final_round_trips)
     f.stop_reason = strdup("population stagnation after generation 6; the escape failed");
     f.budget = (pf_run_budget){.steps_low = 10600, .steps_high = 3000, .wall_low = 55.5, .wall_high = 30.25,
                                .llm_s = 0.5, .calls = 62, .prompt_tokens = 100000, .completion_tokens = 9000,
-                               .candidates = 53, .invalid = 2};
+                               .cost = 0.375, .priced = true, .candidates = 53, .invalid = 2};
+    cr_assert_eq(pf_llm_usage_add(&f.budget.llm_by, "loop", 60, 99000, 8900, 0.4), PF_OK);
+    cr_assert_eq(pf_llm_usage_add(&f.budget.llm_by, "offline", 2, 1000, 100, 0.1), PF_OK);
+    f.budget.llm_by.b[0].cost = 0.375, f.budget.llm_by.b[0].priced = true, f.budget.llm_by.b[1].priced = true;
+    snprintf(f.stopped, sizeof f.stopped, "llm budget");
     cr_assert_eq(pf_final_file_write(a, &f), PF_OK, "%s", pf_errmsg());
     cr_assert_eq(pf_final_file_read(a, &back), PF_OK, "%s", pf_errmsg());
     cr_assert_str_eq(back.method, "no_feedback");
@@ -304,6 +316,14 @@ Test(artifact, final_round_trips)
     cr_assert_float_eq(back.budget.wall_high, 30.25, 0);
     cr_assert_eq(back.budget.invalid, 2);
     cr_assert_str_eq(back.stop_reason, f.stop_reason);
+    cr_assert_str_eq(back.stopped, "llm budget");
+    cr_assert_float_eq(back.budget.cost, 0.375, 0);
+    cr_assert(back.budget.priced);
+    cr_assert_eq(back.budget.llm_by.n, 2);
+    cr_assert_str_eq(back.budget.llm_by.b[0].name, "loop");
+    cr_assert_eq(back.budget.llm_by.b[0].completion_tokens, 8900);
+    cr_assert_float_eq(back.budget.llm_by.b[0].cost, 0.375, 0);
+    cr_assert(back.budget.llm_by.b[1].priced && back.budget.llm_by.b[1].calls == 2);
     cr_assert(json_equal(back.spec, f.spec));
     cr_assert_eq(pf_final_file_write(b, &back), PF_OK);
     assert_same_bytes(a, b);

@@ -44,12 +44,14 @@ static void make_run(const char *pde, const char *method, int run, double hf, lo
                                      {1, 1, "ok", 0.3}};
     write_selections(dir, c, 5, 2, 2); /* generation 1 is the last; gen02 a skipped copy */
     if (hf < 0) return;
-    json_t *fin = json_pack("{s:s, s:i, s:f, s:{s:{s:I, s:I}, s:{s:f, s:f, s:f}, s:{s:I, s:I, s:I}, s:I, s:I}}", "format",
-                            "pinnforge.final", "version", 1, "hf_mse", hf, "budget", "optimizer_steps", "low_fidelity",
-                            (json_int_t)steps_lf, "high_fidelity", (json_int_t)3000, "wall_s", "low_fidelity", 10.0,
-                            "high_fidelity", 5.0, "llm", 0.5, "llm", "calls", (json_int_t)13, "prompt_tokens",
-                            (json_int_t)1000, "completion_tokens", (json_int_t)100, "candidates", (json_int_t)13,
-                            "invalid", (json_int_t)0);
+    /* ropinn's calls have no price (a server named by PF_LLM_URL) */
+    json_t *fin = json_pack("{s:s, s:i, s:f, s:{s:{s:I, s:I}, s:{s:f, s:f, s:f}, s:{s:I, s:I, s:I, s:f, s:b}, s:I, s:I}}",
+                            "format", "pinnforge.final", "version", 1, "hf_mse", hf, "budget", "optimizer_steps",
+                            "low_fidelity", (json_int_t)steps_lf, "high_fidelity", (json_int_t)3000, "wall_s",
+                            "low_fidelity", 10.0, "high_fidelity", 5.0, "llm", 0.5, "llm", "calls", (json_int_t)13,
+                            "prompt_tokens", (json_int_t)1000, "completion_tokens", (json_int_t)100, "cost", 0.25,
+                            "priced", strcmp(method, "ropinn") != 0, "candidates", (json_int_t)13, "invalid",
+                            (json_int_t)0);
     snprintf(path, sizeof path, "%s/final.msgpack", dir);
     cr_assert_eq(pf_msgpack_write_file(path, fin), PF_OK, "%s", pf_errmsg());
     json_decref(fin);
@@ -140,6 +142,14 @@ Test(report, backbones_of_runs_and_their_cells)
     snprintf(from, sizeof from, "%s/burgers_1d/no_feedback", root);
     snprintf(to, sizeof to, "%s/burgers_1d/no_feedback@b", root);
     cr_assert_eq(rename(from, to), 0);
+    for (int r = 0; r < 2; r++) { /* their settings say so too, as make writes them (search/artifact.h) */
+        char path[600];
+        snprintf(path, sizeof path, "%s/run%d/context.json", to, r);
+        json_t *ctx = json_pack("{s:s, s:s, s:i, s:s, s:s, s:s}", "pde", "burgers_1d", "method", "no_feedback", "run", r,
+                                "budget", "quick", "llm", "http", "backbone", "b");
+        cr_assert_eq(json_dump_file(ctx, path, 0), 0);
+        json_decref(ctx);
+    }
     pf_collection c;
     cr_assert_eq(pf_collect(root, "burgers_1d", &c), PF_OK, "%s", pf_errmsg());
     for (int i = 0; i < c.n; i++) {
@@ -205,7 +215,7 @@ Test(report, tables_match_the_inputs)
     pf_report_options o = {out, "pinnforge", true, NULL};
     int written;
     cr_assert_eq(pf_report_tables(&c, &o, &written), PF_OK, "%s", pf_errmsg());
-    cr_assert_eq(written, 13, "main, ablation, trajectory, budget x 3 formats + statistics.json");
+    cr_assert_eq(written, 16, "main, ablation, trajectory, budget, budget_pde x 3 formats + statistics.json");
 
     pf_means m;
     char path[256];
@@ -262,10 +272,25 @@ Test(report, tables_match_the_inputs)
                            "4.000000000e+00,1.000000000e+02"),
               "%s", traj);
     free(traj);
-    char *budget = slurp(out, "budget.csv");
+    char *budget = slurp(out, "budget_pde.csv");
     /* burgers pinnforge: LF steps 1000, 2000, 3000 over the three finished runs */
-    cr_assert(strstr(budget, "burgers_1d,pinnforge,3,13,0,2000,3000,5000,10,5,0.5,13,1000,100,0,0\n"), "%s", budget);
+    cr_assert(strstr(budget, "burgers_1d,pinnforge,offline,3,13,0,2000,3000,5000,10,5,0.5,13,1000,100,0,0\n"), "%s", budget);
     free(budget);
+    /* per method over both PDEs: pinnforge's 6 finished runs, steps 1000..3000 + 3000 on burgers_1d and
+     * 5000 + 3000 on poisson_5d (39,000 in all), 10 + 5 s of training each, 13 calls at 0.25 each */
+    budget = slurp(out, "budget.csv");
+    cr_assert(strstr(budget, "pinnforge,offline,6,13,1000,100,0.25,0.5,15,6500,78,6000,600,1.5,3,90,39000,true\n"), "%s", budget);
+    cr_assert(strstr(budget, "ropinn,,4,13,1000,100,0.25,0.5,15,103000,52,4000,400,1,2,60,412000,false\n"), "%s", budget);
+    free(budget);
+    md = slurp(out, "budget.md");
+    cr_assert(strstr(md, "| PINNForge | offline | 6 | 13.0 (Σ 78) | 1000 (Σ 6000) | 100 (Σ 600) | 0.25 (Σ 1.5) | 0.5 (Σ 3.0) | "
+                         "15.0 (Σ 90.0) | 6500 (Σ 39000) |"),
+              "%s", md);
+    cr_assert(strstr(md, "| 0.25* (Σ 1) |") && strstr(md, "*: some calls had no price"), "ropinn unpriced:\n%s", md);
+    free(md);
+    md = slurp(out, "main.md");
+    cr_assert(strstr(md, "budget.md"), "the main table points to the budget:\n%s", md);
+    free(md);
     pf_collection_release(&c);
     remove_tree();
 }

@@ -97,7 +97,8 @@ Test(run, a_backbone_is_part_of_the_settings)
     cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnforge", 0, "smoke", "http", "paper"), PF_OK);
     cr_assert_eq(pf_run_context_set_backbone(&c, "a.1"), PF_OK, "%s", pf_errmsg());
     char *was;
-    cr_assert_eq(pf_run_context_write(dir, &c, &was), PF_OK, "%s", pf_errmsg());
+    bool budget;
+    cr_assert_eq(pf_run_context_write(dir, &c, &was, &budget), PF_OK, "%s", pf_errmsg());
     read_context(dir, path, sizeof path, text, sizeof text);
     cr_assert_str_eq(text, "{\"pde\": \"poisson_5d\", \"method\": \"pinnforge\", \"run\": 0, \"budget\": \"smoke\", "
                            "\"llm\": \"http\", \"eval\": \"paper\", \"backbone\": \"a.1\"}\n");
@@ -127,6 +128,38 @@ Test(run, a_backbone_is_part_of_the_settings)
                       "\"llm\": \"http\", \"backbone\": \"offline\"}\n", dir, sizeof dir);
     cr_assert_eq(pf_run_context_read(dir, &back), PF_ERR_INVALID);
     cr_assert(strstr(pf_errmsg(), "\"backbone\" needs a backbone's name"), "%s", pf_errmsg());
+}
+
+/* A mixture (BACKBONE=mix:a,b,c, make's spelling mix+a+b+c) is one more
+ * backbone setting: recorded as mix:a,b,c, its folder <method>@mix+a+b+c;
+ * its names are checked as a backbone's are. */
+Test(run, a_mixture_is_a_backbone_setting)
+{
+    char dir[256], path[300], text[512];
+    snprintf(dir, sizeof dir, "%s/runs/poisson_5d/pinnforge@mix+a+b.2/run0", root);
+    pf_run_context c, back;
+    cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnforge", 0, "smoke", "http", "paper"), PF_OK);
+    cr_assert_eq(pf_run_context_set_backbone(&c, "mix+a+b.2"), PF_OK, "%s", pf_errmsg());
+    cr_assert_str_eq(c.backbone, "mix:a,b.2", "recorded in its own spelling");
+    char *was;
+    bool budget;
+    cr_assert_eq(pf_run_context_write(dir, &c, &was, &budget), PF_OK, "%s", pf_errmsg());
+    read_context(dir, path, sizeof path, text, sizeof text);
+    cr_assert(strstr(text, "\"backbone\": \"mix:a,b.2\"}"), "%s", text);
+    cr_assert_eq(pf_run_context_read(dir, &back), PF_OK, "the folder mix+a+b.2 is this mixture's: %s", pf_errmsg());
+    cr_assert_str_eq(back.backbone, "mix:a,b.2");
+    snprintf(dir, sizeof dir, "%s/runs/poisson_5d/pinnforge@mix+a/run0", root);
+    cr_assert_eq(pf_run_context_write(dir, &c, &was, &budget), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_run_context_read(dir, &back), PF_ERR_INVALID, "another mixture's folder");
+    cr_assert(strstr(pf_errmsg(), "its \"backbone\" is mix:a,b.2"), "%s", pf_errmsg());
+    const char *bad[] = {"mix:a", "mix:a,a", "mix:a,offline", "mix:a,,b", "mix:a,b/c", "mix:"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        cr_expect_eq(pf_run_context_set_backbone(&c, bad[i]), PF_ERR_INVALID, "%s", bad[i]);
+    char folder[64];
+    pf_llm_mix_spell("mix:a,b,c", true, folder, sizeof folder);
+    cr_assert_str_eq(folder, "mix+a+b+c");
+    pf_llm_mix_spell("a.1", true, folder, sizeof folder);
+    cr_assert_str_eq(folder, "a.1", "a backbone's name as it is");
 }
 
 Test(run, settings_of_another_run_are_refused)
@@ -212,7 +245,8 @@ Test(run, settings_are_written_once_and_read_back)
     cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnforge", 2, "quick", "offline", "heldout"), PF_OK, "%s",
                  pf_errmsg());
     char *was = (char *)"x";
-    cr_assert_eq(pf_run_context_write(dir, &c, &was), PF_OK, "%s", pf_errmsg());
+    bool budget;
+    cr_assert_eq(pf_run_context_write(dir, &c, &was, &budget), PF_OK, "%s", pf_errmsg());
     cr_assert_null(was, "a new file replaces nothing");
     char text[512];
     read_context(dir, path, sizeof path, text, sizeof text);
@@ -223,14 +257,34 @@ Test(run, settings_are_written_once_and_read_back)
     struct stat st0, st1;
     cr_assert_eq(stat(path, &st0), 0);
     nanosleep(&(struct timespec){0, 20000000}, NULL);
-    cr_assert_eq(pf_run_context_write(dir, &c, &was), PF_OK);
+    cr_assert_eq(pf_run_context_write(dir, &c, &was, &budget), PF_OK);
     cr_assert_null(was);
+    cr_assert(!budget);
     cr_assert_eq(stat(path, &st1), 0);
     cr_assert(st0.st_mtim.tv_sec == st1.st_mtim.tv_sec && st0.st_mtim.tv_nsec == st1.st_mtim.tv_nsec,
               "unchanged settings keep the file's time");
+    /* only the LLM budget: the new text with the old time, nothing given back */
+    c.llm_max_tokens = 5000;
+    c.llm_max_cost = 0.5;
+    nanosleep(&(struct timespec){0, 20000000}, NULL);
+    cr_assert_eq(pf_run_context_write(dir, &c, &was, &budget), PF_OK, "%s", pf_errmsg());
+    cr_assert_null(was);
+    cr_assert(budget, "the LLM budget changed");
+    cr_assert_eq(stat(path, &st1), 0);
+    cr_assert(st0.st_mtim.tv_sec == st1.st_mtim.tv_sec && st0.st_mtim.tv_nsec == st1.st_mtim.tv_nsec,
+              "a new LLM budget keeps the file's time");
+    cr_assert_eq(pf_run_context_read(dir, &back), PF_OK, "%s", pf_errmsg());
+    cr_assert(back.llm_max_tokens == 5000 && back.llm_max_cost == 0.5, "%ld %g", back.llm_max_tokens, back.llm_max_cost);
+    char what[256];
+    cr_assert(pf_run_context_settings_differ(&back, &c, what, sizeof what) == false);
+    pf_run_context none = c;
+    none.llm_max_tokens = 0, none.llm_max_cost = 0;
+    cr_assert(pf_run_context_settings_differ(&back, &none, what, sizeof what));
+    cr_assert_str_eq(what, "llm budget 5000 tokens, cost 0.5 vs (none)");
     cr_assert_eq(pf_run_context_init(&c, "poisson_5d", "pinnforge", 2, "smoke", "offline", "heldout"), PF_OK);
-    cr_assert_eq(pf_run_context_write(dir, &c, &was), PF_OK);
+    cr_assert_eq(pf_run_context_write(dir, &c, &was, &budget), PF_OK);
     cr_assert_not_null(was, "other settings: the old ones are given back");
+    cr_assert(!budget);
     cr_assert(strstr(was, "\"budget\": \"quick\""), "%s", was);
     free(was);
 }

@@ -266,6 +266,69 @@ pf_status pf_llm_backbones_get(const pf_llm_backbones *t, const char *name, cons
                    name ? name : "(null)", t->path, names);
 }
 
+int pf_llm_is_mix(const char *value)
+{
+    return value && (!strncmp(value, "mix:", 4) || !strncmp(value, "mix+", 4));
+}
+
+pf_status pf_llm_mix_names(const char *value, char names[PF_LLM_MIX_MAX][PF_LLM_BACKBONE_NAME_MAX + 1], int *n)
+{
+    *n = 0;
+    if (!pf_llm_is_mix(value))
+        return pf_fail(PF_ERR_INVALID, "'%s' is not a mixture (mix:NAME,NAME,...)", value ? value : "(null)");
+    if (strlen(value) > PF_LLM_MIX_TEXT_MAX)
+        return pf_fail(PF_ERR_INVALID, "'%.64s...': a mixture is at most %d characters", value, PF_LLM_MIX_TEXT_MAX);
+    const char sep = value[3] == ':' ? ',' : '+';
+    for (const char *p = value + 4;;) {
+        const char *end = strchr(p, sep);
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char name[PF_LLM_BACKBONE_NAME_MAX + 1];
+        if (len == 0 || len > PF_LLM_BACKBONE_NAME_MAX)
+            return pf_fail(PF_ERR_INVALID, "'%s': an empty or too long backbone name in the mixture (mix:a,b,c)",
+                           value);
+        memcpy(name, p, len);
+        name[len] = 0;
+        if (!pf_llm_backbone_name_ok(name))
+            return pf_fail(PF_ERR_INVALID, "'%s': '%s' is not a backbone's name (letters, digits, '_', '.', '-')",
+                           value, name);
+        if (strcmp(name, "offline") == 0)
+            return pf_fail(PF_ERR_INVALID, "'%s': 'offline' cannot be an arm of a mixture (the arms are the "
+                           "backbones file's)", value);
+        for (int i = 0; i < *n; i++)
+            if (!strcmp(names[i], name)) return pf_fail(PF_ERR_INVALID, "'%s': backbone '%s' is named twice", value, name);
+        if (*n == PF_LLM_MIX_MAX)
+            return pf_fail(PF_ERR_INVALID, "'%s': at most %d backbones in a mixture", value, PF_LLM_MIX_MAX);
+        memcpy(names[(*n)++], name, len + 1);
+        if (!end) break;
+        p = end + 1;
+    }
+    if (*n < 2)
+        return pf_fail(PF_ERR_INVALID, "'%s': a mixture needs at least 2 backbones (for one, BACKBONE=NAME)", value);
+    return PF_OK;
+}
+
+pf_status pf_llm_mix_parse(const pf_llm_backbones *t, const char *value, pf_llm_mix *out)
+{
+    memset(out, 0, sizeof *out);
+    char names[PF_LLM_MIX_MAX][PF_LLM_BACKBONE_NAME_MAX + 1];
+    int n;
+    PF_TRY(pf_llm_mix_names(value, names, &n));
+    for (int i = 0; i < n; i++)
+        if (pf_llm_backbones_get(t, names[i], &out->arm[i]) != PF_OK)
+            return pf_fail(PF_ERR_INVALID, "'%s': %s", value, pf_errmsg());
+    out->n = n;
+    return PF_OK;
+}
+
+void pf_llm_mix_spell(const char *value, bool folder, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", value);
+    if (!pf_llm_is_mix(value)) return;
+    out[3] = folder ? '+' : ':';
+    for (char *p = out + 4; *p; p++)
+        if (*p == ',' || *p == '+') *p = folder ? '+' : ',';
+}
+
 void pf_llm_backbone_apply(const pf_llm_backbone *b, pf_llm_options *o)
 {
     o->kind = PF_LLM_HTTP;

@@ -83,6 +83,28 @@ const pf_llm_backbone *pf_llm_backbones_find(const pf_llm_backbones *t, const ch
 /* The same, PF_ERR_INVALID naming the file and listing its names when none. */
 pf_status pf_llm_backbones_get(const pf_llm_backbones *t, const char *name, const pf_llm_backbone **out);
 
+/* A mixture, BACKBONE=mix:a,b,c (docs/llm.md, "A mixture of backbones"):
+ * the names after "mix:", comma-separated, each a backbone's name
+ * ("offline" is not one), 2 to PF_LLM_MIX_MAX of them, no repeats, the
+ * whole at most PF_LLM_MIX_TEXT_MAX characters. Its folder spelling
+ * mix+a+b+c (make's run folder <method>@mix+a+b+c, where ':' and ',' would
+ * not do) means the same everywhere a mixture is read.
+ * pf_llm_mix_names checks the spelling alone; pf_llm_mix_parse also finds
+ * each name in t (arm[i] point into t). PF_ERR_INVALID naming the value,
+ * the file and the name at fault. */
+#define PF_LLM_MIX_MAX 8
+#define PF_LLM_MIX_TEXT_MAX 255
+typedef struct pf_llm_mix {
+    int n;
+    const pf_llm_backbone *arm[PF_LLM_MIX_MAX];
+} pf_llm_mix;
+int pf_llm_is_mix(const char *value); /* value starts with "mix:" or "mix+" */
+pf_status pf_llm_mix_names(const char *value, char names[PF_LLM_MIX_MAX][PF_LLM_BACKBONE_NAME_MAX + 1], int *n);
+pf_status pf_llm_mix_parse(const pf_llm_backbones *t, const char *value, pf_llm_mix *out);
+/* A mixture's spelling: "mix:a,b,c", or with folder "mix+a+b+c" (cap >
+ * strlen(value)); another value is copied as it is. */
+void pf_llm_mix_spell(const char *value, bool folder, char *out, size_t cap);
+
 /* o takes the backbone's settings: kind http, url, model, key_env ("" when
  * the backbone has none: no key is sent, PF_LLM_API_KEY is not read), the
  * prices, max_in_flight, the extra options and the backbone's name (the

@@ -23,6 +23,7 @@
 
 #include "core/parse.h"
 #include "llm/backbones.h"
+#include "llm/usage.h"
 
 struct pf_llm_provider {
     pf_llm_kind kind;
@@ -31,6 +32,8 @@ struct pf_llm_provider {
     char *transcripts; /* copy of o.transcripts, NULL: do not store */
     char *describe;
     char *backbone;    /* copy of o.backbone, NULL: none named */
+    long max_tokens;   /* the run's LLM budget (0: none) */
+    double max_cost;
 };
 
 static const char *const KIND_NAMES[PF_LLM_KIND_COUNT] = {"offline", "http", "replay"};
@@ -90,7 +93,9 @@ typedef struct kept_table {
 } kept_table;
 static kept_table *kept;
 
-static pf_status backbone_from_env(const char *name, pf_llm_options *o)
+/* o takes the backbone `name` (provider.h pf_llm_options_for_backbone): one of
+ * the file, "offline", or a mixture, whose first backbone applies. */
+static pf_status use_backbone(pf_llm_options *o, const char *name)
 {
     if (strcmp(name, "offline") == 0) {
         o->kind = PF_LLM_OFFLINE;
@@ -100,8 +105,10 @@ static pf_status backbone_from_env(const char *name, pf_llm_options *o)
     if (pf_llm_backbones_load(NULL, &t) != PF_OK)
         return pf_fail(PF_ERR_INVALID, "PF_LLM_BACKBONE='%s': %s", name, pf_errmsg());
     const pf_llm_backbone *b;
-    if (pf_llm_backbones_get(t, name, &b) != PF_OK) {
-        pf_status st = pf_fail(PF_ERR_INVALID, "PF_LLM_BACKBONE: %s", pf_errmsg());
+    pf_llm_mix mix;
+    pf_status st = pf_llm_is_mix(name) ? pf_llm_mix_parse(t, name, &mix) : pf_llm_backbones_get(t, name, &b);
+    if (st != PF_OK) {
+        st = pf_fail(PF_ERR_INVALID, "PF_LLM_BACKBONE: %s", pf_errmsg());
         pf_llm_backbones_free(t);
         return st;
     }
@@ -112,7 +119,12 @@ static pf_status backbone_from_env(const char *name, pf_llm_options *o)
     }
     *k = (kept_table){t, kept};
     kept = k;
-    pf_llm_backbone_apply(b, o);
+    if (pf_llm_is_mix(name)) {
+        pf_llm_backbone_apply(mix.arm[0], o); /* what a caller that draws no arm uses */
+        o->mix = name; /* search/backbone_mix.h draws each proposal's */
+    } else {
+        pf_llm_backbone_apply(b, o);
+    }
     return PF_OK;
 }
 
@@ -127,7 +139,7 @@ pf_status pf_llm_options_for_backbone(pf_llm_options *o, const char *backbone)
     const char *v;
     if ((v = env("PF_LLM_URL"))) o->url = v;
     if ((v = env("PF_LLM_MODEL"))) o->model = v;
-    if (backbone && *backbone) PF_TRY(backbone_from_env(backbone, o));
+    if (backbone && *backbone) PF_TRY(use_backbone(o, backbone));
     if ((v = env("PF_LLM_PROVIDER"))) {
         if (pf_llm_kind_from_name(v, &o->kind) != PF_OK)
             return pf_fail(PF_ERR_INVALID, "PF_LLM_PROVIDER='%s': expected offline, http, replay or auto", v);
@@ -257,13 +269,66 @@ pf_status pf_llm_complete(pf_llm_provider *p, const pf_llm_request *q, pf_llm_re
     return PF_OK;
 }
 
+void pf_llm_provider_set_budget(pf_llm_provider *p, long max_tokens, double max_cost)
+{
+    p->max_tokens = max_tokens > 0 ? max_tokens : 0;
+    p->max_cost = max_cost > 0 ? max_cost : 0;
+}
+
+/* Whether the run's budget is spent, from the calls stored so far: *why
+ * (malloc'ed) when it is, NULL when a call may be made. */
+static pf_status budget_spent(const pf_llm_provider *p, char **why)
+{
+    *why = NULL;
+    pf_llm_usage u = {0};
+    PF_TRY(pf_llm_usage_of_transcripts(p->transcripts, &u));
+    long tokens = pf_llm_usage_tokens(&u);
+    if (p->max_tokens && tokens >= p->max_tokens) {
+        *why = dup_printf("the run's LLM budget is spent: its %ld stored calls used %ld tokens of LLM_MAX_TOKENS=%ld",
+                          pf_llm_usage_calls(&u), tokens, p->max_tokens);
+        return *why ? PF_OK : pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
+    if (!p->max_cost) return PF_OK;
+    pf_llm_backbones *t;
+    PF_TRY(pf_llm_prices(&t));
+    pf_llm_usage_price(&u, t);
+    pf_llm_backbones_free(t);
+    for (int i = 0; i < u.n; i++)
+        if (!u.b[i].priced)
+            return pf_fail(PF_ERR_INVALID,
+                           "LLM_MAX_COST: the run's calls to '%s' have no price (a server named by PF_LLM_URL, or a "
+                           "backbone the backbones file does not list): name a backbone of the file with prices "
+                           "(PF_LLM_BACKBONE, LLMS_FILE), or cap the tokens instead (LLM_MAX_TOKENS)", u.b[i].name);
+    double cost = pf_llm_usage_cost(&u);
+    if (cost >= p->max_cost) {
+        *why = dup_printf("the run's LLM budget is spent: its %ld stored calls cost %.6g of LLM_MAX_COST=%.6g",
+                          pf_llm_usage_calls(&u), cost, p->max_cost);
+        return *why ? PF_OK : pf_fail(PF_ERR_NOMEM, "out of memory");
+    }
+    return PF_OK;
+}
+
 pf_status pf_llm_call(pf_llm_provider *p, const pf_llm_request *q, pf_llm_response *r)
 {
     /* A stage killed after an http call was stored, before its own output,
      * asks the same question when make reruns it: the stored answer is that
      * call, so a completed call is never paid for (or answered anew) twice. */
-    if (p->kind == PF_LLM_HTTP && p->transcripts && pf_transcript_exists(p->transcripts, q))
-        return pf_transcript_read(p->transcripts, q, r);
+    bool stored = p->transcripts && pf_transcript_exists(p->transcripts, q);
+    if (p->kind == PF_LLM_HTTP && stored) return pf_transcript_read(p->transcripts, q, r);
+    if ((p->max_tokens || p->max_cost) && p->transcripts && !stored) {
+        memset(r, 0, sizeof *r);
+        PF_TRY(budget_spent(p, &r->stopped));
+        if (r->stopped) {
+            snprintf(r->provider, sizeof r->provider, "%s", pf_llm_kind_name(p->kind));
+            const char *who = p->kind == PF_LLM_OFFLINE ? "offline" : p->backbone;
+            if (who) snprintf(r->backbone, sizeof r->backbone, "%s", who);
+            if (!(r->text = strdup(""))) {
+                pf_llm_response_release(r);
+                return pf_fail(PF_ERR_NOMEM, "out of memory");
+            }
+            return PF_OK;
+        }
+    }
     PF_TRY(pf_llm_complete(p, q, r));
     if (p->kind == PF_LLM_REPLAY || !p->transcripts) return PF_OK;
     pf_status st = pf_transcript_write(p->transcripts, q, r);

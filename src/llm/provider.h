@@ -39,6 +39,14 @@
  *
  * pf_llm_call() stores every answered call under o.transcripts (when set),
  * whatever the provider; replay does not store again.
+ *
+ * A run's LLM budget (LLM_MAX_TOKENS, LLM_MAX_COST; docs/llm.md, "Cost
+ * budget"): after pf_llm_provider_set_budget(), pf_llm_call() first sums
+ * the calls stored in o.transcripts (llm/usage.h: every process's, so the
+ * sum is exact across make's jobs and restarts) and, when they have reached
+ * a cap, makes no call: the response says so in r->stopped. A call already
+ * stored there is answered as before, whatever the budget: it costs nothing
+ * new.
  */
 #ifndef PF_LLM_PROVIDER_H
 #define PF_LLM_PROVIDER_H
@@ -76,8 +84,11 @@ typedef struct pf_llm_options {
     const char *extra_json;   /* http: a JSON object of extra request fields merged into each body
                                  over the request's own (temperature, reasoning_effort, ...); NULL: none */
     int max_in_flight;        /* http: requests at once over all processes (core/slots.h); 0: no limit */
-    double price_in, price_out; /* per million prompt / completion tokens; carried for the cost
-                                   budget (issue 37), not used yet */
+    const char *mix;          /* a mixture "mix:a,b,c" (BACKBONE; llm/backbones.h): the arms a search
+                                 draws from per proposal (search/backbone_mix.h); the first is
+                                 applied; NULL: none */
+    double price_in, price_out; /* per million prompt / completion tokens (the cost budget
+                                   and the accounting price calls from the file: llm/usage.h) */
 } pf_llm_options;
 
 /* Defaults (kind AUTO, model "offline-rules", timeouts and retries as above)
@@ -87,18 +98,22 @@ typedef struct pf_llm_options {
  * max_in_flight of that backbone of the backbones file (llm/backbones.h:
  * $LLMS_FILE, else data/llms.json) instead of PF_LLM_URL and PF_LLM_MODEL,
  * and kind http; "offline" is kind offline and reads no file; an unknown
- * name is PF_ERR_INVALID listing the file's names. The file's table is
+ * name is PF_ERR_INVALID listing the file's names; a mixture
+ * "mix:a,b,c" takes its first backbone and sets o->mix. The file's table is
  * kept for the rest of the process (o points into it). PF_LLM_API_KEY (or
  * the backbone's key variable) is NOT read here: only the http provider
  * reads it, into memory it owns. PF_ERR_INVALID for an unparsable value.
  * The other strings point into the environment. */
 pf_status pf_llm_options_from_env(pf_llm_options *o);
+
 void pf_llm_options_default(pf_llm_options *o);
 
 /* pf_llm_options_from_env with the backbone `backbone` in place of
  * PF_LLM_BACKBONE, which is not read: NULL or "" names none (PF_LLM_URL and
- * PF_LLM_MODEL then apply), "offline" is kind offline, any other name is
- * the backbones file's. A run's provider is made this way, with the
+ * PF_LLM_MODEL then apply), "offline" is kind offline, a mixture
+ * "mix:a,b,c" (or its folder spelling mix+a+b+c; llm/backbones.h
+ * pf_llm_mix_parse) applies its first backbone and sets o->mix, any other
+ * name is the backbones file's. A run's provider is made this way, with the
  * backbone its context.json records (search/run.h). */
 pf_status pf_llm_options_for_backbone(pf_llm_options *o, const char *backbone);
 
@@ -112,6 +127,12 @@ pf_llm_kind pf_llm_provider_kind(const pf_llm_provider *p);
 /* "offline rule-based proposer (no LLM)", "http <url> model <model>", "replay <dir>". */
 const char *pf_llm_provider_describe(const pf_llm_provider *p);
 
+/* The run's LLM budget: at most max_tokens prompt + completion tokens and
+ * max_cost in the backbones file's currency over every call stored in the
+ * transcripts folder (0: no cap). A cost cap needs every stored call priced
+ * (llm/usage.h): pf_llm_call() refuses, naming the backbone, otherwise. */
+void pf_llm_provider_set_budget(pf_llm_provider *p, long max_tokens, double max_cost);
+
 /* Ask. r is filled (text, token usage, latency, provider) on PF_OK and
  * zeroed otherwise; on PF_OK r->unusable may be set instead of an answer
  * (r->text is then ""): the server answered, but never usably. Nothing is
@@ -123,7 +144,8 @@ pf_status pf_llm_complete(pf_llm_provider *p, const pf_llm_request *q, pf_llm_re
  * stored too, so that a rerun or a replay settles the call the same way. The http provider first
  * looks in o.transcripts: a request already stored there (a stage killed
  * after the call, before its output, and rerun) is answered from it, not
- * sent again. */
+ * sent again. With a budget (above) that is spent, a call not stored
+ * returns PF_OK with r->stopped set (why), r->text "" and nothing stored. */
 pf_status pf_llm_call(pf_llm_provider *p, const pf_llm_request *q, pf_llm_response *r);
 
 /* ---- for the provider implementations (provider.c dispatches) ---- */

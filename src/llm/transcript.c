@@ -16,6 +16,7 @@ void pf_llm_response_release(pf_llm_response *r)
 {
     free(r->text);
     free(r->unusable);
+    free(r->stopped);
     memset(r, 0, sizeof *r);
 }
 

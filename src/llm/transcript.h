@@ -27,7 +27,7 @@
  *    "latency_s", "provider"[, "backbone"][, "unusable"]}.
  * "backbone" names the backbone that answered (llm/backbones.h; "offline"
  * for the offline proposer), absent when none was named (PF_LLM_URL) and in
- * transcripts older than backbones.
+ * transcripts older than backbones; the accounting (llm/usage.h) reads it.
  * "unusable" is there only for a call whose server never gave a usable
  * answer (pf_llm_response.unusable; "response" is then ""): the call is
  * settled all the same, so a rerun or a replay settles it the same way.
@@ -43,6 +43,9 @@
 
 #include "core/sha256.h"
 #include "core/status.h"
+
+/* A backbone's name with its NUL (llm/backbones.h: at most 64 characters). */
+#define PF_LLM_NAME_MAX 65
 
 typedef struct pf_llm_message {
     const char *role;     /* "system", "user", "assistant" */
@@ -71,11 +74,14 @@ typedef struct pf_llm_response {
      * null): why, in words for a proposal's reasons. The caller treats the
      * call as an invalid answer that ends its slot. */
     char *unusable;
+    /* NULL for a call. Set (malloc'ed) when the run's LLM budget was spent
+     * before the call (pf_llm_call with a budget, llm/provider.h): no call
+     * was made, nothing is stored, text is "", and this says why. */
+    char *stopped;
     long prompt_tokens, completion_tokens;
     double latency_s;
     char provider[32];    /* "http", "replay", "offline" */
-    char backbone[65];    /* the backbone that answered (at most 64 characters, llm/backbones.h),
-                           * "offline" for the offline proposer, "" when none was named */
+    char backbone[PF_LLM_NAME_MAX]; /* who answered: a backbone's name, "offline", or "" (PF_LLM_URL) */
 } pf_llm_response;
 
 void pf_llm_response_release(pf_llm_response *r);

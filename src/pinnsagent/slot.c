@@ -46,6 +46,9 @@ pf_status pf_slot_plan(const pf_run *r, int g, int k, const char *slot, const ch
     in.history = history, in.scores = scores, in.replay = replay;
     if (st == PF_OK) st = pf_pa_context(&in, &ctx);
     if (st == PF_OK) st = pf_mkdirs(r->llm_dir);
+    if (st == PF_OK && (r->llm_max_tokens || r->llm_max_cost > 0)) /* no early stop for its planner yet */
+        st = pf_fail(PF_ERR_UNSUPPORTED, "LLM_MAX_TOKENS and LLM_MAX_COST are not supported for %s runs yet (its "
+                     "planner has no early stop): make this run without them", pf_method_name(r->method));
     if (st == PF_OK) st = pf_run_provider(r, &o, &llm);
     if (st == PF_OK) st = pf_prompt_dir(prompts, sizeof prompts);
     if (st == PF_OK) st = pf_pa_plan(llm, o.model, prompts, ctx, slot, &pr, &config);

@@ -178,6 +178,7 @@ void pf_proposal_file_init(pf_proposal_file *f, const pf_run *r, int g, int k, b
     }
     f->escape = escape;
     f->call = *call;
+    f->skipped = call->stopped; /* the LLM budget stopped it: not trained, asked again when the cap changes */
     memset(call, 0, sizeof *call);
 }
 
@@ -221,6 +222,7 @@ pf_status pf_proposal_file_write(const char *path, const pf_proposal_file *f)
     json_object_set_new(o, "valid", json_boolean(p->valid));
     json_object_set_new(o, "skipped", json_boolean(f->skipped));
     size_t keys = hifi ? 7 : 11;
+    if (p->stopped) json_object_set_new(o, "stopped", json_string(PF_PROPOSAL_STOPPED_LLM)), keys++;
     if (f->skipped || !p->valid) {
         json_object_set_new(o, "reasons", text_or_empty(p->reasons));
         keys += 1;
@@ -232,7 +234,7 @@ pf_status pf_proposal_file_write(const char *path, const pf_proposal_file *f)
         keys += 3;
         if (f->plan) json_object_set_new(o, "plan", json_incref(f->plan)), keys++;
     }
-    if (!hifi && !f->skipped) {
+    if (!hifi && (!f->skipped || p->stopped)) {
         json_t *req = json_array();
         for (int i = 0; i < p->attempts; i++) json_array_append_new(req, json_string(p->request[i]));
         json_object_set_new(o, "attempts", json_integer(p->attempts));
@@ -243,6 +245,7 @@ pf_status pf_proposal_file_write(const char *path, const pf_proposal_file *f)
         keys += 5;
         if (p->backbone[0]) json_object_set_new(o, "backbone", json_string(p->backbone)), keys++;
     }
+    if (f->mix) json_object_set_new(o, "mix", json_incref(f->mix)), keys++;
     return pf_artifact_finish(path, o, keys);
 }
 
@@ -286,6 +289,12 @@ static pf_status proposal_parse(const char *path, const json_t *o, void *out)
     PF_TRY(pf_artifact_bool(path, o, "valid", &p->valid));
     if (json_object_get(o, "skipped")) PF_TRY(pf_artifact_bool(path, o, "skipped", &f->skipped));
     if (f->skipped && p->valid) return pf_fail(PF_ERR_INVALID, "'%s' is both skipped and valid", path);
+    char stopped[32] = "";
+    PF_TRY(pf_artifact_str(path, o, "stopped", false, stopped, sizeof stopped));
+    if (*stopped && (strcmp(stopped, PF_PROPOSAL_STOPPED_LLM) || !f->skipped))
+        return pf_fail(PF_ERR_INVALID, "'%s': \"stopped\" is \"%s\" in a skipped proposal or absent", path,
+                       PF_PROPOSAL_STOPPED_LLM);
+    p->stopped = *stopped != 0;
     PF_TRY(pf_artifact_text(path, o, "reasons", &p->reasons));
     PF_TRY(pf_artifact_text(path, o, "rationale", &p->rationale));
     PF_TRY(pf_artifact_num(path, o, "low_fidelity_y", &f->low_fidelity_y, NULL));
@@ -301,6 +310,9 @@ static pf_status proposal_parse(const char *path, const json_t *o, void *out)
         if (plan && !json_is_object(plan)) return pf_fail(PF_ERR_INVALID, "'%s': \"plan\" needs an object", path);
         f->plan = plan ? json_incref(plan) : NULL;
     }
+    json_t *mix = json_object_get(o, "mix");
+    if (mix && !json_is_object(mix)) return pf_fail(PF_ERR_INVALID, "'%s': \"mix\" needs an object", path);
+    f->mix = mix ? json_incref(mix) : NULL;
     return proposal_calls(path, o, p);
 }
 
@@ -317,7 +329,9 @@ void pf_proposal_file_release(pf_proposal_file *f)
 {
     pf_proposal_release(&f->call);
     json_decref(f->plan);
+    json_decref(f->mix);
     f->plan = NULL;
+    f->mix = NULL;
 }
 
 /* ------------------------------------------------------------ memory */
@@ -347,6 +361,7 @@ pf_status pf_memory_file_write(const char *path, const pf_memory_file *f)
         json_object_set_new(o, "latency_s", json_real(f->latency_s));
         json_object_set_new(o, "candidates", json_integer(f->candidates));
         keys += 4;
+        if (f->backbone[0]) json_object_set_new(o, "backbone", json_string(f->backbone)), keys++;
     }
     return pf_artifact_finish(path, o, keys);
 }
@@ -362,6 +377,7 @@ static pf_status memory_parse(const char *path, const json_t *o, void *out)
     PF_TRY(usage_read(path, o, &pt, &ct, &f->has_call));
     if (!f->has_call) return PF_OK;
     PF_TRY(pf_artifact_str(path, o, "provider", false, f->provider, sizeof f->provider));
+    PF_TRY(pf_artifact_str(path, o, "backbone", false, f->backbone, sizeof f->backbone));
     PF_TRY(pf_artifact_num(path, o, "latency_s", &f->latency_s, NULL));
     PF_TRY(pf_artifact_int(path, o, "candidates", false, 0, INT32_MAX, &n));
     f->prompt_tokens = pt;
@@ -415,6 +431,59 @@ pf_status pf_knowledge_file_read(const char *path, json_t **entries)
 
 /* ------------------------------------------------------------ final */
 
+/* final.msgpack's "budget" (artifact.h); NULL when a value failed. */
+static json_t *budget_json(const pf_run_budget *b)
+{
+    json_t *by = json_array();
+    for (int i = 0; by && i < b->llm_by.n; i++) {
+        const pf_llm_backbone_usage *u = &b->llm_by.b[i];
+        json_array_append_new(by, json_pack("{s:s, s:I, s:I, s:I, s:f, s:b, s:f}", "name", u->name, "calls",
+                                            (json_int_t)u->calls, "prompt_tokens", (json_int_t)u->prompt_tokens,
+                                            "completion_tokens", (json_int_t)u->completion_tokens, "cost", u->cost,
+                                            "priced", u->priced, "wall_s", u->llm_s));
+    }
+    if (!by || json_array_size(by) != (size_t)b->llm_by.n) {
+        json_decref(by);
+        return NULL;
+    }
+    return json_pack("{s:{s:I, s:I, s:I, s:I}, s:{s:f, s:f, s:f, s:f, s:f}, s:{s:I, s:I, s:I, s:f, s:b}, s:o, s:I, s:I}",
+                     "optimizer_steps", "low_fidelity", (json_int_t)b->steps_low, "high_fidelity",
+                     (json_int_t)b->steps_high, "baseline", (json_int_t)b->steps_baseline, "training",
+                     (json_int_t)(b->steps_low + b->steps_high + b->steps_baseline), "wall_s", "low_fidelity",
+                     b->wall_low, "high_fidelity", b->wall_high, "baseline", b->wall_baseline, "llm", b->llm_s,
+                     "training", b->wall_low + b->wall_high + b->wall_baseline, "llm", "calls", (json_int_t)b->calls,
+                     "prompt_tokens", (json_int_t)b->prompt_tokens, "completion_tokens",
+                     (json_int_t)b->completion_tokens, "cost", b->cost, "priced", b->priced, "llm_backbones", by,
+                     "candidates", (json_int_t)b->candidates, "invalid", (json_int_t)b->invalid);
+}
+
+/* final.msgpack's budget.llm_backbones back into u (absent: none). */
+static pf_status backbones_read(const char *path, const json_t *a, pf_llm_usage *u)
+{
+    if (!a) return PF_OK;
+    if (!json_is_array(a) || json_array_size(a) > PF_LLM_USAGE_MAX)
+        return pf_fail(PF_ERR_INVALID, "'%s': budget \"llm_backbones\" needs an array of at most %d entries", path,
+                       PF_LLM_USAGE_MAX);
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const json_t *e = json_array_get(a, i);
+        char name[PF_LLM_NAME_MAX];
+        long calls = 0, pt = 0, ct = 0;
+        double s = 0;
+        bool priced = false;
+        if (!json_is_object(e)) return pf_fail(PF_ERR_INVALID, "'%s': llm_backbones[%zu] needs a map", path, i);
+        PF_TRY(pf_artifact_str(path, e, "name", true, name, sizeof name));
+        PF_TRY(pf_artifact_int(path, e, "calls", true, 0, LONG_MAX, &calls));
+        PF_TRY(pf_artifact_int(path, e, "prompt_tokens", true, 0, LONG_MAX, &pt));
+        PF_TRY(pf_artifact_int(path, e, "completion_tokens", true, 0, LONG_MAX, &ct));
+        PF_TRY(pf_artifact_num(path, e, "wall_s", &s, NULL));
+        if (json_object_get(e, "priced")) PF_TRY(pf_artifact_bool(path, e, "priced", &priced));
+        PF_TRY(pf_llm_usage_add(u, name, calls, pt, ct, s));
+        PF_TRY(pf_artifact_num(path, e, "cost", &u->b[u->n - 1].cost, NULL));
+        u->b[u->n - 1].priced = priced;
+    }
+    return PF_OK;
+}
+
 pf_status pf_final_file_write(const char *path, const pf_final_file *f)
 {
     json_t *o = pf_artifact_begin("pinnforge.final");
@@ -437,7 +506,7 @@ pf_status pf_final_file_write(const char *path, const pf_final_file *f)
                                              t->status, "seed", (json_int_t)t->seed));
     }
     json_object_set_new(o, "top3", top);
-    size_t keys = 16;
+    size_t keys = 17;
     json_t *cand = json_array();
     for (int k = 0; k < f->ncand; k++) {
         const pf_final_cand *c = &f->cand[k];
@@ -449,16 +518,8 @@ pf_status pf_final_file_write(const char *path, const pf_final_file *f)
     else json_decref(cand);
     json_object_set_new(o, "generations", json_integer(f->generations));
     json_object_set_new(o, "stop_reason", text_or_empty(f->stop_reason));
-    const pf_run_budget *b = &f->budget;
-    json_object_set_new(o, "budget",
-                        json_pack("{s:{s:I, s:I, s:I}, s:{s:f, s:f, s:f, s:f}, s:{s:I, s:I, s:I}, s:I, s:I}",
-                                  "optimizer_steps", "low_fidelity", (json_int_t)b->steps_low, "high_fidelity",
-                                  (json_int_t)b->steps_high, "baseline", (json_int_t)b->steps_baseline, "wall_s",
-                                  "low_fidelity", b->wall_low, "high_fidelity", b->wall_high, "baseline",
-                                  b->wall_baseline, "llm", b->llm_s,
-                                  "llm", "calls", (json_int_t)b->calls, "prompt_tokens", (json_int_t)b->prompt_tokens,
-                                  "completion_tokens", (json_int_t)b->completion_tokens, "candidates",
-                                  (json_int_t)b->candidates, "invalid", (json_int_t)b->invalid));
+    json_object_set_new(o, "stopped", f->stopped[0] ? json_string(f->stopped) : json_null());
+    json_object_set_new(o, "budget", budget_json(&f->budget));
     if (f->eval[0]) json_object_set_new(o, "eval", json_string(f->eval)), keys++;
     if (f->has_report) json_object_set_new(o, "report_mse", json_real(f->report_mse)), keys++;
     if (f->physics_check) json_object_set_new(o, "physics_check", json_incref(f->physics_check)), keys++;
@@ -512,6 +573,8 @@ static pf_status final_parse(const char *path, const json_t *o, void *out)
     PF_TRY(pf_artifact_int(path, o, "generations", false, 0, PF_RUN_MAX_GENERATION + 1, &gens));
     f->generations = (int)gens;
     PF_TRY(pf_artifact_text(path, o, "stop_reason", &f->stop_reason));
+    if (!json_is_null(json_object_get(o, "stopped")))
+        PF_TRY(pf_artifact_str(path, o, "stopped", false, f->stopped, sizeof f->stopped));
     const json_t *top = json_object_get(o, "top3");
     if (top && (!json_is_array(top) || json_array_size(top) > PF_RUN_TOP))
         return pf_fail(PF_ERR_INVALID, "'%s': \"top3\" needs an array of at most %d entries", path, PF_RUN_TOP);
@@ -566,6 +629,11 @@ static pf_status final_parse(const char *path, const json_t *o, void *out)
     PF_TRY(budget_count(path, b, "llm", "calls", &u->calls));
     PF_TRY(budget_count(path, b, "llm", "prompt_tokens", &u->prompt_tokens));
     PF_TRY(budget_count(path, b, "llm", "completion_tokens", &u->completion_tokens));
+    PF_TRY(budget_num(path, b, "llm", "cost", &u->cost));
+    const json_t *pr = json_object_get(json_object_get(b, "llm"), "priced");
+    if (pr && !json_is_boolean(pr)) return pf_fail(PF_ERR_INVALID, "'%s': budget \"llm.priced\" needs true or false", path);
+    u->priced = json_is_true(pr);
+    PF_TRY(backbones_read(path, json_object_get(b, "llm_backbones"), &u->llm_by));
     PF_TRY(budget_count(path, b, "candidates", NULL, &u->candidates));
     return budget_count(path, b, "invalid", NULL, &u->invalid);
 }

@@ -39,6 +39,7 @@
 
 #include "core/status.h"
 #include "geom/pde.h"
+#include "llm/usage.h"
 #include "search/candidate.h"
 #include "search/propose.h"
 #include "search/run.h"
@@ -52,8 +53,9 @@
 /* ------------------------------------------------------------ context
  *
  * context.json, the run's settings (run.h; one line of JSON, keys in the
- * order pde, method, run, budget, llm, eval, time_budget_s?, pde_sha256?,
- * data_sha256?; time_budget_s only for a run with TIME_BUDGET).
+ * order pde, method, run, budget, llm, eval, time_budget_s?, llm_max_tokens?,
+ * llm_max_cost?, pde_sha256?, data_sha256?; time_budget_s only for a run
+ * with TIME_BUDGET, the llm_max_* only for a run with that cap).
  */
 
 /* The settings of run `run` of `method` on `pde` (a built-in's name or a
@@ -71,8 +73,11 @@ char *pf_run_context_text(const pf_run_context *c);
 /* Write dir/context.json (dir made first) unless it holds these settings
  * already, byte for byte: then the file and its time stay, so Make redoes
  * nothing. When it held others, *was gets them (malloc'ed, one line;
- * the caller frees and says so), else NULL. */
-pf_status pf_run_context_write(const char *dir, const pf_run_context *c, char **was);
+ * the caller frees and says so), else NULL; but when only the LLM budget
+ * changed, the file is rewritten with its old time (*was NULL,
+ * *budget_changed true), so that Make redoes nothing through it: the caller
+ * removes the proposals the budget stopped (pf_run_forget_stopped). */
+pf_status pf_run_context_write(const char *dir, const pf_run_context *c, char **was, bool *budget_changed);
 
 /* Read dir/context.json; PF_ERR_IO / PF_ERR_INVALID naming the file and
  * key. A folder laid out as pipeline.mk lays runs out, <pde>/<method>/run<R>,
@@ -94,8 +99,8 @@ pf_status pf_run_context_check_folder(const char *dir, const char *pde_name, con
 pf_status pf_run_context_set_backbone(pf_run_context *c, const char *backbone);
 
 /* Whether runs a and b were made with settings that change their results:
- * the profile (budget), the evaluation, the proposer (llm), the backbone, a .pde file's
- * SHA-256 or its data files' digest. The PDE's spelling (a path given two
+ * the profile (budget), the evaluation, the proposer (llm), the backbone, the time and
+ * LLM budgets, a .pde file's SHA-256 or its data files' digest. The PDE's spelling (a path given two
  * ways), the method and the run number are not compared. With what
  * non-NULL, what differs, a's value first: "profile quick vs paper, eval
  * heldout vs paper" ("" when nothing does). */
@@ -105,8 +110,8 @@ bool pf_run_context_settings_differ(const pf_run_context *a, const pf_run_contex
  *
  * A search proposal (pf-propose), keys in this order:
  *   {format, version, pde, method, generation, index, slot, role | strategy,
- *    escape, valid, skipped,
- *    skipped:  reasons                                   (and nothing else)
+ *    escape, valid, skipped, stopped?,
+ *    skipped:  reasons                                   (and nothing else, but when stopped)
  *    valid:    spec, spec_hash, rationale, plan? (pinnsagent's configuration)
  *    invalid:  reasons
  *    then      attempts, requests [transcript hashes], usage {prompt_tokens,
@@ -114,12 +119,16 @@ bool pf_run_context_settings_differ(const pf_run_context *a, const pf_run_contex
  * "backbone": the backbone that answered (its name in the backbones file,
  * "offline" for the offline proposer; absent when none was named, with
  * PF_LLM_URL, and for a fixed-spec baseline, which asks no one).
- * "role" at generation 0, "strategy" later.
+ * "role" at generation 0, "strategy" later. "stopped": "llm budget" marks a
+ * proposal the run's LLM budget stopped (search/propose.h): skipped, with
+ * its reasons and the calls made before it.
  *
  * A high-fidelity proposal (pf-final; generation PF_RUN_HIFI) is shorter:
  *   {format, version, pde, index, slot: "hifi", valid, skipped,
  *    valid: spec, spec_hash, low_fidelity_y | skipped: reasons}
  */
+#define PF_PROPOSAL_STOPPED_LLM "llm budget" /* a proposal's and final.msgpack's "stopped" */
+
 typedef struct pf_proposal_file {
     char pde[PF_ARTIFACT_NAME];
     char method[PF_ARTIFACT_NAME];   /* "" in a high-fidelity proposal             */
@@ -134,6 +143,8 @@ typedef struct pf_proposal_file {
     double low_fidelity_y;           /* high fidelity: the design's LF MSE         */
     json_t *plan;                    /* pinnsagent: the planned configuration of
                                       * its ten hyperparameters (NULL otherwise)   */
+    json_t *mix;                     /* under BACKBONE=mix:...: the draw and its
+                                      * reason (search/backbone_mix.h), else NULL   */
 } pf_proposal_file;
 
 /* The proposal written by pf-propose for slot k of generation g of run r:
@@ -343,7 +354,8 @@ pf_status pf_select_read(const char *path, pf_select **out);
  *
  * memory.msgpack (pf-posterior), keys in this order:
  *   {format, version, generation, text (string | null), reason?,
- *    provider?, usage? {prompt_tokens, completion_tokens}, latency_s?, candidates?}
+ *    provider?, usage? {prompt_tokens, completion_tokens}, latency_s?, candidates?,
+ *    backbone?}
  * reason: why there is no new summary (a method without memory, or the
  * search stopped: the text is carried over). The call's fields are present
  * exactly when a summary call was made.
@@ -354,6 +366,7 @@ typedef struct pf_memory_file {
     char *reason;                    /* NULL: absent                               */
     bool has_call;
     char provider[32];
+    char backbone[PF_LLM_NAME_MAX];  /* who answered ("" when not recorded)         */
     long prompt_tokens, completion_tokens;
     double latency_s;
     int candidates;                  /* history entries summarised                 */
@@ -380,12 +393,21 @@ pf_status pf_knowledge_file_read(const char *path, json_t **entries);
  *   {format, version, pde, method, run, profile, spec, spec_hash, hf_mse,
  *    lf_mse (null: none), found_in, result, top3: [{spec_hash, y_low, y_high (null:
  *    none), status, seed}], candidates?: [{spec_hash, y (null: none),
- *    status, seed}], generations, stop_reason,
- *    budget: {optimizer_steps: {low_fidelity, high_fidelity, baseline},
- *             wall_s: {low_fidelity, high_fidelity, baseline, llm},
- *             llm: {calls, prompt_tokens, completion_tokens},
+ *    status, seed}], generations, stop_reason, stopped,
+ *    budget: {optimizer_steps: {low_fidelity, high_fidelity, baseline, training},
+ *             wall_s: {low_fidelity, high_fidelity, baseline, llm, training},
+ *             llm: {calls, prompt_tokens, completion_tokens, cost, priced},
+ *             llm_backbones: [{name, calls, prompt_tokens, completion_tokens,
+ *                              cost, priced, wall_s}],
  *             candidates, invalid},
  *    eval, report_mse, physics_check?}
+ * stopped says what ended a search early: "llm budget" (LLM_MAX_TOKENS or
+ * LLM_MAX_COST reached), "time budget" (TIME_BUDGET), null otherwise.
+ * budget.*.training are the sums over the run's trainings (their evidence);
+ * llm counts every call of the proposals and memories, and llm_backbones
+ * the same per backbone (llm/usage.h: "offline", a backbone's name, or
+ * "http" for PF_LLM_URL), its cost at the backbones file's prices when
+ * pf-final ran; priced false: some calls had no price (counted as 0).
  * result is the selected design's result.h5, relative to the run folder
  * ("hifi/top1/result.h5"). A search fills top3 (its final Top-3); a
  * baseline (search/baseline.h) leaves top3 empty, writes its five
@@ -405,6 +427,9 @@ typedef struct pf_run_budget {
     double wall_low, wall_high, wall_baseline;  /* training wall time, s            */
     double llm_s;                    /* time in LLM calls, s                        */
     long calls, prompt_tokens, completion_tokens;
+    double cost;                     /* at the backbones file's prices (NaN: not recorded) */
+    bool priced;                     /* every call had a price                      */
+    pf_llm_usage llm_by;             /* the calls per backbone                      */
     long candidates, invalid;        /* proposals asked for, and the invalid ones   */
 } pf_run_budget;
 
@@ -440,6 +465,7 @@ typedef struct pf_final_file {
     pf_final_cand cand[PF_RUN_BASELINE_CANDIDATES];
     int generations;                 /* generations that ran                        */
     char *stop_reason;
+    char stopped[32];                /* "llm budget", "time budget", "" (null)      */
     pf_run_budget budget;
     json_t *time_budget;             /* a TIME_BUDGET run's (time_budget_file.h pf_time_budget_summary); NULL none */
     char eval[16];                   /* "paper", "heldout" ("" when not recorded)   */
@@ -485,6 +511,12 @@ void pf_run_generation_free(pf_run_candidate *c, int n);
  * before generation 0 ends. PF_ERR_IO naming a selection that cannot be
  * read or is not one. */
 pf_status pf_run_last_select(const char *dir, pf_select **out, int *g);
+
+/* Remove every proposal of the run in dir that its LLM budget stopped
+ * ("stopped": "llm budget"), so that make asks them again (a changed
+ * LLM_MAX_TOKENS / LLM_MAX_COST: pf-context); *n says how many. A proposal
+ * that does not read is an error naming it. */
+pf_status pf_run_forget_stopped(const char *dir, int *n);
 
 /* What a run spent in generations 0..last (proposals, trainings, summary
  * calls) into b, and how many generations ran (a generation whose

@@ -2,10 +2,14 @@
  * variables, written only when they change, read by every stage (artifact.h). */
 #include "search/artifact.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/file.h"
 #include "core/parse.h"
@@ -60,6 +64,8 @@ pf_status pf_run_context_check_folder(const char *dir, const char *pde_name, con
     char *at = strchr(name[1], '@'); /* <method>@<backbone>: buf is ours to cut */
     if (at) *at = '\0';
     const char *folder_backbone = at ? at + 1 : "";
+    char word[PF_RUN_BACKBONE_CAP]; /* a mixture's folder spelling, mix+a+b+c */
+    pf_llm_mix_spell(backbone, true, word, sizeof word);
     if (pf_method_from_name(name[1], &m) != PF_OK) return PF_OK;
     const char *why = NULL, *got = NULL;
     char num[32];
@@ -68,7 +74,7 @@ pf_status pf_run_context_check_folder(const char *dir, const char *pde_name, con
         why = "run", got = num;
     } else if (strcmp(name[1], method)) {
         why = "method", got = method;
-    } else if (strcmp(folder_backbone, backbone)) {
+    } else if (strcmp(folder_backbone, word)) {
         why = "backbone", got = *backbone ? backbone : "none";
     } else if (pde_name && strcmp(name[2], pde_name)) {
         why = "pde", got = pde_name;
@@ -88,9 +94,12 @@ pf_status pf_run_context_set_backbone(pf_run_context *c, const char *backbone)
     if (!backbone || !*backbone || !strcmp(backbone, "offline")) return PF_OK;
     pf_method m;
     PF_TRY(pf_method_from_name(c->method, &m));
-    if (!pf_llm_backbone_name_ok(backbone) || strlen(backbone) >= sizeof c->backbone)
+    char names[PF_LLM_MIX_MAX][PF_LLM_BACKBONE_NAME_MAX + 1];
+    int n;
+    if (pf_llm_is_mix(backbone)) PF_TRY(pf_llm_mix_names(backbone, names, &n));
+    else if (!pf_llm_backbone_name_ok(backbone))
         return pf_fail(PF_ERR_INVALID, "backbone '%s': not a backbone's name (a word of at most %d letters, digits, "
-                                       "'_', '.', '-')", backbone, PF_LLM_BACKBONE_NAME_MAX);
+                                       "'_', '.', '-') nor a mixture (mix:a,b,c)", backbone, PF_LLM_BACKBONE_NAME_MAX);
     if (!(pf_method_def_of(m)->flags & PF_MF_LLM))
         return pf_fail(PF_ERR_INVALID, "backbone '%s': the method %s asks no LLM, so its runs have no backbone "
                                        "(one run serves every backbone)", backbone, c->method);
@@ -98,7 +107,7 @@ pf_status pf_run_context_set_backbone(pf_run_context *c, const char *backbone)
         return pf_fail(PF_ERR_INVALID, "backbone '%s' with llm %s: a backbone is asked over http, or replayed "
                                        "(llm http or replay; the offline proposer is the backbone 'offline')",
                        backbone, c->llm);
-    memcpy(c->backbone, backbone, strlen(backbone) + 1);
+    pf_llm_mix_spell(backbone, false, c->backbone, sizeof c->backbone); /* a mixture as mix:a,b,c */
     return PF_OK;
 }
 
@@ -151,12 +160,22 @@ pf_status pf_run_context_read(const char *dir, pf_run_context *out)
     if (st == PF_OK && tb && !pf_json_int(tb, 1, LONG_MAX, &out->time_budget_s))
         st = pf_fail(PF_ERR_INVALID, "'%s': \"time_budget_s\" needs a whole number of seconds, 1 or more", path);
     const json_t *bb = json_object_get(c, "backbone");
-    if (st == PF_OK && bb && (!json_is_string(bb) || !pf_llm_backbone_name_ok(json_string_value(bb)) ||
-                              !strcmp(json_string_value(bb), "offline")))
+    char names[PF_LLM_MIX_MAX][PF_LLM_BACKBONE_NAME_MAX + 1];
+    int n;
+    const char *bv = json_string_value(bb);
+    if (st == PF_OK && bb &&
+        (!bv || !strcmp(bv, "offline") || strncmp(bv, "mix+", 4) == 0 ||
+         !(pf_llm_backbone_name_ok(bv) || (pf_llm_is_mix(bv) && pf_llm_mix_names(bv, names, &n) == PF_OK))))
         st = pf_fail(PF_ERR_INVALID, "'%s': \"backbone\" needs a backbone's name (a word of at most %d letters, "
-                                     "digits, '_', '.', '-'; not offline, which is a run without one)",
-                     path, PF_LLM_BACKBONE_NAME_MAX);
+                                     "digits, '_', '.', '-'; not offline, which is a run without one) or a mixture "
+                                     "(mix:a,b,c)", path, PF_LLM_BACKBONE_NAME_MAX);
     if (st == PF_OK && bb) memcpy(out->backbone, json_string_value(bb), json_string_length(bb) + 1);
+    const json_t *mt = json_object_get(c, "llm_max_tokens"), *mc = json_object_get(c, "llm_max_cost");
+    if (st == PF_OK && mt && !pf_json_int(mt, 1, LONG_MAX, &out->llm_max_tokens))
+        st = pf_fail(PF_ERR_INVALID, "'%s': \"llm_max_tokens\" needs a whole number of tokens, 1 or more", path);
+    if (st == PF_OK && mc && !(json_is_number(mc) && json_number_value(mc) > 0 && isfinite(json_number_value(mc))))
+        st = pf_fail(PF_ERR_INVALID, "'%s': \"llm_max_cost\" needs a number > 0", path);
+    if (st == PF_OK && mc) out->llm_max_cost = json_number_value(mc);
     if (st == PF_OK) st = read_sha(path, c, "pde_sha256", out->pde_sha256);
     if (st == PF_OK) st = read_sha(path, c, "data_sha256", out->data_sha256);
     out->run = (int)run;
@@ -206,6 +225,8 @@ char *pf_run_context_text(const pf_run_context *c)
     if (!o) return NULL;
     if (c->backbone[0]) json_object_set_new(o, "backbone", json_string(c->backbone));
     if (c->time_budget_s > 0) json_object_set_new(o, "time_budget_s", json_integer(c->time_budget_s));
+    if (c->llm_max_tokens > 0) json_object_set_new(o, "llm_max_tokens", json_integer(c->llm_max_tokens));
+    if (c->llm_max_cost > 0) json_object_set_new(o, "llm_max_cost", json_real(c->llm_max_cost));
     if (c->pde_sha256[0]) json_object_set_new(o, "pde_sha256", json_string(c->pde_sha256));
     if (c->data_sha256[0]) json_object_set_new(o, "data_sha256", json_string(c->data_sha256));
     char *s = json_dumps(o, JSON_PRESERVE_ORDER);
@@ -216,9 +237,34 @@ char *pf_run_context_text(const pf_run_context *c)
     return line;
 }
 
-pf_status pf_run_context_write(const char *dir, const pf_run_context *c, char **was)
+/* Whether the settings texts a and b differ only in the LLM budget. */
+static bool only_llm_budget_differs(const char *a, size_t alen, const char *b)
+{
+    json_t *x = json_loadb(a, alen, 0, NULL), *y = json_loads(b, 0, NULL);
+    bool same = false;
+    if (x && y) {
+        const char *keys[] = {"llm_max_tokens", "llm_max_cost"};
+        for (int i = 0; i < 2; i++) json_object_del(x, keys[i]), json_object_del(y, keys[i]);
+        same = json_equal(x, y);
+    }
+    json_decref(x);
+    json_decref(y);
+    return same;
+}
+
+/* path's modification time back to *t (utimensat), the access time now. */
+static pf_status keep_time(const char *path, const struct timespec *t)
+{
+    struct timespec ts[2] = {{0, UTIME_NOW}, *t};
+    if (utimensat(AT_FDCWD, path, ts, 0) != 0)
+        return pf_fail(PF_ERR_IO, "cannot set the time of '%s': %s", path, strerror(errno));
+    return PF_OK;
+}
+
+pf_status pf_run_context_write(const char *dir, const pf_run_context *c, char **was, bool *budget_changed)
 {
     *was = NULL;
+    *budget_changed = false;
     char path[4200];
     PF_TRY(pf_mkdirs(dir));
     if (pf_run_path(dir, PF_RUN_CONTEXT, 0, 0, path, sizeof path) != PF_OK)
@@ -227,20 +273,26 @@ pf_status pf_run_context_write(const char *dir, const pf_run_context *c, char **
     if (!now) return pf_fail(PF_ERR_NOMEM, "out of memory");
     char *old = NULL;
     size_t len = 0;
-    pf_status st = PF_OK;
-    if (pf_file_read_as(path, PF_FILE_SETTINGS, &old, &len) == PF_OK && len == strlen(now) && !memcmp(old, now, len)) {
+    struct stat sb;
+    memset(&sb, 0, sizeof sb);
+    bool had = pf_file_read_as(path, PF_FILE_SETTINGS, &old, &len) == PF_OK && stat(path, &sb) == 0;
+    if (had && len == strlen(now) && !memcmp(old, now, len)) {
         free(old);
         free(now);
         return PF_OK; /* the same settings: the file (and its time) stay */
     }
-    st = pf_file_write_atomic(path, now, strlen(now));
-    free(now);
-    if (st == PF_OK && old) {
+    /* only the LLM budget changed: the file keeps its time, so make redoes
+     * nothing through it (the caller handles the proposals the budget stopped) */
+    *budget_changed = had && only_llm_budget_differs(old, len, now);
+    pf_status st = pf_file_write_atomic(path, now, strlen(now));
+    if (st == PF_OK && *budget_changed) st = keep_time(path, &sb.st_mtim);
+    if (st == PF_OK && had && !*budget_changed) {
         old[strcspn(old, "\n")] = 0;
         *was = old;
-    } else {
-        free(old);
+        old = NULL;
     }
+    free(old);
+    free(now);
     return st;
 }
 
@@ -268,6 +320,12 @@ bool pf_run_context_settings_differ(const pf_run_context *a, const pf_run_contex
     if (a->time_budget_s > 0) snprintf(ta, sizeof ta, "%ld s", a->time_budget_s);
     if (b->time_budget_s > 0) snprintf(tb, sizeof tb, "%ld s", b->time_budget_s);
     differ_on("time budget", ta, tb, what, cap, &any);
+    char ma[64] = "", mb[64] = "";
+    if (a->llm_max_tokens > 0 || a->llm_max_cost > 0)
+        snprintf(ma, sizeof ma, "%ld tokens, cost %g", a->llm_max_tokens, a->llm_max_cost);
+    if (b->llm_max_tokens > 0 || b->llm_max_cost > 0)
+        snprintf(mb, sizeof mb, "%ld tokens, cost %g", b->llm_max_tokens, b->llm_max_cost);
+    differ_on("llm budget", ma, mb, what, cap, &any);
     if (differ_on("pde_sha256", a->pde_sha256, b->pde_sha256, NULL, 0, &any) && what && cap) {
         size_t n = strlen(what);
         snprintf(what + n, cap - n, "%sthe .pde file (its SHA-256)", n ? ", " : "");

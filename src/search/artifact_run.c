@@ -2,6 +2,7 @@
  * the last selection, the budget spent (artifact.h). */
 #include "search/artifact.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +150,32 @@ static pf_status optional(const char *dir, pf_run_file what, int g, int k, char 
     return PF_OK;
 }
 
+/* Calls of one proposal or memory into the budget, under who answered. */
+static pf_status add_calls(pf_run_budget *b, const char *backbone, const char *provider, long calls, long pt, long ct,
+                           double s)
+{
+    b->calls += calls;
+    b->prompt_tokens += pt;
+    b->completion_tokens += ct;
+    b->llm_s += s;
+    return calls ? pf_llm_usage_add(&b->llm_by, pf_llm_usage_name(backbone, provider), calls, pt, ct, s) : PF_OK;
+}
+
+/* The calls' cost at the backbones file's prices (read only when a call
+ * went to something other than the offline proposer). */
+static pf_status price(pf_run_budget *b)
+{
+    pf_llm_backbones *t = NULL;
+    bool paid = false;
+    for (int i = 0; i < b->llm_by.n; i++) paid |= strcmp(b->llm_by.b[i].name, "offline") != 0;
+    if (paid) PF_TRY(pf_llm_prices(&t));
+    pf_llm_usage_price(&b->llm_by, t);
+    pf_llm_backbones_free(t);
+    b->cost = pf_llm_usage_cost(&b->llm_by);
+    b->priced = pf_llm_usage_priced(&b->llm_by);
+    return PF_OK;
+}
+
 pf_status pf_run_budget_count(const char *dir, int last, pf_run_budget *b, int *generations)
 {
     memset(b, 0, sizeof *b);
@@ -166,12 +193,13 @@ pf_status pf_run_budget_count(const char *dir, int last, pf_run_budget *b, int *
                     ran = true;
                     b->candidates++;
                     b->invalid += !p.call.valid;
-                    b->calls += p.call.attempts;
-                    b->prompt_tokens += p.call.prompt_tokens;
-                    b->completion_tokens += p.call.completion_tokens;
-                    b->llm_s += p.call.latency_s;
                 }
+                pf_status st = PF_OK;
+                if (!p.skipped || p.call.stopped) /* a slot the LLM budget stopped keeps the calls made before */
+                    st = add_calls(b, p.call.backbone, p.call.provider, p.call.attempts, p.call.prompt_tokens,
+                                   p.call.completion_tokens, p.call.latency_s);
                 pf_proposal_file_release(&p);
+                PF_TRY(st);
             }
             PF_TRY(optional(dir, PF_RUN_EVIDENCE, g, k, path, sizeof path, &there));
             if (there) {
@@ -188,13 +216,34 @@ pf_status pf_run_budget_count(const char *dir, int last, pf_run_budget *b, int *
         if (there) {
             pf_memory_file m;
             PF_TRY(pf_memory_file_read(path, &m));
-            if (ran && m.has_call) {
-                b->calls += 1;
-                b->prompt_tokens += m.prompt_tokens;
-                b->completion_tokens += m.completion_tokens;
-                b->llm_s += m.latency_s;
-            }
+            pf_status st = ran && m.has_call ? add_calls(b, m.backbone, m.provider, 1, m.prompt_tokens,
+                                                         m.completion_tokens, m.latency_s)
+                                             : PF_OK;
             pf_memory_file_release(&m);
+            PF_TRY(st);
+        }
+    }
+    return price(b);
+}
+
+pf_status pf_run_forget_stopped(const char *dir, int *n)
+{
+    *n = 0;
+    char path[PATH_CAP];
+    bool there;
+    for (int g = 0; g <= PF_RUN_MAX_GENERATION; g++) {
+        PF_TRY(optional(dir, PF_RUN_GENERATION, g, 0, path, sizeof path, &there));
+        if (!there) break;
+        for (int k = 0; k < PF_RUN_MAX_SLOTS; k++) {
+            PF_TRY(optional(dir, PF_RUN_PROPOSAL, g, k, path, sizeof path, &there));
+            if (!there) continue;
+            pf_proposal_file p;
+            PF_TRY(pf_proposal_file_read(path, &p));
+            bool stopped = p.call.stopped;
+            pf_proposal_file_release(&p);
+            if (!stopped) continue;
+            if (unlink(path) != 0) return pf_fail(PF_ERR_IO, "cannot remove '%s': %s", path, strerror(errno));
+            (*n)++;
         }
     }
     return PF_OK;

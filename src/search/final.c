@@ -76,6 +76,8 @@ static pf_status build(const pf_run *r, const pf_select *sel, int last, pf_final
     snprintf(result, sizeof result, "hifi/top%d/result.h5", best_k);
     PF_TRY(selected(r, f, best, result, best_y, best_has_report, best_report));
     f->lf_mse = best->y;
+    if (!strcmp(sel->cause, PF_SELECT_CAUSE_LLM)) snprintf(f->stopped, sizeof f->stopped, "%s", PF_PROPOSAL_STOPPED_LLM);
+    else if (!strcmp(sel->cause, PF_SELECT_CAUSE_TIME)) snprintf(f->stopped, sizeof f->stopped, "time budget");
     f->stop_reason = strdup(sel->reason);
     return f->stop_reason ? PF_OK : pf_fail(PF_ERR_NOMEM, "out of memory");
 }

@@ -290,6 +290,13 @@ pf_status pf_propose(pf_llm_provider *llm, const char *model, const char *prompt
         pf_llm_response r;
         if ((st = pf_llm_request_hash(&q, out->request[a])) != PF_OK) break;
         if ((st = pf_llm_call(llm, &q, &r)) != PF_OK) break;
+        if (r.stopped) { /* the run's LLM budget is spent: no call was made */
+            out->stopped = true;
+            free(out->reasons);
+            st = reason_line(r.stopped, &out->reasons);
+            pf_llm_response_release(&r);
+            break;
+        }
         pf_proposal_count_call(out, a, &r);
         if (r.unusable) { /* the server never answered usably: the slot ends as invalid, no re-ask */
             free(out->reasons);

@@ -15,6 +15,9 @@
  * answered usably, every retry spent (pf_llm_response.unusable: a 200
  * whose body is not JSON, a null content), ends the slot the same way at
  * once, its reason in reasons: the search goes on with the other slots.
+ * A provider whose run's LLM budget is spent (llm/provider.h) makes no
+ * call: the slot ends with `stopped` set, valid false and the reason in
+ * reasons, keeping the calls made before (the search then stops: pf-select).
  *
  * Escape generations (appendix B.5) also reject a spec that equals a parent,
  * or that differs from some parent in fewer than two of the seven sections.
@@ -57,8 +60,9 @@ typedef struct pf_proposal {
     long prompt_tokens, completion_tokens;
     double latency_s;
     char provider[32];
-    char backbone[65];                /* the backbone that answered the last call (pf_llm_response);
+    char backbone[PF_LLM_NAME_MAX];   /* the backbone that answered the last call (pf_llm_response);
                                        * "" when none was named or no call was made */
+    bool stopped;                     /* the run's LLM budget stopped it            */
 } pf_proposal;
 
 void pf_proposal_release(pf_proposal *p);

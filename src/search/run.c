@@ -44,19 +44,30 @@ pf_status pf_run_open(const char *dir, pf_run *r)
     r->run = c.run;
     r->time_budget_s = c.time_budget_s;
     memcpy(r->backbone, c.backbone, sizeof r->backbone);
+    r->llm_max_tokens = c.llm_max_tokens;
+    r->llm_max_cost = c.llm_max_cost;
     snprintf(r->llm_dir, sizeof r->llm_dir, "%s/llm", r->dir);
     if (st != PF_OK) return pf_fail(st, "%s/context.json: %s", dir, pf_errmsg());
     if (pf_pdefile_is_path(c.pde)) return pf_run_context_check_folder(dir, r->pde->name, c.method, c.backbone, c.run);
     return PF_OK;
 }
 
-pf_status pf_run_provider(const pf_run *r, pf_llm_options *o, pf_llm_provider **out)
+pf_status pf_run_options(const pf_run *r, const char *backbone, pf_llm_options *o)
 {
-    *out = NULL;
     PF_TRY(pf_llm_options_for_backbone(o, r->backbone));
+    const char *mix = o->mix; /* the run's mixture, when it has one: its draw names backbone */
+    if (backbone) PF_TRY(pf_llm_options_for_backbone(o, backbone));
+    if (backbone) o->mix = mix;
     if (r->llm != PF_LLM_AUTO) o->kind = r->llm;
     o->transcripts = r->llm_dir;
     o->seed = (uint64_t)r->run;
+    return PF_OK;
+}
+
+pf_status pf_run_provider(const pf_run *r, pf_llm_options *o, pf_llm_provider **out)
+{
+    *out = NULL;
+    PF_TRY(pf_run_options(r, NULL, o));
     return pf_llm_provider_alloc(o, out);
 }
 

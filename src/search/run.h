@@ -19,6 +19,10 @@
  * and "data_sha256" when it names data files}, e.g.
  *   {"pde": "poisson_5d", "method": "pinnforge", "run": 0, "budget": "quick", "llm": "offline",
  *    "eval": "paper"}
+ * "llm_max_tokens" and "llm_max_cost" (LLM_MAX_TOKENS, LLM_MAX_COST) only
+ * when set: the run's LLM budget (llm/provider.h); a change to it alone
+ * redoes only the proposals it stopped (pf-context; docs/search.md, "LLM
+ * budget").
  * "eval" (EVAL=paper|heldout; "paper" when absent) says which evaluation
  * points steer the run: all of them (the paper's protocol), or the
  * selection half, the report half held out (geom/pde.h pf_reference_split).
@@ -41,6 +45,7 @@
 #include "core/sha256.h"
 #include "core/status.h"
 #include "geom/pde.h"
+#include "llm/backbones.h"
 #include "llm/provider.h"
 #include "search/context.h"
 #include "spec/spec.h"
@@ -49,7 +54,9 @@
 #define PF_RUN_GEN_SLOTS 5    /* generation >= 1: one per strategy */
 #define PF_RUN_TOP 3
 
-#define PF_RUN_BACKBONE_CAP 65 /* a backbone's name, at most 64 characters (llm/backbones.h) */
+/* a backbone's name (at most 64 characters) or a mixture "mix:a,b,c" (at
+ * most PF_LLM_MIX_TEXT_MAX; llm/backbones.h) */
+#define PF_RUN_BACKBONE_CAP (PF_LLM_MIX_TEXT_MAX + 1)
 
 typedef enum pf_eval_mode {
     PF_EVAL_PAPER = 0,   /* one set of points for decisions and the report */
@@ -70,6 +77,8 @@ typedef struct pf_run {
     pf_eval_mode eval;
     long time_budget_s;       /* the run's wall-clock budget in seconds, 0 none */
     char backbone[PF_RUN_BACKBONE_CAP]; /* the run's backbone, "" none (above) */
+    long llm_max_tokens;      /* the run's LLM budget (LLM_MAX_TOKENS), 0 none */
+    double llm_max_cost;      /* LLM_MAX_COST in the backbones file's currency, 0 none */
     char llm_dir[2100];       /* dir/llm: the transcripts */
 } pf_run;
 
@@ -84,6 +93,8 @@ typedef struct pf_run_context {
     int run;
     long time_budget_s;       /* TIME_BUDGET in seconds (search/time_budget.h); 0 none */
     char backbone[PF_RUN_BACKBONE_CAP]; /* BACKBONE: the LLM backbone, "" none (the offline proposer, PF_LLM_URL) */
+    long llm_max_tokens;      /* LLM_MAX_TOKENS; 0 none */
+    double llm_max_cost;      /* LLM_MAX_COST; 0 none */
     char pde_sha256[PF_SHA256_HEX];  /* a .pde file's SHA-256 ("" for a built-in PDE) */
     char data_sha256[PF_SHA256_HEX]; /* its data files' (pdefile/fingerprint.h; "" when none) */
 } pf_run_context;
@@ -98,6 +109,14 @@ pf_status pf_run_open(const char *dir, pf_run *r);
  * number as the offline seed. *o is filled too (o->model names the
  * requests); both stay valid while r does. */
 pf_status pf_run_provider(const pf_run *r, pf_llm_options *o, pf_llm_provider **out);
+
+/* The options of pf_run_provider without the provider; backbone (may be
+ * NULL) replaces PF_LLM_BACKBONE's choice of backbone, as
+ * pf_llm_options_use_backbone (o->mix stays as the environment set it).
+ * Under PF_LLM_BACKBONE=mix:a,b,c pf_run_provider takes the first backbone
+ * (pf-posterior's summaries); a search's proposals draw theirs
+ * (search/backbone_mix.h). */
+pf_status pf_run_options(const pf_run *r, const char *backbone, pf_llm_options *o);
 
 /* What one training of a run is (pf-train --run DIR --generation G --slot K):
  * its proposal, its folder, the fidelity (a baseline method's candidates:

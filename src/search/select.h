@@ -122,6 +122,11 @@
 #define PF_SELECT_WINDOW_TOL 0.02    /* global-best: over the window below 2%  */
 #define PF_SELECT_MEDIAN_TOL 0.02    /* population: each transition below 2%   */
 #define PF_SELECT_ESCAPE_GAIN 0.02   /* escape success: new best / archive >= 2% */
+/* The causes of the stops the stages add to the controller's (pf-select):
+ * TIME_BUDGET's (search/time_budget.h) and the LLM budget's (a proposal of
+ * the generation was stopped by LLM_MAX_TOKENS or LLM_MAX_COST). */
+#define PF_SELECT_CAUSE_TIME "the time budget is spent"
+#define PF_SELECT_CAUSE_LLM "the LLM budget is spent"
 
 typedef enum pf_select_next {
     PF_SELECT_NORMAL = 0,

@@ -8,6 +8,7 @@
 #include "io/msgpack_json.h"
 #include "llm/provider.h"
 #include "search/artifact.h"
+#include "search/backbone_mix.h"
 #include "search/baseline.h"
 #include "search/context.h"
 #include "search/prompt.h"
@@ -89,17 +90,24 @@ pf_status pf_slot_search(const pf_run *r, int g, int k, const char *slot, const 
     pf_llm_options o;
     pf_llm_provider *llm = NULL;
     char prompts[4096];
-    if (st == PF_OK) st = pf_run_provider(r, &o, &llm);
+    pf_mix_draw draw;
+    if (st == PF_OK) st = pf_mix_provider(r, g, k, &o, &llm, &draw);
+    if (st == PF_OK) pf_llm_provider_set_budget(llm, r->llm_max_tokens, r->llm_max_cost); /* the run's LLM budget */
     if (st == PF_OK) st = pf_prompt_dir(prompts, sizeof prompts);
     pf_proposal pr = {0};
     if (st == PF_OK) st = pf_propose(llm, o.model, prompts, ctx, slot, &pr);
     if (st == PF_OK) {
         pf_proposal_file_init(&file, r, g, k, in.escape, &pr); /* takes pr's content */
+        file.mix = draw.n ? pf_mix_draw_json(&draw) : NULL;
         st = pf_proposal_file_write(out, &file);
+        json_decref(file.mix);
         pr = file.call;
         memset(&file.call, 0, sizeof file.call);
     }
-    if (st == PF_OK)
+    if (st == PF_OK && pr.stopped)
+        SAY("stopped after %d call%s: %.*s", pr.attempts, pr.attempts == 1 ? "" : "s",
+            pr.reasons ? (int)strcspn(pr.reasons + 2, "\n") : 0, pr.reasons ? pr.reasons + 2 : "");
+    else if (st == PF_OK)
         SAY("%s after %d call%s (%s, %ld+%ld tokens, %.2f s)", pr.valid ? "valid" : "INVALID", pr.attempts,
             pr.attempts == 1 ? "" : "s", pf_llm_provider_describe(llm), pr.prompt_tokens, pr.completion_tokens,
             pr.latency_s);

@@ -141,8 +141,8 @@ static pf_status run_backbone(const char *dir, const pf_run_context *ctx, char *
     const pf_method_def *d = pf_method_def_named(ctx->method);
     out[0] = 0;
     if (!d || !(d->flags & PF_MF_LLM)) return PF_OK;
-    char folder[256];
-    const char *said = ctx->backbone; /* pf_run_context_read checked it against the folder */
+    char folder[PF_RUN_BACKBONE_CAP + 64], said[PF_RUN_BACKBONE_CAP];
+    pf_llm_mix_spell(ctx->backbone, true, said, sizeof said); /* pf_run_context_read checked it against the folder */
     method_folder(dir, folder, sizeof folder);
     const char *at = strchr(folder, '@');
     if (at && ((size_t)(at - folder) != strlen(ctx->method) || strncmp(folder, ctx->method, (size_t)(at - folder))))
@@ -171,7 +171,9 @@ pf_status pf_run_summarize(const char *dir, pf_run_summary *s)
     else if (snprintf(s->pde, sizeof s->pde, "%s", ctx.pde) >= (int)sizeof s->pde)
         return pf_fail(PF_ERR_INVALID, "%s/context.json: \"pde\" '%s' is too long for a PDE name", dir, ctx.pde);
     memcpy(s->method, ctx.method, sizeof s->method);
-    snprintf(s->cell, sizeof s->cell, "%s%s%s", ctx.method, ctx.backbone[0] ? "@" : "", ctx.backbone);
+    char word[PF_RUN_BACKBONE_CAP]; /* a mixture's folder spelling */
+    pf_llm_mix_spell(ctx.backbone, true, word, sizeof word);
+    snprintf(s->cell, sizeof s->cell, "%s%s%s", ctx.method, ctx.backbone[0] ? "@" : "", word);
     snprintf(s->profile, sizeof s->profile, "%s", ctx.budget);
     snprintf(s->llm, sizeof s->llm, "%s", ctx.llm);
     snprintf(s->eval, sizeof s->eval, "%s", ctx.eval);
@@ -201,6 +203,9 @@ pf_status pf_run_summarize(const char *dir, pf_run_summary *s)
     s->completion_tokens = b->completion_tokens;
     s->candidates = b->candidates;
     s->invalid = b->invalid;
+    s->cost = b->cost;
+    s->priced = b->priced;
+    snprintf(s->stopped, sizeof s->stopped, "%s", f.stopped);
     pf_final_file_release(&f);
     return PF_OK;
 }

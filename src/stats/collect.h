@@ -34,8 +34,9 @@
 typedef struct pf_run_summary {
     char dir[1024];
     char pde[64], method[64], profile[32], llm[16]; /* llm: the run's proposer (offline, http, replay, auto) */
-    char backbone[PF_LLM_BACKBONE_NAME_MAX + 1]; /* "" for a method that asks no LLM (above) */
-    char cell[160];           /* method, or method@backbone: its folder's name */
+    char backbone[PF_RUN_BACKBONE_CAP]; /* "" for a method that asks no LLM (above); a
+                                         * mixture in its folder spelling, mix+a+b+c */
+    char cell[PF_RUN_BACKBONE_CAP + 64]; /* method, or method@backbone: its folder's name */
     int run;
     bool final;               /* final.msgpack exists */
     double hf_mse;            /* final: the selected high-fidelity MSE (the split that
@@ -52,6 +53,9 @@ typedef struct pf_run_summary {
     /* final only (pf-final's budget): */
     long steps_lf, steps_hf, steps_base, llm_calls, prompt_tokens, completion_tokens, candidates, invalid;
     double wall_lf_s, wall_hf_s, wall_base_s, llm_s; /* base: a baseline's candidates */
+    double cost;              /* the LLM calls' cost (NaN: a file older than the cost) */
+    bool priced;              /* every call had a price (llm/usage.h)               */
+    char stopped[32];         /* what ended the search early ("llm budget", ...; "" none) */
 } pf_run_summary;
 
 /* Which final MSE the means are built from. */

@@ -129,6 +129,8 @@ static pf_status check_stale(const pf_study *s, const char *dir, int run, pf_run
     PF_TRY(pf_run_context_read(dir, &have));
     if (!s->llm) memcpy(asked->llm, have.llm, sizeof asked->llm);
     if (!s->eval) memcpy(asked->eval, have.eval, sizeof asked->eval);
+    asked->llm_max_tokens = have.llm_max_tokens; /* a changed LLM budget redoes only what it stopped: not stale */
+    asked->llm_max_cost = have.llm_max_cost;
     char what[sizeof c->stale_why];
     *stale = pf_run_context_settings_differ(&have, asked, what, sizeof what);
     if (*stale && !c->stale++) {

@@ -255,6 +255,8 @@ static pf_status main_table(const pf_collection *c, const pf_report_options *o, 
     if (c->metric == PF_METRIC_REPORT)
         pf_table_note(t, "MSE: report_mse (under EVAL=heldout the half of the evaluation points no decision saw).");
     optimism_gap_note(t, c);
+    pf_table_note(t, "What each method spent (LLM calls, tokens and cost, LLM and training wall time, optimizer "
+                     "steps): budget.md.");
     int lo, hi;
     char prof[256];
     runs_range(&m, &lo, &hi);
@@ -393,23 +395,23 @@ char *pf_report_memtext(FILE *f, char **buf) { return memtext(f, buf); }
 
 /* ------------------------------------------------------------ budget */
 
-static pf_status budget_table(const pf_collection *c, const pf_report_options *o, int *written)
+static pf_status budget_pde_table(const pf_collection *c, const pf_report_options *o, int *written)
 {
-    const char *head[] = {"PDE",       "Method",    "Runs",           "Candidates",       "LF steps", "HF steps",
+    const char *head[] = {"PDE",       "Method",    "Backbone",       "Runs",             "Candidates", "LF steps", "HF steps",
                           "Baseline steps", "LF wall s", "HF wall s", "Baseline wall s", "LLM calls", "LLM tokens"};
     pf_table *t;
     char *buf;
     size_t len;
     FILE *f;
-    PF_TRY(start(&t, "Budget per run (means over finished runs)", 12, head, "llrrrrrrrrrr", &f, &buf, &len));
-    fprintf(f, "pde,method,runs,candidates,invalid,steps_lf,steps_hf,steps_total,wall_lf_s,wall_hf_s,llm_s,llm_calls,"
+    PF_TRY(start(&t, "Budget per run and PDE (means over finished runs)", 13, head, "lllrrrrrrrrrr", &f, &buf, &len));
+    fprintf(f, "pde,method,backbone,runs,candidates,invalid,steps_lf,steps_hf,steps_total,wall_lf_s,wall_hf_s,llm_s,llm_calls,"
                "prompt_tokens,completion_tokens,steps_baseline,wall_baseline_s\n");
     bool offline = false, baseline = false;
     enum { NV = 13 };
     for (int i = 0, j; i < c->n; i = j) {
         double a[NV] = {0};
         int n = 0;
-        for (j = i; j < c->n && !strcmp(c->run[j].pde, c->run[i].pde) && !strcmp(c->run[j].method, c->run[i].method); j++) {
+        for (j = i; j < c->n && !strcmp(c->run[j].pde, c->run[i].pde) && !strcmp(c->run[j].cell, c->run[i].cell); j++) {
             const pf_run_summary *s = &c->run[j];
             if (!s->final) continue;
             double v[NV] = {(double)s->candidates, (double)s->invalid, (double)s->steps_lf, (double)s->steps_hf,
@@ -426,6 +428,7 @@ static pf_status budget_table(const pf_collection *c, const pf_report_options *o
         pf_table_row(t, false);
         pf_table_cell(t, false, "%s", c->run[i].pde);
         pf_table_cell(t, false, "%s", pf_report_label(c->run[i].method));
+        pf_table_cell(t, false, "%s", c->run[i].backbone[0] ? c->run[i].backbone : "none");
         pf_table_cell(t, false, "%d", n);
         pf_table_cell(t, false, "%.1f", a[0]);
         pf_table_cell(t, false, "%.0f", a[2]);
@@ -436,7 +439,7 @@ static pf_status budget_table(const pf_collection *c, const pf_report_options *o
         pf_table_cell(t, false, "%.1f", a[12]);
         pf_table_cell(t, false, "%.1f", a[8]);
         pf_table_cell(t, false, "%.0f", a[9] + a[10]);
-        fprintf(f, "%s,%s,%d", c->run[i].pde, c->run[i].method, n);
+        fprintf(f, "%s,%s,%s,%d", c->run[i].pde, c->run[i].method, c->run[i].backbone, n);
         for (int k = 0; k < NV; k++) fprintf(f, ",%.6g", a[k]);
         fputc('\n', f);
     }
@@ -448,6 +451,92 @@ static pf_status budget_table(const pf_collection *c, const pf_report_options *o
     if (offline)
         pf_table_note(t, "Runs with the offline proposer call no LLM: their calls are offline proposals and their "
                          "'tokens' are the words of the prompts the proposer reads.");
+    return put_table(o, "budget_pde", t, memtext(f, &buf), written);
+}
+
+/* The end-to-end cost per method and backbone (a cell, collect.h: runs of
+ * two backbones are never summed together) over every finished run of every
+ * PDE: per run (mean) and in all (sum). */
+enum { B_CALLS, B_IN, B_OUT, B_COST, B_LLM_S, B_TRAIN_S, B_STEPS, B_N };
+
+static void budget_values(const pf_run_summary *s, double v[B_N])
+{
+    v[B_CALLS] = (double)s->llm_calls;
+    v[B_IN] = (double)s->prompt_tokens;
+    v[B_OUT] = (double)s->completion_tokens;
+    v[B_COST] = isfinite(s->cost) ? s->cost : 0;
+    v[B_LLM_S] = isfinite(s->llm_s) ? s->llm_s : 0;
+    v[B_TRAIN_S] = (isfinite(s->wall_lf_s) ? s->wall_lf_s : 0) + (isfinite(s->wall_hf_s) ? s->wall_hf_s : 0) + s->wall_base_s;
+    v[B_STEPS] = (double)(s->steps_lf + s->steps_hf + s->steps_base);
+}
+
+/* One cell of the table below: the mean, then the sum; an unpriced cost starred. */
+static void budget_cell(pf_table *t, int k, double mean, double sum, bool priced)
+{
+    switch (k) {
+    case B_CALLS: pf_table_cell(t, false, "%.1f (Σ %.0f)", mean, sum); break;
+    case B_COST: pf_table_cell(t, false, "%.4g%s (Σ %.4g)", mean, priced ? "" : "*", sum); break;
+    case B_LLM_S:
+    case B_TRAIN_S: pf_table_cell(t, false, "%.1f (Σ %.1f)", mean, sum); break;
+    default: pf_table_cell(t, false, "%.0f (Σ %.0f)", mean, sum); break;
+    }
+}
+
+static pf_status budget_table(const pf_collection *c, const pf_report_options *o, int *written)
+{
+    const char *head[] = {"Method", "Backbone", "Runs", "LLM calls", "Input tokens", "Output tokens", "Cost", "LLM wall s",
+                          "Training wall s", "Optimizer steps"};
+    pf_table *t;
+    char *buf;
+    size_t len;
+    FILE *f;
+    PF_TRY(start(&t, "End-to-end budget per method and backbone: mean per run (Σ sum over runs)", 10, head,
+                 "llrrrrrrrr", &f, &buf, &len));
+    fprintf(f, "method,backbone,runs,calls_mean,prompt_tokens_mean,completion_tokens_mean,cost_mean,llm_s_mean,training_s_mean,"
+               "steps_mean,calls_sum,prompt_tokens_sum,completion_tokens_sum,cost_sum,llm_s_sum,training_s_sum,"
+               "steps_sum,priced\n");
+    bool unpriced_any = false, stopped_any = false;
+    for (int i = 0; i < c->n; i++) {
+        bool first = c->run[i].final;
+        for (int j = 0; first && j < i; j++) first = !(c->run[j].final && !strcmp(c->run[j].cell, c->run[i].cell));
+        if (!first) continue; /* each method and backbone once, where its first finished run is */
+        double sum[B_N] = {0};
+        int n = 0, stopped = 0;
+        bool priced = true;
+        for (int j = i; j < c->n; j++) {
+            const pf_run_summary *s = &c->run[j];
+            if (!s->final || strcmp(s->cell, c->run[i].cell)) continue;
+            double v[B_N];
+            budget_values(s, v);
+            for (int k = 0; k < B_N; k++) sum[k] += v[k];
+            priced &= s->priced || s->llm_calls == 0;
+            stopped += !strcmp(s->stopped, "llm budget");
+            n++;
+        }
+        pf_table_row(t, false);
+        pf_table_cell(t, false, "%s", pf_report_label(c->run[i].method));
+        pf_table_cell(t, false, "%s", c->run[i].backbone[0] ? c->run[i].backbone : "none");
+        if (stopped) pf_table_cell(t, false, "%d (%d stopped)", n, stopped);
+        else pf_table_cell(t, false, "%d", n);
+        for (int k = 0; k < B_N; k++) budget_cell(t, k, sum[k] / n, sum[k], priced);
+        unpriced_any |= !priced;
+        stopped_any |= stopped > 0;
+        fprintf(f, "%s,%s,%d", c->run[i].method, c->run[i].backbone, n);
+        for (int k = 0; k < B_N; k++) fprintf(f, ",%.9g", sum[k] / n);
+        for (int k = 0; k < B_N; k++) fprintf(f, ",%.9g", sum[k]);
+        fprintf(f, ",%s\n", priced ? "true" : "false");
+    }
+    pf_table_note(t, "Per method and backbone (none: a baseline, or the offline proposer) over every "
+                     "PDE: LLM calls (proposals, re-asks and posterior summaries), their prompt "
+                     "(input) and completion (output) tokens, their cost at the prices of the backbones file "
+                     "(docs/llm.md), the time spent in them, and the trainings' wall time and optimizer steps (low and "
+                     "high fidelity, or a baseline's candidates): the end-to-end accounting the paper leaves out. "
+                     "budget_pde.md has them per PDE.");
+    if (unpriced_any)
+        pf_table_note(t, "*: some calls had no price (a server named by PF_LLM_URL, not a backbone of the backbones "
+                         "file): their cost counts as 0.");
+    if (stopped_any)
+        pf_table_note(t, "Stopped: runs whose LLM budget (LLM_MAX_TOKENS, LLM_MAX_COST) ended the search early.");
     return put_table(o, "budget", t, memtext(f, &buf), written);
 }
 
@@ -465,6 +554,7 @@ pf_status pf_report_tables(const pf_collection *c, const pf_report_options *o, i
     if (st == PF_OK) st = pf_report_backbones(c, o, stats, written);
     if (st == PF_OK && c->n > 0) st = trajectory_table(c, o, written);
     if (st == PF_OK && c->n > 0) st = budget_table(c, o, written);
+    if (st == PF_OK && c->n > 0) st = budget_pde_table(c, o, written);
     if (st == PF_OK) st = put(o, "statistics.json", json_dumps(stats, JSON_INDENT(2) | JSON_REAL_PRECISION(10)), written);
     json_decref(stats);
     return st;
@@ -529,7 +619,8 @@ pf_status pf_report_index(const pf_collection *c, const pf_report_options *o, co
     static const char *const tables[][2] = {{"main", "final MSE per method (mean ± std over runs) and the statistics"},
                                             {"ablation", "the ablations against the reference"},
                                             {"trajectory", "per run: Generation-0 best, best low-fidelity, final high-fidelity"},
-                                            {"budget", "optimizer steps, wall time, LLM calls and tokens"},
+                                            {"budget", "per method and backbone: LLM calls, tokens, cost, LLM and training wall time, optimizer steps"},
+                                            {"budget_pde", "per PDE and method: optimizer steps, wall time, LLM calls and tokens"},
                                             {"backbones_friedman", "per LLM-driven method, does the backbone matter"},
                                             {"backbones_kendall", "do the backbones rank the methods alike (Kendall's W)"},
                                             {"backbones_wtl", "the reference's wins, ties and losses per backbone"}};
@@ -545,7 +636,7 @@ pf_status pf_report_index(const pf_collection *c, const pf_report_options *o, co
     for (int i = 0; i < c->n; i++) {
         const pf_run_summary *s = &c->run[i];
         if (strcmp(s->pde, pde)) continue;
-        char rel[256];
+        char rel[sizeof s->cell + 32];
         snprintf(rel, sizeof rel, "%s/run%d", s->cell, s->run);
         fprintf(f, "### %s, run %d\n\n`%s` (profile %s, proposer %s): %d generation%s", pf_report_label(s->cell), s->run,
                 s->dir, s->profile, s->llm, s->generations, s->generations == 1 ? "" : "s");

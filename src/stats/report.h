@@ -14,10 +14,15 @@
  *   trajectory.{md,tex,csv}  per run: Generation-0 best, best low-fidelity
  *                            (with its generation), final high-fidelity
  *                            MSE and the two improvement ratios (Table C.1)
- *   budget.{md,tex,csv}      per PDE and method, means over finished runs:
- *                            optimizer steps, wall time and LLM calls and
- *                            tokens (beyond the paper, which leaves wall
- *                            time and LLM cost out)
+ *   budget.{md,tex,csv}      per method and backbone over every finished
+ *                            run, mean per run and sum: LLM calls, input
+ *                            and output tokens, cost, LLM wall time,
+ *                            training wall time, optimizer steps (beyond the
+ *                            paper, which leaves wall time and LLM cost
+ *                            out); the main table's notes point to it
+ *   budget_pde.{md,tex,csv}  the same per PDE and method, means over
+ *                            finished runs, with steps and wall time per
+ *                            fidelity
  *   statistics.json          {"main": compare.h's object, "ablation": ...,
  *                            "table1@B": ..., "backbones": ...}
  *
