@@ -98,5 +98,5 @@ check "the Friedman row" grep -Eq "^\| Friedman avg. rank \| (1.88|2.00) \| (2.8
 check "the Wilcoxon row" grep -q "^| Wilcoxon vs. PINNForge | + | + | -- |$" "$tmp/rep/main.md"
 check "says RoPINN is a reconstruction" grep -q "RoPINN is a reconstruction" "$tmp/rep/main.md"
 check "the real baseline runs are in" grep -q "^burgers_1d,vanilla,2," "$tmp/rep/main.csv"
-check "budget: the baseline steps" grep -q "| burgers_1d | Vanilla PINN | 2 | .* | 250 |" "$tmp/rep/budget_pde.md"
+check "budget: the baseline steps (no backbone)" grep -q "| burgers_1d | Vanilla PINN | none | 2 | .* | 250 |" "$tmp/rep/budget_pde.md"
 finish
