@@ -275,7 +275,7 @@ context_cmd = $(B)/pf-context --run $(call run_dir,$(1),$(2),$(3)) --pde $(call 
   --llm-max-tokens "$(LLM_MAX_TOKENS)" --llm-max-cost "$(LLM_MAX_COST)"
 define context_rule
 $(call run_dir,$(1),$(2),$(3))/context.json: FORCE | $(TOOLS)
-	$(Q)$(call context_cmd,$(1),$(2),$(3))
+	$(Q)$(call context_cmd,$(1),$(2),$(3))$(if $(PF_RUN_LOCKED), --same-session)
 
 endef
 

@@ -34,7 +34,7 @@ static void usage(FILE *to)
 {
     fprintf(to, "usage: pf-context --run RUN --pde P --method M --number R --budget paper|quick|smoke\n"
                 "                  --llm offline|http|replay|auto --eval paper|heldout [--time-budget T]\n"
-                "                  [--backbone NAME] [--llm-max-tokens N] [--llm-max-cost C]\n"
+                "                  [--backbone NAME] [--llm-max-tokens N] [--llm-max-cost C] [--same-session]\n"
                 "       pf-context --check-backbones \"NAME ...\"\n"
                 "Writes RUN/context.json, the settings every stage of the run reads: P a built-in PDE\n"
                 "or a .pde file (its SHA-256 and its data files' are recorded, so editing either\n"
@@ -57,6 +57,8 @@ static void usage(FILE *to)
                 "budget, in tokens and in the backbones file's currency, part of the settings. A change to it\n"
                 "alone keeps the file's time (make redoes nothing through it) and removes the proposals the\n"
                 "budget stopped, so that make asks them again and redoes what follows them.\n"
+                "--same-session: this make has started the budget's session already (pf-context ran before\n"
+                "the run's own make, under its lock): unchanged settings start no second one.\n"
                 "Exit codes: 0 written or unchanged, 1 I/O failure, 2 bad usage or an unknown name.\n");
 }
 
@@ -110,11 +112,16 @@ int main(int argc, char **argv)
                                        {"eval", 1, 0, 'e'},   {"help", 0, 0, 'h'},   /* the required ones end here */
                                        {"time-budget", 1, 0, 't'}, {"backbone", 1, 0, 'B'},
                                        {"check-backbones", 1, 0, 'C'}, {"llm-max-tokens", 1, 0, 'T'},
-                                       {"llm-max-cost", 1, 0, 'c'}, {0, 0, 0, 0}};
+                                       {"llm-max-cost", 1, 0, 'c'}, {"same-session", 0, 0, 'S'}, {0, 0, 0, 0}};
     const char *v[128] = {0};
     int ch;
+    bool same_session = false;
     while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         if (ch == 'h') return usage(stdout), 0;
+        if (ch == 'S') {
+            same_session = true;
+            continue;
+        }
         if (ch == '?' || ch == ':') return usage(stderr), 2;
         v[ch] = optarg;
     }
@@ -161,7 +168,7 @@ int main(int argc, char **argv)
      * (a replay of a copied run) keeps the steps the trainings stopped at */
     if (had) memcpy(old.llm, c.llm, sizeof old.llm);
     bool keep = had && !strcmp(c.llm, "replay") && !pf_run_context_settings_differ(&old, &c, NULL, 0);
-    if (pf_time_budget_start(v['r'], c.time_budget_s, was != NULL, keep) != PF_OK)
+    if (!(same_session && !was) && pf_time_budget_start(v['r'], c.time_budget_s, was != NULL, keep) != PF_OK)
         return free(was), fprintf(stderr, "pf-context: %s\n", pf_errmsg()), 1;
     char *now = was ? pf_run_context_text(&c) : NULL;
     if (was)
