@@ -71,10 +71,8 @@ static int check_backbones(const char *list)
     int rc = 0;
     for (char *w = strtok(names, " \t\n"); w && !rc; w = strtok(NULL, " \t\n")) {
         const pf_llm_backbone *b;
-        pf_llm_mix mix;
         if (!strcmp(w, "offline")) continue;
-        if ((!t && pf_llm_backbones_load(NULL, &t) != PF_OK) ||
-            (pf_llm_is_mix(w) ? pf_llm_mix_parse(t, w, &mix) : pf_llm_backbones_get(t, w, &b)) != PF_OK)
+        if ((!t && pf_llm_backbones_load(NULL, &t) != PF_OK) || pf_llm_backbones_first(t, w, &b) != PF_OK)
             rc = 2, fprintf(stderr, "pf-context: backbone '%s': %s\n", w, pf_errmsg());
     }
     pf_llm_backbones_free(t);
@@ -138,10 +136,8 @@ int main(int argc, char **argv)
     if (st == PF_OK) st = pf_run_context_set_backbone(&c, v['B']);
     pf_llm_backbones *t = NULL;
     const pf_llm_backbone *b;
-    pf_llm_mix mix;
     if (st == PF_OK && c.backbone[0]) st = pf_llm_backbones_load(NULL, &t); /* the file must have it (or them) */
-    if (st == PF_OK && t)
-        st = pf_llm_is_mix(c.backbone) ? pf_llm_mix_parse(t, c.backbone, &mix) : pf_llm_backbones_get(t, c.backbone, &b);
+    if (st == PF_OK && t) st = pf_llm_backbones_first(t, c.backbone, &b);
     pf_llm_backbones_free(t);
     if (st == PF_OK) /* the folder make lays out for these settings, <pde>/<method>[@<backbone>]/run<R> */
         st = pf_run_context_check_folder(v['r'], pf_pdefile_is_path(c.pde) ? NULL : c.pde, c.method, c.backbone, c.run);

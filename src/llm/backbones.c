@@ -320,6 +320,15 @@ pf_status pf_llm_mix_parse(const pf_llm_backbones *t, const char *value, pf_llm_
     return PF_OK;
 }
 
+pf_status pf_llm_backbones_first(const pf_llm_backbones *t, const char *name, const pf_llm_backbone **first)
+{
+    if (!pf_llm_is_mix(name)) return pf_llm_backbones_get(t, name, first);
+    pf_llm_mix mix;
+    PF_TRY(pf_llm_mix_parse(t, name, &mix));
+    *first = mix.arm[0];
+    return PF_OK;
+}
+
 void pf_llm_mix_spell(const char *value, bool folder, char *out, size_t cap)
 {
     snprintf(out, cap, "%s", value);

@@ -101,6 +101,10 @@ typedef struct pf_llm_mix {
 int pf_llm_is_mix(const char *value); /* value starts with "mix:" or "mix+" */
 pf_status pf_llm_mix_names(const char *value, char names[PF_LLM_MIX_MAX][PF_LLM_BACKBONE_NAME_MAX + 1], int *n);
 pf_status pf_llm_mix_parse(const pf_llm_backbones *t, const char *value, pf_llm_mix *out);
+/* name, one backbone or a mixture of them, checked against t as
+ * pf_llm_backbones_get and pf_llm_mix_parse check it; *first is the
+ * backbone, or the mixture's first (what answers when no arm is drawn). */
+pf_status pf_llm_backbones_first(const pf_llm_backbones *t, const char *name, const pf_llm_backbone **first);
 /* A mixture's spelling: "mix:a,b,c", or with folder "mix+a+b+c" (cap >
  * strlen(value)); another value is copied as it is. */
 void pf_llm_mix_spell(const char *value, bool folder, char *out, size_t cap);

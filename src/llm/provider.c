@@ -105,8 +105,7 @@ static pf_status use_backbone(pf_llm_options *o, const char *name)
     if (pf_llm_backbones_load(NULL, &t) != PF_OK)
         return pf_fail(PF_ERR_INVALID, "PF_LLM_BACKBONE='%s': %s", name, pf_errmsg());
     const pf_llm_backbone *b;
-    pf_llm_mix mix;
-    pf_status st = pf_llm_is_mix(name) ? pf_llm_mix_parse(t, name, &mix) : pf_llm_backbones_get(t, name, &b);
+    pf_status st = pf_llm_backbones_first(t, name, &b);
     if (st != PF_OK) {
         st = pf_fail(PF_ERR_INVALID, "PF_LLM_BACKBONE: %s", pf_errmsg());
         pf_llm_backbones_free(t);
@@ -119,12 +118,8 @@ static pf_status use_backbone(pf_llm_options *o, const char *name)
     }
     *k = (kept_table){t, kept};
     kept = k;
-    if (pf_llm_is_mix(name)) {
-        pf_llm_backbone_apply(mix.arm[0], o); /* what a caller that draws no arm uses */
-        o->mix = name; /* search/backbone_mix.h draws each proposal's */
-    } else {
-        pf_llm_backbone_apply(b, o);
-    }
+    pf_llm_backbone_apply(b, o); /* a mixture's first: what a caller that draws no arm uses */
+    if (pf_llm_is_mix(name)) o->mix = name; /* search/backbone_mix.h draws each proposal's */
     return PF_OK;
 }
 
