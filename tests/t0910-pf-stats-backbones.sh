@@ -23,7 +23,8 @@
 #     PDEs (ratio 2: t = 10.3, p = 0.009); with b, 2.1 against ropinn's 2
 #     is a tie (t = 0.72, p = 0.54) and against vanilla a win, on 3 PDEs.
 # With --pde, index.md links the tables and Friedman over one PDE says
-# why it is not computed. Then the errors: an unknown --backbone, a folder whose @backbone is not
+# why it is not computed. Three backbones, a method run with two of them: left out
+# of Kendall's W once. Then the errors: an unknown --backbone, a folder whose @backbone is not
 # its context.json's, and a run tree with one backbone (no extra tables).
 . "$(dirname "$0")/lib.sh"
 S=$BIN/pf-stats
@@ -96,6 +97,13 @@ printf '{"pde": "burgers_1d", "method": "pinnforge", "run": 0, "budget": "quick"
     >"$R/burgers_1d/pinnforge@c/run0/context.json"
 expect_rc 1 "a folder's backbone not its context.json's" "$S" --runs "$R" --out "$tmp/oc"
 check "the mismatch named" grep -q "$R/burgers_1d/pinnforge@c/run0/context.json' is the settings of another run: its \"backbone\" is d, but the folder is burgers_1d/pinnforge@c/run0" "$tmp/err"
+
+# three backbones, pinnsagent run with b and c only: left out of Kendall's W once
+python3 "$F" "$tmp/three" burgers_1d,poisson_2d_classic \
+    ropinn:2,pinnforge@a:1,pinnforge@b:2,pinnforge@c:3,pinnsagent@b:3,pinnsagent@c:1
+expect_rc 0 "pf-stats over three backbones" "$S" --runs "$tmp/three" --out "$tmp/o3" --quiet
+eq "three backbones: pinnsagent left out of Kendall's W once" "$(python3 -c "import json,sys
+print(json.load(open(sys.argv[1]))['backbones']['kendall']['methods_left_out'])" "$tmp/o3/statistics.json")" "['pinnsagent']"
 
 # one backbone: main alone, no cross-backbone tables
 python3 "$F" "$tmp/one" burgers_1d,poisson_2d_classic ropinn:2,pinnforge@a:1

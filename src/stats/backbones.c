@@ -133,6 +133,14 @@ static bool everywhere(const pf_means *t, int nb, const char *pde, const char *n
     return true;
 }
 
+/* name appended to the array a unless a holds it already. */
+static void append_once(json_t *a, const char *name)
+{
+    for (size_t k = 0; k < json_array_size(a); k++)
+        if (!strcmp(json_string_value(json_array_get(a, k)), name)) return;
+    json_array_append_new(a, json_string(name));
+}
+
 static json_t *kendall(const ctx *x, const pf_means *t)
 {
     /* the methods of every backbone's table, in the first one's order */
@@ -151,7 +159,7 @@ static json_t *kendall(const ctx *x, const pf_means *t)
     }
     for (int b = 1; b < x->nb; b++) /* methods of another backbone's table only */
         for (int j = 0; j < t[b].nmethod; j++)
-            if (pf_means_method(t0, t[b].method[j]) < 0) json_array_append_new(left, json_string(t[b].method[j]));
+            if (pf_means_method(t0, t[b].method[j]) < 0) append_once(left, t[b].method[j]);
     for (int i = 0; i < t0->npde; i++) {
         bool full = true;
         for (int j = 0; j < nm; j++) full = full && everywhere(t, x->nb, t0->pde[i], meth[j]);
@@ -162,9 +170,7 @@ static json_t *kendall(const ctx *x, const pf_means *t)
         for (int i = 0; i < t[b].npde; i++) {
             bool seen = false;
             for (int k = 0; k < np && !seen; k++) seen = !strcmp(pde[k], t[b].pde[i]);
-            for (size_t k = 0; k < json_array_size(pdes_left) && !seen; k++)
-                seen = !strcmp(json_string_value(json_array_get(pdes_left, k)), t[b].pde[i]);
-            if (!seen) json_array_append_new(pdes_left, json_string(t[b].pde[i]));
+            if (!seen) append_once(pdes_left, t[b].pde[i]);
         }
     json_t *mleft = names(gone, ngone);
     json_array_extend(mleft, left);
