@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/jobserver.h"
 #include "core/lock.h"
 #include "core/parse.h"
 #include "search/run.h"
@@ -34,8 +35,9 @@ static void usage(FILE *to)
             "docs/search.md, \"Longest first\"). make starts rank 0 first.\n"
             "--rank R: print the slot at rank R of the plan.\n"
             "-- COMMAND: take the slot's lock (genGG/candK/.train.lock; waiting while another recipe trains\n"
-            "it), then, when its evidence.msgpack or result.h5 is missing or older than its proposal, exec\n"
-            "COMMAND with every %%K in its arguments replaced by the slot; else exit 0 doing nothing.\n"
+            "it, lending make this recipe's job slot meanwhile), then, when its evidence.msgpack or result.h5\n"
+            "is missing or older than its proposal, exec COMMAND with every %%K in its arguments replaced by the\n"
+            "slot; else exit 0 doing nothing.\n"
             "--not-failed-since EPOCH: with -- COMMAND, exit 1 instead when the slot's launch.txt records a failure\n"
             "at EPOCH or later (pipeline.mk: its make's start: a slot's own rule does not retry, in the make\n"
             "-k that saw it, a training that failed under its rank's rule; the next make does).\n"
@@ -76,7 +78,11 @@ static int train(const pf_run *r, int g, int k, long since, char **cmd, int ncmd
     if (pf_training_lock_open(r, g, k, &fd) != PF_OK) return fprintf(stderr, "pf-plan: %s\n", pf_errmsg()), 1;
     if (!pf_lock_try(fd)) {
         fprintf(stderr, "pf-plan: %s is being trained by another recipe; waiting for it\n", what);
-        if (pf_lock_wait(fd) != PF_OK) return fprintf(stderr, "pf-plan: %s\n", pf_errmsg()), 1;
+        char why[512];
+        if (pf_jobserver_lend(why, sizeof why) < 0) fprintf(stderr, "pf-plan: warning: %s; waiting on a job slot\n", why);
+        int waited = pf_lock_wait(fd);
+        pf_jobserver_reclaim();
+        if (waited != PF_OK) return fprintf(stderr, "pf-plan: %s\n", pf_errmsg()), 1;
     }
     if (pf_training_stale(r, g, k, &stale) != PF_OK) return fprintf(stderr, "pf-plan: %s\n", pf_errmsg()), 1;
     if (!stale) return 0;

@@ -158,6 +158,51 @@ Test(jobserver, never_waits)
     cr_assert_str_eq(left, "ab");
 }
 
+Test(jobserver, lends_its_slot_while_waiting_and_takes_one_back)
+{
+    int p[2];
+    char why[256], left[16];
+    jobserver_with(1, p);
+    cr_assert_eq(pf_jobserver_lend(why, sizeof why), 1, "%s", why);
+    cr_assert_eq(pf_jobserver_lend(why, sizeof why), 0); /* one at a time */
+    drain(p[0], left, sizeof left);
+    cr_assert_str_eq(left, "a+"); /* the free one and the lent one: another job may take both */
+    fflush(NULL);
+    pid_t pid = fork(); /* that job ends later and gives one back */
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        usleep(100000);
+        _exit(write(p[1], "a", 1) == 1 ? 0 : 1);
+    }
+    cr_assert_eq(pf_jobserver_reclaim(), 0); /* waits for it */
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    cr_assert_eq(pf_jobserver_reclaim(), 0); /* nothing lent: at once */
+    pf_jobserver_release();
+    drain(p[0], left, sizeof left);
+    cr_assert_str_eq(left, ""); /* the balance is as before the lend, less what the test drained */
+}
+
+Test(jobserver, a_lent_slot_free_at_exit_is_taken_back)
+{
+    int p[2];
+    char why[256], left[16];
+    jobserver_with(2, p);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        if (pf_jobserver_take(1, why, sizeof why) != 1 || pf_jobserver_lend(why, sizeof why) != 1) _exit(9);
+        exit(0); /* atexit: the token held back, the lent one taken */
+    }
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+    drain(p[0], left, sizeof left);
+    cr_assert_eq(strlen(left), 2, "'%s': as many tokens as before", left);
+}
+
 /* A child takes tokens and ends as said; the parent counts what came back. */
 static void child_ends(int how, int expect_sig)
 {

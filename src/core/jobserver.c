@@ -1,12 +1,14 @@
 /*
  * GNU make's jobserver, client side: take free tokens without waiting,
- * give them back at exit or on a fatal signal.
+ * give them back at exit or on a fatal signal; lend the recipe's own slot
+ * while waiting.
  */
 #define _GNU_SOURCE
 #include "core/jobserver.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@ enum { MAX_TOKENS = 1024 };
 static char tokens[MAX_TOKENS]; /* the bytes read, written back as they were */
 static volatile sig_atomic_t held;
 static volatile sig_atomic_t released; /* pf_jobserver_release ran: no more takes */
+static volatile sig_atomic_t lent;     /* a token written by pf_jobserver_lend, not yet taken back */
 static int read_fd = -1;                /* our own O_NONBLOCK description of make's read end */
 static int back_fd = -1;                /* where tokens go back */
 static enum { UNOPENED, OPEN, NONE, UNUSABLE } state;
@@ -73,6 +76,10 @@ void pf_jobserver_release(void)
     released = 1;
     held = 0;
     write_back(0, n);
+    if (lent && read_fd >= 0) { /* the lent one back if one is free now (non-blocking read) */
+        char c;
+        if (read(read_fd, &c, 1) == 1) lent = 0;
+    }
 }
 
 int pf_jobserver_give(int n)
@@ -192,4 +199,42 @@ int pf_jobserver_take(int want, char *why, size_t cap)
         break; /* EAGAIN: no free slot now; 0: make has gone */
     }
     return (int)held;
+}
+
+int pf_jobserver_lend(char *why, size_t cap)
+{
+    if (cap) why[0] = 0;
+    if (state == UNOPENED) open_jobserver();
+    if (state == UNUSABLE) {
+        snprintf(why, cap, "%s", unusable);
+        return -1;
+    }
+    if (state != OPEN || released || lent) return 0;
+    sigset_t all, prev;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &prev); /* a fatal signal's handler sees lent with the byte written */
+    ssize_t w;
+    do w = write(back_fd, "+", 1); /* make's own token byte */
+    while (w < 0 && errno == EINTR);
+    if (w == 1) lent = 1;
+    sigprocmask(SIG_SETMASK, &prev, NULL);
+    if (w != 1) snprintf(why, cap, "cannot write a token to make's jobserver: %s", strerror(errno));
+    return w == 1 ? 1 : -1;
+}
+
+int pf_jobserver_reclaim(void)
+{
+    sigset_t all, prev;
+    sigfillset(&all);
+    while (lent) {
+        struct pollfd pfd = {.fd = read_fd, .events = POLLIN};
+        if (poll(&pfd, 1, -1) < 0 && errno != EINTR) return -1;
+        char c;
+        sigprocmask(SIG_BLOCK, &all, &prev);
+        ssize_t r = read(read_fd, &c, 1); /* another reader may have been first: poll again */
+        if (r == 1) lent = 0;
+        sigprocmask(SIG_SETMASK, &prev, NULL);
+        if (r == 0) return -1; /* make has gone */
+    }
+    return 0;
 }

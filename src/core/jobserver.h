@@ -51,6 +51,20 @@ int pf_jobserver_take(int want, char *why, size_t cap);
  * exactly once. */
 int pf_jobserver_give(int n);
 
+/* Lend make the job slot of this process's own recipe while the process
+ * only waits (for a lock another recipe holds): one token written that was
+ * never taken, so make, or a training growing its threads, uses the core
+ * meanwhile. 1 when lent, 0 when there is no jobserver (or one is lent
+ * already), -1 with why as pf_jobserver_take. pf_jobserver_reclaim() takes
+ * it back before the process goes on, waiting until one is free; at exit
+ * or on a fatal signal a lent token is taken back if one is free at once,
+ * else make runs one job more than -j N until it ends. */
+int pf_jobserver_lend(char *why, size_t cap);
+
+/* Take back the token pf_jobserver_lend() lent (waits for a free one; none
+ * lent: returns at once). 0, or -1 when make has gone (nothing to take). */
+int pf_jobserver_reclaim(void);
+
 /* Tokens held now. */
 int pf_jobserver_held(void);
 
