@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/real.h"
@@ -136,6 +137,13 @@ Test(pinnacle_dat, missing_file_names_file_and_pf_data_dir)
 
 Test(pinnacle_dat, data_dir_default_and_path_building)
 {
+    /* a working directory with data/ref: the default is that folder, named relative (found first, before
+     * the checkout above the executable, whose data/ref may or may not exist) */
+    char cwd[64];
+    make_temp_dir(cwd);
+    cr_assert_eq(chdir(cwd), 0);
+    cr_assert_eq(mkdir("data", 0755), 0);
+    cr_assert_eq(mkdir("data/ref", 0755), 0);
     unsetenv("PF_DATA_DIR");
     cr_assert_str_eq(pf_data_dir(), "data/ref");
     setenv("PF_DATA_DIR", "", 1);
@@ -160,6 +168,9 @@ Test(pinnacle_dat, data_dir_default_and_path_building)
     cr_assert_eq(pf_data_path("", path, sizeof path), PF_ERR_INVALID);
     const char *names[] = {"a.dat"};
     remove_temp(dir, names, 1);
+    cr_assert_eq(rmdir("data/ref"), 0);
+    cr_assert_eq(rmdir("data"), 0);
+    cr_assert_eq(rmdir(cwd), 0);
 }
 
 /* ------------------------------------------------------- PINNacle files --- */
