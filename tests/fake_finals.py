@@ -37,8 +37,8 @@ def main():
             folder, scale = m.split(":")
             method, _, backbone = folder.partition("@")
             settings = real_settings("%s/%s/%s" % (root, pde, folder), "http" if backbone else "offline")
-            if backbone:
-                settings["backbone"] = backbone
+            if backbone:  # a mixture's folder says mix+a+b, its context.json mix:a,b
+                settings["backbone"] = "mix:" + backbone[4:].replace("+", ",") if backbone.startswith("mix+") else backbone
             for r in (0, 1):
                 d = "%s/%s/%s/run%d" % (root, pde, folder, r)
                 if os.path.exists(d):

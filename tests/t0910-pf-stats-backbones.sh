@@ -24,7 +24,8 @@
 #     is a tie (t = 0.72, p = 0.54) and against vanilla a win, on 3 PDEs.
 # With --pde, index.md links the tables and Friedman over one PDE says
 # why it is not computed. Three backbones, a method run with two of them: left out
-# of Kendall's W once. Then the errors: an unknown --backbone, a folder whose @backbone is not
+# of Kendall's W once. Two mixtures whose names differ after 180 characters: a
+# Table 1 file and a column each. Then the errors: an unknown --backbone, a folder whose @backbone is not
 # its context.json's, and a run tree with one backbone (no extra tables).
 . "$(dirname "$0")/lib.sh"
 S=$BIN/pf-stats
@@ -104,6 +105,17 @@ python3 "$F" "$tmp/three" burgers_1d,poisson_2d_classic \
 expect_rc 0 "pf-stats over three backbones" "$S" --runs "$tmp/three" --out "$tmp/o3" --quiet
 eq "three backbones: pinnsagent left out of Kendall's W once" "$(python3 -c "import json,sys
 print(json.load(open(sys.argv[1]))['backbones']['kendall']['methods_left_out'])" "$tmp/o3/statistics.json")" "['pinnsagent']"
+
+# two mixtures of four backbones of 60 characters that differ only in their last: each its own
+# Table 1 file and column, the names whole (no cut at a fixed length)
+L1=$(printf '%060d' 1) L2=$(printf '%060d' 2) L3=$(printf '%060d' 3)
+M1=mix+$L1+$L2+$L3+x M2=mix+$L1+$L2+$L3+y
+python3 "$F" "$tmp/mix" burgers_1d,poisson_2d_classic ropinn:2,pinnforge@$M1:1,pinnforge@$M2:3
+expect_rc 0 "pf-stats over two long mixtures" "$S" --runs "$tmp/mix" --out "$tmp/om" --quiet
+check "long mixtures: a Table 1 each, named whole" test -s "$tmp/om/table1@$M1.csv" -a -s "$tmp/om/table1@$M2.csv"
+check "long mixtures: their Table 1s differ" sh -c "! cmp -s '$tmp/om/table1@$M1.csv' '$tmp/om/table1@$M2.csv'"
+check "long mixtures: a Friedman column each, named whole" sh -c \
+    "grep -qF 'Mean rank $M1' '$tmp/om/backbones_friedman.md' && grep -qF 'Mean rank $M2' '$tmp/om/backbones_friedman.md'"
 
 # one backbone: main alone, no cross-backbone tables
 python3 "$F" "$tmp/one" burgers_1d,poisson_2d_classic ropinn:2,pinnforge@a:1

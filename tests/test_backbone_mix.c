@@ -48,6 +48,17 @@ Test(backbone_mix, a_mixture_names_backbones_of_the_file)
         if (strncmp(bad[i].value, "mix:", 4) == 0)
             cr_assert(strstr(pf_errmsg(), bad[i].value), "names the value: %s", pf_errmsg());
     }
+    /* the longest mixture leaves room for its run folder's name (<method>@mix+..., 255 bytes at most) */
+    char names[PF_LLM_MIX_MAX][PF_LLM_BACKBONE_NAME_MAX + 1], longest[PF_LLM_MIX_TEXT_MAX + 64];
+    int n;
+    snprintf(longest, sizeof longest, "mix:%060d,%060d,%060d,%053d", 1, 2, 3, 4); /* 240 characters */
+    cr_assert_eq(strlen(longest), PF_LLM_MIX_TEXT_MAX);
+    cr_assert_eq(pf_llm_mix_names(longest, names, &n), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(n, 4);
+    cr_assert_leq(strlen("no_evolution@") + strlen(longest), 255);
+    strcat(longest, "5");
+    cr_assert_eq(pf_llm_mix_names(longest, names, &n), PF_ERR_INVALID);
+    cr_assert(strstr(pf_errmsg(), "at most 240 characters"), "%s", pf_errmsg());
     pf_llm_backbones_free(t);
 }
 

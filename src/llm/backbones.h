@@ -93,7 +93,9 @@ pf_status pf_llm_backbones_get(const pf_llm_backbones *t, const char *name, cons
  * each name in t (arm[i] point into t). PF_ERR_INVALID naming the value,
  * the file and the name at fault. */
 #define PF_LLM_MIX_MAX 8
-#define PF_LLM_MIX_TEXT_MAX 255
+/* so that a run's folder <method>@mix+... (the longest method, 12
+ * characters, an '@') stays within a file name's 255 bytes */
+#define PF_LLM_MIX_TEXT_MAX 240
 typedef struct pf_llm_mix {
     int n;
     const pf_llm_backbone *arm[PF_LLM_MIX_MAX];

@@ -49,7 +49,7 @@ static pf_status put(const pf_report_options *o, const char *name, char *text, i
 /* name.md and name.tex from the table, name.csv from csv. */
 static pf_status put_table(const pf_report_options *o, const char *name, pf_table *t, char *csv, int *written)
 {
-    char file[256];
+    char file[PF_RUN_BACKBONE_CAP + 80]; /* table1@<the longest mixture>.tex */
     snprintf(file, sizeof file, "%s.md", name);
     pf_status st = put(o, file, pf_table_markdown(t), written);
     snprintf(file, sizeof file, "%s.tex", name);

@@ -65,11 +65,16 @@ void pf_report_backbone_note(pf_table *t, const pf_collection *c)
     free(bb);
 }
 
+/* A per-backbone column's heading: a prefix of a few words and a backbone
+ * (a mixture's name is the longest), never cut, so no two columns or
+ * files share a name. */
+typedef char heading_t[PF_RUN_BACKBONE_CAP + 32];
+
 /* ------------------------------------------------------------ tables */
 
 /* Close the CSV stream, write the table and free open_table's headings. */
 static pf_status finish(const pf_report_options *o, const char *name, pf_table *t, FILE *f, char **buf,
-                        char (*store)[96], int *written)
+                        heading_t *store, int *written)
 {
     pf_status st = pf_report_put_table(o, name, t, pf_report_memtext(f, buf), written);
     free(store);
@@ -80,7 +85,7 @@ static pf_status finish(const pf_report_options *o, const char *name, pf_table *
  * (prefix + its name), and a memory stream for its CSV; *store holds the
  * headings (free it after the table). */
 static pf_status open_table(const json_t *bbs, int fixed, const char *const *first, const char *prefix,
-                            const char *title, char (**store)[96], pf_table **t, FILE **f, char **buf, size_t *len)
+                            const char *title, heading_t **store, pf_table **t, FILE **f, char **buf, size_t *len)
 {
     size_t nb = json_array_size(bbs);
     const char **h = malloc((fixed + nb) * sizeof *h);
@@ -124,7 +129,7 @@ static pf_status friedman_table(const pf_report_options *o, const json_t *x, int
     json_t *bbs = json_object_get(x, "backbones"), *fr = json_object_get(x, "friedman");
     size_t nb = json_array_size(bbs);
     static const char *const first[] = {"Method", "PDEs", "χ²_F", "p"};
-    char (*store)[96];
+    heading_t *store;
     pf_table *t;
     FILE *f;
     char *buf;
@@ -172,7 +177,7 @@ static pf_status kendall_table(const pf_report_options *o, const json_t *x, int 
     json_t *bbs = json_object_get(x, "backbones"), *k = json_object_get(x, "kendall");
     size_t nb = json_array_size(bbs);
     static const char *const first[] = {"Method"};
-    char (*store)[96];
+    heading_t *store;
     pf_table *t;
     FILE *f;
     char *buf;
@@ -216,7 +221,8 @@ static pf_status wtl_table(const pf_report_options *o, const json_t *x, int *wri
     json_t *bbs = json_object_get(x, "backbones"), *wtl = json_object_get(x, "wtl");
     size_t nb = json_array_size(bbs);
     static const char *const first[] = {"Against"};
-    char (*store)[96], title[256];
+    heading_t *store;
+    char title[256];
     pf_table *t;
     FILE *f;
     char *buf;
@@ -278,7 +284,7 @@ pf_status pf_report_backbones(const pf_collection *c, const pf_report_options *o
     for (int b = 0; n >= 2 && st == PF_OK && b < n; b++) {
         pf_collection one = *c;
         one.backbone = bb[b];
-        char name[128];
+        char name[PF_RUN_BACKBONE_CAP + 16];
         snprintf(name, sizeof name, "table1@%s", bb[b]);
         st = pf_report_main_table(&one, o, name, stats, written);
     }
