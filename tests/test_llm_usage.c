@@ -60,7 +60,7 @@ Test(llm_usage, per_backbone_and_priced_by_the_file)
     stored("gen00/c", "offline", "offline", 700, 70);
     stored("gen00/d", "http", "", 10, 1); /* PF_LLM_URL: no price */
     pf_llm_usage u = {0};
-    cr_assert_eq(pf_llm_usage_of_transcripts(dir, &u), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_llm_usage_of_transcripts(dir, -1, &u), PF_OK, "%s", pf_errmsg());
     cr_assert_eq(u.n, 3);
     pf_llm_backbones *t;
     cr_assert_eq(pf_llm_prices(&t), PF_OK, "%s", pf_errmsg());
@@ -127,6 +127,30 @@ Test(llm_usage, a_spent_token_budget_makes_no_call)
     p = replay(1001, 0);
     cr_assert_eq(pf_llm_call(p, &q, &r), PF_ERR_IO, "under the cap the call is made (replay: a miss)");
     pf_llm_provider_free(p);
+}
+
+Test(llm_usage, the_cap_counts_the_generations_before_the_calls)
+{
+    stored("gen00/a", "http", "b1", 400, 100);  /* generation 0: 500 tokens */
+    stored("gen01/a", "http", "b1", 5000, 0);   /* a call of generation 1 that ran first (-j) */
+    stored("gen02/posterior", "http", "b1", 9000, 0);
+    pf_llm_provider *p = replay(1000, 0);
+    pf_llm_request q = request("gen01/b"), l = request("gen02/a");
+    pf_llm_response r;
+    cr_assert_eq(pf_llm_call(p, &q, &r), PF_ERR_IO, "500 of 1000 tokens before generation 1: a call (a replay miss)");
+    cr_assert_eq(pf_llm_call(p, &l, &r), PF_OK, "%s", pf_errmsg());
+    cr_assert(r.stopped && strstr(r.stopped, "its 2 calls stored before generation 2 used 5500 tokens"), "%s",
+              r.stopped ? r.stopped : "");
+    pf_llm_response_release(&r);
+    pf_llm_provider_free(p);
+    cr_assert_eq(pf_llm_slot_generation("gen03/refine"), 3);
+    cr_assert_eq(pf_llm_slot_generation("gen3/refine"), -1);
+    cr_assert_eq(pf_llm_slot_generation("hifi/x"), -1);
+    cr_assert_eq(pf_llm_slot_generation(NULL), -1);
+    pf_llm_usage u = {0};
+    cr_assert_eq(pf_llm_usage_of_transcripts(dir, 1, &u), PF_OK, "%s", pf_errmsg());
+    cr_assert_eq(pf_llm_usage_calls(&u), 1);
+    cr_assert_eq(pf_llm_usage_tokens(&u), 500);
 }
 
 Test(llm_usage, a_cost_budget_at_the_files_prices)

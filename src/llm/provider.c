@@ -270,17 +270,23 @@ void pf_llm_provider_set_budget(pf_llm_provider *p, long max_tokens, double max_
     p->max_cost = max_cost > 0 ? max_cost : 0;
 }
 
-/* Whether the run's budget is spent, from the calls stored so far: *why
- * (malloc'ed) when it is, NULL when a call may be made. */
-static pf_status budget_spent(const pf_llm_provider *p, char **why)
+/* Whether the run's budget is spent before q's generation, from the calls
+ * stored for the earlier ones (all of them, when q's slot names none): *why
+ * (malloc'ed) when it is, NULL when a call may be made. Those calls are all
+ * made before any of q's generation (make's order), so the answer does not
+ * depend on which of the generation's calls ran first (-j). */
+static pf_status budget_spent(const pf_llm_provider *p, const pf_llm_request *q, char **why)
 {
     *why = NULL;
     pf_llm_usage u = {0};
-    PF_TRY(pf_llm_usage_of_transcripts(p->transcripts, &u));
+    int g = pf_llm_slot_generation(q->slot);
+    PF_TRY(pf_llm_usage_of_transcripts(p->transcripts, g, &u));
+    char before[48] = "";
+    if (g >= 0) snprintf(before, sizeof before, " before generation %d", g);
     long tokens = pf_llm_usage_tokens(&u);
     if (p->max_tokens && tokens >= p->max_tokens) {
-        *why = dup_printf("the run's LLM budget is spent: its %ld stored calls used %ld tokens of LLM_MAX_TOKENS=%ld",
-                          pf_llm_usage_calls(&u), tokens, p->max_tokens);
+        *why = dup_printf("the run's LLM budget is spent: its %ld calls stored%s used %ld tokens of LLM_MAX_TOKENS=%ld",
+                          pf_llm_usage_calls(&u), before, tokens, p->max_tokens);
         return *why ? PF_OK : pf_fail(PF_ERR_NOMEM, "out of memory");
     }
     if (!p->max_cost) return PF_OK;
@@ -296,8 +302,8 @@ static pf_status budget_spent(const pf_llm_provider *p, char **why)
                            "(PF_LLM_BACKBONE, LLMS_FILE), or cap the tokens instead (LLM_MAX_TOKENS)", u.b[i].name);
     double cost = pf_llm_usage_cost(&u);
     if (cost >= p->max_cost) {
-        *why = dup_printf("the run's LLM budget is spent: its %ld stored calls cost %.6g of LLM_MAX_COST=%.6g",
-                          pf_llm_usage_calls(&u), cost, p->max_cost);
+        *why = dup_printf("the run's LLM budget is spent: its %ld calls stored%s cost %.6g of LLM_MAX_COST=%.6g",
+                          pf_llm_usage_calls(&u), before, cost, p->max_cost);
         return *why ? PF_OK : pf_fail(PF_ERR_NOMEM, "out of memory");
     }
     return PF_OK;
@@ -312,7 +318,7 @@ pf_status pf_llm_call(pf_llm_provider *p, const pf_llm_request *q, pf_llm_respon
     if (p->kind == PF_LLM_HTTP && stored) return pf_transcript_read(p->transcripts, q, r);
     if ((p->max_tokens || p->max_cost) && p->transcripts && !stored) {
         memset(r, 0, sizeof *r);
-        PF_TRY(budget_spent(p, &r->stopped));
+        PF_TRY(budget_spent(p, q, &r->stopped));
         if (r->stopped) {
             snprintf(r->provider, sizeof r->provider, "%s", pf_llm_kind_name(p->kind));
             const char *who = p->kind == PF_LLM_OFFLINE ? "offline" : p->backbone;

@@ -42,9 +42,11 @@
  *
  * A run's LLM budget (LLM_MAX_TOKENS, LLM_MAX_COST; docs/llm.md, "Cost
  * budget"): after pf_llm_provider_set_budget(), pf_llm_call() first sums
- * the calls stored in o.transcripts (llm/usage.h: every process's, so the
- * sum is exact across make's jobs and restarts) and, when they have reached
- * a cap, makes no call: the response says so in r->stopped. A call already
+ * the calls stored in o.transcripts for the generations before the
+ * request's (its slot's "genGG/"; all, for a slot without one; llm/usage.h:
+ * every process's, so the sum is exact across make's jobs and restarts, and
+ * the same whichever of a generation's calls ran first) and, when they have
+ * reached a cap, makes no call: the response says so in r->stopped. A call already
  * stored there is answered as before, whatever the budget: it costs nothing
  * new.
  */

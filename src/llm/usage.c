@@ -39,11 +39,24 @@ pf_status pf_llm_usage_add(pf_llm_usage *u, const char *name, long calls, long p
     return PF_OK;
 }
 
-/* One transcript's call into u. */
-static pf_status add_transcript(const char *path, pf_llm_usage *u)
+int pf_llm_slot_generation(const char *slot)
+{
+    int g, at = 0;
+    if (!slot || sscanf(slot, "gen%2d/%n", &g, &at) != 1 || at != 6 || g < 0) return -1;
+    return g;
+}
+
+/* One transcript's call into u, when its slot is of a generation before
+ * `before` (or before < 0). */
+static pf_status add_transcript(const char *path, int before, pf_llm_usage *u)
 {
     json_t *t;
     PF_TRY(pf_msgpack_read_file(path, &t));
+    int g = pf_llm_slot_generation(json_string_value(json_object_get(json_object_get(t, "request"), "slot")));
+    if (before >= 0 && g >= before) {
+        json_decref(t);
+        return PF_OK;
+    }
     const json_t *us = json_object_get(t, "usage");
     const char *prov = json_string_value(json_object_get(t, "provider"));
     const char *bb = json_string_value(json_object_get(t, "backbone"));
@@ -59,7 +72,7 @@ static pf_status add_transcript(const char *path, pf_llm_usage *u)
     return st;
 }
 
-pf_status pf_llm_usage_of_transcripts(const char *dir, pf_llm_usage *u)
+pf_status pf_llm_usage_of_transcripts(const char *dir, int before, pf_llm_usage *u)
 {
     DIR *d = opendir(dir);
     if (!d) return PF_OK; /* no call stored yet */
@@ -72,7 +85,7 @@ pf_status pf_llm_usage_of_transcripts(const char *dir, pf_llm_usage *u)
         if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path)
             st = pf_fail(PF_ERR_INVALID, "transcript folder name '%s' is too long", dir);
         else
-            st = add_transcript(path, u);
+            st = add_transcript(path, before, u);
     }
     closedir(d);
     return st;

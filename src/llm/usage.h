@@ -50,11 +50,17 @@ const char *pf_llm_usage_name(const char *backbone, const char *provider);
 pf_status pf_llm_usage_add(pf_llm_usage *u, const char *name, long calls, long prompt_tokens,
                            long completion_tokens, double llm_s);
 
+/* The generation a request's slot names ("gen03/refine": 3), -1 when it
+ * names none. */
+int pf_llm_slot_generation(const char *slot);
+
 /* Every transcript in dir (*.msgpack) added to u: the calls stored there,
- * whoever made them (every process of the run). A folder that does not
- * exist holds none; a transcript that does not read is PF_ERR_IO /
- * PF_ERR_INVALID naming it. */
-pf_status pf_llm_usage_of_transcripts(const char *dir, pf_llm_usage *u);
+ * whoever made them (every process of the run); with before >= 0 only
+ * those whose request's slot is of a generation before it (a slot that
+ * names no generation always counts). A folder that does not exist holds
+ * none; a transcript that does not read is PF_ERR_IO / PF_ERR_INVALID
+ * naming it. */
+pf_status pf_llm_usage_of_transcripts(const char *dir, int before, pf_llm_usage *u);
 
 /* The backbones file for its prices (backbones.h: $LLMS_FILE, else
  * data/llms.json): *t NULL when LLMS_FILE is unset and no data/llms.json
