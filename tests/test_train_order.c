@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "search/artifact.h"
+#include "search/launch_record.h"
 #include "search/run.h"
 #include "search/train_order.h"
 
@@ -211,20 +212,45 @@ Test(train_order, a_failure_is_read_from_the_launchers_record)
     long at = -1;
     cr_assert_eq(pf_training_failed_at(&r, 1, 3, &at), PF_OK, "%s", pf_errmsg());
     cr_assert_eq(at, 0, "no launch.txt: no failure");
+    char here[256] = "", mine[512], dead[512];
+    gethostname(here, sizeof here - 1);
+    snprintf(mine, sizeof mine, "running local %s %ld 1764380000\n", here, (long)getpid());
+    snprintf(dead, sizeof dead, "running local %s 999999999 1764380000\n", here); /* above pid_max */
     static const struct {
         const char *text;
         long at;
-    } cases[] = {{"failed 137 1764380000\n", 1764380000}, {"running local host 4242 1764380000\n", 0},
-                 {"submitted slurm 1764380000\n", 0}, {"failed\n", 0}};
-    char path[4300];
-    cr_assert_eq(pf_run_path(r.dir, PF_RUN_CANDIDATE, 1, 3, path, sizeof path - 12), PF_OK);
-    strcat(path, "/launch.txt");
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pf_launch_state state;
+    } fixed[] = {{"failed 137 1764380000\n", 1764380000, PF_LAUNCH_FAILED},
+                 {"running local elsewhere.example 4242 1764380000\n", 0, PF_LAUNCH_RUNNING}, /* another host: trusted */
+                 {"submitted slurm 1764380000\n", 0, PF_LAUNCH_RUNNING},
+                 {"running slurm 77 node3 1764380000\n", 0, PF_LAUNCH_RUNNING},
+                 {"failed\n", 0, PF_LAUNCH_FAILED},
+                 {"done\n", 0, PF_LAUNCH_NONE},
+                 {"", 0, PF_LAUNCH_NONE}};
+    struct {
+        const char *text;
+        long at;
+        pf_launch_state state;
+    } cases[sizeof fixed / sizeof *fixed + 2];
+    size_t n = 0;
+    for (; n < sizeof fixed / sizeof *fixed; n++)
+        cases[n].text = fixed[n].text, cases[n].at = fixed[n].at, cases[n].state = fixed[n].state;
+    cases[n].text = mine, cases[n].at = 0, cases[n++].state = PF_LAUNCH_RUNNING; /* its launcher lives */
+    cases[n].text = dead, cases[n].at = 0, cases[n++].state = PF_LAUNCH_NONE;   /* killed: not running */
+    char path[4400], dir[4300];
+    cr_assert_eq(pf_run_path(r.dir, PF_RUN_CANDIDATE, 1, 3, dir, sizeof dir), PF_OK);
+    snprintf(path, sizeof path, "%s/launch.txt", dir);
+    for (size_t i = 0; i < n; i++) {
         FILE *f = fopen(path, "w");
         cr_assert_not_null(f);
         fputs(cases[i].text, f);
         fclose(f);
         cr_assert_eq(pf_training_failed_at(&r, 1, 3, &at), PF_OK, "%s", pf_errmsg());
         cr_assert_eq(at, cases[i].at, "%s", cases[i].text);
+        cr_assert_eq(pf_launch_record_read(dir).state, cases[i].state, "%s", cases[i].text);
     }
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    cr_assert_eq(pf_launch_record_read(dir).state, PF_LAUNCH_NONE, "a folder named launch.txt is no record");
+    cr_assert_eq(rmdir(path), 0);
 }

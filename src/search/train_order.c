@@ -13,6 +13,7 @@
 #include "core/lock.h"
 #include "llm/method.h"
 #include "search/artifact.h"
+#include "search/launch_record.h"
 #include "spec/spec.h"
 
 #define MAX_TRAININGS ((PF_RUN_MAX_GENERATION + 1) * PF_RUN_MAX_SLOTS)
@@ -262,13 +263,7 @@ pf_status pf_training_failed_at(const pf_run *r, int g, int k, long *epoch)
     *epoch = 0;
     pf_run_training t;
     PF_TRY(pf_run_training_of(r, g, k, &t));
-    char path[4300], word[16] = "";
-    snprintf(path, sizeof path, "%s/launch.txt", t.out);
-    FILE *f = fopen(path, "r");
-    if (!f) return errno == ENOENT ? PF_OK : pf_fail(PF_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
-    int rc;
-    long at;
-    if (fscanf(f, "%15s %d %ld", word, &rc, &at) == 3 && !strcmp(word, "failed")) *epoch = at;
-    fclose(f);
+    pf_launch_record l = pf_launch_record_read(t.out);
+    if (l.state == PF_LAUNCH_FAILED) *epoch = l.failed_at;
     return PF_OK;
 }

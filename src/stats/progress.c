@@ -1,18 +1,15 @@
 /* progress.c — a study's progress from its run folders (progress.h). */
 #include "stats/progress.h"
 
-#include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include "core/file.h"
 #include "llm/method.h"
 #include "search/artifact.h"
+#include "search/launch_record.h"
 #include "search/run.h"
 #include "stats/collect.h"
 
@@ -20,33 +17,11 @@
 #define LAST_GENERATION 9 /* pipeline.mk's LAST */
 #define TOP 3             /* the Top-3 retrained at high fidelity */
 
-typedef enum launch_state { LAUNCH_NONE = 0, LAUNCH_RUNNING, LAUNCH_FAILED } launch_state;
 
 static bool exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
-}
-
-/* The state in a training folder's launch.txt (scripts/launch.sh). A local
- * training counts as running only while its launcher lives on this host. */
-static launch_state launch_read(const char *train_dir)
-{
-    char path[PATH_CAP + 16], line[512], word[16], host[256] = "", here[256] = "";
-    snprintf(path, sizeof path, "%s/launch.txt", train_dir);
-    FILE *f;
-    if (pf_file_fopen(path, PF_FILE_STATE, &f) != PF_OK) return LAUNCH_NONE; /* none, or not a plain file */
-    bool got = fgets(line, sizeof line, f) != NULL;
-    fclose(f);
-    if (!got || sscanf(line, "%15s", word) != 1) return LAUNCH_NONE;
-    if (!strcmp(word, "failed")) return LAUNCH_FAILED;
-    if (!strcmp(word, "submitted")) return LAUNCH_RUNNING;
-    if (strcmp(word, "running")) return LAUNCH_NONE;
-    long pid;
-    if (sscanf(line, "running local %255s %ld", host, &pid) != 2) return LAUNCH_RUNNING; /* slurm */
-    gethostname(here, sizeof here - 1);
-    if (strcmp(host, here)) return LAUNCH_RUNNING; /* another host: trust it */
-    return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM) ? LAUNCH_RUNNING : LAUNCH_NONE;
 }
 
 /* The folder of training (g, k) of run dir (g may be PF_RUN_HIFI). */
@@ -78,9 +53,9 @@ static pf_status tally_training(const char *dir, int g, int k, run_tally *t)
 {
     char path[PATH_CAP];
     PF_TRY(train_dir(dir, g, k, path, sizeof path));
-    launch_state ls = launch_read(path);
-    t->running += ls == LAUNCH_RUNNING;
-    t->failed += ls == LAUNCH_FAILED;
+    pf_launch_state ls = pf_launch_record_read(path).state;
+    t->running += ls == PF_LAUNCH_RUNNING;
+    t->failed += ls == PF_LAUNCH_FAILED;
     if (g != PF_RUN_HIFI) return PF_OK; /* pf_run_budget_count has the generations' evidence */
     PF_TRY(pf_run_path(dir, PF_RUN_EVIDENCE, g, k, path, sizeof path));
     if (!exists(path)) return PF_OK;
