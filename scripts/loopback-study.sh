@@ -18,7 +18,8 @@
 # because Kendall's W and the wins/ties/losses compare PINNForge with
 # another method of Table 1 (no_feedback is an ablation, not in Table 1);
 # two runs because a win or a loss needs two runs a side. The two PDEs
-# share one spec template (`pf-spec example`), which the servers build on.
+# share one spec template (`pf-spec example`), which the servers build on:
+# other PDES must have darcy_flow_2d's (no initial condition, loss terms pde and bc).
 # The servers log one line per answer to DIR/servers/NAME.log ("good spec",
 # "poor spec", "good memory", ...).
 #
@@ -30,11 +31,11 @@
 # run. Exit status: make's (1 when a cell failed), 2 for bad usage, 3 when
 # a server did not start.
 set -u
-usage() {
-    sed -n '2,31s/^# \{0,1\}//p' "$0" >&2
-    exit 2
-}
-case ${1:-} in "" | -h | --help) usage ;; esac
+usage() { sed -n '2,32s/^# \{0,1\}//p' "$0"; }
+case ${1:-} in
+-h | --help) usage; exit 0 ;;
+"" | -*) usage >&2; exit 2 ;;
+esac
 dir=$1
 shift
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -32,7 +32,11 @@ CELLS="pinnforge@a pinnforge@b no_feedback@a no_feedback@b vanilla"
 BUILD=$(cd "$BUILD" && pwd)
 export BUILD
 L=$tmp/live C=$tmp/copy
-study() { "$ROOT/scripts/loopback-study.sh" "$1" RUNS=0 LLM_MAX_TOKENS=150000 "$@"; }
+study() { # study DIR [VAR=VALUE...]: the loopback study, one run a cell, capped
+    d=$1
+    shift
+    "$ROOT/scripts/loopback-study.sh" "$d" RUNS=0 LLM_MAX_TOKENS=150000 "$@"
+}
 inspect_mse() { "$BIN/pf-inspect" "$1" | sed -n 's/^  "hf_mse": \(.*\),$/\1/p'; }
 
 study "$L" >"$tmp/out" 2>"$tmp/err"
