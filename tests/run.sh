@@ -12,7 +12,9 @@
 # each test, in the runner; non-zero fails the test (the sanitizer check).
 # After a failure no new test starts; the running ones finish, and the
 # runner exits 1 naming the failed tests. Each test sees the environment
-# as given (PF_DATA_SKIPS, OMP_NUM_THREADS, ...); stdin is /dev/null.
+# as given (PF_DATA_SKIPS, OMP_NUM_THREADS, ...) and PF_TEST_CACHE, a
+# folder of this run where tests share the runs they all make first
+# (tests/lib.sh, reference_search); stdin is /dev/null.
 set -u
 jobs=1 after=
 while [ $# -gt 0 ]; do
@@ -33,6 +35,9 @@ bin=$1 precision=$2
 shift 2
 logs=$(mktemp -d "${TMPDIR:-/tmp}/pf_run_XXXXXX") || exit 1
 trap 'rm -rf "$logs"' EXIT
+# what tests share within this run (tests/lib.sh, reference_search)
+PF_TEST_CACHE=$logs/cache
+export PF_TEST_CACHE
 running=0 failed= stop=
 # reap: wait for one running test to end, print its output, run COMMAND
 reap() {
