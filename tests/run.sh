@@ -16,7 +16,7 @@
 # folder of this run where tests share the runs they all make first
 # (tests/lib.sh, reference_search); stdin is /dev/null.
 set -u
-jobs=1 after=
+jobs=1 after=''
 while [ $# -gt 0 ]; do
     case $1 in
     -j) jobs=${2:?}; shift 2 ;;
@@ -38,7 +38,7 @@ trap 'rm -rf "$logs"' EXIT
 # what tests share within this run (tests/lib.sh, reference_search)
 PF_TEST_CACHE=$logs/cache
 export PF_TEST_CACHE
-running=0 failed= stop=
+running=0 failed='' stop=''
 # reap: wait for one running test to end, print its output, run COMMAND
 reap() {
     local f r name rc
