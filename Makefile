@@ -297,6 +297,10 @@ export PF_PINNSAGENT_DIR
 PF_REFS_DIR ?= $(abspath data/generated)
 export PF_REFS_DIR
 TEST_JOBS ?= 2
+# The shell tests run SH_JOBS at a time (tests/run.sh: each test's output in
+# one piece; a test marked "# make test: alone" by itself); one at a time
+# under SANITIZE=1, so that a sanitizer report names the test that made it.
+SH_JOBS ?= $(if $(filter 1,$(SANITIZE)),1,$(TEST_JOBS))
 
 # With SANITIZE=1, leak checking is on whatever the environment says
 # (detect_leaks=1), and a sanitizer report cannot pass unseen:
@@ -360,8 +364,9 @@ test-run: all $(TEST_BIN) $(BENCH_SEARCH_BIN) $(if $(filter 1,$(USE_CUDA)),$(GPU
 	$(Q)rm -f $(DATA_SKIPS).tap $(DATA_SKIPS).log; \
 	  $(san_reset) $(SAN_ENV) OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(TEST_BIN) --jobs $(TEST_JOBS) --tap=$(DATA_SKIPS).tap $(TEST_ARGS); \
 	  rc=$$?; $(call san_check,pf-tests); [ $$rc -eq 0 ] || { $(data_skips); }; exit $$rc
-	$(Q)for t in $(TEST_SH); do PF_DATA_SKIPS=$(DATA_SKIPS).log $(SAN_ENV) OMP_NUM_THREADS=1 $$t $(BUILD)/bin $(PRECISION) || \
-	  { $(data_skips); exit 1; }; $(call san_check,$$t); done
+	$(Q)PF_DATA_SKIPS=$(DATA_SKIPS).log $(SAN_ENV) OMP_NUM_THREADS=1 tests/run.sh -j $(SH_JOBS) \
+	  $(if $(filter 1,$(SANITIZE)),--after '$(call san_check,$$1)') $(BUILD)/bin $(PRECISION) $(TEST_SH) || \
+	  { $(data_skips); exit 1; }
 ifeq ($(USE_CUDA),1)
 	$(Q)$(MAKE) --no-print-directory test-gpu
 endif

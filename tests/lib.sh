@@ -48,6 +48,31 @@ BUILD=$(dirname "$BIN")
 pipeline() {
     make -s -C "$ROOT" --no-print-directory BUILD="$BUILD" PROFILE=quick TRAIN_THREADS=1 -j2 "$@"
 }
+# reference_search PDE RUNS_ROOT: the offline smoke search of PDE's run 0,
+# as `pipeline PDE=PDE RUN=0 LLM=offline PROFILE=smoke RUNS_ROOT=RUNS_ROOT
+# search` makes it: its make's output on ours, its exit code. Under
+# tests/run.sh (PF_TEST_CACHE, one folder per make test-run) the tests share
+# it: the first makes it, holding a lock, and each copies it (cp -a, so the
+# times stay and make finds it done) with the output of that make.
+reference_search() {
+    if [ -z "${PF_TEST_CACHE:-}" ]; then
+        pipeline PDE="$1" RUN=0 LLM=offline PROFILE=smoke RUNS_ROOT="$2" search
+        return
+    fi
+    rs_c=$PF_TEST_CACHE/reference-$1
+    mkdir -p "$PF_TEST_CACHE" "$2" || return 1
+    (
+        flock 9 || exit 1
+        [ -f "$rs_c.rc" ] && exit 0
+        rm -rf "$rs_c.runs"
+        pipeline PDE="$1" RUN=0 LLM=offline PROFILE=smoke RUNS_ROOT="$rs_c.runs" search >"$rs_c.out" 2>"$rs_c.err"
+        echo $? >"$rs_c.rc"
+    ) 9>"$rs_c.lock" || return 1
+    [ ! -d "$rs_c.runs" ] || cp -a "$rs_c.runs/." "$2/" || return 1
+    cat "$rs_c.out"
+    cat "$rs_c.err" >&2
+    return "$(cat "$rs_c.rc")"
+}
 # data_missing WHAT: the checks that need WHAT (a file of PINNacle's or
 # PINNsAgent's that is absent) are skipped: one line saying so, with
 # "data missing:" and how to get it, also appended to $PF_DATA_SKIPS when

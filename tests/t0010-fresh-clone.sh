@@ -2,7 +2,8 @@
 # A new user's first hour: a fresh clone of this checkout (with its
 # uncommitted changes and new files, so the test sees the tree as it is),
 # nothing built, nothing beside it, none of our PF_* variables set:
-# - make -n plans `make study` and `make refs PDE=kuramoto_sivashinsky_1d`;
+# - make -n plans `make study` (every cell's run 0, and one cell's ten
+#   runs) and `make refs PDE=kuramoto_sivashinsky_1d`;
 # - the README's main command, with PROFILE=smoke in place of quick (its
 #   twin in seconds), builds what it needs and ends with a final.msgpack
 #   whose hf_mse is a finite number;
@@ -40,9 +41,21 @@ user() { # user COMMAND... (in the clone)
         ${TMPDIR:+TMPDIR="$TMPDIR"} "$@")
 }
 
-user make -n study >"$tmp/study.n" 2>"$tmp/err"
-eq "make -n study plans" "$?" 0
+# make -n study in two slices (the whole plan, 2,000 runs, costs make about
+# 70 CPU seconds): every cell of the default study, its run 0, and the
+# default ten runs of one cell
+user make -n study RUNS=0 >"$tmp/study.n" 2>"$tmp/err"
+eq "make -n study RUNS=0 plans" "$?" 0
 check "the plan reaches pf-stats" grep -q "pf-stats" "$tmp/study.n"
+cells=$(grep -o "pf-context --run runs/[^ ]*/run0 " "$tmp/study.n" | sort -u | wc -l)
+said=$(sed -n 's/^echo "study: \([0-9]*\) PDEs x \([0-9]*\) methods x 1 runs,.*/\1 \2/p' "$tmp/study.n")
+check "the default study: every PDE and every method ($said)" test "$said" = "$("$ABS_BIN/pf-pde" list | sed 1d | grep -c .) $(grep -c "^PF_METHOD(" "$C/src/llm/methods.def")"
+np=${said% *} nm=${said#* }
+eq "each of its PDE x method cells is planned" "$cells" "$((${np:-0} * ${nm:-0}))"
+user make -n study PDES=burgers_1d METHODS=vanilla >"$tmp/study1.n" 2>"$tmp/err"
+eq "make -n study of one cell plans" "$?" 0
+check "the default study has ten runs" grep -q "study: 1 PDEs x 1 methods x 10 runs" "$tmp/study1.n"
+check "... planned up to run9" grep -q "pf-context --run runs/burgers_1d/vanilla/run9 " "$tmp/study1.n"
 user make -n refs PDE=kuramoto_sivashinsky_1d >"$tmp/refs.n" 2>"$tmp/err"
 eq "make -n refs PDE=kuramoto_sivashinsky_1d plans" "$?" 0
 check "the plan runs the solver" grep -q "pf-ref-kuramoto_sivashinsky_1d --out" "$tmp/refs.n"

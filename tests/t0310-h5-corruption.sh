@@ -24,8 +24,13 @@
 # stopped after 2 s of CPU, PF_H5_CPU_S). Last, a file written by h5py (no
 # header of ours, variable-length strings in its global heap), intact and
 # with one byte changed at 150 positions: the same rule. Each sweep prints
-# its positions, exit codes, signals and seconds.
+# its positions, exit codes, signals and seconds. Float build only: what
+# is tested, the checksum before HDF5 opens a file and HDF5's own reading
+# of a damaged one in a child process, is the same code in both builds
+# (the double build's file differs in its datasets' type, not in how a
+# damaged header or object header is met); the double pass took 19 s.
 . "$(dirname "$0")/lib.sh"
+float_only
 
 spec=$tmp/spec.json
 cat >"$spec" <<'JSON'

@@ -13,7 +13,7 @@ run() { # run RUNS_ROOT [make args...]
 field() { "$BIN/pf-inspect" "$1" | sed -n "s/^  \"$2\": \\(.*\\),\$/\\1/p"; }
 R=$tmp/a/poisson_5d/pinnforge/run0
 
-run "$tmp/a" >"$tmp/out" 2>"$tmp/err"
+reference_search poisson_5d "$tmp/a" >"$tmp/out" 2>"$tmp/err" # as run "$tmp/a" (the first test to ask makes it)
 eq "first run" "$?" 0
 check "final.msgpack" test -f "$R/final.msgpack"
 for k in spec spec_hash hf_mse budget; do

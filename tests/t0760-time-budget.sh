@@ -8,6 +8,8 @@
 # final.msgpack says the budget bound; make again does nothing; a deleted
 # high-fidelity result is retrained to the step its record says, with the
 # same MSE bit for bit; each make is a session of the clock. Float build only.
+# make test: alone (the budget is a fraction of a wall time measured here, so
+# no other test may load the cores between the two searches; tests/run.sh)
 . "$(dirname "$0")/lib.sh"
 float_only
 search() { # search RUNS_ROOT [make args...]

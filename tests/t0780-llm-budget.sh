@@ -26,7 +26,7 @@ print(" ".join("%s:%d:%s:%g" % (u["name"], u["calls"], u["priced"], u["cost"])
 REF=$tmp/ref/poisson_5d/pinnforge/run0
 H=$tmp/http/poisson_5d/pinnforge@loop/run0 # BACKBONE=loop's folder
 
-search "$tmp/ref" LLM=offline >"$tmp/out" 2>"$tmp/err"
+reference_search poisson_5d "$tmp/ref" >"$tmp/out" 2>"$tmp/err" # as search "$tmp/ref" LLM=offline (shared with t0700)
 eq "the reference search (offline)" "$?" 0
 hf=$(field "$REF/final.msgpack" hf_mse)
 eq "the reference's calls count under the backbone offline, free" "$(backbones "$REF/final.msgpack")" \
