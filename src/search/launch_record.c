@@ -27,8 +27,7 @@ pf_launch_record pf_launch_record_read(const char *train_dir)
         if (sscanf(line, "failed %d %ld", &rc, &l.failed_at) != 2) l.failed_at = 0;
         return l;
     }
-    if (!strcmp(word, "submitted")) l.state = PF_LAUNCH_RUNNING;
-    if (strcmp(word, "running")) return l;
+    if (strcmp(word, "submitted") && strcmp(word, "running")) return l;
     l.state = PF_LAUNCH_RUNNING;
     long pid;
     if (sscanf(line, "running local %255s %ld", host, &pid) != 2) return l; /* slurm */

@@ -17,7 +17,6 @@
 #define LAST_GENERATION 9 /* pipeline.mk's LAST */
 #define TOP 3             /* the Top-3 retrained at high fidelity */
 
-
 static bool exists(const char *path)
 {
     struct stat st;
