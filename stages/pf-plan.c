@@ -78,8 +78,8 @@ static int train(const pf_run *r, int g, int k, long since, char **cmd, int ncmd
     if (pf_training_lock_open(r, g, k, &fd) != PF_OK) return fprintf(stderr, "pf-plan: %s\n", pf_errmsg()), 1;
     if (!pf_lock_try(fd)) {
         fprintf(stderr, "pf-plan: %s is being trained by another recipe; waiting for it\n", what);
-        char why[512];
-        if (pf_jobserver_lend(why, sizeof why) < 0) fprintf(stderr, "pf-plan: warning: %s; waiting on a job slot\n", why);
+        char why[512]; /* unusable: a recipe without '+' (TRAIN_THREADS fixed) has no slot to lend, as expected */
+        pf_jobserver_lend(why, sizeof why);
         int waited = pf_lock_wait(fd);
         pf_jobserver_reclaim();
         if (waited != PF_OK) return fprintf(stderr, "pf-plan: %s\n", pf_errmsg()), 1;
