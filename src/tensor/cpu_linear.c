@@ -52,8 +52,13 @@ enum { TILE_ROWS = 8 };
 static int padded(int m) { return (m + VW - 1) / VW * VW; }
 
 /* Rows per BLAS block at least; the block count is a multiple of 8 (even
- * shares for 1, 2, 4 and 8 threads), at most PF_CPU_NCHUNK. */
-enum { BLOCK_ROWS = 64 };
+ * shares for 1, 2, 4 and 8 threads), at most PF_CPU_NCHUNK, and a block
+ * but the last has a multiple of BLOCK_ALIGN rows (whole micro-tiles of the
+ * GEMM kernels). Each call repacks its operands and ends on edge kernels,
+ * so small blocks cost: at 64 rows a quick burgers_1d step (5,460 rows a
+ * layer, 64 blocks) took 9% more instructions than one GEMM; at 1,024
+ * (8 blocks of 688) 2.6% (callgrind, docs/building.md "Threads"). */
+enum { BLOCK_ROWS = 1024, BLOCK_ALIGN = 16 };
 /* Output rows per block of a GEMM weight gradient at least; at most 8 blocks. */
 enum { BLOCK_OUTS = 16 };
 
@@ -65,10 +70,12 @@ static int row_blocks(int rows)
     return b < PF_CPU_NCHUNK ? b : PF_CPU_NCHUNK;
 }
 
-/* Block k of n over len items: [*lo, *lo + return). */
-static int block(int k, int n, int len, int *lo)
+/* Block k of n over len items: [*lo, *lo + return), each but the last a
+ * multiple of align items (the last may be short or empty). */
+static int block(int k, int n, int len, int align, int *lo)
 {
     int per = (len + n - 1) / n;
+    per = (per + align - 1) / align * align;
     *lo = k * per < len ? k * per : len;
     return *lo + per < len ? per : len - *lo;
 }
@@ -205,7 +212,7 @@ void pf_cpu_linear_fwd(struct pf_node *y)
     int nb = row_blocks(rows);
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < nb; k++) {
-        int r0, nr = block(k, nb, rows, &r0);
+        int r0, nr = block(k, nb, rows, BLOCK_ALIGN, &r0);
         if (nr <= 0) continue;
         if (out == 1)
             gemv(CblasRowMajor, CblasNoTrans, nr, in, 1, xv + (size_t)r0 * in, in, W, 1, 0, yv + r0, 1);
@@ -272,7 +279,7 @@ static void gemv_weight_grad(pf_real *restrict gW, const pf_real *g, const pf_re
     int nb = row_blocks(rows);
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < nb; k++) {
-        int r0, nr = block(k, nb, rows, &r0);
+        int r0, nr = block(k, nb, rows, BLOCK_ALIGN, &r0);
         pf_real *pk = part + (size_t)k * in;
         if (nr > 0)
             gemv(CblasRowMajor, CblasTrans, nr, in, 1, x + (size_t)r0 * in, in, g + r0, 1, 0, pk, 1);
@@ -296,7 +303,7 @@ static void gemm_weight_grad(pf_real *gW, const pf_real *g, const pf_real *x, in
     pf_real beta = acc_into ? 1 : 0;
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < nb; k++) {
-        int o0, no = block(k, nb, out, &o0);
+        int o0, no = block(k, nb, out, 1, &o0);
         if (no > 0)
             gemm(CblasRowMajor, CblasTrans, CblasNoTrans, no, in, rows, 1, g + o0, out, x, in, beta,
                  gW + (size_t)o0 * in, in);
@@ -328,7 +335,7 @@ void pf_cpu_linear_bwd(struct pf_node *y)
             int nb = row_blocks(rows);
 #pragma omp parallel for schedule(static)
             for (int k = 0; k < nb; k++) {
-                int r0, nr = block(k, nb, rows, &r0);
+                int r0, nr = block(k, nb, rows, BLOCK_ALIGN, &r0);
                 if (nr > 0)
                     gemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nr, in, out, 1, g + (size_t)r0 * out, out, W,
                          in, beta, gx + (size_t)r0 * in, in);
