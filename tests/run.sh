@@ -1,7 +1,7 @@
 #!/bin/bash
 # run.sh — runs the shell tests for make test (Makefile, test-run), JOBS at a
 # time, and prints each test's whole output in one piece when it ends, so
-# two tests' lines never mix.
+# two tests' lines never mix, and how long it took.
 #
 #   tests/run.sh [-j JOBS] [--after COMMAND] BUILD/bin float|double TEST...
 #
@@ -50,9 +50,10 @@ reap() {
             name=$(cat "$r.name")
             rc=$(cat "$f")
             cat "$r.out"
+            echo "tests/run.sh: $name ($precision) took $(cat "$r.sec" 2>/dev/null || echo ?) s"
             if [ "$rc" -eq 0 ] && [ -n "$after" ]; then sh -c "$after" sh "$name" || rc=1; fi
             if [ "$rc" -ne 0 ]; then failed="$failed $name" stop=1; fi
-            rm -f "$f" "$r.out" "$r.name"
+            rm -f "$f" "$r.out" "$r.name" "$r.sec"
             running=$((running - 1))
             return
         done
@@ -70,8 +71,11 @@ for t in "$@"; do
     n=$logs/$i
     echo "$t" >"$n.name"
     (
+        start=$SECONDS
         "$t" "$bin" "$precision" </dev/null >"$n.out" 2>&1
-        echo $? >"$n.tmp" && mv "$n.tmp" "$n.rc"
+        rc=$?
+        echo $((SECONDS - start)) >"$n.sec"
+        echo $rc >"$n.tmp" && mv "$n.tmp" "$n.rc"
     ) &
     running=$((running + 1))
     if [ -n "$alone" ]; then reap; fi
