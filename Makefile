@@ -195,7 +195,7 @@ BENCH_BIN := $(BUILD)/bin/pf-bench
 BENCH_SEARCH_BIN := $(BUILD)/bin/pf-bench-search
 FLAGS_FILE := $(BUILD)/FLAGS
 
-.PHONY: all lib test test-run test-deps test-gpu gpu-check bench bench-search clean hdr-check clang-check help cuda refs
+.PHONY: all lib test test-build test-run test-deps test-gpu gpu-check bench bench-search clean hdr-check clang-check help cuda refs
 .DEFAULT_GOAL := all
 # Objects are kept (never deleted as intermediates). Listed by name: a bare
 # .SECONDARY would make every file intermediate, and Make re-walks the
@@ -319,10 +319,17 @@ san_reset  = $(if $(filter 1,$(SANITIZE)),rm -rf $(SAN_LOG) && mkdir -p $(SAN_LO
 san_check  = $(if $(filter 1,$(SANITIZE)),if ls $(SAN_LOG)/* >/dev/null 2>&1; then cat $(SAN_LOG)/* >&2; \
                echo "$(1): sanitizer reports above (also in $(SAN_LOG))" >&2; exit 1; fi,:)
 
+# make test builds with TEST_JOBS jobs when it was given no -j of its own
+# (CI's plain `make test`: the float build with nvcc and the double build
+# are most of its first minutes), then runs the tests in a make without -j,
+# as before: their own makes and TRAIN_THREADS=auto see no jobserver of ours.
+test_build_jobs = $(if $(or $(findstring jobserver,$(MAKEFLAGS)),$(filter -j%,$(MAKEFLAGS))),,-j$(TEST_JOBS))
 test:
 	$(Q)$(MAKE) --no-print-directory data || \
 	  echo "make test: going on without the data above; the tests that need them skip (\"data missing:\")" >&2
+	$(Q)$(MAKE) --no-print-directory $(test_build_jobs) PRECISION=float test-build
 	$(Q)$(MAKE) --no-print-directory PRECISION=float test-run
+	$(Q)$(MAKE) --no-print-directory $(test_build_jobs) PRECISION=double CUDA=0 test-build
 	$(Q)$(MAKE) --no-print-directory PRECISION=double CUDA=0 test-run
 	$(Q)$(MAKE) --no-print-directory clang-check
 
@@ -359,7 +366,8 @@ data_skips = c=$$(grep -c '\# SKIP data missing:' $(DATA_SKIPS).tap 2>/dev/null)
   if [ "$${c:-0}" -gt 0 ] || [ "$$s" -gt 0 ]; then echo "make test ($(PRECISION)): $$(($${c:-0} + s)) skipped for want of data: \
   $${c:-0} Criterion tests, $$s parts of shell tests (run \`make data\`, or set PF_DATA_DIR / PF_PINNSAGENT_DIR)"; \
   else echo "make test ($(PRECISION)): none skipped for want of data"; fi
-test-run: all $(TEST_BIN) $(BENCH_SEARCH_BIN) $(if $(filter 1,$(USE_CUDA)),$(GPU_TEST_BIN)) test-deps
+test-build: all $(TEST_BIN) $(BENCH_SEARCH_BIN) $(if $(filter 1,$(USE_CUDA)),$(GPU_TEST_BIN))
+test-run: test-build test-deps
 	@echo "== tests ($(PRECISION)$(if $(filter 1,$(SANITIZE)), + sanitizers), $(if $(filter 1,$(USE_CUDA)),with,without) the CUDA backend) =="
 	$(Q)rm -f $(DATA_SKIPS).tap $(DATA_SKIPS).log; \
 	  $(san_reset) $(SAN_ENV) OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(TEST_BIN) --jobs $(TEST_JOBS) --tap=$(DATA_SKIPS).tap $(TEST_ARGS); \

@@ -5,10 +5,12 @@
 #
 #   tests/run.sh [-j JOBS] [--after COMMAND] BUILD/bin float|double TEST...
 #
-# The tests start in the order given. A test whose file has a line
-# "# make test: alone" (its checks compare wall times, which a test beside
-# it would change) runs by itself: the runner waits for the running tests,
-# runs it, then goes on. COMMAND (sh -c, the test's path as $1) runs after
+# A test whose file has a line "# make test: alone" (its checks compare
+# wall times, which a test beside it would change) runs by itself, before
+# the others. Then the tests with a line "# make test: about N s" (N: its
+# time in a recent run, as this runner prints it) start, the longest
+# first, so that no long test is left running alone at the end; then the
+# rest, in the order given. COMMAND (sh -c, the test's path as $1) runs after
 # each test, in the runner; non-zero fails the test (the sanitizer check).
 # After a failure no new test starts; the running ones finish, and the
 # runner exits 1 naming the failed tests. Each test sees the environment
@@ -60,6 +62,17 @@ reap() {
         sleep 0.2
     done
 }
+# the start order: alone first, then by "about N s", longest first (sort -s
+# keeps the given order among equals)
+start_order() {
+    local t n
+    for t in "$@"; do
+        if grep -q '^# make test: alone' "$t"; then n=999999
+        else n=$(sed -n 's/^# make test: about \([0-9][0-9]*\) s.*/\1/p' "$t" | head -n 1); fi
+        printf '%s %s\n' "${n:-0}" "$t"
+    done | sort -s -k1,1nr | cut -d' ' -f2-
+}
+set -- $(start_order "$@")
 i=0
 for t in "$@"; do
     [ -z "$stop" ] || break

@@ -9,6 +9,7 @@
 # per backbone. Raised, the cap resumes the run: generation 0's trainings
 # stay, the run ends as the reference (the same final MSE, every transcript),
 # and the server never sees a request twice. Float build only.
+# make test: about 87 s
 . "$(dirname "$0")/lib.sh"
 float_only
 search() { # search RUNS_ROOT [make args...]
