@@ -12,7 +12,7 @@
 #   PINNsAgent's files skip, naming what is missing and `make data`, and
 #   none fails.
 # Float build only; skipped, saying why, without git.
-# make test: about 126 s
+# make test: about 142 s
 . "$(dirname "$0")/lib.sh"
 float_only
 if ! command -v git >/dev/null 2>&1; then

@@ -4,7 +4,7 @@
 # a deleted result is retrained alone with what depends on it, and
 # LLM=replay on a copy, killed mid-run and resumed, reproduces the final MSE
 # exactly. Float build only (the pipeline is precision-blind).
-# make test: about 100 s
+# make test: about 70 s
 . "$(dirname "$0")/lib.sh"
 float_only
 run() { # run RUNS_ROOT [make args...]

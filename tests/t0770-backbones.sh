@@ -19,7 +19,7 @@
 # Also: BACKBONE=nosuch and the other refusals, and the plan of a study
 # with a mixture (BACKBONES="a mix:a,b"). Float build only (the pipeline
 # is precision-blind).
-# make test: about 193 s
+# make test: about 197 s
 . "$(dirname "$0")/lib.sh"
 float_only
 unset PF_LLM_URL PF_LLM_MODEL PF_LLM_BACKBONE PF_LLM_PROVIDER LLM BACKBONE BACKBONES

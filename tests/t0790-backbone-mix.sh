@@ -14,7 +14,7 @@
 # draws and specs and the same final.msgpack, byte for byte but for the
 # trainings' measured wall times. A mixture with LLM=offline is an error. Float build only (the pipeline is
 # precision-blind).
-# make test: about 80 s
+# make test: about 70 s
 . "$(dirname "$0")/lib.sh"
 float_only
 if ! command -v python3 >/dev/null 2>&1; then

@@ -25,7 +25,7 @@
 # no temp file, and once the folder is writable or larger, make completes
 # with the reference's MSE. Float build only, as t0705 (the pipeline is
 # precision-blind; the double build gives the same reference MSE).
-# make test: about 113 s
+# make test: about 140 s
 . "$(dirname "$0")/lib.sh"
 float_only
 PDE=darcy_flow_2d
